@@ -1,0 +1,94 @@
+"""Typed errors, each with a sentence a user can act on.
+
+Transport exceptions are mapped to these with ``__cause__`` kept. A failure after
+text began carries the partial text on the Failed event, not on the error.
+"""
+
+from __future__ import annotations
+
+
+class TachyError(Exception):
+    """Base of every error Tachy shows. str(error) is the user-facing sentence."""
+
+    retryable = True
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.user_message = message
+
+
+class BackendUnreachable(TachyError):
+    def __init__(self, url: str, detail: str = "") -> None:
+        why = f" ({detail})" if detail else ""
+        super().__init__(
+            f"Can't reach the server at {url}{why}. Check that it is running, "
+            "or choose another server."
+        )
+        self.url = url
+
+
+class FirstByteTimeout(TachyError):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(
+            f"The server sent nothing for {seconds:g} s. It may be loading a large model "
+            "or overloaded: keep waiting, retry, or choose another server."
+        )
+        self.seconds = seconds
+
+
+class StreamStalled(TachyError):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(
+            f"The answer stopped arriving: no token for {seconds:g} s. "
+            "The text so far is kept; continue or retry."
+        )
+        self.seconds = seconds
+
+
+class StreamInterrupted(TachyError):
+    def __init__(self, detail: str = "the connection was closed") -> None:
+        super().__init__(
+            f"The answer was interrupted: {detail}. The text so far is kept; continue or retry."
+        )
+
+
+class ServerError(TachyError):
+    def __init__(self, status: int | None, server_message: str) -> None:
+        where = f"HTTP {status}" if status else "during the answer"
+        super().__init__(f"The server reported an error ({where}): {server_message}")
+        self.status = status
+        self.server_message = server_message
+        self.retryable = status is None or status >= 500 or status == 429
+
+
+class ModelNotFound(ServerError):
+    def __init__(self, model: str, server_message: str = "", status: int | None = 404) -> None:
+        super().__init__(status, server_message or f"model '{model}' not found")
+        self.user_message = (
+            f"The server has no model named '{model}'. Pick one from the model list"
+            + (f" (server said: {server_message})" if server_message else "")
+            + "."
+        )
+        self.args = (self.user_message,)
+        self.model = model
+        self.retryable = False
+
+
+class AuthenticationFailed(ServerError):
+    def __init__(self, status: int, server_message: str) -> None:
+        super().__init__(status, server_message)
+        self.user_message = (
+            f"The server refused the API key (HTTP {status}): {server_message}. "
+            "Check the key saved for this server."
+        )
+        self.args = (self.user_message,)
+        self.retryable = False
+
+
+class ProtocolError(TachyError):
+    def __init__(self, detail: str) -> None:
+        super().__init__(
+            f"The server's reply could not be read: {detail}. "
+            "Is this the right URL and API type for this server?"
+        )
+        self.detail = detail

@@ -1,0 +1,279 @@
+"""ChatStream: one streaming request, its timeline, and its guaranteed cleanup.
+
+    async with backend.chat(request) as stream:
+        async for event in stream:
+            ...
+
+Events: Started, Token / Usage / ServerTimings ..., then Done or Failed. Errors
+never escape as exceptions: they end the stream as Failed with the partial text.
+Cancelling the consuming task closes the response at once (so the server stops);
+``stream.outcome`` is then Done(reason=cancelled) with the partial text, and the
+CancelledError is re-raised, never swallowed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import httpx
+
+from client.backends.errors import (
+    BackendUnreachable,
+    FirstByteTimeout,
+    ProtocolError,
+    StreamInterrupted,
+    StreamStalled,
+    TachyError,
+)
+from client.core.events import (
+    DecodedEvent,
+    Done,
+    DoneReason,
+    Failed,
+    ServerTimings,
+    Started,
+    StreamEvent,
+    Token,
+    TokenKind,
+    Usage,
+)
+from client.core.metrics import RequestMetrics, compute_metrics
+from client.core.timeline import RequestTimeline, now_ns
+
+
+class Decoder(Protocol):
+    """Pure bytes -> events. Raises TachyError subclasses for errors in the stream."""
+
+    def feed(self, data: bytes) -> list[DecodedEvent]: ...
+
+    def close(self) -> list[DecodedEvent]: ...
+
+
+@dataclass(slots=True)
+class StreamTimeouts:
+    first_byte_s: float | None = 60.0  # request written -> first token; None: wait forever
+    stall_s: float | None = 15.0  # between tokens
+
+
+@dataclass(slots=True)
+class HttpCall:
+    """What to send; the backend builds it, the stream runs it."""
+
+    method: str
+    url: str
+    json: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+ErrorMapper = Callable[[httpx.Response, bytes], TachyError]
+
+
+class ChatStream:
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        call: HttpCall,
+        decoder: Decoder,
+        model: str,
+        map_http_error: ErrorMapper,
+        timeouts: StreamTimeouts | None = None,
+    ) -> None:
+        self._client = client
+        self._call = call
+        self._decoder = decoder
+        self._map_http_error = map_http_error
+        self.model = model
+        self.timeouts = timeouts or StreamTimeouts()
+        self.timeline = RequestTimeline()
+        self.text_parts: list[str] = []
+        self.thinking_parts: list[str] = []
+        self.usage: Usage | None = None
+        self.server_timings: list[ServerTimings] = []
+        self.outcome: Done | Failed | None = None
+        self._response: httpx.Response | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(self.text_parts)
+
+    @property
+    def thinking(self) -> str:
+        return "".join(self.thinking_parts)
+
+    def metrics(self) -> RequestMetrics:
+        return compute_metrics(self.timeline, self.usage, self.server_timings)
+
+    async def __aenter__(self) -> ChatStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        response, self._response = self._response, None
+        if response is not None:
+            await response.aclose()
+        if self.outcome is None:
+            self._finish_cancelled()
+
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+        return self._events()
+
+    async def _events(self) -> AsyncIterator[StreamEvent]:
+        try:
+            response = await self._send()
+            yield Started(self.model, self.timeline.request_written_ns or now_ns())
+            async for event in self._read(response):
+                yield event
+        except asyncio.CancelledError:
+            self._finish_cancelled()
+            raise
+        except TachyError as error:
+            yield self._fail(error)
+        except httpx.TransportError as error:
+            yield self._fail(self._map_transport_error(error))
+        finally:
+            await self._close_response()
+
+    async def _send(self) -> httpx.Response:
+        request = self._client.build_request(
+            self._call.method,
+            self._call.url,
+            json=self._call.json,
+            headers=self._call.headers,
+            extensions={"trace": self._trace},
+        )
+        try:
+            response = await self._with_deadline(self._client.send(request, stream=True))
+        except httpx.TransportError as error:
+            raise self._map_transport_error(error) from error
+        self._response = response
+        if self.timeline.request_written_ns is None:
+            self.timeline.mark_written()
+        if self.timeline.headers_ns is None:
+            self.timeline.mark_headers()
+        if response.status_code >= 400:
+            body = await self._read_error_body(response)
+            raise self._map_http_error(response, body)
+        return response
+
+    async def _trace(self, name: str, info: dict[str, Any]) -> None:
+        # httpcore's trace hooks give the exact moment the request left and the
+        # headers came back, rather than the moment we called send().
+        if name.endswith("send_request_body.complete"):
+            self.timeline.mark_written()
+        elif name.endswith("receive_response_headers.complete"):
+            self.timeline.mark_headers()
+
+    async def _read(self, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+        chunks = response.aiter_bytes()
+        while True:
+            try:
+                data = await self._with_deadline(anext(chunks))
+            except StopAsyncIteration:
+                break
+            except httpx.TransportError as error:
+                raise self._interrupted(error) from error
+            self.timeline.mark_first_byte()
+            for event in self._decoder.feed(data):
+                if (out := self._accept(event)) is not None:
+                    yield out
+                    if isinstance(out, Done):
+                        return
+        for event in self._decoder.close():
+            if (out := self._accept(event)) is not None:
+                yield out
+                if isinstance(out, Done):
+                    return
+        raise StreamInterrupted("the server closed the stream before it finished")
+
+    def _accept(self, event: DecodedEvent) -> StreamEvent | None:
+        if isinstance(event, Token):
+            if not event.text:
+                return None
+            self.timeline.mark_token(event.kind, len(event.text))
+            parts = self.thinking_parts if event.kind is TokenKind.THINKING else self.text_parts
+            parts.append(event.text)
+            return event
+        if isinstance(event, Usage):
+            self.usage = event
+            return event
+        if isinstance(event, ServerTimings):
+            self.server_timings.append(event)
+            return event
+        self.timeline.mark_done()
+        self.outcome = Done(event.reason, self.text, self.thinking)
+        return self.outcome
+
+    async def _with_deadline(self, awaitable: Any) -> Any:
+        limit, error = self._current_limit()
+        if limit is None:
+            return await awaitable
+        try:
+            return await asyncio.wait_for(awaitable, timeout=max(limit, 0.0))
+        except TimeoutError as timeout:
+            raise error from timeout
+
+    def _current_limit(self) -> tuple[float | None, TachyError]:
+        last_token = self.timeline.last_token_ns
+        if last_token is None:
+            seconds = self.timeouts.first_byte_s
+            start = self.timeline.request_written_ns
+            error: TachyError = FirstByteTimeout(seconds or 0)
+        else:
+            seconds, start = self.timeouts.stall_s, last_token
+            error = StreamStalled(seconds or 0)
+        if seconds is None:
+            return None, error
+        if start is None:
+            return seconds, error
+        return seconds - (now_ns() - start) / 1e9, error
+
+    async def _read_error_body(self, response: httpx.Response, limit: int = 65536) -> bytes:
+        body = b""
+        try:
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) >= limit:
+                    break
+        except httpx.TransportError:
+            pass
+        return body[:limit]
+
+    def _interrupted(self, error: httpx.TransportError) -> TachyError:
+        if isinstance(error, httpx.ReadTimeout):
+            return StreamStalled(self.timeouts.stall_s or 0)
+        return StreamInterrupted(_describe(error))
+
+    def _map_transport_error(self, error: httpx.TransportError) -> TachyError:
+        if isinstance(error, httpx.ConnectError | httpx.ConnectTimeout):
+            return BackendUnreachable(str(self._call.url), _describe(error))
+        if isinstance(error, httpx.RemoteProtocolError) and self._response is None:
+            return ProtocolError(_describe(error))
+        if isinstance(error, httpx.TimeoutException):
+            return FirstByteTimeout(self.timeouts.first_byte_s or 0)
+        return StreamInterrupted(_describe(error))
+
+    def _fail(self, error: TachyError) -> Failed:
+        if self.timeline.done_ns is None:
+            self.timeline.mark_done()
+        self.outcome = Failed(error, self.text, self.thinking)
+        return self.outcome
+
+    def _finish_cancelled(self) -> None:
+        if self.outcome is None:
+            self.timeline.mark_done()
+            self.outcome = Done(DoneReason.CANCELLED, self.text, self.thinking)
+
+    async def _close_response(self) -> None:
+        response, self._response = self._response, None
+        if response is not None:
+            await response.aclose()
+
+
+def _describe(error: Exception) -> str:
+    text = str(error).strip()
+    return text or type(error).__name__

@@ -1,0 +1,52 @@
+"""The `tachy` command: the desktop app by default, plus chat, bench, models, lab ..."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# subcommand -> module in client.cli that defines add_arguments(parser) and run(args) -> int
+SUBCOMMANDS = {
+    "chat": ("chat", "Send one message and stream the answer to the terminal"),
+    "bench": ("bench", "Measure TTFT, TPOT and tokens/s against a server"),
+    "models": ("models", "List a server's models"),
+    "detect": ("detect", "Find local LLM servers and tell which API they speak"),
+    "serve-local": ("serve_local", "Run the embedded local engine (SmolLM2-135M)"),
+    "lab": ("lab", "Run the latency lab: a simulated server or a chaos proxy"),
+    "metrics": ("metrics", "Print stored per-request latency metrics"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tachy", description=__doc__)
+    parser.add_argument("--url", help="server URL to open with (the app)")
+    parser.add_argument("--api", choices=["auto", "ollama", "openai"], default="auto")
+    parser.add_argument("--model", help="model to select (the app)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        _command_module(module_name).add_arguments(sub)
+    return parser
+
+
+def _command_module(module_name: str):  # type: ignore[no-untyped-def]
+    return importlib.import_module(f"client.cli.{module_name}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        from client.cli import app
+
+        return app.run(args)
+    module_name = SUBCOMMANDS[args.command][0]
+    try:
+        return int(_command_module(module_name).run(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""Messages as the backends send them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    role: Role
+    content: str
+
+
+@dataclass(slots=True)
+class GenerationOptions:
+    """Options every backend understands; each maps them to its own names."""
+
+    temperature: float | None = None
+    seed: int | None = None
+    max_tokens: int | None = None  # Ollama num_predict
+    num_ctx: int | None = None  # Ollama only
+    stop: list[str] | None = None
+
+    def ollama_options(self) -> dict[str, Any]:
+        names = {"temperature": self.temperature, "seed": self.seed,
+                 "num_predict": self.max_tokens, "num_ctx": self.num_ctx, "stop": self.stop}
+        return {k: v for k, v in names.items() if v is not None}
+
+
+@dataclass(slots=True)
+class ChatRequest:
+    model: str
+    messages: list[ChatMessage]
+    options: GenerationOptions = field(default_factory=GenerationOptions)
+    keep_alive: str | int | None = None  # Ollama: "30m", seconds, -1 forever, 0 unload
+    think: bool | str | None = None  # Ollama reasoning switch
+    continue_final_message: bool = False  # continue a trailing assistant message

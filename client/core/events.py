@@ -1,0 +1,111 @@
+"""The one event stream every backend produces, whatever the server speaks.
+
+A stream is: Started, then any number of Token / Usage / ServerTimings, then exactly
+one of Done or Failed. Decoders produce the middle part from bytes; the backend
+stream adds Started and the final event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class TokenKind(StrEnum):
+    ANSWER = "answer"
+    THINKING = "thinking"
+
+
+class DoneReason(StrEnum):
+    STOP = "stop"  # the model finished
+    LENGTH = "length"  # hit num_predict / max_tokens
+    CANCELLED = "cancelled"  # the user stopped it; the connection was closed
+    LOAD = "load"  # Ollama: an empty request only loaded the model
+    UNLOAD = "unload"  # Ollama: keep_alive 0 unloaded the model
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """The request was written to the socket."""
+
+    model: str
+    at_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token-bearing chunk (it may hold several tokens). Never empty."""
+
+    text: str
+    kind: TokenKind = TokenKind.ANSWER
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerTimings:
+    """What the server says about its own work, kept beside the client's clock.
+
+    source: "ollama", "llamacpp" or "vllm". values are in milliseconds (converted
+    from Ollama's nanoseconds) or counts, under the server's own names, e.g.
+    ollama: load_duration_ms, prompt_eval_duration_ms, eval_duration_ms, eval_count,
+    prompt_eval_count, total_duration_ms; llamacpp: prompt_n, prompt_ms, predicted_n,
+    predicted_ms, predicted_per_second, cache_n.
+    """
+
+    source: str
+    values: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Done:
+    reason: DoneReason
+    text: str = ""  # the whole answer text
+    thinking: str = ""  # the whole reasoning text
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """The stream ended with an error. partial_text keeps every word that arrived."""
+
+    error: Exception
+    partial_text: str = ""
+    partial_thinking: str = ""
+
+    @property
+    def message(self) -> str:
+        return str(self.error)
+
+
+StreamEvent = Started | Token | Usage | ServerTimings | Done | Failed
+# What a decoder may yield (no Started / Done-with-text: the stream adds those).
+DecodedEvent = Token | Usage | ServerTimings | Done
+
+__all__ = [
+    "DecodedEvent",
+    "Done",
+    "DoneReason",
+    "Failed",
+    "ServerTimings",
+    "Started",
+    "StreamEvent",
+    "Token",
+    "TokenKind",
+    "Usage",
+]
+
+
+def as_dict(event: StreamEvent) -> dict[str, Any]:
+    """A JSON-friendly view of an event (for `tachy chat --json`, logs and exports)."""
+    name = type(event).__name__.lower()
+    if isinstance(event, Failed):
+        return {"event": name, "error": str(event.error), "error_type": type(event.error).__name__,
+                "partial_text": event.partial_text}
+    data = {slot: getattr(event, slot) for slot in event.__slots__}  # type: ignore[union-attr]
+    return {"event": name, **{k: (str(v) if isinstance(v, StrEnum) else v) for k, v in data.items()}}

@@ -1,0 +1,100 @@
+"""Per-request latency metrics, exactly as shared/DESIGN.md defines them.
+
+All client metrics come from one RequestTimeline (same-process perf_counter_ns).
+Server-reported timings ride beside them, never mixed in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from client.core.events import ServerTimings, Usage
+from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
+from client.core.timeline import RequestTimeline
+
+NS_PER_MS = 1_000_000
+
+
+def _ms(start_ns: int | None, end_ns: int | None) -> float | None:
+    if start_ns is None or end_ns is None:
+        return None
+    return (end_ns - start_ns) / NS_PER_MS
+
+
+@dataclass(slots=True)
+class RequestMetrics:
+    ttft_ms: float | None = None
+    ttfo_ms: float | None = None
+    itl_ms: list[float] = field(default_factory=list)
+    tpot_ms: float | None = None
+    tokens_per_s: float | None = None
+    e2el_ms: float | None = None
+    headers_ms: float | None = None
+    paint_ms: float | None = None
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    output_tokens_estimated: bool = False
+    chunks: int = 0
+    tier: str | None = None
+    server: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def output_token_count(
+    usage: Usage | None, server: dict[str, dict[str, float]], chunks: int
+) -> tuple[int | None, bool]:
+    """The server's count when it gives one (Ollama eval_count, OpenAI usage,
+    llama.cpp predicted_n), else the chunk count flagged as estimated."""
+    if usage is not None and usage.completion_tokens is not None:
+        return usage.completion_tokens, False
+    for source, key in (("ollama", "eval_count"), ("llamacpp", "predicted_n")):
+        if key in server.get(source, {}):
+            return int(server[source][key]), False
+    return (chunks, True) if chunks else (None, True)
+
+
+def compute_metrics(
+    timeline: RequestTimeline,
+    usage: Usage | None = None,
+    server_timings: list[ServerTimings] | None = None,
+    thresholds: TierThresholds = DEFAULT_THRESHOLDS,
+) -> RequestMetrics:
+    server = {t.source: dict(t.values) for t in server_timings or []}
+    written = timeline.request_written_ns
+    stamps = [t.at_ns for t in timeline.tokens]
+    end_ns = timeline.last_token_ns if stamps else timeline.done_ns
+    metrics = RequestMetrics(
+        ttft_ms=_ms(written, timeline.first_token_ns),
+        ttfo_ms=_ms(written, timeline.first_answer_ns),
+        itl_ms=[(b - a) / NS_PER_MS for a, b in zip(stamps, stamps[1:], strict=False)],
+        e2el_ms=_ms(written, end_ns),
+        headers_ms=_ms(written, timeline.headers_ns),
+        paint_ms=_ms(timeline.first_token_ns, timeline.painted_ns),
+        prompt_tokens=usage.prompt_tokens if usage else None,
+        chunks=len(stamps),
+        server=server,
+    )
+    if metrics.prompt_tokens is None:
+        prompt = server.get("ollama", {}).get("prompt_eval_count") or server.get(
+            "llamacpp", {}
+        ).get("prompt_n")
+        metrics.prompt_tokens = int(prompt) if prompt is not None else None
+    metrics.output_tokens, metrics.output_tokens_estimated = output_token_count(
+        usage, server, len(stamps)
+    )
+    _fill_decode_rate(metrics)
+    if metrics.ttft_ms is not None:
+        metrics.tier = thresholds.tier_of(metrics.ttft_ms).value
+    return metrics
+
+
+def _fill_decode_rate(metrics: RequestMetrics) -> None:
+    count = metrics.output_tokens
+    if metrics.ttft_ms is None or metrics.e2el_ms is None or not count or count < 2:
+        return
+    metrics.tpot_ms = (metrics.e2el_ms - metrics.ttft_ms) / (count - 1)
+    if metrics.tpot_ms > 0:
+        metrics.tokens_per_s = 1000.0 / metrics.tpot_ms

@@ -1,0 +1,86 @@
+"""RequestTimeline: perf_counter_ns stamps taken in this process for one request.
+
+Only stamps from this process are ever subtracted (monotonic clocks differ between
+processes). Servers' own timings are kept separately (see events.ServerTimings).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from client.core.events import TokenKind
+
+
+def now_ns() -> int:
+    return time.perf_counter_ns()
+
+
+@dataclass(slots=True)
+class TokenStamp:
+    at_ns: int
+    kind: TokenKind
+    chars: int
+
+
+@dataclass(slots=True)
+class StageStamp:
+    name: str  # understanding | retrieving | thinking | answering | loading
+    start_ns: int
+    end_ns: int | None = None
+
+
+@dataclass(slots=True)
+class RequestTimeline:
+    request_written_ns: int | None = None
+    headers_ns: int | None = None
+    first_byte_ns: int | None = None
+    tokens: list[TokenStamp] = field(default_factory=list)
+    done_ns: int | None = None
+    painted_ns: int | None = None  # first token painted (ui only)
+    stages: list[StageStamp] = field(default_factory=list)
+
+    def mark_written(self, at_ns: int | None = None) -> None:
+        self.request_written_ns = at_ns if at_ns is not None else now_ns()
+
+    def mark_headers(self, at_ns: int | None = None) -> None:
+        self.headers_ns = at_ns if at_ns is not None else now_ns()
+
+    def mark_first_byte(self, at_ns: int | None = None) -> None:
+        if self.first_byte_ns is None:
+            self.first_byte_ns = at_ns if at_ns is not None else now_ns()
+
+    def mark_token(self, kind: TokenKind, chars: int, at_ns: int | None = None) -> None:
+        if chars > 0:
+            self.tokens.append(TokenStamp(at_ns if at_ns is not None else now_ns(), kind, chars))
+
+    def mark_done(self, at_ns: int | None = None) -> None:
+        self.done_ns = at_ns if at_ns is not None else now_ns()
+
+    def mark_painted(self, at_ns: int | None = None) -> None:
+        if self.painted_ns is None:
+            self.painted_ns = at_ns if at_ns is not None else now_ns()
+
+    def enter_stage(self, name: str, at_ns: int | None = None) -> None:
+        at = at_ns if at_ns is not None else now_ns()
+        if self.stages and self.stages[-1].end_ns is None:
+            if self.stages[-1].name == name:
+                return
+            self.stages[-1].end_ns = at
+        self.stages.append(StageStamp(name, at))
+
+    def close_stages(self, at_ns: int | None = None) -> None:
+        if self.stages and self.stages[-1].end_ns is None:
+            self.stages[-1].end_ns = at_ns if at_ns is not None else now_ns()
+
+    @property
+    def first_token_ns(self) -> int | None:
+        return self.tokens[0].at_ns if self.tokens else None
+
+    @property
+    def first_answer_ns(self) -> int | None:
+        return next((t.at_ns for t in self.tokens if t.kind is TokenKind.ANSWER), None)
+
+    @property
+    def last_token_ns(self) -> int | None:
+        return self.tokens[-1].at_ns if self.tokens else None
