@@ -1,0 +1,75 @@
+"""What a chat session tells its listeners (the ui adapts these to Qt signals).
+
+A generation yields: StageChanged* / Token* / SlowStart? ... then exactly one Finished.
+Every Finished keeps the text that arrived and lists the next steps the user can take.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from client.core.metrics import RequestMetrics
+
+
+class Stage(StrEnum):
+    LOADING = "loading"  # the server reported a model load, or the model was cold
+    UNDERSTANDING = "understanding"  # routing + prompt processing, until the first token
+    RETRIEVING = "retrieving"  # only when knowledge is on
+    THINKING = "thinking"  # a reasoning model streams its reasoning
+    ANSWERING = "answering"  # answer tokens flowing
+
+
+class Outcome(StrEnum):
+    COMPLETE = "complete"
+    STOPPED = "stopped"  # the user pressed Stop / Esc
+    INTERRUPTED = "interrupted"  # reset, stall or error line after text began
+    FAILED = "failed"  # server error before any text
+    UNREACHABLE = "unreachable"  # could not connect
+    TIMED_OUT = "timed_out"  # no first token in time and the user cancelled
+
+
+class NextStep(StrEnum):
+    CONTINUE = "continue"
+    RETRY = "retry"
+    EDIT_QUESTION = "edit_question"
+    CHOOSE_SERVER = "choose_server"
+    USE_LOCAL = "use_local"
+    KEEP_WAITING = "keep_waiting"
+    CANCEL = "cancel"
+
+
+NEXT_STEPS: dict[Outcome, tuple[NextStep, ...]] = {
+    Outcome.COMPLETE: (),
+    Outcome.STOPPED: (NextStep.CONTINUE, NextStep.RETRY),
+    Outcome.INTERRUPTED: (NextStep.CONTINUE, NextStep.RETRY),
+    Outcome.FAILED: (NextStep.RETRY, NextStep.EDIT_QUESTION),
+    Outcome.UNREACHABLE: (NextStep.RETRY, NextStep.CHOOSE_SERVER, NextStep.USE_LOCAL),
+    Outcome.TIMED_OUT: (NextStep.RETRY, NextStep.EDIT_QUESTION),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class StageChanged:
+    stage: Stage
+    at_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class SlowStart:
+    """No first token within the first-token timeout. The request keeps running:
+    the ui offers Keep waiting (do nothing) or Cancel (stop the generation)."""
+
+    waited_s: float
+    next_steps: tuple[NextStep, ...] = (NextStep.KEEP_WAITING, NextStep.CANCEL)
+
+
+@dataclass(frozen=True, slots=True)
+class Finished:
+    outcome: Outcome
+    text: str
+    thinking: str = ""
+    error_message: str = ""  # a sentence for the user; empty when complete/stopped
+    next_steps: tuple[NextStep, ...] = ()
+    metrics: RequestMetrics = field(default_factory=RequestMetrics)
+    message_id: int | None = None  # the stored assistant message
