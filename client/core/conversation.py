@@ -25,8 +25,13 @@ class GenerationOptions:
     stop: list[str] | None = None
 
     def ollama_options(self) -> dict[str, Any]:
-        names = {"temperature": self.temperature, "seed": self.seed,
-                 "num_predict": self.max_tokens, "num_ctx": self.num_ctx, "stop": self.stop}
+        names = {
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "num_predict": self.max_tokens,
+            "num_ctx": self.num_ctx,
+            "stop": self.stop,
+        }
         return {k: v for k, v in names.items() if v is not None}
 
 

@@ -105,7 +105,14 @@ def as_dict(event: StreamEvent) -> dict[str, Any]:
     """A JSON-friendly view of an event (for `tachy chat --json`, logs and exports)."""
     name = type(event).__name__.lower()
     if isinstance(event, Failed):
-        return {"event": name, "error": str(event.error), "error_type": type(event.error).__name__,
-                "partial_text": event.partial_text}
+        return {
+            "event": name,
+            "error": str(event.error),
+            "error_type": type(event.error).__name__,
+            "partial_text": event.partial_text,
+        }
     data = {slot: getattr(event, slot) for slot in event.__slots__}  # type: ignore[union-attr]
-    return {"event": name, **{k: (str(v) if isinstance(v, StrEnum) else v) for k, v in data.items()}}
+    return {
+        "event": name,
+        **{k: (str(v) if isinstance(v, StrEnum) else v) for k, v in data.items()},
+    }

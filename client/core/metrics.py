@@ -6,6 +6,7 @@ Server-reported timings ride beside them, never mixed in.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -69,7 +70,7 @@ def compute_metrics(
     metrics = RequestMetrics(
         ttft_ms=_ms(written, timeline.first_token_ns),
         ttfo_ms=_ms(written, timeline.first_answer_ns),
-        itl_ms=[(b - a) / NS_PER_MS for a, b in zip(stamps, stamps[1:], strict=False)],
+        itl_ms=[(b - a) / NS_PER_MS for a, b in itertools.pairwise(stamps)],
         e2el_ms=_ms(written, end_ns),
         headers_ms=_ms(written, timeline.headers_ns),
         paint_ms=_ms(timeline.first_token_ns, timeline.painted_ns),
