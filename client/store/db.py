@@ -1,0 +1,316 @@
+"""The SQLite database: where it lives, how it opens, and its migrations.
+
+One `Database` owns one connection. Every call is short (a few statements on an
+indexed table), so the ui may call it from its loop outside the streaming hot path,
+or through `await db.run(fn, *args)`, which runs `fn` on the database's own single
+worker thread. A lock serialises the two, so mixing them is safe.
+
+Durability: WAL with synchronous=NORMAL. A committed write survives the app being
+killed (SIGKILL); only a power cut can lose the last few commits. That makes a commit
+cheap enough to flush a streaming answer every 250 ms.
+
+Schema (version = `PRAGMA user_version`, one step per entry of MIGRATIONS):
+  conversations(id, title, created_at, updated_at, server, model, deleted_at,
+                active_leaf_id)
+      deleted_at is set by soft delete (undo = set it back to NULL); active_leaf_id is
+      the last message of the active path (kept by client/store/history.py).
+  messages(id, conversation_id -> conversations ON DELETE CASCADE,
+           parent_id -> messages ON DELETE CASCADE, role, content, thinking, state,
+           active, created_at, server, model, error_message)
+      A tree: regenerate and edit add a sibling. Among siblings exactly one has
+      active = 1; the conversation shown is the path of active messages from a root.
+      state: streaming | complete | stopped | interrupted | failed.
+  request_metrics(id, time, server, model, message_id -> messages ON DELETE SET NULL,
+           ttft_ms, ttfo_ms, tpot_ms, tokens_per_s, e2el_ms, headers_ms, paint_ms,
+           prompt_tokens, output_tokens, output_tokens_estimated, chunks, tier, cold,
+           outcome, stages (JSON), server_timings (JSON))
+      A message's metrics are the rows with its message_id (a Continue adds a row).
+  endpoints(id, name UNIQUE, url, api, created_at)   -- never an API key (keyring only)
+  settings(key PRIMARY KEY, value JSON)
+  message_search: FTS5 trigram index over messages.content (when this SQLite has
+      FTS5), kept by triggers; a message is indexed once it stops streaming.
+Times are unix seconds (UTC) as REAL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import sqlite3
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+import platformdirs
+
+DATA_DIR_ENV = "TACHY_DATA_DIR"
+DATABASE_NAME = "tachy.sqlite3"
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class DatabaseTooNew(RuntimeError):
+    """The file was written by a newer Tachy; opening it could damage it."""
+
+
+def data_dir() -> Path:
+    """$TACHY_DATA_DIR, else the platform's user data dir (XDG on Linux).
+
+    Under the test suite ($TACHY_TEST set) without an override, a temporary folder
+    for this process: a test must never write into the user's real history.
+    """
+    override = os.environ.get(DATA_DIR_ENV)
+    if override:
+        return Path(override)
+    if os.environ.get("TACHY_TEST"):
+        return _test_data_dir()
+    return Path(platformdirs.user_data_dir("tachy", appauthor=False))
+
+
+@functools.cache
+def _test_data_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="tachy-test-data-"))
+
+
+def database_path() -> Path:
+    return data_dir() / DATABASE_NAME
+
+
+def fts5_trigram_available(conn: sqlite3.Connection) -> bool:
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp.fts5_probe USING fts5(x, tokenize='trigram')")
+    except sqlite3.OperationalError:
+        return False
+    conn.execute("DROP TABLE temp.fts5_probe")
+    return True
+
+
+# ---- migrations: append new steps, never edit a released one ------------------------
+
+_SCHEMA_1 = [
+    """CREATE TABLE conversations (
+        id INTEGER PRIMARY KEY,
+        title TEXT NOT NULL DEFAULT '',
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        server TEXT,
+        model TEXT,
+        deleted_at REAL,
+        active_leaf_id INTEGER
+    )""",
+    "CREATE INDEX conversations_by_recency ON conversations(deleted_at, updated_at)",
+    """CREATE TABLE messages (
+        id INTEGER PRIMARY KEY,
+        conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        parent_id INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+        role TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant')),
+        content TEXT NOT NULL DEFAULT '',
+        thinking TEXT NOT NULL DEFAULT '',
+        state TEXT NOT NULL DEFAULT 'complete' CHECK (state IN
+            ('streaming', 'complete', 'stopped', 'interrupted', 'failed')),
+        active INTEGER NOT NULL DEFAULT 1,
+        created_at REAL NOT NULL,
+        server TEXT,
+        model TEXT,
+        error_message TEXT NOT NULL DEFAULT ''
+    )""",
+    "CREATE INDEX messages_by_parent ON messages(conversation_id, parent_id, active)",
+    "CREATE INDEX messages_by_child_of ON messages(parent_id)",
+    "CREATE INDEX messages_streaming ON messages(state) WHERE state = 'streaming'",
+    """CREATE TABLE request_metrics (
+        id INTEGER PRIMARY KEY,
+        time REAL NOT NULL,
+        server TEXT NOT NULL DEFAULT '',
+        model TEXT NOT NULL DEFAULT '',
+        message_id INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+        ttft_ms REAL, ttfo_ms REAL, tpot_ms REAL, tokens_per_s REAL, e2el_ms REAL,
+        headers_ms REAL, paint_ms REAL,
+        prompt_tokens INTEGER, output_tokens INTEGER,
+        output_tokens_estimated INTEGER NOT NULL DEFAULT 0,
+        chunks INTEGER NOT NULL DEFAULT 0,
+        tier TEXT CHECK (tier IS NULL OR tier IN ('instant', 'fast', 'typing', 'slow')),
+        cold INTEGER NOT NULL DEFAULT 0,
+        outcome TEXT NOT NULL DEFAULT '',
+        stages TEXT NOT NULL DEFAULT '{}',
+        server_timings TEXT NOT NULL DEFAULT '{}'
+    )""",
+    "CREATE INDEX request_metrics_by_time ON request_metrics(time)",
+    "CREATE INDEX request_metrics_by_message ON request_metrics(message_id)",
+    """CREATE TABLE endpoints (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        url TEXT NOT NULL,
+        api TEXT NOT NULL DEFAULT 'auto' CHECK (api IN ('auto', 'ollama', 'openai')),
+        created_at REAL NOT NULL
+    )""",
+    "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+]
+
+# External-content FTS5 over messages.content. A message is indexed only while it is
+# not streaming: re-indexing on every 250 ms flush would make appends cost the whole
+# text. The 'delete' command needs the exact indexed text, which is old.content.
+_SEARCH_2 = [
+    """CREATE VIRTUAL TABLE message_search USING fts5(
+        content, content='messages', content_rowid='id', tokenize='trigram')""",
+    """CREATE TRIGGER message_search_insert AFTER INSERT ON messages
+       WHEN new.state != 'streaming' BEGIN
+         INSERT INTO message_search(rowid, content) VALUES (new.id, new.content);
+       END""",
+    """CREATE TRIGGER message_search_update AFTER UPDATE OF content, state ON messages
+       BEGIN
+         INSERT INTO message_search(message_search, rowid, content)
+           SELECT 'delete', old.id, old.content WHERE old.state != 'streaming';
+         INSERT INTO message_search(rowid, content)
+           SELECT new.id, new.content WHERE new.state != 'streaming';
+       END""",
+    """CREATE TRIGGER message_search_delete AFTER DELETE ON messages
+       WHEN old.state != 'streaming' BEGIN
+         INSERT INTO message_search(message_search, rowid, content)
+           VALUES ('delete', old.id, old.content);
+       END""",
+    """INSERT INTO message_search(rowid, content)
+       SELECT id, content FROM messages WHERE state != 'streaming'""",
+]
+
+
+def _schema_1(conn: sqlite3.Connection) -> None:
+    for statement in _SCHEMA_1:
+        conn.execute(statement)
+
+
+def _search_2(conn: sqlite3.Connection) -> None:
+    # Without FTS5 in this SQLite build, search falls back to LIKE (same results).
+    if not fts5_trigram_available(conn):
+        return
+    for statement in _SEARCH_2:
+        conn.execute(statement)
+
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[Migration] = [_schema_1, _search_2]
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """Apply the steps after the file's user_version, each in its own transaction.
+
+    The version is read again inside each transaction, so two processes opening the
+    same file at once (the app and `tachy metrics`) never apply a step twice.
+    """
+    while True:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = schema_version(conn)
+            if version > len(migrations):
+                raise DatabaseTooNew(
+                    f"This history was written by a newer Tachy (schema {version}; this "
+                    f"one knows {len(migrations)}). Update Tachy, or set TACHY_DATA_DIR."
+                )
+            if version == len(migrations):
+                conn.execute("COMMIT")
+                return version
+            migrations[version](conn)
+            conn.execute(f"PRAGMA user_version = {version + 1:d}")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+
+class Database:
+    """One SQLite connection, migrated on open. See the module docstring."""
+
+    def __init__(
+        self, path: Path | str | None = None, *, clock: Callable[[], float] = time.time
+    ) -> None:
+        in_memory = str(path) == ":memory:"  # for tests and throwaway sessions
+        self.path = Path(path) if path is not None else database_path()
+        if not in_memory:
+            # Chats are private: only this user may read the folder and the file
+            # (SQLite gives the -wal and -shm files the database file's permissions).
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+        self.clock = clock
+        self._lock = threading.RLock()
+        self._executor: ThreadPoolExecutor | None = None
+        # isolation_level=None: we issue BEGIN/COMMIT ourselves (see transaction()).
+        self._conn = sqlite3.connect(
+            ":memory:" if in_memory else self.path,
+            isolation_level=None,
+            check_same_thread=False,
+            timeout=5.0,
+        )
+        self._conn.row_factory = sqlite3.Row
+        try:
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self.version = migrate(self._conn)
+        except BaseException:
+            self._conn.close()
+            raise
+        self.has_search_index = self._table_exists("message_search")
+
+    def _table_exists(self, name: str) -> bool:
+        row = self._conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = ? AND type IN ('table', 'view')", (name,)
+        ).fetchone()
+        return row is not None
+
+    def execute(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self._conn.execute(sql, params)
+
+    def query(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on error. Re-entrant."""
+        with self._lock:
+            if self._conn.in_transaction:
+                yield self._conn
+                return
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run a store call on this database's worker thread, off the event loop."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tachy-db")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, partial(fn, *args, **kwargs))
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+        with self._lock:
+            try:
+                self._conn.execute("PRAGMA optimize")  # keeps the query planner's stats fresh
+            except sqlite3.Error:
+                pass  # already closed, or busy: the stats can wait for next time
+            self._conn.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

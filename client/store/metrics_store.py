@@ -1,0 +1,206 @@
+"""Per-request latency metrics, kept so the HUD and `tachy metrics` see past sessions.
+
+Names and definitions are those of shared/DESIGN.md (client.core.metrics). A row is
+written once per request, after it ends, so recording never touches the streaming hot
+path; the ui calls it through `await db.run(...)` (see client/store/db.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from client.core.metrics import RequestMetrics
+from client.store.db import Database
+
+# The columns copied from RequestMetrics as they are.
+_METRIC_FIELDS = (
+    "ttft_ms",
+    "ttfo_ms",
+    "tpot_ms",
+    "tokens_per_s",
+    "e2el_ms",
+    "headers_ms",
+    "paint_ms",
+    "prompt_tokens",
+    "output_tokens",
+    "output_tokens_estimated",
+    "chunks",
+    "tier",
+)
+_COLUMNS = (
+    "id",
+    "time",
+    "server",
+    "model",
+    "message_id",
+    *_METRIC_FIELDS,
+    "cold",
+    "outcome",
+    "stages",
+    "server_timings",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MetricsRecord:
+    """One stored request. time: unix seconds, UTC."""
+
+    id: int
+    time: float
+    server: str
+    model: str
+    message_id: int | None = None
+    ttft_ms: float | None = None
+    ttfo_ms: float | None = None
+    tpot_ms: float | None = None
+    tokens_per_s: float | None = None
+    e2el_ms: float | None = None
+    headers_ms: float | None = None
+    paint_ms: float | None = None
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    output_tokens_estimated: bool = False
+    chunks: int = 0
+    tier: str | None = None
+    cold: bool = False
+    outcome: str = ""
+    stages: Any = field(default_factory=dict)
+    server_timings: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _json(text: str) -> Any:
+    return {} if text == "{}" else json.loads(text)  # most rows have no stages/timings
+
+
+def _record(row: sqlite3.Row) -> MetricsRecord:
+    # Positional: the HUD loads thousands of rows after a restart.
+    *head, estimated, chunks, tier, cold, outcome, stages, timings = row
+    values: list[Any] = [*head, estimated == 1, chunks, tier, cold == 1, outcome]
+    values += (_json(stages), _json(timings))
+    return MetricsRecord(*values)
+
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)", re.IGNORECASE)
+_SECONDS_PER_UNIT = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in "90s", "10m", "2h", "7d", "1w" or "1h30m". ValueError otherwise."""
+    cleaned = text.strip().lower()
+    parts = list(_DURATION_PART.finditer(cleaned))
+    if not cleaned or "".join(p.group(0) for p in parts).replace(" ", "") != cleaned.replace(
+        " ", ""
+    ):
+        raise ValueError(
+            f"cannot read the duration {text!r}: use a number and a unit, e.g. 90s, 10m, 2h, 7d"
+        )
+    return sum(float(p.group(1)) * _SECONDS_PER_UNIT[p.group(2).lower()] for p in parts)
+
+
+class MetricsStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def record(
+        self,
+        metrics: RequestMetrics,
+        *,
+        server: str,
+        model: str,
+        outcome: str,
+        message_id: int | None = None,
+        cold: bool = False,
+        stages: Any = None,
+        at: float | None = None,
+    ) -> int:
+        """Store one request's metrics; returns the row id.
+
+        stages: any JSON-serialisable value (e.g. stage name -> ms since request
+        written) for the waterfall; server timings come from `metrics.server`.
+        at: unix seconds (default: now).
+        """
+        values: dict[str, Any] = {name: getattr(metrics, name) for name in _METRIC_FIELDS}
+        values.update(
+            time=self.db.clock() if at is None else at,
+            server=server,
+            model=model,
+            message_id=message_id,
+            cold=bool(cold),
+            outcome=str(outcome),
+            stages=json.dumps(stages if stages is not None else {}),
+            server_timings=json.dumps(metrics.server),
+        )
+        names = ", ".join(values)
+        cursor = self.db.execute(
+            f"INSERT INTO request_metrics ({names}) VALUES ({', '.join('?' * len(values))})",
+            tuple(values.values()),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def set_paint_ms(self, record_id: int, paint_ms: float) -> None:
+        """The ui learns paint_ms after the row may be written."""
+        self.db.execute(
+            "UPDATE request_metrics SET paint_ms = ? WHERE id = ?", (paint_ms, record_id)
+        )
+
+    def query(
+        self,
+        since_s: float | None = None,
+        model: str | None = None,
+        server: str | None = None,
+        limit: int | None = None,
+        *,
+        include_cold: bool = True,
+    ) -> list[MetricsRecord]:
+        """Requests oldest first. since_s: a unix time in seconds (keep rows at or after
+        it); limit: the most recent `limit` rows (still oldest first)."""
+        conditions: list[str] = []
+        params: list[Any] = []
+        for condition, value in (
+            ("time >= ?", since_s),
+            ("model = ?", model),
+            ("server = ?", server),
+        ):
+            if value is not None:
+                conditions.append(condition)
+                params.append(value)
+        if not include_cold:
+            conditions.append("cold = 0")
+        where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+        sql = (
+            f"SELECT {', '.join(_COLUMNS)} FROM request_metrics {where} ORDER BY time DESC, id DESC"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        rows = self.db.query(sql, params)
+        return [_record(row) for row in reversed(rows)]
+
+    def count(self) -> int:
+        return int(self.db.query("SELECT count(*) FROM request_metrics")[0][0])
+
+    def for_messages(self, message_ids: Iterable[int]) -> dict[int, list[MetricsRecord]]:
+        """Each message's requests, oldest first (a Continue adds a second one)."""
+        ids = list(message_ids)
+        found: dict[int, list[MetricsRecord]] = {}
+        for start in range(0, len(ids), 500):  # stay under SQLite's variable limit
+            chunk = ids[start : start + 500]
+            rows = self.db.query(
+                f"SELECT {', '.join(_COLUMNS)} FROM request_metrics WHERE message_id IN "
+                f"({', '.join('?' * len(chunk))}) ORDER BY time, id",
+                chunk,
+            )
+            for row in rows:
+                record = _record(row)
+                assert record.message_id is not None
+                found.setdefault(record.message_id, []).append(record)
+        return found
