@@ -66,7 +66,7 @@ class ModelNotFound(ServerError):
         super().__init__(status, server_message or f"model '{model}' not found")
         self.user_message = (
             f"The server has no model named '{model}'. Pick one from the model list"
-            + (f" (server said: {server_message})" if server_message else "")
+            + (f" (server said: {server_message.rstrip('.')})" if server_message else "")
             + "."
         )
         self.args = (self.user_message,)

@@ -69,6 +69,8 @@ class HttpCall:
 
 
 ErrorMapper = Callable[[httpx.Response, bytes], TachyError]
+ERROR_BODY_WAIT_S = 5.0  # reading an HTTP error's body
+DRAIN_WAIT_S = 0.05  # reading the end of a finished body, to reuse the connection
 
 
 class ChatStream:
@@ -135,6 +137,8 @@ class ChatStream:
             yield self._fail(error)
         except httpx.TransportError as error:
             yield self._fail(self._map_transport_error(error))
+        except httpx.HTTPError as error:  # e.g. a body that fails its content-encoding
+            yield self._fail(ProtocolError(_describe(error)))
         finally:
             await self._close_response()
 
@@ -182,6 +186,7 @@ class ChatStream:
                 if (out := self._accept(event)) is not None:
                     yield out
                     if isinstance(out, Done):
+                        await _drain(chunks)
                         return
         for event in self._decoder.close():
             if (out := self._accept(event)) is not None:
@@ -235,11 +240,14 @@ class ChatStream:
     async def _read_error_body(self, response: httpx.Response, limit: int = 65536) -> bytes:
         body = b""
         try:
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) >= limit:
-                    break
-        except httpx.TransportError:
+            # Bounded: a server that sends an error status and then stalls must not
+            # hang the request when no first-byte deadline is set.
+            async with asyncio.timeout(ERROR_BODY_WAIT_S):
+                async for chunk in response.aiter_bytes():
+                    body += chunk
+                    if len(body) >= limit:
+                        break
+        except (httpx.TransportError, TimeoutError):
             pass
         return body[:limit]
 
@@ -272,6 +280,21 @@ class ChatStream:
         response, self._response = self._response, None
         if response is not None:
             await response.aclose()
+
+
+async def _drain(chunks: AsyncIterator[bytes], limit: int = 65536) -> None:
+    """Read what is left of a finished body (usually just the final empty chunk),
+    so the connection goes back to the pool instead of being closed: the next
+    request then skips connection set-up. Bounded in time and size."""
+    received = 0
+    try:
+        async with asyncio.timeout(DRAIN_WAIT_S):
+            async for chunk in chunks:
+                received += len(chunk)
+                if received > limit:
+                    return
+    except (TimeoutError, httpx.TransportError):
+        pass
 
 
 def _describe(error: Exception) -> str:

@@ -1,15 +1,71 @@
-"""`tachy models` (not built yet)."""
+"""`tachy models`: list a server's models; for Ollama, which are loaded and until when.
+
+tachy models --url http://127.0.0.1:11434
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import sys
+
+from client.backends.base import ModelInfo
+from client.backends.errors import BackendUnreachable, TachyError
+from client.cli.chat import EXIT_FAILED, EXIT_UNREACHABLE, ServerChoice, add_server_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    add_server_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print the list as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
-    print("tachy models: not available yet", file=sys.stderr)
-    return 2
+    try:
+        models, where = asyncio.run(_models(args))
+    except BackendUnreachable as error:
+        print(error, file=sys.stderr)
+        return EXIT_UNREACHABLE
+    except TachyError as error:
+        print(error, file=sys.stderr)
+        return EXIT_FAILED
+    if args.json:
+        print(json.dumps([_as_dict(m) for m in models], indent=2))
+        return 0
+    print(where)
+    if not models:
+        print("  (no models)")
+    for model in models:
+        print("  " + describe(model))
+    return 0
+
+
+async def _models(args: argparse.Namespace) -> tuple[list[ModelInfo], str]:
+    async with ServerChoice(args) as backend:
+        models = await backend.list_models()
+        return models, f"{backend.api} server at {backend.base_url}: {len(models)} models"
+
+
+def describe(model: ModelInfo) -> str:
+    parts = [model.name]
+    if model.context_length:
+        parts.append(f"context {model.context_length}")
+    if model.size_bytes:
+        parts.append(_size(model.size_bytes))
+    if model.loaded:
+        until = f" until {model.expires_at}" if model.expires_at else ""
+        vram = f", {_size(model.size_vram)} in VRAM" if model.size_vram else ""
+        parts.append(f"loaded{until}{vram}")
+    elif model.loaded is False:
+        parts.append("not loaded")
+    return "  ".join(parts)
+
+
+def _size(size_bytes: int) -> str:
+    if size_bytes >= 10**9:
+        return f"{size_bytes / 1e9:.1f} GB"
+    return f"{size_bytes / 1e6:.0f} MB" if size_bytes >= 10**6 else f"{size_bytes} bytes"
+
+
+def _as_dict(model: ModelInfo) -> dict[str, object]:
+    return {slot: getattr(model, slot) for slot in model.__slots__}

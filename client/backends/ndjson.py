@@ -1,0 +1,83 @@
+"""Ollama's /api/chat stream (NDJSON) -> events. Pure: bytes in, events out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from client.backends.decoders import (
+    DEFAULT_LINE_LIMIT,
+    LineBuffer,
+    error_from_message,
+    error_text,
+    parse_json_object,
+)
+from client.core.events import DecodedEvent, Done, DoneReason, ServerTimings, Token, TokenKind
+
+DONE_REASONS = {
+    "stop": DoneReason.STOP,
+    "length": DoneReason.LENGTH,
+    "load": DoneReason.LOAD,
+    "unload": DoneReason.UNLOAD,
+}
+# Ollama reports durations in nanoseconds; Tachy keeps milliseconds.
+DURATIONS_NS = ("total_duration", "load_duration", "prompt_eval_duration", "eval_duration")
+COUNTS = ("prompt_eval_count", "eval_count")
+
+
+class OllamaDecoder:
+    """One JSON object per line. An {"error": ...} line can come at any point
+    (Ollama keeps HTTP 200 once streaming began), so every line is checked."""
+
+    def __init__(self, model: str = "", line_limit: int = DEFAULT_LINE_LIMIT) -> None:
+        self.model = model
+        self._lines = LineBuffer(line_limit)
+        self._done = False
+
+    def feed(self, data: bytes) -> list[DecodedEvent]:
+        return self._decode(self._lines.feed(data))
+
+    def close(self) -> list[DecodedEvent]:
+        return self._decode(self._lines.close())
+
+    def _decode(self, lines: list[bytes]) -> list[DecodedEvent]:
+        events: list[DecodedEvent] = []
+        for line in lines:
+            if self._done or not line.strip():
+                continue
+            events.extend(self._decode_object(parse_json_object(line)))
+        return events
+
+    def _decode_object(self, obj: dict[str, Any]) -> list[DecodedEvent]:
+        message = error_text(obj) if "error" in obj else None
+        if message is not None:
+            raise error_from_message(None, message, self.model)
+        events: list[DecodedEvent] = []
+        reply = obj.get("message")
+        if isinstance(reply, dict):
+            _add_token(events, reply.get("thinking"), TokenKind.THINKING)
+            _add_token(events, reply.get("content"), TokenKind.ANSWER)
+        else:  # /api/generate puts the text at the top level
+            _add_token(events, obj.get("thinking"), TokenKind.THINKING)
+            _add_token(events, obj.get("response"), TokenKind.ANSWER)
+        if obj.get("done") is True:
+            self._done = True
+            events.append(ServerTimings("ollama", server_timings(obj)))
+            reason = DONE_REASONS.get(str(obj.get("done_reason") or "stop"), DoneReason.OTHER)
+            events.append(Done(reason))
+        return events
+
+
+def _add_token(events: list[DecodedEvent], text: Any, kind: TokenKind) -> None:
+    if isinstance(text, str) and text:
+        events.append(Token(text, kind))
+
+
+def server_timings(obj: dict[str, Any]) -> dict[str, float]:
+    values: dict[str, float] = {}
+    for name in DURATIONS_NS:
+        if isinstance(obj.get(name), int | float):
+            values[f"{name}_ms"] = obj[name] / 1_000_000
+    for name in COUNTS:
+        if isinstance(obj.get(name), int | float):
+            values[name] = obj[name]
+    return values

@@ -1,0 +1,168 @@
+"""Ollama's native API: streaming /api/chat plus tags, ps, show and version."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from client.backends.base import ModelInfo
+from client.backends.errors import TachyError
+from client.backends.http_json import as_dict, error_mapper, new_client, request_json, root_url
+from client.backends.ndjson import OllamaDecoder
+from client.backends.stream import ChatStream, HttpCall, StreamTimeouts
+from client.core.conversation import ChatRequest
+
+DEFAULT_URL = "http://127.0.0.1:11434"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelDetails:
+    """What POST /api/show says about one model."""
+
+    name: str
+    context_length: int | None = None
+    family: str | None = None
+    parameter_size: str | None = None
+    quantization: str | None = None
+    capabilities: tuple[str, ...] = ()
+
+
+class OllamaBackend:
+    api = "ollama"
+
+    def __init__(self, base_url: str = DEFAULT_URL, client: httpx.AsyncClient | None = None):
+        self.base_url = root_url(base_url, ("/api/chat", "/api", "/v1"))
+        self._own_client = client is None
+        self.client = client or new_client()
+
+    def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:
+        """A stream for one request. An empty message list only loads the model
+        (Ollama answers done_reason "load")."""
+        call = HttpCall("POST", f"{self.base_url}/api/chat", json=chat_body(request))
+        return ChatStream(
+            self.client,
+            call,
+            OllamaDecoder(request.model),
+            request.model,
+            error_mapper(request.model),
+            timeouts,
+        )
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Installed models, marked loaded (with expiry) when /api/ps lists them."""
+        tags, running = await asyncio.gather(self._get("/api/tags"), self._running_or_none())
+        loaded = {m.name: m for m in running or []}
+        models = []
+        for entry in _model_entries(tags):
+            name = str(entry.get("name") or entry.get("model") or "")
+            live = loaded.get(name)
+            models.append(
+                ModelInfo(
+                    name=name,
+                    context_length=live.context_length if live else None,
+                    size_bytes=_int(entry.get("size")),
+                    loaded=live is not None if running is not None else None,
+                    expires_at=live.expires_at if live else None,
+                    size_vram=live.size_vram if live else None,
+                )
+            )
+        return models
+
+    async def running_models(self) -> list[ModelInfo]:
+        """Models loaded in memory now (GET /api/ps), with when they unload."""
+        answer = await self._get("/api/ps")
+        return [
+            ModelInfo(
+                name=str(entry.get("name") or entry.get("model") or ""),
+                context_length=_int(entry.get("context_length")),
+                size_bytes=_int(entry.get("size")),
+                loaded=True,
+                expires_at=entry.get("expires_at"),
+                size_vram=_int(entry.get("size_vram")),
+            )
+            for entry in _model_entries(answer)
+        ]
+
+    async def _running_or_none(self) -> list[ModelInfo] | None:
+        try:
+            return await self.running_models()
+        except TachyError:  # an old Ollama without /api/ps: the list still works
+            return None
+
+    async def show(self, model: str) -> ModelDetails:
+        answer = as_dict(
+            await request_json(
+                self.client,
+                "POST",
+                f"{self.base_url}/api/show",
+                json={"model": model},
+                model=model,
+            ),
+            "the /api/show answer",
+        )
+        info = _dict(answer.get("model_info"))
+        details = _dict(answer.get("details"))
+        family = info.get("general.architecture") or details.get("family")
+        context = info.get(f"{family}.context_length") if family else None
+        if context is None:  # a model whose architecture key differs from its family
+            context = next((v for k, v in info.items() if k.endswith(".context_length")), None)
+        capabilities = answer.get("capabilities")
+        return ModelDetails(
+            name=model,
+            context_length=_int(context),
+            family=str(family) if family else None,
+            parameter_size=details.get("parameter_size"),
+            quantization=details.get("quantization_level"),
+            capabilities=tuple(capabilities) if isinstance(capabilities, list) else (),
+        )
+
+    async def version(self) -> str:
+        answer = as_dict(await self._get("/api/version"), "the /api/version answer")
+        return str(answer.get("version", ""))
+
+    async def aclose(self) -> None:
+        if self._own_client:
+            await self.client.aclose()
+
+    async def _get(self, path: str) -> Any:
+        return await request_json(self.client, "GET", f"{self.base_url}{path}")
+
+
+def chat_body(request: ChatRequest) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "stream": True,
+    }
+    options = request.options.ollama_options()
+    if options:
+        body["options"] = options
+    if request.keep_alive is not None:
+        body["keep_alive"] = request.keep_alive
+    if request.think is not None:
+        body["think"] = request.think
+    # Ollama continues a trailing assistant message by itself: nothing to add
+    # for request.continue_final_message.
+    return body
+
+
+def _model_entries(answer: Any) -> list[dict[str, Any]]:
+    models = as_dict(answer, "the model list").get("models")
+    if not isinstance(models, list):
+        return []
+    return [m for m in models if isinstance(m, dict)]
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return int(value)
+    return None

@@ -1,0 +1,173 @@
+"""`tachy chat` end to end against a scripted server on loopback."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from client.cli import main
+from tests.backends.live_server import LiveServer, Script
+from tests.backends.test_live_http import closed_port
+
+
+def test_streams_exactly_the_text_and_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    with LiveServer(Script(tokens=["Hello", ", ", "wörld 🚀"])) as server:
+        code = main(["chat", "--url", server.url, "-m", "fake-model", "hi"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert out == "Hello, wörld 🚀"
+    assert "ttft" in err and "tokens/s" in err and "3 output tokens" in err
+    assert "Traceback" not in err
+
+
+def test_first_model_and_options_are_sent(capsys: pytest.CaptureFixture[str]) -> None:
+    with LiveServer(Script(models=["first", "second"])) as server:
+        args = [
+            "chat",
+            "--url",
+            server.url,
+            "--system",
+            "be brief",
+            "--max-tokens",
+            "9",
+            "--temperature",
+            "0.5",
+            "--seed",
+            "3",
+            "question",
+        ]
+        assert main(args) == 0
+    body = server.requests[0]
+    assert body["model"] == "first"
+    assert body["messages"] == [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "question"},
+    ]
+    assert (body["max_tokens"], body["temperature"], body["seed"]) == (9, 0.5, 3)
+
+
+def test_ollama_detected_automatically(capsys: pytest.CaptureFixture[str]) -> None:
+    with LiveServer(Script(api="ollama", tokens=["a", "b"])) as server:
+        assert main(["chat", "--url", server.url, "hi"]) == 0
+    assert capsys.readouterr().out == "ab"
+    assert server.requests[0]["stream"] is True
+
+
+def test_json_events_and_metrics(capsys: pytest.CaptureFixture[str]) -> None:
+    with LiveServer(Script(tokens=["x", "y"])) as server:
+        assert main(["chat", "--url", server.url, "--api", "openai", "--json", "hi"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    names = [line["event"] for line in lines]
+    assert names == ["started", "token", "token", "usage", "done", "metrics"]
+    assert lines[1] == {"event": "token", "text": "x", "kind": "answer"}
+    assert lines[4]["reason"] == "stop" and lines[4]["text"] == "xy"
+    assert lines[-1]["output_tokens"] == 2 and lines[-1]["ttft_ms"] > 0
+
+
+def test_stages_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    with LiveServer(Script(tokens=["x"])) as server:
+        assert main(["chat", "--url", server.url, "--stages", "hi"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "x"
+    assert err.index("understanding") < err.index("answering")
+
+
+def test_api_key_from_environment(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TEST_TACHY_KEY", "sk-123")
+    with LiveServer(Script(tokens=["x"])) as server:
+        args = ["chat", "--url", server.url, "--api", "openai", "--api-key-env", "TEST_TACHY_KEY"]
+        assert main([*args, "hi"]) == 0
+        assert main([*args[:-1], "TEST_TACHY_MISSING", "hi"]) == 1
+    assert server.headers[0]["Authorization"] == "Bearer sk-123"
+    assert "TEST_TACHY_MISSING is not set" in capsys.readouterr().err
+
+
+def test_unreachable_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        ["chat", "--url", f"http://127.0.0.1:{closed_port()}", "--api", "openai", "-m", "m", "hi"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert "Can't reach the server" in err and "Traceback" not in err
+
+
+def test_unreachable_with_auto_detection_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["chat", "--url", f"http://127.0.0.1:{closed_port()}", "hi"]) == 2
+    assert "Can't reach" in capsys.readouterr().err
+
+
+def test_server_error_exits_1_with_the_servers_message(capsys: pytest.CaptureFixture[str]) -> None:
+    script = Script(status=404, body=b'{"error":{"message":"model nope does not exist"}}')
+    with LiveServer(script) as server:
+        assert main(["chat", "--url", server.url, "-m", "nope", "hi"]) == 1
+    err = capsys.readouterr().err
+    assert "no model named 'nope'" in err and "Traceback" not in err
+
+
+def test_interrupted_stream_exits_3_and_keeps_the_text(capsys: pytest.CaptureFixture[str]) -> None:
+    with LiveServer(Script(tokens=["kept ", "lost"], reset_after=1)) as server:
+        assert main(["chat", "--url", server.url, "-m", "fake-model", "hi"]) == 3
+    out, err = capsys.readouterr()
+    assert out == "kept " and "interrupted" in err
+
+
+def test_sigint_stops_the_server_and_keeps_the_partial_text() -> None:
+    script = Script(tokens=[f"t{i} " for i in range(200)], delay_s=0.05)
+    with LiveServer(script) as server:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "client",
+                "chat",
+                "--url",
+                server.url,
+                "--api",
+                "openai",
+                "-m",
+                "fake-model",
+                "hi",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        try:
+            assert process.stdout is not None
+            first = process.stdout.read(3)  # blocks until the answer streams
+            assert first == b"t0 "
+            process.send_signal(signal.SIGINT)
+            sent_at = time.monotonic()
+            assert server.disconnected.wait(5)
+            hang_up_s = time.monotonic() - sent_at
+            out, err = process.communicate(timeout=10)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert process.returncode == 130
+    text = (first + out).decode()
+    words = text.split()
+    assert words == [f"t{i}" for i in range(len(words))]  # every word that came, in order
+    assert 1 <= len(words) < 200
+    assert "stopped" in err.decode() and "Traceback" not in err.decode()
+    assert hang_up_s < 1.0
+
+
+def test_message_from_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("a long question\nover two lines\n"))
+    with LiveServer(Script(tokens=["ok"])) as server:
+        assert main(["chat", "--url", server.url, "-"]) == 0
+    assert server.requests[0]["messages"][-1]["content"] == "a long question\nover two lines\n"
+    assert capsys.readouterr().out == "ok"
