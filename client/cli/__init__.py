@@ -6,6 +6,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 # subcommand -> module in client.cli that defines add_arguments(parser) and run(args) -> int
 SUBCOMMANDS = {
@@ -31,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _command_module(module_name: str):  # type: ignore[no-untyped-def]
+def _command_module(module_name: str) -> ModuleType:
     return importlib.import_module(f"client.cli.{module_name}")
 
 

@@ -1,15 +1,267 @@
-"""`tachy bench` (not built yet)."""
+"""`tachy bench`: N streamed requests against one server, then a percentile table.
+
+    tachy bench --url http://127.0.0.1:11434 -m llama3.2 -n 20
+    tachy bench --local --cold --json results.json
+
+The table goes to stdout (to stderr when the JSON goes to stdout); a progress bar
+appears on stderr once a run takes longer than a second.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
 import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TextIO
+
+from client.backends import make_backend
+from client.backends.base import Backend
+from client.backends.errors import BackendUnreachable, TachyError
+from client.backends.local_engine import LocalEngine
+from client.core.stats import Summary
+from client.services.bench import (
+    DEFAULT_PROMPT,
+    BenchReport,
+    BenchSettings,
+    RequestResult,
+    run_bench,
+    unload_ollama_model,
+)
+
+EXIT_FAILED = 1
+EXIT_UNREACHABLE = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("--url", help="server URL (default: start the local engine)")
+    parser.add_argument("--api", choices=["auto", "ollama", "openai"], default="auto")
+    parser.add_argument("--api-key", help="bearer key for OpenAI-compatible servers")
+    parser.add_argument("-m", "--model", help="model name (default: the server's first)")
+    parser.add_argument("-n", type=_positive, default=20, help="measured requests (20)")
+    parser.add_argument("--warmup", type=_not_negative, default=1, help="unreported first (1)")
+    prompt = parser.add_mutually_exclusive_group()
+    prompt.add_argument("--prompt", help="the message to send")
+    prompt.add_argument("--prompt-file", type=Path, help="read the message from a file")
+    parser.add_argument("--max-tokens", type=_positive, default=64)
+    parser.add_argument("--concurrency", type=_positive, default=1)
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="make the model cold first (Ollama: unload; --local: restart the engine) "
+        "and report the first request separately",
+    )
+    parser.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="FILE",
+        help="write the results as JSON to FILE (to stdout without FILE)",
+    )
+    parser.add_argument("--local", action="store_true", help="start the local engine for the run")
 
 
 def run(args: argparse.Namespace) -> int:
-    print("tachy bench: not available yet", file=sys.stderr)
-    return 2
+    try:
+        prompt = _read_prompt(args)
+    except OSError as error:
+        print(f"tachy bench: can't read the prompt file: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        return asyncio.run(_bench(args, prompt))
+    except BackendUnreachable as error:
+        print(f"tachy bench: {error}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+    except TachyError as error:
+        print(f"tachy bench: {error}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+async def _bench(args: argparse.Namespace, prompt: str) -> int:
+    engine: LocalEngine | None = None
+    if args.local or not args.url:
+        engine = LocalEngine()
+        await engine.start()
+    try:
+        url = engine.url if engine else args.url
+        api = "openai" if engine else args.api
+        backend = await make_backend(url, api, args.api_key)
+        try:
+            model = args.model or await _first_model(backend)
+            settings = BenchSettings(
+                model=model,
+                prompt=prompt,
+                n=args.n,
+                warmup=args.warmup,
+                max_tokens=args.max_tokens,
+                concurrency=args.concurrency,
+                cold=args.cold,
+            )
+            progress = ProgressBar(sys.stderr)
+            make_cold = _cold_hook(backend, model, engine) if args.cold else None
+            report = await run_bench(backend, settings, make_cold, progress)
+            progress.finish()
+        finally:
+            await backend.aclose()
+    finally:
+        if engine is not None:
+            await engine.stop()
+    _write_outputs(report, args.json)
+    return _exit_code(report)
+
+
+async def _first_model(backend: Backend) -> str:
+    models = await backend.list_models()
+    if not models:
+        raise TachyError(f"The server at {backend.base_url} lists no models. Pass one with -m.")
+    return models[0].name
+
+
+def _cold_hook(
+    backend: Backend, model: str, engine: LocalEngine | None
+) -> Callable[[], Awaitable[None]] | None:
+    if engine is not None:
+        return engine.restart
+    if backend.api == "ollama":
+        return lambda: unload_ollama_model(backend, model)
+    print(
+        "tachy bench: an OpenAI-compatible server can't be told to unload its model; "
+        "the first request is reported separately but may be warm",
+        file=sys.stderr,
+    )
+    return None
+
+
+def _read_prompt(args: argparse.Namespace) -> str:
+    if args.prompt_file is not None:
+        return str(args.prompt_file.read_text(encoding="utf-8"))
+    return str(args.prompt) if args.prompt else DEFAULT_PROMPT
+
+
+def _write_outputs(report: BenchReport, json_target: str | None) -> None:
+    if any(r.ok for r in report.results):  # else the one-line error says it all
+        table_stream = sys.stderr if json_target == "-" else sys.stdout
+        table_stream.write(format_report(report))
+        table_stream.flush()
+    if json_target is None:
+        return
+    text = json.dumps(report.as_dict(), indent=2)
+    if json_target == "-":
+        print(text)
+    else:
+        Path(json_target).write_text(text + "\n", encoding="utf-8")
+
+
+def _exit_code(report: BenchReport) -> int:
+    if not report.errors:
+        return 0
+    if any(r.ok for r in report.results):
+        return 0  # some answers failed: the table says how many
+    first = report.results[0] if report.results else None
+    if first is not None and first.error_type == "BackendUnreachable":
+        print(f"tachy bench: {first.error}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+    if first is not None:
+        print(f"tachy bench: every request failed: {first.error}", file=sys.stderr)
+    return EXIT_FAILED
+
+
+# -- the table ---------------------------------------------------------------
+
+
+def format_report(report: BenchReport) -> str:
+    s = report.settings
+    lines = [
+        f"server {report.server} ({report.api}), model {s.model}",
+        f"{len(report.warm_results)} requests, concurrency {s.concurrency}, "
+        f"max {s.max_tokens} tokens, errors {report.errors}"
+        + (", output tokens estimated from chunk count" if report.output_tokens_estimated else ""),
+        "",
+        _row("metric", "n", "mean", "median", "p90", "p95", "p99"),
+    ]
+    for name, summary in report.summaries().items():
+        lines.append(_summary_row(name, summary))
+    server = report.server_summaries()
+    if server:
+        lines.append("server-reported:")
+        lines.extend(_summary_row(name, summary) for name, summary in server.items())
+    if (cold := report.cold_result) is not None:
+        lines.extend(["", _cold_line(cold)])
+    for result in report.results:
+        if not result.ok:
+            lines.append(f"first error: {result.error}")
+            break
+    return "\n".join(lines) + "\n"
+
+
+def _row(*cells: str) -> str:
+    name, *rest = cells
+    return f"{name:<20}" + "".join(f"{cell:>10}" for cell in rest)
+
+
+def _summary_row(name: str, summary: Summary | None) -> str:
+    if summary is None:
+        return _row(name, "0", *["-"] * 5)
+    values = (summary.mean, summary.median, summary.p90, summary.p95, summary.p99)
+    return _row(name, str(summary.n), *(f"{v:.1f}" for v in values))
+
+
+def _cold_line(cold: RequestResult) -> str:
+    m = cold.metrics
+    if not cold.ok:
+        return f"cold first request: failed: {cold.error}"
+    parts = [
+        f"ttft {_fmt(m.ttft_ms)} ms",
+        f"ttfo {_fmt(m.ttfo_ms)} ms",
+        f"tpot {_fmt(m.tpot_ms)} ms",
+        f"{_fmt(m.tokens_per_s)} tokens/s",
+        f"e2el {_fmt(m.e2el_ms)} ms",
+    ]
+    parts += [f"{name} {value:.1f}" for name, value in cold.server_figures().items()]
+    return "cold first request: " + ", ".join(parts)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+class ProgressBar:
+    """A one-line bar on stderr, drawn only once the run has taken a second."""
+
+    def __init__(self, stream: TextIO, width: int = 30, delay_s: float = 1.0) -> None:
+        self._stream = stream
+        self._width = width
+        self._delay_s = delay_s
+        self._started = time.monotonic()
+        self._drawn = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if time.monotonic() - self._started < self._delay_s:
+            return
+        filled = self._width * done // max(total, 1)
+        bar = "#" * filled + "." * (self._width - filled)
+        self._stream.write(f"\r[{bar}] {done}/{total}")
+        self._stream.flush()
+        self._drawn = True
+
+    def finish(self) -> None:
+        if self._drawn:
+            self._stream.write("\n")
+            self._stream.flush()
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _not_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return value

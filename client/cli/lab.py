@@ -1,15 +1,50 @@
-"""`tachy lab` (not built yet)."""
+"""`tachy lab`: the latency lab, a simulated Ollama + OpenAI-compatible server, or a chaos proxy."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+
+from client.lab import PRESETS, LabServer, ScenarioError, load_scenario
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
+    parser.add_argument("--port", type=int, default=11435, help="port (0 picks a free one)")
+    parser.add_argument(
+        "--scenario",
+        default="fast",
+        help=f"a preset ({', '.join(PRESETS)}) or a .toml/.json scenario file",
+    )
+    parser.add_argument(
+        "--upstream",
+        metavar="URL",
+        help="chaos proxy: forward to this OpenAI-compatible server, applying the dials",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    print("tachy lab: not available yet", file=sys.stderr)
-    return 2
+    try:
+        scenario = load_scenario(args.scenario)
+    except ScenarioError as exc:
+        print(f"tachy lab: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(_serve(LabServer(scenario, args.upstream), args.host, args.port))
+    except OSError as exc:
+        print(f"tachy lab: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _serve(lab: LabServer, host: str, port: int) -> None:
+    url = await lab.start(host, port)
+    mode = f"proxy to {lab.state.upstream}" if lab.state.upstream else "simulated server"
+    print(f"tachy lab: {mode}, scenario {lab.scenario.name!r}, model {lab.scenario.model!r}")
+    print(f"  Ollama API: {url}/api/chat   OpenAI API: {url}/v1/chat/completions")
+    print("  Ctrl+C to stop", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await lab.stop()

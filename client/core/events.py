@@ -7,7 +7,7 @@ stream adds Started and the final event.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
@@ -111,7 +111,7 @@ def as_dict(event: StreamEvent) -> dict[str, Any]:
             "error_type": type(event.error).__name__,
             "partial_text": event.partial_text,
         }
-    data = {slot: getattr(event, slot) for slot in event.__slots__}  # type: ignore[union-attr]
+    data = {item.name: getattr(event, item.name) for item in fields(event)}
     return {
         "event": name,
         **{k: (str(v) if isinstance(v, StrEnum) else v) for k, v in data.items()},
