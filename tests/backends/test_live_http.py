@@ -25,6 +25,9 @@ from tests.backends.live_server import LiveServer, Script
 
 REQUEST = ChatRequest("fake-model", [ChatMessage("user", "hi")])
 FAST = StreamTimeouts(first_byte_s=0.3, stall_s=0.3)
+# Error-mapping tests are not about timing: a loaded CI machine must not turn them into timeouts.
+PATIENT = StreamTimeouts(first_byte_s=30, stall_s=30)
+STALL_ONLY = StreamTimeouts(first_byte_s=30, stall_s=0.3)
 
 
 def closed_port() -> int:
@@ -33,7 +36,7 @@ def closed_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def events_of(script: Script, timeouts: StreamTimeouts = FAST) -> tuple[ChatStream, list]:
+async def events_of(script: Script, timeouts: StreamTimeouts = PATIENT) -> tuple[ChatStream, list]:
     with LiveServer(script) as server:
         backend = backend_for(server.url, script.api)
         try:
@@ -77,7 +80,7 @@ async def test_first_byte_timeout_closes_the_connection() -> None:
 
 
 async def test_stall_keeps_partial_text() -> None:
-    _, events = await events_of(Script(tokens=["one ", "two"], hang_after=1))
+    _, events = await events_of(Script(tokens=["one ", "two"], hang_after=1), STALL_ONLY)
     assert isinstance(events[-1], Failed) and isinstance(events[-1].error, StreamStalled)
     assert events[-1].partial_text == "one "
 
