@@ -1,0 +1,432 @@
+"""One request of a chat session, as an async iterator of what the user should see.
+
+    generation = session.generate(conversation_id, "Why is the sky blue?")
+    async for event in generation:      # StageChanged / Token / SlowStart / Finished
+        ...
+
+Stop = cancel the task iterating it. The stream is closed (the server stops), the
+partial text is saved as stopped, `generation.finished` is set, and the
+CancelledError goes on. Every other end yields one Finished as the last event.
+
+Hot path: after the first token there is no timer and no task between the stream and
+the consumer. A token's text is only buffered before it is yielded; AnswerWriter
+writes it later on the database thread, so the store never delays a paint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from client.backends.errors import BackendUnreachable, TachyError
+from client.backends.stream import ChatStream, StreamTimeouts
+from client.core.budget import FittedPrompt
+from client.core.conversation import ChatRequest
+from client.core.events import Done, DoneReason, Failed, StreamEvent, Token, TokenKind
+from client.core.metrics import RequestMetrics, compute_metrics
+from client.core.timeline import RequestTimeline, now_ns
+from client.services.answer_writer import AnswerWriter
+from client.services.outcomes import (
+    NEXT_STEPS,
+    Finished,
+    NextStep,
+    Outcome,
+    SlowStart,
+    Stage,
+    StageChanged,
+)
+from client.services.turns import Turn
+from client.store.history import MessageState
+
+if TYPE_CHECKING:
+    from client.services.session import ChatSession
+
+log = logging.getLogger(__name__)
+
+SessionEvent = StageChanged | Token | SlowStart | Finished
+AnswerFilter = Callable[[str], str]  # answer text in -> the part to show now
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """What a turn sends: the request, and how its answer and context were shaped."""
+
+    request: ChatRequest
+    answer_filter: AnswerFilter | None = None  # Continue by prompt: drops a restart
+    fitted: FittedPrompt | None = None  # the context after the prompt budget
+
+
+RequestBuilder = Callable[[Turn], Outgoing]
+Item = StreamEvent | SlowStart | StageChanged | None  # what the run loop handles
+COLD_STATES = ("cold", "loading")
+MODEL_STATE_POLL_S = 0.25  # how often the loading stage asks the warmer, before the first token
+# Ollama reports a few ms of load_duration even for a loaded model; a real load takes
+# seconds. Above this, the request counts as cold even if no warmer said so.
+SERVER_LOAD_COLD_MS = 500.0
+
+
+class Generation:
+    def __init__(
+        self,
+        session: ChatSession,
+        kind: str,
+        prepare: Callable[[], Turn],
+        build_request: RequestBuilder,
+    ) -> None:
+        self.kind = kind  # ask | regenerate | retry | edit | continue
+        self.conversation_id: int | None = None
+        self.user_message_id: int | None = None
+        self.assistant_message_id: int | None = None
+        self.timeline = RequestTimeline()  # the stream stamps into this same object
+        self.finished: Finished | None = None
+        self.request: ChatRequest | None = None
+        # The prompt budget's cut: the first stored message sent after dropped ones
+        # (the ui draws "earlier messages not sent" above it); None when nothing was cut.
+        self.fitted: FittedPrompt | None = None
+        self.cut_before_message_id: int | None = None
+        self.cold = False  # the warmer said cold/loading at the start, or the server loaded it
+        self.metrics_record_id: int | None = None  # for MetricsStore.set_paint_ms
+        self._session = session
+        self._prepare = prepare
+        self._build_request = build_request
+        self._backend = session.backend
+        self._model = session.model
+        self._turn: Turn | None = None
+        self._turn_task: asyncio.Future[Turn] | None = None
+        self._stream: ChatStream | None = None
+        self._answer_filter: AnswerFilter | None = None
+        self._text_parts: list[str] = []  # what was shown (after the answer filter)
+        self._thinking_parts: list[str] = []
+        self._writer: AnswerWriter | None = None
+        self._pending: asyncio.Future[StreamEvent | None] | None = None
+        self._stage: Stage | None = None
+        self._waiting_since = 0.0
+        self._slow_start_sent = False
+        self._saved = False
+        self._iterator: AsyncGenerator[SessionEvent, None] | None = None
+        self._closing: asyncio.Future[None] | None = None
+
+    def __aiter__(self) -> AsyncGenerator[SessionEvent, None]:
+        if self._iterator is None:
+            self._iterator = self._run()
+        return self._iterator
+
+    async def aclose(self) -> None:
+        """Stop it without cancelling the consuming task (e.g. after a `break`)."""
+        if self._iterator is not None:
+            await self._iterator.aclose()
+
+    # ---- the run ----------------------------------------------------------------------
+
+    async def _run(self) -> AsyncGenerator[SessionEvent, None]:
+        self._watch_consumer()
+        try:
+            yield self._enter(self._first_stage())
+            await self._start()
+            assert self._stream is not None and self._writer is not None
+            async with self._stream as stream:
+                events = aiter(stream)
+                try:
+                    while self.finished is None:
+                        item: Item
+                        if self._pending is None and self.timeline.first_token_ns is not None:
+                            item = await anext(events, None)  # hot path: no task, no timer
+                        else:
+                            item = await self._wait_for_item(events)
+                        for out in self._on_item(item):
+                            if isinstance(out, Token):
+                                # Only buffered: the write runs later, off the loop, so
+                                # the consumer paints this token before any store write.
+                                self._writer.add(out.text, out.kind)
+                            yield out
+                finally:
+                    await self._cancel_pending()  # before closing: it may be running `events`
+                    await _aclose(events)
+        except (asyncio.CancelledError, GeneratorExit):
+            self._conclude_cancelled()
+            raise
+        except Exception as error:
+            self._conclude_error(error)
+            raise
+        finally:
+            await self._save()
+        assert self.finished is not None
+        yield self.finished
+
+    async def _start(self) -> None:
+        history = self._session.history
+        self._turn_task = asyncio.ensure_future(history.db.run(self._prepare))
+        # Shielded: if Stop comes now, the messages are still stored and then closed.
+        turn = await asyncio.shield(self._turn_task)
+        self._take_turn(turn)
+        outgoing = self._build_request(turn)
+        self.request, self._answer_filter = outgoing.request, outgoing.answer_filter
+        self.fitted = outgoing.fitted
+        if self.fitted is not None and self.fitted.cut_index is not None:
+            ids = turn.context_ids
+            self.cut_before_message_id = (
+                ids[self.fitted.cut_index] if self.fitted.cut_index < len(ids) else None
+            )
+        self._model = self.request.model
+        timeouts = StreamTimeouts(first_byte_s=None, stall_s=self._session.stall_timeout_s)
+        stream = self._backend.chat(self.request, timeouts)
+        stream.timeline = self.timeline
+        self._stream = stream
+        self._waiting_since = asyncio.get_running_loop().time()
+
+    def _take_turn(self, turn: Turn) -> None:
+        self._turn = turn
+        self.conversation_id = turn.conversation_id
+        self.user_message_id = turn.user_message_id
+        self.assistant_message_id = turn.assistant_message_id
+        self._writer = AnswerWriter(
+            self._session.history, turn.assistant_message_id, self._session.flush_interval_s
+        )
+
+    async def _wait_for_item(self, events: AsyncIterator[StreamEvent]) -> Item:
+        """Before the first token: the next stream event (None at its end), or a notice
+        when a timer fires first: SlowStart, or a stage change reported by the warmer.
+        The read runs in a task so that a timer never cancels it."""
+        while True:
+            if self._pending is None:
+                self._pending = asyncio.ensure_future(anext(events, None))
+            done, _ = await asyncio.wait({self._pending}, timeout=self._wait_step())
+            if done:
+                pending, self._pending = self._pending, None
+                return pending.result()
+            notice = self._notice_while_waiting()
+            if notice is not None:
+                return notice
+
+    def _wait_step(self) -> float | None:
+        steps: list[float] = []
+        if not self._slow_start_sent:
+            elapsed = asyncio.get_running_loop().time() - self._waiting_since
+            steps.append(max(0.0, self._session.first_token_timeout_s - elapsed))
+        if self._session.model_state_provider is not None:
+            steps.append(MODEL_STATE_POLL_S)
+        return min(steps) if steps else None
+
+    def _notice_while_waiting(self) -> SlowStart | StageChanged | None:
+        waited = asyncio.get_running_loop().time() - self._waiting_since
+        if not self._slow_start_sent and waited >= self._session.first_token_timeout_s:
+            self._slow_start_sent = True
+            return SlowStart(waited)
+        if self._session.model_state_provider is not None:
+            stage = Stage.LOADING if self._model_state() in COLD_STATES else Stage.UNDERSTANDING
+            if stage is not self._stage:
+                return self._enter(stage)
+        return None
+
+    async def _cancel_pending(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None and not pending.done():
+            pending.cancel()  # the stream sees CancelledError and closes the response
+            await asyncio.wait({pending})
+
+    # ---- events -----------------------------------------------------------------------
+
+    def _on_item(self, item: Item) -> list[SessionEvent]:
+        if type(item) is Token:  # the common case first: this runs for every token
+            if self._answer_filter is not None and item.kind is TokenKind.ANSWER:
+                shown = self._answer_filter(item.text)
+                if not shown:
+                    return []
+                item = item if shown == item.text else Token(shown, item.kind)
+            thinking = item.kind is TokenKind.THINKING
+            (self._thinking_parts if thinking else self._text_parts).append(item.text)
+            stage = Stage.THINKING if thinking else Stage.ANSWERING
+            if stage is self._stage:
+                return [item]
+            return [self._enter(stage, self.timeline.tokens[-1].at_ns), item]
+        if isinstance(item, SlowStart | StageChanged):
+            return [item]
+        if isinstance(item, Done):
+            self._conclude(Outcome.COMPLETE, length_cut=item.reason is DoneReason.LENGTH)
+        elif isinstance(item, Failed):
+            self._conclude_failed(item.error)
+        elif item is None:  # a stream always ends with Done or Failed; be safe anyway
+            self._conclude(Outcome.INTERRUPTED, "The answer ended without finishing.")
+        return []
+
+    def _first_stage(self) -> Stage:
+        state = self._model_state()
+        self.cold = state in COLD_STATES
+        return Stage.LOADING if self.cold else Stage.UNDERSTANDING
+
+    def _model_state(self) -> str | None:
+        provider = self._session.model_state_provider
+        if provider is None:
+            return None
+        try:
+            return provider()
+        except Exception:
+            log.exception("the model state provider failed")
+            return None
+
+    def _enter(self, stage: Stage, at_ns: int | None = None) -> StageChanged:
+        at = at_ns if at_ns is not None else now_ns()
+        self.timeline.enter_stage(stage.value, at)
+        self._stage = stage
+        return StageChanged(stage, at)
+
+    # ---- how it ended -----------------------------------------------------------------
+
+    def _conclude_failed(self, error: Exception) -> None:
+        if isinstance(error, BackendUnreachable):
+            outcome = Outcome.UNREACHABLE
+        else:
+            outcome = Outcome.INTERRUPTED if self._has_new_text() else Outcome.FAILED
+        self._conclude(outcome, _sentence(error))
+
+    def _conclude_cancelled(self) -> None:
+        if self.finished is not None:
+            return
+        if self._slow_start_sent and not self._has_new_text():
+            waited = self._session.first_token_timeout_s
+            self._conclude(
+                Outcome.TIMED_OUT,
+                f"No answer arrived within {waited:g} s, and the request was cancelled.",
+            )
+        else:
+            self._conclude(Outcome.STOPPED)
+
+    def _conclude_error(self, error: Exception) -> None:
+        if self.finished is None:
+            log.exception("the generation failed")
+            outcome = Outcome.INTERRUPTED if self._has_new_text() else Outcome.FAILED
+            self._conclude(outcome, _sentence(error))
+
+    def _has_new_text(self) -> bool:
+        return bool(self._text_parts or self._thinking_parts)
+
+    def _conclude(
+        self, outcome: Outcome, error_message: str = "", length_cut: bool = False
+    ) -> None:
+        self.timeline.close_stages()
+        turn = self._turn
+        text = (turn.prior_text if turn else "") + "".join(self._text_parts)
+        thinking = (turn.prior_thinking if turn else "") + "".join(self._thinking_parts)
+        self.finished = Finished(
+            outcome=outcome,
+            text=text,
+            thinking=thinking,
+            error_message=error_message,
+            next_steps=self._next_steps(outcome, bool(text or thinking), length_cut),
+            metrics=self._metrics(),
+            message_id=self.assistant_message_id,
+        )
+
+    def _next_steps(
+        self, outcome: Outcome, has_text: bool, length_cut: bool
+    ) -> tuple[NextStep, ...]:
+        if outcome is Outcome.COMPLETE:
+            return (NextStep.CONTINUE,) if length_cut else ()
+        steps = list(NEXT_STEPS[outcome])
+        if has_text and outcome in (Outcome.FAILED, Outcome.UNREACHABLE, Outcome.TIMED_OUT):
+            steps.insert(0, NextStep.CONTINUE)  # a Continue that failed: the old text is kept
+        if not has_text and NextStep.CONTINUE in steps:
+            steps = [NextStep.RETRY, NextStep.EDIT_QUESTION]  # nothing to continue
+        if self._session.is_local and NextStep.USE_LOCAL in steps:
+            steps.remove(NextStep.USE_LOCAL)
+        return tuple(steps)
+
+    def _metrics(self) -> RequestMetrics:
+        stream = self._stream
+        if stream is None:
+            return RequestMetrics()
+        return compute_metrics(
+            self.timeline, stream.usage, stream.server_timings, self._session.thresholds
+        )
+
+    # ---- saving -----------------------------------------------------------------------
+
+    async def _save(self) -> None:
+        """The message's end state and the request's metrics; once, shielded."""
+        if self._saved or self.finished is None:
+            return
+        self._saved = True
+        try:
+            await asyncio.shield(self._save_now(self.finished))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("could not save the end of the answer")
+
+    async def _save_now(self, finished: Finished) -> None:
+        if self._writer is None and self._turn_task is not None:
+            await asyncio.wait({self._turn_task})  # Stop came while the turn was stored
+            if not self._turn_task.cancelled() and self._turn_task.exception() is None:
+                self._take_turn(self._turn_task.result())
+                self._conclude(finished.outcome, finished.error_message)  # now with its ids
+                assert self.finished is not None
+                finished = self.finished
+        if self._writer is not None:
+            await self._writer.finish(self._stored_state(finished), finished.error_message)
+        load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
+        self.cold = self.cold or load_ms >= SERVER_LOAD_COLD_MS
+        metrics_store = self._session.metrics_store
+        if metrics_store is not None and self._stream is not None:
+            self.metrics_record_id = await metrics_store.db.run(
+                metrics_store.record,
+                finished.metrics,
+                server=self._session.server_name,
+                model=self._model,
+                outcome=finished.outcome.value,
+                message_id=self.assistant_message_id,
+                cold=self.cold,
+                stages=self._stage_record(),
+            )
+
+    def _stored_state(self, finished: Finished) -> MessageState:
+        turn = self._turn
+        state = MessageState.for_outcome(finished.outcome.value)
+        if state is MessageState.FAILED and turn is not None and turn.prior_state is not None:
+            if turn.prior_text or turn.prior_thinking:
+                return turn.prior_state  # a failed Continue leaves the answer as it was
+        return state
+
+    def _stage_record(self) -> list[dict[str, Any]]:
+        """Stages in ms since the request was written (the part before is negative)."""
+        origin = self.timeline.request_written_ns
+        if origin is None and self.timeline.stages:
+            origin = self.timeline.stages[0].start_ns
+        return [
+            {
+                "stage": s.name,
+                "start_ms": (s.start_ns - (origin or 0)) / 1e6,
+                "end_ms": None if s.end_ns is None else (s.end_ns - (origin or 0)) / 1e6,
+            }
+            for s in self.timeline.stages
+        ]
+
+    # ---- when the consumer goes away without closing us ---------------------------------
+
+    def _watch_consumer(self) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            task.add_done_callback(self._consumer_done)
+
+    def _consumer_done(self, _: object) -> None:
+        # The ui's task ended (cancelled between two events, or it dropped us) while we
+        # were suspended at a yield: finish now so `finished` is set when its awaiter
+        # resumes, then close the run so the stream is closed and the end saved.
+        if self.finished is not None or self._iterator is None:
+            return
+        self._conclude_cancelled()
+        self._closing = asyncio.ensure_future(self.aclose())
+
+
+def _sentence(error: Exception) -> str:
+    if isinstance(error, TachyError):
+        return error.user_message
+    return f"Something went wrong: {error}" if str(error) else type(error).__name__
+
+
+async def _aclose(iterator: AsyncIterator[Any]) -> None:
+    close = getattr(iterator, "aclose", None)
+    if close is not None:
+        await close()

@@ -1,0 +1,174 @@
+"""Which server a chat goes to, and one long-lived backend per server.
+
+A `ServerChoice` is what the server picker shows: a detected local server, a saved
+endpoint, or the embedded local engine. `BackendPool` keeps exactly one backend (and
+so one httpx.AsyncClient with its connection pool) per server for the life of the
+app, and closes them all on quit. API keys are looked up only when a backend is made,
+through a callable (the keyring lives in client.store), never stored here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+
+from client.backends.base import Backend
+
+LOCAL_ENGINE_LABEL = "Local model (SmolLM2-135M)"
+
+BackendFactory = Callable[[str, str, "str | None"], Awaitable[Backend]]
+KeyLookup = Callable[[str], "str | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerChoice:
+    name: str  # what the picker shows, e.g. "Ollama on this computer"
+    url: str
+    api: str  # "ollama" or "openai"
+    api_key_name: str | None = None  # the keyring entry holding its key, if any
+    is_local: bool = False  # the embedded local engine
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What makes two choices the same server: its address and protocol."""
+        return (normalize_url(self.url), self.api)
+
+
+def normalize_url(url: str) -> str:
+    url = url.strip().rstrip("/")
+    return url if "://" in url else "http://" + url
+
+
+def local_engine_choice(url: str) -> ServerChoice:
+    return ServerChoice(LOCAL_ENGINE_LABEL, url, "openai", is_local=True)
+
+
+def server_choices(
+    saved: Iterable[ServerChoice], detected: Iterable[ServerChoice]
+) -> list[ServerChoice]:
+    """What the picker lists: saved endpoints first (the user chose them), then
+    detected servers not already saved. The same server never appears twice."""
+    seen: set[tuple[str, str]] = set()
+    choices: list[ServerChoice] = []
+    for choice in [*saved, *detected]:
+        if choice.key not in seen:
+            seen.add(choice.key)
+            choices.append(choice)
+    return choices
+
+
+def default_choice(
+    choices: Iterable[ServerChoice], last_used: tuple[str, str] | None = None
+) -> ServerChoice | None:
+    """The server to open with: the last one used if still listed, else the first
+    listed. None means nothing is saved or detected: start the local engine."""
+    listed = list(choices)
+    for choice in listed:
+        if last_used is not None and choice.key == (normalize_url(last_used[0]), last_used[1]):
+            return choice
+    return listed[0] if listed else None
+
+
+async def _make_backend(url: str, api: str, api_key: str | None) -> Backend:
+    # Imported here so the pool can be built (and tested) with any factory.
+    from client.backends import make_backend
+
+    return await make_backend(url, api, api_key)
+
+
+def _keyring_lookup(account: str) -> str | None:
+    from client.store.secrets import get_api_key
+
+    return get_api_key(account)
+
+
+class BackendPool:
+    """One backend per server, created on first use and kept until aclose().
+
+    Asking twice for the same server, even at the same time, gives the same backend:
+    one httpx.AsyncClient per server, so its connections are reused and a warm-up
+    and a user request share them.
+    """
+
+    def __init__(
+        self,
+        key_lookup: KeyLookup | None = _keyring_lookup,
+        factory: BackendFactory = _make_backend,
+    ) -> None:
+        self._key_lookup = key_lookup
+        self._factory = factory
+        self._backends: dict[tuple[str, str], asyncio.Task[Backend]] = {}
+        self._key_names: dict[tuple[str, str], str | None] = {}
+        # Backends replaced while a request may still use them; closed on aclose().
+        self._retired: list[asyncio.Task[Backend]] = []
+
+    async def backend(self, choice: ServerChoice) -> Backend:
+        """The server's backend; the same object every time for the same server.
+
+        api "auto" asks the server once which API it speaks. A failure (unreachable
+        while detecting, no keyring) is raised and not remembered, so a retry tries again.
+        """
+        key = choice.key
+        task = self._backends.get(key)
+        if task is not None and self._key_names[key] != choice.api_key_name:
+            # The key changed: the old client sends the old Authorization header.
+            self._retired.append(self._backends.pop(key))
+            task = None
+        if task is None:
+            task = asyncio.ensure_future(self._create(choice))
+            self._backends[key] = task
+            self._key_names[key] = choice.api_key_name
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            if self._backends.get(key) is task:
+                del self._backends[key]
+                self._key_names.pop(key, None)
+            raise
+
+    async def _create(self, choice: ServerChoice) -> Backend:
+        api_key = None
+        if choice.api_key_name and self._key_lookup is not None:
+            # Keyring calls may block (D-Bus, an unlock prompt): keep them off the loop.
+            api_key = await asyncio.to_thread(self._key_lookup, choice.api_key_name)
+        return await self._factory(normalize_url(choice.url), choice.api, api_key)
+
+    def __contains__(self, choice: object) -> bool:
+        return isinstance(choice, ServerChoice) and choice.key in self._backends
+
+    def __len__(self) -> int:
+        return len(self._backends)
+
+    async def forget(self, choice: ServerChoice) -> None:
+        """Close one server's backend (its key changed, or it was deleted)."""
+        task = self._backends.pop(choice.key, None)
+        self._key_names.pop(choice.key, None)
+        if task is not None:
+            await _close(task)
+
+    async def aclose(self) -> None:
+        """Close every backend (their HTTP clients and connections). Call on quit."""
+        tasks = [*self._backends.values(), *self._retired]
+        self._backends.clear()
+        self._key_names.clear()
+        self._retired.clear()
+        errors: list[BaseException] = []
+        for task in tasks:
+            try:
+                await _close(task)
+            except Exception as error:  # close the rest before reporting
+                errors.append(error)
+        if errors:
+            raise errors[0]
+
+
+async def _close(task: asyncio.Task[Backend]) -> None:
+    if not task.done():
+        task.cancel()
+        await asyncio.wait({task})
+    if task.cancelled() or task.exception() is not None:
+        return  # never made, nothing to close
+    await task.result().aclose()
