@@ -1,0 +1,85 @@
+"""The words the lab "generates": built-in English and Chinese texts, or a file.
+
+Tokens are cut the way a BPE tokenizer roughly would: a word with its leading space,
+punctuation on its own, one token per CJK character. Replies are a window into the
+corpus that wraps around, so any length can be produced.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from functools import lru_cache
+from pathlib import Path
+
+ENGLISH = (
+    "The sky looks blue because air scatters short wavelengths of sunlight more than long "
+    "ones. Sunlight holds every colour, but when it meets the molecules of the atmosphere "
+    "the blue part bounces around far more than the red part, so blue light reaches your "
+    "eyes from every direction. At sunset the light crosses much more air before it "
+    "arrives, most of the blue has been scattered away, and the reds and oranges are what "
+    "remain. Clouds look white because their droplets are large enough to scatter all "
+    "colours about equally. On the Moon there is no air to scatter anything, so the sky "
+    "stays black even in full daylight. A good answer arrives quickly, explains one idea "
+    "at a time, and stops when the question has been answered. "
+)
+ENGLISH_REASONING = (
+    "The user asks a short factual question. I should recall how scattering depends on "
+    "wavelength, check that the explanation also covers sunsets and clouds, and keep the "
+    "answer brief and concrete. Let me order the points: cause, everyday evidence, and an "
+    "example where the effect is missing. That should be enough. "
+)
+CHINESE = (
+    "天空之所以是蓝色的,是因为空气对短波长的阳光散射得比长波长更多。阳光包含各种颜色,"
+    "当它遇到大气中的分子时,蓝光被散射得远比红光多,所以蓝光从四面八方进入我们的眼睛。"
+    "日落时,阳光要穿过更厚的空气层,大部分蓝光已经被散射掉,剩下的是红色和橙色。"
+    "云看起来是白色的,因为云中的水滴足够大,对各种颜色的散射程度差不多。"
+    "月球上没有空气,所以即使在白天,天空也是黑色的。"
+)
+CHINESE_REASONING = (
+    "用户问了一个简单的事实问题。我需要回忆散射与波长的关系,再检查解释是否也能说明日落和云的颜色,"
+    "然后简短地作答。"
+)
+
+_CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+_TOKEN = re.compile(rf"\s*[{_CJK}]|\s*[^\s{_CJK}\w]|\s*[^\s{_CJK}\W]+|\s+")
+
+
+def tokenize(text: str) -> list[str]:
+    """Split text into token-sized pieces whose concatenation is the text."""
+    return _TOKEN.findall(text)
+
+
+@lru_cache(maxsize=8)
+def _corpus_tokens(corpus: str, text_file: str | None, reasoning: bool) -> tuple[str, ...]:
+    if text_file:
+        text = Path(text_file).read_text(encoding="utf-8")
+    elif corpus == "chinese":
+        text = CHINESE_REASONING if reasoning else CHINESE
+    else:
+        text = ENGLISH_REASONING if reasoning else ENGLISH
+    # A leading space and no trailing one: no token is only whitespace.
+    tokens = tuple(tokenize(" " + text.strip()))
+    return tokens or (" …",)
+
+
+def pick_tokens(
+    rng: random.Random,
+    count: int,
+    corpus: str,
+    text_file: str | None = None,
+    reasoning: bool = False,
+) -> list[str]:
+    """`count` consecutive tokens from a random place in the corpus (wrapping around)."""
+    if count <= 0:
+        return []
+    tokens = _corpus_tokens(corpus, text_file, reasoning)
+    start = 0 if reasoning else rng.randrange(len(tokens))
+    picked = [tokens[(start + i) % len(tokens)] for i in range(count)]
+    picked[0] = picked[0].lstrip()
+    return picked
+
+
+def count_prompt_tokens(text: str) -> int:
+    """A rough prompt size, as a tokenizer would count it (at least 1)."""
+    return max(1, len(tokenize(text)))

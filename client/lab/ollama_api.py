@@ -1,0 +1,230 @@
+"""Ollama's native API (ollama docs/api.md): /api/chat, /api/generate, tags, ps, show, version."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from typing import Any
+
+from aiohttp import web
+
+from client.lab.corpus import count_prompt_tokens
+from client.lab.models import KeepAliveError, created_at, expires_at_iso, parse_keep_alive
+from client.lab.replying import Ask, answer
+from client.lab.state import LabState, canonical
+from client.lab.upstream_models import model_names
+from client.lab.wire import OllamaFormat, go_dumps, ollama_error
+
+VERSION = "0.12.6"
+MODIFIED_AT = "2026-11-30T09:00:00.000000000Z"
+SIZE = 807_694_464  # a 1B model at Q4_K_M, roughly
+
+
+class BadRequest(Exception):
+    pass
+
+
+def routes(lab: LabState) -> list[web.RouteDef]:
+    async def chat(request: web.Request) -> web.StreamResponse:
+        return await _generation(request, lab, "chat")
+
+    async def generate(request: web.Request) -> web.StreamResponse:
+        return await _generation(request, lab, "generate")
+
+    async def tags(request: web.Request) -> web.Response:
+        names = await model_names(lab)
+        return _json({"models": [_model_entry(lab, name) for name in names]})
+
+    async def ps(request: web.Request) -> web.Response:
+        now = asyncio.get_running_loop().time()
+        models = []
+        for loaded in lab.models.running(now):
+            entry = _model_entry(lab, loaded.name, with_modified=False)
+            entry["expires_at"] = expires_at_iso(loaded, now)
+            entry["size_vram"] = SIZE
+            entry["context_length"] = lab.scenario.context_length
+            models.append(entry)
+        return _json({"models": models})
+
+    async def show(request: web.Request) -> web.Response:
+        try:
+            body = await _read_json(request)
+        except BadRequest as exc:
+            return ollama_error(400, str(exc))
+        name = str(body.get("model") or body.get("name") or "")
+        if not name:
+            return ollama_error(400, "model is required")
+        if not lab.knows(name):
+            return ollama_error(404, f"model '{name}' not found")
+        return _json(_show(lab, name))
+
+    async def version(request: web.Request) -> web.Response:
+        return _json({"version": VERSION})
+
+    async def root(request: web.Request) -> web.Response:
+        return web.Response(text="Ollama is running")
+
+    return [
+        web.post("/api/chat", chat),
+        web.post("/api/generate", generate),
+        web.get("/api/tags", tags),
+        web.get("/api/ps", ps),
+        web.post("/api/show", show),
+        web.get("/api/version", version),
+        web.get("/", root),
+    ]
+
+
+async def _generation(request: web.Request, lab: LabState, endpoint: str) -> web.StreamResponse:
+    try:
+        body = await _read_json(request)
+        model = str(body.get("model") or "")
+        if not model:
+            raise BadRequest("model is required")
+        keep_alive = body.get("keep_alive")
+        keep_alive_s = (
+            lab.default_keep_alive() if keep_alive is None else parse_keep_alive(keep_alive)
+        )
+    except (BadRequest, KeepAliveError) as exc:
+        return ollama_error(400, str(exc))
+    messages = _messages(body, endpoint)
+    if not messages:
+        return await _load_or_unload(lab, model, endpoint, keep_alive_s)
+    raw_options = body.get("options")
+    options: dict[str, Any] = raw_options if isinstance(raw_options, dict) else {}
+    think = body.get("think")
+    want_thinking = bool(think) if think is not None else lab.scenario.reasoning_always
+    num_predict = options.get("num_predict")
+    ask = Ask(
+        model=model,
+        prompt_tokens=count_prompt_tokens(" ".join(m["content"] for m in messages)),
+        stream=body.get("stream", True) is not False,
+        want_thinking=want_thinking and lab.scenario.reasoning_tokens > 0,
+        max_tokens=int(num_predict) if isinstance(num_predict, int | float) else None,
+        keep_alive_s=keep_alive_s,
+        seed=options.get("seed") if isinstance(options.get("seed"), int) else None,
+        openai_body=_openai_body(model, messages, options),
+    )
+    return await answer(request, lab, ask, OllamaFormat(model, endpoint))
+
+
+def _messages(body: dict[str, Any], endpoint: str) -> list[dict[str, str]]:
+    if endpoint == "chat":
+        raw = body.get("messages") or []
+        return [
+            {"role": str(m.get("role", "user")), "content": str(m.get("content") or "")}
+            for m in raw
+            if isinstance(m, dict)
+        ]
+    prompt = body.get("prompt")
+    if not prompt:
+        return []
+    system = body.get("system")
+    messages = [{"role": "system", "content": str(system)}] if system else []
+    return [*messages, {"role": "user", "content": str(prompt)}]
+
+
+def _openai_body(
+    model: str, messages: list[dict[str, str]], options: dict[str, Any]
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": model, "messages": messages}
+    for ollama_key, openai_key in (
+        ("num_predict", "max_tokens"),
+        ("temperature", "temperature"),
+        ("seed", "seed"),
+        ("stop", "stop"),
+        ("top_p", "top_p"),
+    ):
+        if ollama_key in options:
+            body[openai_key] = options[ollama_key]
+    return body
+
+
+async def _load_or_unload(
+    lab: LabState, model: str, endpoint: str, keep_alive_s: float
+) -> web.Response:
+    """An empty chat (or a generate without prompt) loads the model, or unloads it with 0."""
+    if not lab.knows(model):
+        return ollama_error(404, f'model "{model}" not found, try pulling it first')
+    loop = asyncio.get_running_loop()
+    name = canonical(model)
+    if keep_alive_s <= 0:
+        lab.models.unload(name)
+        reason = "unload"
+    else:
+        wait = lab.models.acquire(name, loop.time(), lab.scenario.load_ms / 1000.0, keep_alive_s)
+        try:
+            await asyncio.sleep(wait)
+        finally:
+            lab.models.release(name, loop.time(), keep_alive_s)
+        reason = "load"
+    head: dict[str, Any] = {"model": model, "created_at": created_at()}
+    if endpoint == "chat":
+        obj = {**head, "message": {"role": "assistant", "content": ""}, "done_reason": reason}
+        obj["done"] = True
+    else:
+        obj = {**head, "response": "", "done": True, "done_reason": reason}
+    return _json(obj)
+
+
+def _model_entry(lab: LabState, name: str, with_modified: bool = True) -> dict[str, Any]:
+    name = canonical(name)
+    entry: dict[str, Any] = {"name": name, "model": name}
+    if with_modified:
+        entry["modified_at"] = MODIFIED_AT
+    entry["size"] = SIZE
+    entry["digest"] = hashlib.sha256(name.encode()).hexdigest()
+    entry["details"] = _details(lab)
+    return entry
+
+
+def _details(lab: LabState) -> dict[str, Any]:
+    family = lab.scenario.family
+    return {
+        "parent_model": "",
+        "format": "gguf",
+        "family": family,
+        "families": [family],
+        "parameter_size": "1.2B",
+        "quantization_level": "Q4_K_M",
+    }
+
+
+def _show(lab: LabState, name: str) -> dict[str, Any]:
+    s = lab.scenario
+    capabilities = ["completion"] + (["thinking"] if s.reasoning_tokens else [])
+    return {
+        "modelfile": f"# Modelfile generated by the Tachy latency lab\nFROM {canonical(name)}\n",
+        "parameters": f"num_ctx                        {s.context_length}",
+        "template": "{{ .Prompt }}",
+        "details": _details(lab),
+        "model_info": {
+            "general.architecture": s.family,
+            "general.file_type": 15,
+            "general.parameter_count": 1_235_814_432,
+            "general.quantization_version": 2,
+            f"{s.family}.context_length": s.context_length,
+            f"{s.family}.embedding_length": 2048,
+            f"{s.family}.block_count": 16,
+        },
+        "capabilities": capabilities,
+        "modified_at": MODIFIED_AT,
+    }
+
+
+async def _read_json(request: web.Request) -> dict[str, Any]:
+    raw = await request.read()
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except ValueError as exc:
+        raise BadRequest(f"invalid JSON: {exc}") from exc
+    if not isinstance(body, dict):
+        raise BadRequest("the request body must be a JSON object")
+    return body
+
+
+def _json(obj: dict[str, Any]) -> web.Response:
+    return web.Response(text=go_dumps(obj), content_type="application/json")

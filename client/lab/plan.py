@@ -1,0 +1,96 @@
+"""One reply, planned before the first byte: its chunks and the deadline of each.
+
+Deadlines are absolute (loop.time() seconds) and computed from the request's arrival,
+so a late wake-up never shifts the tokens after it: jitter does not accumulate.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from client.lab.corpus import pick_tokens
+from client.lab.scenario import Fault, Scenario
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """What one chunk on the wire carries."""
+
+    kind: str  # "answer" | "thinking"
+    text: str
+    tokens: int
+
+
+@dataclass(slots=True)
+class Reply:
+    """Everything a protocol writer needs to say about one reply."""
+
+    model: str
+    prompt_tokens: int
+    arrival: float
+    load_s: float = 0.0
+    fault: Fault | None = None
+    finish_reason: str = "stop"
+    first_token_at: float | None = None
+    last_token_at: float | None = None
+    output_tokens: int = 0
+    chunks: int = 0
+    gaps: list[float] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+
+    def record(self, piece: Piece, at: float) -> None:
+        if self.first_token_at is None:
+            self.first_token_at = at
+        elif self.last_token_at is not None:
+            self.gaps.append(at - self.last_token_at)
+        self.last_token_at = at
+        self.output_tokens += piece.tokens
+        self.chunks += 1
+        (self.thinking if piece.kind == "thinking" else self.text).append(piece.text)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Chunks and their deadlines (seconds after the start of decoding's first chunk)."""
+
+    ttft_s: float
+    pieces: tuple[Piece, ...]
+    offsets: tuple[float, ...]
+    finish_reason: str
+
+
+def make_plan(
+    scenario: Scenario, rng: random.Random, want_thinking: bool, max_tokens: int | None
+) -> Plan:
+    answer_count = scenario.output_tokens
+    finish = "stop"
+    if max_tokens is not None and max_tokens >= 0:
+        if max_tokens < answer_count:
+            answer_count, finish = max_tokens, "length"
+    thinking_count = scenario.reasoning_tokens if want_thinking else 0
+    text_file = scenario.text_file
+    thinking = pick_tokens(rng, thinking_count, scenario.corpus, text_file, reasoning=True)
+    answer = pick_tokens(rng, answer_count, scenario.corpus, text_file)
+    pieces = _chunks("thinking", thinking, scenario.tokens_per_chunk)
+    pieces += _chunks("answer", answer, scenario.tokens_per_chunk)
+    ttft_s = scenario.ttft.sample_ms(rng) / 1000.0
+    step = scenario.tpot_ms * scenario.tokens_per_chunk / 1000.0
+    jitter = scenario.jitter_ms / 1000.0
+    offsets = []
+    previous = 0.0
+    for index in range(len(pieces)):
+        offset = index * step
+        if jitter and index:
+            offset += rng.gauss(0.0, jitter)
+        previous = max(previous, offset)  # jitter may bunch chunks, never reorder them
+        offsets.append(previous)
+    return Plan(ttft_s, tuple(pieces), tuple(offsets), finish)
+
+
+def _chunks(kind: str, tokens: list[str], per_chunk: int) -> list[Piece]:
+    return [
+        Piece(kind, "".join(tokens[i : i + per_chunk]), len(tokens[i : i + per_chunk]))
+        for i in range(0, len(tokens), per_chunk)
+    ]

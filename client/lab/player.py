@@ -1,0 +1,120 @@
+"""Play a scripted reply with loop.call_at: each chunk is written by a timer callback at
+its absolute deadline, straight to the transport.
+
+A coroutine per chunk (sleep, resume, aiohttp's async write) costs several times the CPU
+of a callback; with 50 streams on a busy 2-core machine that difference is what keeps
+the deadlines. Mid-stream faults are applied here at their token counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from client.lab.plan import Piece, Reply
+from client.lab.scenario import Fault
+from client.lab.sources import SimulatedSource
+from client.lab.wire import WireFormat
+
+DEFAULT_ERROR = "an error was encountered while running the model"
+
+
+class Player:
+    """Resolves `finished` with "done" (write the closing), "ended" (stream over) or "reset"."""
+
+    def __init__(
+        self,
+        transport: asyncio.Transport,
+        chunked: bool,
+        source: SimulatedSource,
+        fmt: WireFormat,
+        reply: Reply,
+        fault: Fault | None,
+    ) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.finished: asyncio.Future[str] = self.loop.create_future()
+        self._transport = transport
+        self._chunked = chunked
+        self._pieces = source.plan.pieces
+        self._offsets = source.plan.offsets
+        self._first_at = source.first_at
+        self._shift = 0.0
+        self._fmt = fmt
+        self._reply = reply
+        self._fault = fault
+        self._sent = 0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def start(self) -> None:
+        self._schedule(0)
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def _schedule(self, index: int) -> None:
+        if index == len(self._pieces):
+            self._at_end()
+            return
+        deadline = self._first_at + self._offsets[index] + self._shift
+        self._timer = self.loop.call_at(deadline, self._fire, index)
+
+    def _fire(self, index: int) -> None:
+        fault = self._fault
+        if fault is not None and fault.kind != "utf8_cut" and self._sent >= fault.after_tokens:
+            self._fault = None
+            if self._apply(fault, index):
+                return
+        piece = self._pieces[index]
+        if not self._write(self._fmt.piece(piece)):
+            return
+        self._reply.record(piece, self.loop.time())
+        self._sent += piece.tokens
+        self._schedule(index + 1)
+
+    def _apply(self, fault: Fault, index: int) -> bool:
+        """True when the fault took over (ended the stream or rescheduled it)."""
+        if fault.kind == "error_mid_stream":
+            self._write(self._fmt.error_event(fault.message or DEFAULT_ERROR))
+            self._finish("ended")
+            return True
+        if fault.kind == "reset":
+            self._finish("reset")
+            return True
+        if fault.kind == "stall":
+            self._shift += fault.seconds
+            self._schedule(index)
+            return True
+        if fault.kind == "malformed_json":
+            self._write(self._fmt.malformed())
+        elif fault.kind == "oversize_line":
+            self._write(self._fmt.piece(Piece("answer", "x" * fault.size_bytes, 1)))
+        return False
+
+    def _at_end(self) -> None:
+        fault, self._fault = self._fault, None
+        if fault is not None and fault.kind == "utf8_cut":
+            line = self._fmt.piece(Piece("answer", "終", 1))
+            self._write(line[: line.index("終".encode()) + 1])  # cut inside the character
+            self._finish("ended")
+        elif fault is not None and fault.kind in ("error_mid_stream", "reset"):
+            self._apply(fault, len(self._pieces))
+        elif fault is not None and fault.kind == "stall":
+            self._timer = self.loop.call_later(fault.seconds, self._finish, "done")
+        else:
+            if fault is not None:  # malformed / oversize after the last token
+                self._apply(fault, len(self._pieces))
+            self._finish("done")
+
+    def _write(self, data: bytes) -> bool:
+        if self._transport.is_closing():
+            if not self.finished.done():
+                self.finished.set_exception(ConnectionResetError("the client went away"))
+            return False
+        if self._chunked:
+            data = b"%x\r\n%s\r\n" % (len(data), data)
+        self._transport.write(data)
+        return True
+
+    def _finish(self, outcome: str) -> None:
+        if not self.finished.done():
+            self.finished.set_result(outcome)

@@ -1,0 +1,319 @@
+"""Answer one generation request in either protocol, with the scenario's timing and faults.
+
+The flow: pick the request's fault (seeded) -> faults that happen before any stream ->
+load the model if it is cold -> pieces from the plan (or the upstream) at their
+deadlines -> mid-stream faults at their token count -> the closing chunk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from client.lab.plan import Piece, Reply, make_plan
+from client.lab.player import Player
+from client.lab.scenario import BEFORE_STREAM, Fault
+from client.lab.sources import (
+    SimulatedSource,
+    Source,
+    UpstreamError,
+    UpstreamSource,
+    UpstreamStreamError,
+)
+from client.lab.state import ARRIVAL, LabState, canonical
+from client.lab.wire import WireFormat
+
+QUEUE_FULL = "server busy, please try again.  maximum pending requests exceeded"
+DEFAULT_ERROR = "an error was encountered while running the model"
+HTML_502 = (
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+    "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+    "</body>\r\n</html>\r\n"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """A generation request, already read from either protocol."""
+
+    model: str
+    prompt_tokens: int
+    stream: bool
+    want_thinking: bool
+    max_tokens: int | None
+    keep_alive_s: float
+    seed: int | None
+    openai_body: dict[str, Any]  # what the proxy sends upstream
+
+
+async def answer(
+    request: web.Request, lab: LabState, ask: Ask, fmt: WireFormat
+) -> web.StreamResponse:
+    loop = asyncio.get_running_loop()
+    scenario = lab.scenario
+    rng = lab.rng_for(ask.seed)
+    fault = scenario.pick_fault(rng)
+    lab.stats.requests += 1
+    if fault is not None:
+        lab.stats.faults[fault.kind] += 1
+        early = await _before_stream(lab, fault, fmt, ask)
+        if early is not None:
+            return early
+    if not lab.knows(ask.model):
+        return fmt.error_response(404, not_found(ask.model, fmt))
+    # From the moment the request arrived (before its JSON was parsed), or after a
+    # slow_first_byte delay: the reply starts from there.
+    delayed = fault is not None and fault.kind == "slow_first_byte"
+    stamped = ARRIVAL.get()
+    arrival = loop.time() if delayed or stamped is None else stamped
+    name = canonical(ask.model)
+    wait = lab.models.acquire(name, arrival, scenario.load_ms / 1000.0, ask.keep_alive_s)
+    reply = Reply(ask.model, ask.prompt_tokens, arrival, load_s=wait, fault=fault)
+    lab.metrics.running += 1
+    lab.metrics.tokens_in_flight += ask.prompt_tokens
+    source: Source | None = None
+    try:
+        if lab.upstream is None:
+            plan = make_plan(scenario, rng, ask.want_thinking, ask.max_tokens)
+            source = SimulatedSource(plan, arrival + wait + plan.ttft_s)
+        else:
+            await asyncio.sleep(wait + scenario.ttft.sample_ms(rng) / 1000.0)
+            upstream = UpstreamSource(_session(lab), lab.upstream, ask.openai_body)
+            try:
+                await upstream.open()
+            except UpstreamError as exc:
+                return fmt.error_response(exc.status, exc.message)
+            source = upstream
+        if ask.stream:
+            response = await _stream(request, reply, source, fmt)
+        else:
+            response = await _whole(request, reply, source, fmt)
+        lab.stats.completed += 1
+        return response
+    except (asyncio.CancelledError, ConnectionError):
+        lab.stats.disconnected += 1  # the client left; closing the source stops the upstream
+        raise
+    finally:
+        if source is not None:
+            await source.aclose()
+        end = loop.time()
+        lab.models.release(name, end, ask.keep_alive_s)
+        lab.metrics.running -= 1
+        lab.metrics.tokens_in_flight -= ask.prompt_tokens
+        _observe(lab, reply, end, rng)
+
+
+def not_found(model: str, fmt: WireFormat) -> str:
+    if fmt.content_type.startswith("application/x-ndjson"):
+        return f'model "{model}" not found, try pulling it first'
+    return f"The model `{model}` does not exist."
+
+
+async def _before_stream(
+    lab: LabState, fault: Fault, fmt: WireFormat, ask: Ask
+) -> web.StreamResponse | None:
+    if fault.kind == "http_error":
+        return fmt.error_response(fault.status, fault.message or _reason(fault.status))
+    if fault.kind == "queue_full":
+        return fmt.error_response(503, fault.message or QUEUE_FULL)
+    if fault.kind == "unknown_model":
+        return fmt.error_response(404, not_found(ask.model, fmt))
+    if fault.kind == "html_error":
+        return web.Response(status=502, text=HTML_502, content_type="text/html")
+    if fault.kind == "slow_first_byte":
+        await asyncio.sleep(fault.seconds)  # nothing at all, not even headers
+    elif fault.kind == "never_answer":
+        lab.stats.held += 1
+        try:
+            await asyncio.Event().wait()  # ends when the client leaves (handler cancelled)
+        finally:
+            lab.stats.held -= 1
+    return None
+
+
+def _reason(status: int) -> str:
+    from http import HTTPStatus
+
+    try:
+        return HTTPStatus(status).phrase.lower()
+    except ValueError:
+        return "error"
+
+
+async def _stream(
+    request: web.Request, reply: Reply, source: Source, fmt: WireFormat
+) -> web.StreamResponse:
+    loop = asyncio.get_running_loop()
+    response = web.StreamResponse(headers={"Content-Type": fmt.content_type})
+    await response.prepare(request)
+    if opening := fmt.opening():
+        await response.write(opening)
+    fault = _mid_stream(reply.fault)
+    if isinstance(source, SimulatedSource) and request.transport is not None:
+        return await _play(request, response, reply, source, fmt, fault)
+    sent = 0
+    try:
+        async for piece in source.pieces():
+            if fault is not None and fault.kind != "utf8_cut" and sent >= fault.after_tokens:
+                if await _inject(request, response, fault, source, fmt):
+                    return response
+                fault = None
+            await response.write(fmt.piece(piece))
+            reply.record(piece, loop.time())
+            sent += piece.tokens
+    except UpstreamStreamError as exc:
+        await response.write(fmt.error_event(str(exc)))
+        await response.write_eof()
+        return response
+    reply.finish_reason = source.finish_reason
+    if source.completion_tokens:
+        reply.output_tokens = source.completion_tokens
+    if fault is not None and fault.kind == "utf8_cut":
+        await response.write(_cut_inside_character(fmt))
+        await response.write_eof()
+        return response
+    if fault is not None and await _inject(request, response, fault, source, fmt):
+        return response
+    await response.write(fmt.closing(reply, loop.time()))
+    await response.write_eof()
+    return response
+
+
+async def _play(
+    request: web.Request,
+    response: web.StreamResponse,
+    reply: Reply,
+    source: SimulatedSource,
+    fmt: WireFormat,
+    fault: Fault | None,
+) -> web.StreamResponse:
+    """The scripted stream, chunk by chunk from timer callbacks (see client/lab/player.py)."""
+    assert request.transport is not None
+    chunked = "chunked" in response.headers.get("Transfer-Encoding", "")  # set by prepare()
+    player = Player(request.transport, chunked, source, fmt, reply, fault)
+    player.start()
+    try:
+        outcome = await player.finished
+    finally:
+        player.cancel()
+    if outcome == "reset":
+        await reset_connection(request)
+        return response
+    if outcome == "done":
+        reply.finish_reason = source.finish_reason
+        await response.write(fmt.closing(reply, asyncio.get_running_loop().time()))
+    await response.write_eof()
+    return response
+
+
+def _mid_stream(fault: Fault | None) -> Fault | None:
+    return None if fault is None or fault.kind in BEFORE_STREAM else fault
+
+
+async def _inject(
+    request: web.Request,
+    response: web.StreamResponse,
+    fault: Fault,
+    source: Source,
+    fmt: WireFormat,
+) -> bool:
+    """Do the fault; True when the stream ends here."""
+    if fault.kind == "error_mid_stream":
+        await response.write(fmt.error_event(fault.message or DEFAULT_ERROR))
+        await response.write_eof()
+        return True
+    if fault.kind == "reset":
+        await reset_connection(request)
+        return True
+    if fault.kind == "stall":
+        await asyncio.sleep(fault.seconds)
+        source.shift(fault.seconds)
+    elif fault.kind == "malformed_json":
+        await response.write(fmt.malformed())
+    elif fault.kind == "oversize_line":
+        await response.write(fmt.piece(Piece("answer", "x" * fault.size_bytes, 1)))
+    return False
+
+
+async def reset_connection(request: web.Request) -> None:
+    """A real TCP reset (RST), not a clean close: SO_LINGER 0, then abort."""
+    transport = request.transport
+    if transport is None:
+        return
+    # Let the client read what was sent: an RST may discard data still unread.
+    await asyncio.sleep(0.05)
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    transport.abort()
+
+
+def _cut_inside_character(fmt: WireFormat) -> bytes:
+    """A chunk whose text ends with '終', cut after the character's first byte."""
+    line = fmt.piece(Piece("answer", "終", 1))
+    return line[: line.index("終".encode()) + 1]
+
+
+async def _whole(
+    request: web.Request, reply: Reply, source: Source, fmt: WireFormat
+) -> web.StreamResponse:
+    """stream: false. The same timing; mid-stream faults show in the single body."""
+    loop = asyncio.get_running_loop()
+    fault = _mid_stream(reply.fault)
+    sent = 0
+    try:
+        async for piece in source.pieces():
+            if fault is not None and fault.kind in ("stall", "reset", "error_mid_stream"):
+                if sent >= fault.after_tokens:
+                    if fault.kind == "stall":
+                        await asyncio.sleep(fault.seconds)
+                        source.shift(fault.seconds)
+                    elif fault.kind == "reset":
+                        await reset_connection(request)
+                        return web.Response()
+                    else:
+                        return fmt.error_response(500, fault.message or DEFAULT_ERROR)
+                    fault = None
+            reply.record(piece, loop.time())
+            sent += piece.tokens
+    except UpstreamStreamError as exc:
+        return fmt.error_response(502, str(exc))
+    reply.finish_reason = source.finish_reason
+    if source.completion_tokens:
+        reply.output_tokens = source.completion_tokens
+    if fault is not None and fault.kind == "oversize_line":
+        reply.text.append("x" * fault.size_bytes)
+    body = _dumps_for(fmt, fmt.whole(reply, loop.time())).encode()
+    if fault is not None and fault.kind == "malformed_json":
+        body = body[: len(body) // 2]
+    elif fault is not None and fault.kind == "utf8_cut":
+        body = _cut_inside_character(fmt)
+    return web.Response(body=body, content_type="application/json", charset="utf-8")
+
+
+def _dumps_for(fmt: WireFormat, obj: dict[str, Any]) -> str:
+    from client.lab.wire import dumps, go_dumps
+
+    return go_dumps(obj) if fmt.content_type.startswith("application/x-ndjson") else dumps(obj)
+
+
+def _session(lab: LabState) -> Any:
+    assert lab.session is not None, "the proxy's client session starts with the server"
+    return lab.session
+
+
+def _observe(lab: LabState, reply: Reply, end: float, rng: Any) -> None:
+    metrics = lab.metrics
+    if reply.first_token_at is None:
+        return
+    metrics.ttft.observe(reply.first_token_at - reply.arrival)
+    metrics.e2e.observe(end - reply.arrival)
+    metrics.queue.observe(reply.load_s)
+    for gap in reply.gaps:
+        metrics.itl.observe(gap)
+    metrics.speculate(reply.output_tokens, lab.scenario.spec_acceptance, rng)

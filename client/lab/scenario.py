@@ -1,0 +1,269 @@
+"""Scenario dials: how the simulated server behaves, read from TOML/JSON or a preset name.
+
+A scenario file is flat TOML (or the same keys as JSON). ``base`` starts from a preset
+and overrides only what the file says::
+
+    base = "typing"
+    seed = 7
+    tpot_ms = 25
+    corpus = "chinese"
+    [ttft]
+    kind = "lognormal"
+    p50_ms = 600
+    p95_ms = 800
+    [fault]
+    kind = "stall"
+    after_tokens = 10
+    seconds = 5
+    [random_faults]
+    rate = 0.2
+    pool = [{ kind = "reset", after_tokens = 5 }, { kind = "http_error", status = 500 }]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from client.lab.models import KeepAliveError, parse_keep_alive
+
+# What each fault does is described in client/lab/README.md (the fault table).
+FAULT_KINDS = (
+    "http_error",  # an HTTP 4xx/5xx before the stream (status, message)
+    "queue_full",  # 503 "server busy" before the stream
+    "unknown_model",  # 404 model not found, whatever the model asked for
+    "html_error",  # text/html 502 page from a "proxy"
+    "slow_first_byte",  # no byte at all (not even headers) for `seconds`
+    "never_answer",  # accept the request and hold it until the client leaves
+    "error_mid_stream",  # an error line/event after `after_tokens`, then the end
+    "reset",  # TCP reset after `after_tokens`
+    "stall",  # silence for `seconds` after `after_tokens`, then carry on
+    "malformed_json",  # a broken JSON line after `after_tokens`, then carry on
+    "oversize_line",  # one valid line of `size_bytes` after `after_tokens`
+    "utf8_cut",  # the stream ends inside a multi-byte UTF-8 character
+)
+BEFORE_STREAM = frozenset(
+    {"http_error", "queue_full", "unknown_model", "html_error", "slow_first_byte", "never_answer"}
+)
+DEFAULT_MODEL = "tachy-lab:latest"
+
+
+class ScenarioError(ValueError):
+    """A scenario file or dict that cannot be used; the message says which key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Distribution:
+    """A latency in milliseconds: fixed, or normal/lognormal fitted to P50 and P95."""
+
+    kind: str = "fixed"
+    p50_ms: float = 0.0
+    p95_ms: float | None = None
+    min_ms: float = 0.0
+    max_ms: float | None = None
+
+    def sample_ms(self, rng: random.Random) -> float:
+        if self.kind == "fixed" or self.p95_ms is None or self.p95_ms <= self.p50_ms:
+            value = self.p50_ms
+        elif self.kind == "normal":
+            value = rng.gauss(self.p50_ms, (self.p95_ms - self.p50_ms) / 1.6449)
+        else:  # lognormal: median p50, and p95 sets the spread
+            sigma = math.log(self.p95_ms / self.p50_ms) / 1.6449
+            value = rng.lognormvariate(math.log(self.p50_ms), sigma)
+        value = max(self.min_ms, value)
+        return value if self.max_ms is None else min(self.max_ms, value)
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    kind: str
+    after_tokens: int = 0
+    status: int = 500
+    seconds: float = 5.0
+    message: str = ""
+    size_bytes: int = 9 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Scenario:
+    name: str = "custom"
+    model: str = DEFAULT_MODEL
+    family: str = "llama"
+    context_length: int = 8192
+    start_loaded: bool = True
+    load_ms: float = 0.0
+    keep_alive: str | float = "5m"
+    ttft: Distribution = field(default_factory=lambda: Distribution("fixed", 180.0))
+    tpot_ms: float = 20.0
+    jitter_ms: float = 0.0
+    tokens_per_chunk: int = 1
+    reasoning_tokens: int = 0
+    reasoning_always: bool = False
+    output_tokens: int = 64
+    corpus: str = "english"
+    text_file: str | None = None
+    seed: int = 0
+    fault: Fault | None = None
+    fault_rate: float = 0.0
+    random_faults: tuple[Fault, ...] = ()
+    spec_acceptance: float | None = None
+
+    def pick_fault(self, rng: random.Random) -> Fault | None:
+        """The fault for one request: the fixed one, else maybe one from the pool."""
+        if self.fault is not None:
+            return self.fault
+        if self.random_faults and rng.random() < self.fault_rate:
+            return rng.choice(self.random_faults)
+        return None
+
+
+def _tier(
+    name: str, p50: float, p95: float, low: float, high: float | None, tpot: float
+) -> Scenario:
+    ttft = Distribution("normal", p50, p95, min_ms=low, max_ms=high)
+    return Scenario(name=name, ttft=ttft, tpot_ms=tpot, jitter_ms=tpot / 10)
+
+
+_FLAKY_POOL = (
+    Fault("error_mid_stream", after_tokens=8, message="llama runner process has terminated"),
+    Fault("reset", after_tokens=12),
+    Fault("stall", after_tokens=6, seconds=4.0),
+    Fault("http_error", status=500, message="internal server error"),
+    Fault("malformed_json", after_tokens=5),
+)
+
+PRESETS: dict[str, Scenario] = {
+    # The four tiers start loaded so every reply, the first included, lands in its tier.
+    "instant": _tier("instant", 30, 45, 5, 95, 12),
+    "fast": _tier("fast", 180, 230, 110, 290, 18),
+    "typing": _tier("typing", 600, 750, 320, 980, 25),
+    "slow": _tier("slow", 2500, 3000, 1100, 6000, 40),
+    "cold-start": replace(
+        _tier("cold-start", 180, 230, 110, 290, 20), start_loaded=False, load_ms=3000
+    ),
+    "thinking": replace(
+        _tier("thinking", 250, 320, 110, 600, 15), reasoning_tokens=48, reasoning_always=True
+    ),
+    "flaky": replace(
+        _tier("flaky", 180, 230, 110, 290, 20), fault_rate=0.35, random_faults=_FLAKY_POOL
+    ),
+    "stall": replace(_tier("stall", 180, 230, 110, 290, 20), fault=Fault("stall", 10, seconds=8)),
+    "reset": replace(_tier("reset", 180, 230, 110, 290, 20), fault=Fault("reset", 12)),
+    "overloaded": replace(
+        _tier("overloaded", 180, 230, 110, 290, 20),
+        fault_rate=0.8,
+        random_faults=(Fault("queue_full", status=503), Fault("http_error", status=429)),
+    ),
+}
+
+
+def preset(name: str) -> Scenario:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ScenarioError(f"no preset {name!r}; presets: {', '.join(PRESETS)}") from None
+
+
+def load_scenario(name_or_path: str | Path) -> Scenario:
+    """A preset name, or a .toml / .json file."""
+    if isinstance(name_or_path, str) and name_or_path in PRESETS:
+        return PRESETS[name_or_path]
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise ScenarioError(
+            f"{name_or_path!r} is neither a preset ({', '.join(PRESETS)}) nor a file"
+        )
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ScenarioError(f"{path.name}: {exc}") from exc
+    scenario = scenario_from_dict(data)
+    if scenario.text_file and not Path(scenario.text_file).is_absolute():
+        scenario = replace(scenario, text_file=str(path.parent / scenario.text_file))
+    if "name" not in data:
+        scenario = replace(scenario, name=path.stem)
+    return scenario
+
+
+def scenario_from_dict(data: dict[str, Any]) -> Scenario:
+    data = dict(data)
+    base = preset(data.pop("base")) if "base" in data else Scenario()
+    changes: dict[str, Any] = {}
+    known = {f.name for f in fields(Scenario)}
+    for key, value in data.items():
+        if key == "ttft":
+            changes["ttft"] = _distribution(value)
+        elif key == "fault":
+            changes["fault"] = _fault(value)
+        elif key == "random_faults":
+            changes.update(_random_faults(value))
+        elif key == "max_tokens":  # the same dial under the API's name
+            changes["output_tokens"] = value
+        elif key in known:
+            changes[key] = value
+        else:
+            raise ScenarioError(f"unknown scenario key {key!r}")
+    scenario = replace(base, **changes)
+    _check(scenario)
+    return scenario
+
+
+def _distribution(value: Any) -> Distribution:
+    if isinstance(value, int | float):
+        return Distribution("fixed", float(value))
+    if not isinstance(value, dict):
+        raise ScenarioError("ttft must be a number (ms) or a table")
+    try:
+        dist = Distribution(**value)
+    except TypeError as exc:
+        raise ScenarioError(f"ttft: {exc}") from exc
+    if dist.kind not in ("fixed", "normal", "lognormal"):
+        raise ScenarioError(f"ttft.kind must be fixed, normal or lognormal, not {dist.kind!r}")
+    if dist.kind == "lognormal" and dist.p50_ms <= 0:
+        raise ScenarioError("ttft.p50_ms must be > 0 for a lognormal")
+    return dist
+
+
+def _fault(value: Any) -> Fault:
+    if isinstance(value, str):
+        value = {"kind": value}
+    if not isinstance(value, dict):
+        raise ScenarioError("a fault is a table with at least 'kind'")
+    try:
+        fault = Fault(**value)
+    except TypeError as exc:
+        raise ScenarioError(f"fault: {exc}") from exc
+    if fault.kind not in FAULT_KINDS:
+        raise ScenarioError(f"unknown fault kind {fault.kind!r}; kinds: {', '.join(FAULT_KINDS)}")
+    return fault
+
+
+def _random_faults(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict) or "pool" not in value:
+        raise ScenarioError("random_faults needs 'rate' and 'pool'")
+    unknown = set(value) - {"rate", "pool"}
+    if unknown:
+        raise ScenarioError(f"unknown random_faults key(s): {', '.join(sorted(unknown))}")
+    rate = float(value.get("rate", 0.0))
+    if not 0.0 <= rate <= 1.0:
+        raise ScenarioError("random_faults.rate must be between 0 and 1")
+    return {"fault_rate": rate, "random_faults": tuple(_fault(f) for f in value["pool"])}
+
+
+def _check(s: Scenario) -> None:
+    if s.corpus not in ("english", "chinese"):
+        raise ScenarioError("corpus must be 'english' or 'chinese' (or set text_file)")
+    if s.tokens_per_chunk < 1 or s.output_tokens < 1:
+        raise ScenarioError("tokens_per_chunk and output_tokens must be >= 1")
+    try:
+        parse_keep_alive(s.keep_alive)
+    except KeepAliveError as exc:
+        raise ScenarioError(f"keep_alive: {exc}") from exc
+    if s.tpot_ms < 0 or s.jitter_ms < 0 or s.load_ms < 0 or s.reasoning_tokens < 0:
+        raise ScenarioError("times and counts must not be negative")

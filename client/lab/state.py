@@ -1,0 +1,84 @@
+"""The lab's shared state: current scenario, loaded models, metrics and counters."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+import aiohttp
+
+from client.lab.metrics import LabMetrics
+from client.lab.models import ModelState, parse_keep_alive
+from client.lab.scenario import Scenario
+
+# When the request being handled arrived (loop time); set by the server's middleware,
+# read in the same task by the handler.
+ARRIVAL: ContextVar[float | None] = ContextVar("tachy_lab_arrival", default=None)
+
+
+def canonical(model: str) -> str:
+    """Ollama's rule: a name without a tag means ':latest'."""
+    return model if ":" in model.rsplit("/", 1)[-1] else f"{model}:latest"
+
+
+@dataclass(slots=True)
+class LabStats:
+    """Counters tests and presenters can read: what happened to each request."""
+
+    requests: int = 0
+    completed: int = 0
+    disconnected: int = 0  # the client went away before the reply ended
+    held: int = 0  # requests being held right now by the never_answer fault
+    faults: Counter[str] = field(default_factory=Counter)
+
+
+class LabState:
+    def __init__(self, scenario: Scenario, upstream: str | None = None) -> None:
+        self.scenario = scenario
+        self.upstream = upstream
+        self.session: aiohttp.ClientSession | None = None
+        self.models = ModelState()
+        self.metrics = LabMetrics()
+        self.stats = LabStats()
+        self._request_count = 0
+        self._metrics_rng = random.Random(scenario.seed)
+        self.apply_model_state()
+
+    def set_scenario(self, scenario: Scenario) -> None:
+        """Switch live: new requests use it; the model starts loaded or cold as it says."""
+        self.scenario = scenario
+        self._request_count = 0
+        self.apply_model_state()
+
+    def apply_model_state(self) -> None:
+        self._default_keep_alive = parse_keep_alive(self.scenario.keep_alive)
+        self.models.clear()
+        # A proxy lists what its clients actually used, under the upstream's names.
+        if self.scenario.start_loaded and self.upstream is None:
+            keep = self._default_keep_alive
+            self.models.load_now(canonical(self.scenario.model), _now(), keep)
+
+    def rng_for(self, request_seed: int | None) -> random.Random:
+        """Per-request randomness: the same seed (or the same request order) replays."""
+        self._request_count += 1
+        if request_seed is not None:
+            return random.Random(f"{self.scenario.seed}:seed:{request_seed}")
+        return random.Random(f"{self.scenario.seed}:#{self._request_count}")
+
+    def knows(self, model: str) -> bool:
+        return self.upstream is not None or canonical(model) == canonical(self.scenario.model)
+
+    def default_keep_alive(self) -> float:
+        return self._default_keep_alive
+
+
+def _now() -> float:
+    try:
+        return asyncio.get_running_loop().time()
+    except RuntimeError:
+        import time
+
+        return time.monotonic()  # the same clock loop.time() uses

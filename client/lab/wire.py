@@ -1,0 +1,246 @@
+"""The bytes of each protocol: Ollama NDJSON objects and OpenAI SSE chunks.
+
+Both APIs frame a reply the same way (an opening, one unit per chunk, a closing), so a
+single writer (client/lab/replying.py) drives either format and injects faults at the
+same places. JSON is compact like the real servers' (Go encoding/json escapes <, >, &).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from client.lab.models import created_at
+from client.lab.plan import Piece, Reply
+
+NDJSON = "application/x-ndjson"
+SSE = "text/event-stream; charset=utf-8"
+
+
+# One encoder for the process: json.dumps() with options builds a new one per call,
+# which is most of the cost of a chunk.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps(obj: Any) -> str:
+    return _ENCODER.encode(obj)
+
+
+def go_dumps(obj: Any) -> str:
+    # Only strings can hold these characters, so escaping the whole text is safe.
+    text = dumps(obj)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def ns(seconds: float) -> int:
+    return max(0, round(seconds * 1e9))
+
+
+class WireFormat(Protocol):
+    content_type: str
+
+    def opening(self) -> bytes: ...
+    def piece(self, piece: Piece) -> bytes: ...
+    def closing(self, reply: Reply, end: float) -> bytes: ...
+    def error_event(self, message: str) -> bytes: ...
+    def malformed(self) -> bytes: ...
+    def whole(self, reply: Reply, end: float) -> dict[str, Any]: ...
+    def error_response(self, status: int, message: str) -> web.Response: ...
+
+
+class OllamaFormat:
+    """/api/chat (message.content / message.thinking) or /api/generate (response / thinking)."""
+
+    content_type = NDJSON
+
+    def __init__(self, model: str, endpoint: str) -> None:
+        self.model = model
+        self.endpoint = endpoint
+        self._model_json = go_dumps(model).encode()
+
+    def _head(self) -> dict[str, Any]:
+        return {"model": self.model, "created_at": created_at()}
+
+    def _body(self, text: str, thinking: str) -> dict[str, Any]:
+        if self.endpoint == "chat":
+            message = {"role": "assistant", "content": text}
+            if thinking:
+                message["thinking"] = thinking
+            return {"message": message}
+        body = {"response": text}
+        if thinking:
+            body["thinking"] = thinking
+        return body
+
+    def opening(self) -> bytes:
+        return b""
+
+    def piece(self, piece: Piece) -> bytes:
+        if self.endpoint == "chat" and piece.kind == "answer":  # the hot path, pre-built
+            return (
+                b'{"model":%s,"created_at":"%s","message":{"role":"assistant","content":%s},"done":false}\n'
+                % (
+                    self._model_json,
+                    created_at().encode(),
+                    go_dumps(piece.text).encode(),
+                )
+            )
+        text, thinking = ("", piece.text) if piece.kind == "thinking" else (piece.text, "")
+        return self._line({**self._head(), **self._body(text, thinking), "done": False})
+
+    def _final(self, reply: Reply, end: float, text: str, thinking: str) -> dict[str, Any]:
+        obj = {**self._head(), **self._body(text, thinking)}
+        # Field order follows Ollama's Go structs: chat puts done_reason before done.
+        if self.endpoint == "chat":
+            obj["done_reason"] = reply.finish_reason
+            obj["done"] = True
+        else:
+            obj["done"] = True
+            obj["done_reason"] = reply.finish_reason
+        obj.update(ollama_durations(reply, end))
+        return obj
+
+    def closing(self, reply: Reply, end: float) -> bytes:
+        return self._line(self._final(reply, end, "", ""))
+
+    def whole(self, reply: Reply, end: float) -> dict[str, Any]:
+        return self._final(reply, end, "".join(reply.text), "".join(reply.thinking))
+
+    def error_event(self, message: str) -> bytes:
+        return self._line({"error": message})
+
+    def malformed(self) -> bytes:
+        key = "message" if self.endpoint == "chat" else "response"
+        return f'{{"model":"{self.model}","created_at":"{created_at()}","{key}":{{"rol\n'.encode()
+
+    def error_response(self, status: int, message: str) -> web.Response:
+        return ollama_error(status, message)
+
+    @staticmethod
+    def _line(obj: dict[str, Any]) -> bytes:
+        return (go_dumps(obj) + "\n").encode()
+
+
+def ollama_error(status: int, message: str) -> web.Response:
+    return web.Response(
+        status=status, text=go_dumps({"error": message}), content_type="application/json"
+    )
+
+
+def ollama_durations(reply: Reply, end: float) -> dict[str, int]:
+    """Nanosecond timings; zero ones are left out, as Go's omitempty does."""
+    first = reply.first_token_at if reply.first_token_at is not None else end
+    last = reply.last_token_at if reply.last_token_at is not None else end
+    decode = last - first
+    if reply.chunks > 1:  # (C-1) gaps span C-1 chunks; the rate should cover all C
+        decode = decode * reply.chunks / (reply.chunks - 1)
+    values = {
+        "total_duration": ns(end - reply.arrival),
+        "load_duration": ns(reply.load_s),
+        "prompt_eval_count": reply.prompt_tokens,
+        "prompt_eval_duration": ns(first - reply.arrival - reply.load_s),
+        "eval_count": reply.output_tokens,
+        "eval_duration": ns(decode),
+    }
+    return {key: value for key, value in values.items() if value}
+
+
+class OpenAIFormat:
+    """vLLM-style chat.completion.chunk events."""
+
+    content_type = SSE
+
+    def __init__(self, model: str, include_usage: bool) -> None:
+        self.model = model
+        self.include_usage = include_usage
+        self.id = f"chatcmpl-{uuid.uuid4().hex}"
+        self.created = int(time.time())
+        head = dumps({"id": self.id, "object": "chat.completion.chunk", "created": self.created})
+        self._piece_prefix = (
+            f'data: {head[:-1]},"model":{dumps(model)},"choices":[{{"index":0,"delta":{{"'
+        ).encode()
+
+    def _chunk(self, choices: list[dict[str, Any]], **extra: Any) -> bytes:
+        obj = {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "choices": choices,
+            **extra,
+        }
+        return f"data: {dumps(obj)}\n\n".encode()
+
+    @staticmethod
+    def _choice(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+
+    def opening(self) -> bytes:
+        return self._chunk([self._choice({"role": "assistant", "content": ""})])
+
+    def piece(self, piece: Piece) -> bytes:
+        # The hot path: the same bytes as _chunk() would give, without building dicts.
+        key = "reasoning_content" if piece.kind == "thinking" else "content"
+        return b'%s%s":%s},"logprobs":null,"finish_reason":null}]}\n\n' % (
+            self._piece_prefix,
+            key.encode(),
+            dumps(piece.text).encode(),
+        )
+
+    def closing(self, reply: Reply, end: float) -> bytes:
+        out = self._chunk([self._choice({}, reply.finish_reason)])
+        if self.include_usage:
+            out += self._chunk([], usage=usage(reply))
+        return out + b"data: [DONE]\n\n"
+
+    def whole(self, reply: Reply, end: float) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(reply.text)}
+        if reply.thinking:
+            message["reasoning_content"] = "".join(reply.thinking)
+        choice = {"index": 0, "message": message, "logprobs": None}
+        choice["finish_reason"] = reply.finish_reason
+        return {
+            "id": self.id,
+            "object": "chat.completion",
+            "created": self.created,
+            "model": self.model,
+            "choices": [choice],
+            "usage": usage(reply),
+        }
+
+    def error_event(self, message: str) -> bytes:
+        error = error_body(500, message)
+        return f"data: {dumps(error)}\n\n".encode() + b"data: [DONE]\n\n"
+
+    def malformed(self) -> bytes:
+        return f'data: {{"id":"{self.id}","object":"chat.completion.chunk","choi\n\n'.encode()
+
+    def error_response(self, status: int, message: str) -> web.Response:
+        return openai_error(status, message)
+
+
+def usage(reply: Reply) -> dict[str, int]:
+    return {
+        "prompt_tokens": reply.prompt_tokens,
+        "total_tokens": reply.prompt_tokens + reply.output_tokens,
+        "completion_tokens": reply.output_tokens,
+    }
+
+
+_ERROR_TYPES = {400: "BadRequestError", 401: "AuthenticationError", 404: "NotFoundError",
+                429: "RateLimitError", 503: "ServiceUnavailableError"}  # fmt: skip
+
+
+def error_body(status: int, message: str) -> dict[str, Any]:
+    kind = _ERROR_TYPES.get(status, "InternalServerError" if status >= 500 else "BadRequestError")
+    return {"error": {"message": message, "type": kind, "param": None, "code": status}}
+
+
+def openai_error(status: int, message: str) -> web.Response:
+    return web.Response(
+        status=status, text=dumps(error_body(status, message)), content_type="application/json"
+    )

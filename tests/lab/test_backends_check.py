@@ -1,0 +1,111 @@
+"""The lab and the backends check each other: Tachy's own clients against the simulator."""
+
+from __future__ import annotations
+
+import pytest
+
+from client.backends.ollama import OllamaBackend
+from client.backends.openai_compat import OpenAICompatBackend
+from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
+from client.core.events import Done, DoneReason, Failed, Token, TokenKind
+from client.lab import LabServer, scenario_from_dict
+
+BACKENDS = pytest.mark.parametrize(
+    "make", [OllamaBackend, OpenAICompatBackend], ids=["ollama", "openai"]
+)
+
+
+def request(**options: object) -> ChatRequest:
+    return ChatRequest(
+        "tachy-lab",
+        [ChatMessage("user", "Why is the sky blue?")],
+        GenerationOptions(**options),  # type: ignore[arg-type]
+    )
+
+
+async def run(backend, chat: ChatRequest) -> tuple[list, object]:  # type: ignore[no-untyped-def]
+    events = []
+    async with backend.chat(chat) as stream:
+        async for event in stream:
+            events.append(event)
+    return events, stream
+
+
+@BACKENDS
+async def test_a_scripted_reply_arrives_whole_with_its_metrics(start_lab, make) -> None:
+    server, _ = await start_lab(ttft=60, tpot_ms=5, output_tokens=10, reasoning_tokens=3)
+    backend = make(server.url)
+    try:
+        events, stream = await run(backend, request(seed=4))
+    finally:
+        await backend.aclose()
+    done = events[-1]
+    assert isinstance(done, Done) and done.reason == DoneReason.STOP
+    tokens = [e for e in events if isinstance(e, Token)]
+    if make is OpenAICompatBackend or any(t.kind == TokenKind.THINKING for t in tokens):
+        assert [t.kind for t in tokens[:3]] == [TokenKind.THINKING] * 3
+    assert len([t for t in tokens if t.kind == TokenKind.ANSWER]) == 10
+    metrics = stream.metrics()
+    assert 55 <= metrics.ttft_ms < 400
+    assert metrics.tpot_ms is not None and 3 <= metrics.tpot_ms < 30
+
+
+@BACKENDS
+@pytest.mark.parametrize("fault", [
+    {"kind": "error_mid_stream", "after_tokens": 3},
+    {"kind": "reset", "after_tokens": 3},
+    {"kind": "utf8_cut"},
+    {"kind": "queue_full"},
+    {"kind": "html_error"},
+])  # fmt: skip
+async def test_faults_end_as_failed_with_the_partial_text(start_lab, make, fault) -> None:
+    server, _ = await start_lab(fault=fault)
+    backend = make(server.url)
+    try:
+        events, _ = await run(backend, request())
+    finally:
+        await backend.aclose()
+    failed = events[-1]
+    assert isinstance(failed, Failed), events[-3:]
+    tokens = "".join(e.text for e in events if isinstance(e, Token))
+    assert failed.partial_text == tokens
+    if fault.get("after_tokens") == 3:
+        assert len([e for e in events if isinstance(e, Token)]) == 3
+
+
+async def test_the_ollama_backend_reads_tags_ps_and_show(lab) -> None:
+    server, _ = lab
+    backend = OllamaBackend(server.url)
+    try:
+        (model,) = await backend.list_models()
+        assert model.name == "tachy-lab:latest" and model.loaded is True and model.expires_at
+        details = await backend.show("tachy-lab")
+        assert details.context_length == 8192 and details.capabilities == ("completion",)
+        assert await backend.version() == "0.12.6"
+    finally:
+        await backend.aclose()
+
+
+async def test_the_openai_backend_reads_the_context_window(lab) -> None:
+    server, _ = lab
+    backend = OpenAICompatBackend(server.url)
+    try:
+        (model,) = await backend.list_models()
+        assert model.name == "tachy-lab:latest" and model.context_length == 8192
+    finally:
+        await backend.aclose()
+
+
+@pytest.mark.parametrize(
+    ("preset", "low", "high"),
+    [("instant", 0, 100), ("fast", 100, 300), ("typing", 300, 1000), ("slow", 1000, 4000)],
+)
+async def test_tier_presets_land_in_their_tier_from_the_first_reply(preset, low, high) -> None:
+    server = LabServer(scenario_from_dict({"base": preset, "output_tokens": 3}))
+    backend = OllamaBackend(await server.start())
+    try:
+        _, stream = await run(backend, request())  # the first reply, nothing warmed up
+    finally:
+        await backend.aclose()
+        await server.stop()
+    assert low <= stream.metrics().ttft_ms < high
