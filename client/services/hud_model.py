@@ -1,0 +1,636 @@
+"""What the latency HUD shows, computed without Qt.
+
+- `LiveStream`: the current reply's token stamps. `add()` is O(1) (one list append) so the
+  streaming hot path does no HUD work; `flush()` runs once per frame and turns the new
+  stamps into the series the plots draw: the live rate (tokens in the sliding 1 s before
+  each token, per second) and the inter-token gaps with stalls marked.
+- `RequestBook`: every request of this session plus those loaded from the metrics store,
+  the TTFT series coloured by tier, and running mean / P50 / P95 / P99 per scope.
+- `build_waterfall()`: client-measured phases of one request beside the server's own
+  timings, with the difference attributed to transport + queue.
+- `export_json()` / `export_csv()`: the shown requests under the names `tachy metrics
+  --format json` and `tachy bench --json` use.
+
+"Token" in the live series means a token-bearing chunk, as in DESIGN.md's itl_ms: the
+count of real tokens is only known when the server reports it at the end.
+"""
+
+from __future__ import annotations
+
+import csv
+import heapq
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from client.core.metrics import NS_PER_MS, RequestMetrics
+from client.core.stats import Summary, summarize
+from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
+from client.core.timeline import RequestTimeline
+
+RATE_WINDOW_NS = 1_000_000_000
+STALL_FACTOR = 5.0  # a gap over 5x the running median of the earlier gaps is a stall
+STALL_ABSOLUTE_MS = 1000.0  # ... and any gap over 1 s is one
+MIN_GAPS_FOR_MEDIAN = 5  # too few gaps make a median that flags normal jitter
+STALL_FLOOR_MS = 50.0  # chunks read in bursts have µs gaps; a pause under this is no stall
+MAX_LIVE_POINTS = 200_000  # beyond this the oldest half is dropped (memory stays bounded)
+P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
+COLD_LOAD_MS = 100.0  # a server-reported model load this long marks the request cold
+
+EXPORT_FIELDS = (
+    "time",
+    "time_unix",
+    "server",
+    "model",
+    "message_id",
+    "ttft_ms",
+    "ttfo_ms",
+    "tpot_ms",
+    "tokens_per_s",
+    "e2el_ms",
+    "headers_ms",
+    "paint_ms",
+    "prompt_tokens",
+    "output_tokens",
+    "output_tokens_estimated",
+    "chunks",
+    "tier",
+    "cold",
+    "outcome",
+)  # the names and order of `tachy metrics --format csv`
+SUMMARY_FIELDS = ("ttft_ms", "ttfo_ms", "tpot_ms", "tokens_per_s", "e2el_ms")
+STAT_FIELDS = ("ttft_ms", "tpot_ms", "tokens_per_s")  # what the HUD's table shows
+
+
+class _Growing:
+    """A float64 array with amortised O(1) appends, keeping at most `cap` values."""
+
+    def __init__(self, cap: int = MAX_LIVE_POINTS) -> None:
+        self._data = np.empty(1024, dtype=np.float64)
+        self._size = 0
+        self._cap = cap
+
+    def extend(self, values: np.ndarray | Sequence[float]) -> None:
+        values = np.asarray(values, dtype=np.float64)
+        need = self._size + len(values)
+        if need > self._cap:
+            keep = self._data[self._size // 2 : self._size].copy()
+            self._data[: len(keep)] = keep
+            self._size = len(keep)
+            need = self._size + len(values)
+        if need > len(self._data):
+            grown = np.empty(max(need, 2 * len(self._data)), dtype=np.float64)
+            grown[: self._size] = self._data[: self._size]
+            self._data = grown
+        self._data[self._size : need] = values
+        self._size = need
+
+    @property
+    def view(self) -> np.ndarray:
+        return self._data[: self._size]
+
+    def __len__(self) -> int:
+        return self._size
+
+
+class RunningMedian:
+    """Exact median of everything added so far (two heaps, O(log n) per value)."""
+
+    def __init__(self) -> None:
+        self._low: list[float] = []  # max-heap by negation
+        self._high: list[float] = []
+        self.n = 0
+
+    def add(self, value: float) -> None:
+        if self._low and value > -self._low[0]:
+            heapq.heappush(self._high, value)
+        else:
+            heapq.heappush(self._low, -value)
+        if len(self._low) > len(self._high) + 1:
+            heapq.heappush(self._high, -heapq.heappop(self._low))
+        elif len(self._high) > len(self._low):
+            heapq.heappush(self._low, -heapq.heappop(self._high))
+        self.n += 1
+
+    def median(self) -> float | None:
+        if not self.n:
+            return None
+        if len(self._low) > len(self._high):
+            return -self._low[0]
+        return (-self._low[0] + self._high[0]) / 2.0
+
+
+class LiveStream:
+    """The current reply's token stamps and the live series derived from them.
+
+    x values are seconds since the request was written (or since the first token
+    when no written stamp is known).
+    """
+
+    def __init__(self) -> None:
+        self.reset(None)
+
+    def reset(self, written_ns: int | None) -> None:
+        self.written_ns = written_ns
+        self._pending: list[int] = []
+        self._stamps = _Growing()  # ns, as float (exact below 2**53 ns = 104 days)
+        self.rate_x = _Growing()
+        self.rate = _Growing()
+        self.gap_x = _Growing()
+        self.gap_ms = _Growing()
+        self.stall_x = _Growing()
+        self.stall_ms = _Growing()
+        self._median = RunningMedian()
+        self._last_ns: int | None = None
+        self.tokens = 0
+        self.stalls = 0
+        self.rate_max = 0.0
+        self.gap_max_ms = 0.0
+
+    def add(self, at_ns: int) -> None:
+        """Hot path: called once per token-bearing chunk. Only a list append."""
+        self._pending.append(at_ns)
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def flush(self) -> bool:
+        """Turn the stamps that arrived since the last frame into series. True if any."""
+        if not self._pending:
+            return False
+        new, self._pending = self._pending, []
+        origin = self.written_ns if self.written_ns is not None else new[0]
+        if self.written_ns is None:
+            self.written_ns = origin
+        self._stamps.extend(new)
+        self.tokens += len(new)
+        stamps = self._stamps.view
+        fresh = stamps[-len(new) :]
+        # Tokens in (t - 1 s, t]: everything after the first stamp <= t - 1 s.
+        first_inside = np.searchsorted(stamps, fresh - RATE_WINDOW_NS, side="right")
+        end = np.arange(len(stamps) - len(new), len(stamps)) + 1
+        x = (fresh - origin) / 1e9
+        self.rate_x.extend(x)
+        rates = (end - first_inside).astype(np.float64)
+        self.rate.extend(rates)
+        self.rate_max = max(self.rate_max, float(rates.max()))
+        self._add_gaps(new, x)
+        return True
+
+    def _add_gaps(self, new: list[int], x: np.ndarray) -> None:
+        gap_x: list[float] = []
+        gaps: list[float] = []
+        for at_ns, at_s in zip(new, x.tolist(), strict=True):
+            if self._last_ns is not None:
+                gap = (at_ns - self._last_ns) / NS_PER_MS
+                gap_x.append(at_s)
+                gaps.append(gap)
+                if self._is_stall(gap):
+                    self.stall_x.extend([at_s])
+                    self.stall_ms.extend([gap])
+                    self.stalls += 1
+                self._median.add(gap)
+            self._last_ns = at_ns
+        if gaps:
+            self.gap_x.extend(gap_x)
+            self.gap_ms.extend(gaps)
+            self.gap_max_ms = max(self.gap_max_ms, max(gaps))
+
+    def _is_stall(self, gap_ms: float) -> bool:
+        if gap_ms > STALL_ABSOLUTE_MS:
+            return True
+        median = self._median.median()
+        return (
+            self._median.n >= MIN_GAPS_FOR_MEDIAN
+            and median is not None
+            and (gap_ms > max(STALL_FACTOR * median, STALL_FLOOR_MS))
+        )
+
+    def rate_now(self, now_ns: int) -> int:
+        """Tokens in the last second before now_ns (falls to 0 after a stream ends)."""
+        stamps = self._stamps.view
+        if not len(stamps):
+            return 0
+        return int(len(stamps) - np.searchsorted(stamps, now_ns - RATE_WINDOW_NS, side="right"))
+
+
+class PeakSeries:
+    """A growing x/y series reduced for drawing: the x span is cut into `bins` equal bins
+    and each non-empty bin is drawn as its min and max (the "peak" downsampling pyqtgraph
+    does, but kept up to date incrementally), so a frame's work does not grow with the
+    stream. Rebuilt from the full series only when the span changes (a few times a reply).
+    """
+
+    def __init__(self, bins: int = 1000) -> None:
+        self.bins = bins
+        self.span = 0.0
+        self._used = 0  # points of the source series already binned
+        self._low = np.full(bins, np.inf)
+        self._high = np.full(bins, -np.inf)
+
+    def update(self, xs: np.ndarray, ys: np.ndarray, span: float) -> tuple[np.ndarray, np.ndarray]:
+        """xs ascending, all within [0, span]; returns the x, y arrays to draw."""
+        if span != self.span or len(xs) < self._used:
+            self.span, self._used = span, 0
+            self._low.fill(np.inf)
+            self._high.fill(-np.inf)
+        if len(xs) > self._used:
+            new_x, new_y = xs[self._used :], ys[self._used :]
+            index = np.clip((new_x / self.span * self.bins).astype(np.int64), 0, self.bins - 1)
+            np.minimum.at(self._low, index, new_y)
+            np.maximum.at(self._high, index, new_y)
+            self._used = len(xs)
+        filled = np.flatnonzero(self._high >= self._low)
+        centres = (filled + 0.5) * (self.span / self.bins)
+        return np.repeat(centres, 2), np.column_stack(
+            (self._low[filled], self._high[filled])
+        ).ravel()
+
+
+# -- requests over sessions ---------------------------------------------------------
+
+
+class Scope(StrEnum):
+    SESSION = "session"  # requests since the app started
+    MODEL = "model"  # every stored request of the current model
+    LAST_N = "last_n"  # the last N requests, whatever the model
+
+
+@dataclass(slots=True)
+class HudRecord:
+    time: float  # unix seconds
+    server: str = ""
+    model: str = ""
+    ttft_ms: float | None = None
+    ttfo_ms: float | None = None
+    tpot_ms: float | None = None
+    tokens_per_s: float | None = None
+    e2el_ms: float | None = None
+    headers_ms: float | None = None
+    paint_ms: float | None = None
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    output_tokens_estimated: bool = False
+    chunks: int = 0
+    cold: bool = False
+    outcome: str = ""
+    message_id: int | None = None
+    from_history: bool = False
+    stages: list[tuple[str, float, float | None]] = field(default_factory=list)  # ms
+    server_timings: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def tier(self, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> Tier | None:
+        return thresholds.tier_of(self.ttft_ms) if self.ttft_ms is not None else None
+
+    def export_row(self, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> dict[str, Any]:
+        tier = self.tier(thresholds)
+        row = {name: getattr(self, name) for name in EXPORT_FIELDS if name not in _DERIVED}
+        row["time"] = datetime.fromtimestamp(self.time, UTC).isoformat(timespec="milliseconds")
+        row["time_unix"] = self.time
+        row["tier"] = tier.value if tier else None
+        return {name: row[name] for name in EXPORT_FIELDS}
+
+
+_DERIVED = {"time", "time_unix", "tier"}
+
+
+def record_from_request(
+    metrics: RequestMetrics,
+    timeline: RequestTimeline | None,
+    *,
+    at: float,
+    model: str,
+    server: str,
+    cold: bool,
+    outcome: str,
+    message_id: int | None = None,
+) -> HudRecord:
+    load = metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
+    return HudRecord(
+        time=at,
+        server=server,
+        model=model,
+        ttft_ms=metrics.ttft_ms,
+        ttfo_ms=metrics.ttfo_ms,
+        tpot_ms=metrics.tpot_ms,
+        tokens_per_s=metrics.tokens_per_s,
+        e2el_ms=metrics.e2el_ms,
+        headers_ms=metrics.headers_ms,
+        paint_ms=metrics.paint_ms,
+        prompt_tokens=metrics.prompt_tokens,
+        output_tokens=metrics.output_tokens,
+        output_tokens_estimated=metrics.output_tokens_estimated,
+        chunks=metrics.chunks,
+        cold=cold or load >= COLD_LOAD_MS,
+        outcome=outcome,
+        message_id=message_id,
+        stages=stages_from_timeline(timeline) if timeline else [],
+        server_timings={k: dict(v) for k, v in metrics.server.items()},
+    )
+
+
+def stages_from_timeline(timeline: RequestTimeline) -> list[tuple[str, float, float | None]]:
+    origin = timeline.request_written_ns
+    if origin is None:
+        return []
+    return [
+        (
+            s.name,
+            (s.start_ns - origin) / NS_PER_MS,
+            None if s.end_ns is None else (s.end_ns - origin) / NS_PER_MS,
+        )
+        for s in timeline.stages
+    ]
+
+
+def record_from_stored(stored: Any) -> HudRecord:
+    """A row from the MetricsStore (a mapping or an object with the column names)."""
+
+    def get(name: str, default: Any = None) -> Any:
+        if isinstance(stored, Mapping):
+            return stored.get(name, default)
+        return getattr(stored, name, default)
+
+    when = get("time", 0.0)
+    if isinstance(when, datetime):
+        when = when.timestamp()
+    return HudRecord(
+        time=float(when or 0.0),
+        server=str(get("server") or ""),
+        model=str(get("model") or ""),
+        ttft_ms=_num(get("ttft_ms")),
+        ttfo_ms=_num(get("ttfo_ms")),
+        tpot_ms=_num(get("tpot_ms")),
+        tokens_per_s=_num(get("tokens_per_s")),
+        e2el_ms=_num(get("e2el_ms")),
+        headers_ms=_num(get("headers_ms")),
+        paint_ms=_num(get("paint_ms")),
+        prompt_tokens=_int(get("prompt_tokens")),
+        output_tokens=_int(get("output_tokens")),
+        output_tokens_estimated=bool(get("output_tokens_estimated", False)),
+        chunks=_int(get("chunks")) or 0,
+        cold=bool(get("cold", False)),
+        outcome=str(get("outcome") or ""),
+        message_id=_int(get("message_id")),
+        from_history=True,
+        stages=_stored_stages(get("stages")),
+        server_timings=_stored_timings(get("server_timings")),
+    )
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return None if math.isnan(value) else float(value)
+
+
+def _int(value: Any) -> int | None:
+    number = _num(value)
+    return int(number) if number is not None else None
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, str | bytes):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None
+    return value
+
+
+def _stored_stages(value: Any) -> list[tuple[str, float, float | None]]:
+    """Stages as stored: [{"stage" or "name", "start_ms", "end_ms"}] or {name: [start, end]}."""
+    value = _json(value)
+    stages: list[tuple[str, float, float | None]] = []
+    items: Iterable[Any] = value.items() if isinstance(value, Mapping) else value or []
+    for item in items:
+        if isinstance(item, Mapping):
+            name = item.get("stage", item.get("name"))
+            start, end = item.get("start_ms"), item.get("end_ms")
+        elif isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[1], list):
+            name, (start, end) = item[0], [*item[1], None, None][:2]
+        else:
+            continue
+        begin = _num(start)
+        if isinstance(name, str) and begin is not None:
+            stages.append((name, begin, _num(end)))
+    return stages
+
+
+def _stored_timings(value: Any) -> dict[str, dict[str, float]]:
+    value = _json(value)
+    if not isinstance(value, Mapping):
+        return {}
+    return {
+        str(source): {str(k): float(v) for k, v in values.items() if _num(v) is not None}
+        for source, values in value.items()
+        if isinstance(values, Mapping)
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeStats:
+    n: int  # requests in scope (after excluding cold ones, if asked)
+    summaries: dict[str, Summary | None]  # by metric name; p99 is NaN below P99_MIN_N
+
+    def shown_p99(self, name: str) -> float | None:
+        summary = self.summaries.get(name)
+        return summary.p99 if summary and summary.n >= P99_MIN_N else None
+
+
+class RequestBook:
+    """Every request the HUD knows about, oldest first."""
+
+    def __init__(self, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> None:
+        self.records: list[HudRecord] = []
+        self.thresholds = thresholds
+
+    def add(self, record: HudRecord) -> None:
+        self.records.append(record)
+
+    def load_history(self, records: Iterable[HudRecord]) -> None:
+        """Past requests go before this session's, in time order."""
+        self.records = sorted([*records, *self.records], key=lambda r: r.time)
+
+    def in_scope(
+        self, scope: Scope, *, model: str = "", last_n: int = 50, exclude_cold: bool = False
+    ) -> list[HudRecord]:
+        if scope is Scope.SESSION:
+            chosen = [r for r in self.records if not r.from_history]
+        elif scope is Scope.MODEL:
+            chosen = [r for r in self.records if r.model == model]
+        else:
+            chosen = self.records[-last_n:] if last_n > 0 else []
+        return [r for r in chosen if not (exclude_cold and r.cold)]
+
+    def stats(self, records: list[HudRecord]) -> ScopeStats:
+        return ScopeStats(
+            n=len(records),
+            summaries={
+                name: summarize(getattr(r, name) for r in records) for name in SUMMARY_FIELDS
+            },
+        )
+
+    def ttft_series(
+        self, records: list[HudRecord]
+    ) -> tuple[np.ndarray, np.ndarray, list[Tier], list[bool]]:
+        """x = request number (1-based in the list), y = ttft_ms, tier, cold; no-ttft skipped."""
+        shown = [(i + 1, r) for i, r in enumerate(records) if r.ttft_ms is not None]
+        x = np.array([i for i, _ in shown], dtype=np.float64)
+        y = np.array([r.ttft_ms for _, r in shown], dtype=np.float64)
+        tiers = [self.thresholds.tier_of(r.ttft_ms) for _, r in shown]  # type: ignore[arg-type]
+        return x, y, tiers, [r.cold for _, r in shown]
+
+    def find_message(self, message_id: int) -> HudRecord | None:
+        return next((r for r in reversed(self.records) if r.message_id == message_id), None)
+
+
+# -- tier view ----------------------------------------------------------------------
+
+TIER_BEHAVIOUR = {
+    Tier.INSTANT: "nothing: the reply just appears",
+    Tier.FAST: "nothing: an instant reply",
+    Tier.TYPING: "typing indicator",
+    Tier.SLOW: "stages (understanding, thinking, answering)",
+}
+
+
+# -- waterfall ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WaterfallRow:
+    label: str
+    start_ms: float
+    end_ms: float  # == start_ms for a moment (drawn as a tick)
+    side: str  # "client", "server" or "difference"
+
+
+@dataclass(slots=True)
+class Waterfall:
+    rows: list[WaterfallRow]
+    server_source: str | None = None
+    server_ttft_ms: float | None = None  # the server's own time to its first token
+    transport_and_queue_ms: float | None = None  # client ttft minus server ttft
+
+
+def build_waterfall(record: HudRecord) -> Waterfall:
+    """Client rows from the request's stamps; server rows anchored so the server's first
+    token lands on the client's (their clocks cannot be compared, only durations)."""
+    rows = _client_rows(record)
+    fall = Waterfall(rows)
+    if record.ttft_ms is None:
+        return fall
+    for source, build in (("ollama", _ollama), ("llamacpp", _llamacpp), ("vllm", _vllm)):
+        values = record.server_timings.get(source)
+        if values:
+            server_rows, server_ttft = build(values, record.ttft_ms)
+            if server_rows:
+                fall.server_source = source
+                fall.server_ttft_ms = server_ttft
+                rows.extend(server_rows)
+                break
+    if fall.server_ttft_ms is not None:
+        fall.transport_and_queue_ms = record.ttft_ms - fall.server_ttft_ms
+        rows.append(
+            WaterfallRow(
+                "transport + queue", 0.0, max(fall.transport_and_queue_ms, 0.0), "difference"
+            )
+        )
+    return fall
+
+
+def _client_rows(r: HudRecord) -> list[WaterfallRow]:
+    rows = [WaterfallRow("request written", 0.0, 0.0, "client")]
+    if r.headers_ms is not None:
+        rows.append(WaterfallRow("response headers", 0.0, r.headers_ms, "client"))
+    for name, start, end in r.stages:
+        stop = end if end is not None else (r.e2el_ms if r.e2el_ms is not None else start)
+        rows.append(WaterfallRow(name, start, stop, "client"))
+    if r.ttft_ms is not None:
+        rows.append(WaterfallRow("first token", r.ttft_ms, r.ttft_ms, "client"))
+    if r.e2el_ms is not None:
+        rows.append(WaterfallRow("last token", r.e2el_ms, r.e2el_ms, "client"))
+    if r.ttft_ms is not None and r.paint_ms is not None:
+        rows.append(WaterfallRow("painted", r.ttft_ms, r.ttft_ms + r.paint_ms, "client"))
+    return rows
+
+
+def _ollama(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
+    load = v.get("load_duration_ms", 0.0)
+    prefill = v.get("prompt_eval_duration_ms", 0.0)
+    rows = []
+    if load:
+        rows.append(
+            WaterfallRow("server: model load", ttft - prefill - load, ttft - prefill, "server")
+        )
+    rows.append(WaterfallRow("server: prompt processing", ttft - prefill, ttft, "server"))
+    if "eval_duration_ms" in v:
+        rows.append(
+            WaterfallRow("server: generation", ttft, ttft + v["eval_duration_ms"], "server")
+        )
+    return rows, load + prefill
+
+
+def _llamacpp(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
+    if "prompt_ms" not in v:
+        return [], None
+    rows = [WaterfallRow("server: prompt processing", ttft - v["prompt_ms"], ttft, "server")]
+    if "predicted_ms" in v:
+        rows.append(WaterfallRow("server: generation", ttft, ttft + v["predicted_ms"], "server"))
+    return rows, v["prompt_ms"]
+
+
+def _vllm(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
+    """vLLM's per-request metrics: wall-clock seconds taken in the server's process."""
+    arrival, first = v.get("arrival_time"), v.get("first_token_time")
+    if arrival is None or first is None:
+        return [], None
+    server_ttft = (first - arrival) * 1000.0
+    start = ttft - server_ttft
+    rows = []
+    if "time_in_queue" in v:
+        queue_end = start + v["time_in_queue"] * 1000.0
+        rows.append(WaterfallRow("server: queue", start, queue_end, "server"))
+    if "first_scheduled_time" in v:
+        scheduled = start + (v["first_scheduled_time"] - arrival) * 1000.0
+        rows.append(WaterfallRow("server: prompt processing", scheduled, ttft, "server"))
+    last = v.get("last_token_time", v.get("finished_time"))
+    if last is not None:
+        rows.append(
+            WaterfallRow("server: generation", ttft, ttft + (last - first) * 1000.0, "server")
+        )
+    return rows, server_ttft
+
+
+# -- export -------------------------------------------------------------------------
+
+
+def export_json(records: list[HudRecord], thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> str:
+    """As `tachy metrics --format json`: {"n", "requests": [...oldest first],
+    "ttft_ms": {"n", "mean", "median", "p90", "p95", "p99"}, "ttfo_ms", "tpot_ms",
+    "tokens_per_s", "e2el_ms"}; a summary is null when no request has that value."""
+    out: dict[str, Any] = {"n": len(records)}
+    out["requests"] = [r.export_row(thresholds) for r in records]
+    for name in SUMMARY_FIELDS:
+        summary = summarize(getattr(r, name) for r in records)
+        out[name] = None if summary is None else summary.as_dict()
+    return json.dumps(out, indent=2)
+
+
+def export_csv(records: list[HudRecord], thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        row = record.export_row(thresholds)
+        writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    return buffer.getvalue()

@@ -1,0 +1,268 @@
+"""What the server says about itself, for the HUD's server view. Qt-free.
+
+- vLLM `/metrics` (Prometheus text): `vllm:num_requests_running` / `_waiting`,
+  `vllm:kv_cache_usage_perc` (older: `vllm:gpu_cache_usage_perc`), TTFT P50/P95 estimated
+  from the `vllm:time_to_first_token_seconds` histogram buckets, speculative decoding
+  acceptance = `vllm:spec_decode_num_accepted_tokens_total` / `..._num_draft_tokens_total`.
+- llama.cpp `/metrics` (server started with `--metrics`): `llamacpp:requests_processing` /
+  `_deferred`, `llamacpp:kv_cache_usage_ratio`, acceptance from
+  `llamacpp:spec_decode_num_accepted_tokens_total` / `..._draft_tokens_total` (older builds:
+  `llamacpp:tokens_drafted_accepted_total` / `tokens_drafted_total`). llama.cpp exports no
+  TTFT histogram, so its server-side TTFT stays empty.
+- Ollama `/api/ps`: loaded models, VRAM, and when each unloads (`expires_at`).
+
+Parsers are pure (text in, snapshot out). `ServerStatsPoller.poll()` does one short GET and
+never raises: a failure becomes a snapshot with `error` set.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+POLL_TIMEOUT_S = 0.8  # shorter than the 1 s poll interval, so polls never pile up
+FOREVER_AFTER_S = 10 * 365 * 24 * 3600  # Ollama's keep_alive -1 gives a far-future expiry
+
+_SAMPLE = re.compile(
+    r"^(?P<name>[a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(?P<labels>.*)\})?\s+(?P<value>\S+)(?:\s+\S+)?$"
+)
+_LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?')
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    name: str
+    labels: dict[str, str]
+    value: float
+
+
+def parse_prometheus(text: str) -> list[Sample]:
+    """Prometheus text exposition format; lines that do not parse are skipped."""
+    samples = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = _SAMPLE.match(line)
+        if match is None:
+            continue
+        try:
+            value = float(match["value"])
+        except ValueError:
+            continue
+        labels = {k: _unescape(v) for k, v in _LABEL.findall(match["labels"] or "")}
+        samples.append(Sample(match["name"], labels, value))
+    return samples
+
+
+def _unescape(value: str) -> str:
+    return value.replace("\\n", "\n").replace('\\"', '"').replace("\\\\", "\\")
+
+
+def histogram_quantile(buckets: Iterable[tuple[float, float]], q: float) -> float | None:
+    """Prometheus' histogram_quantile: linear interpolation inside the bucket that holds
+    the q-th observation; buckets are (upper bound `le`, cumulative count). q in [0, 1]."""
+    ordered = sorted(buckets)
+    if not ordered or ordered[-1][1] <= 0:
+        return None
+    total = ordered[-1][1]
+    rank = q * total
+    lower_bound, lower_count = 0.0, 0.0
+    for bound, count in ordered:
+        if count >= rank and count > lower_count:
+            if math.isinf(bound):
+                return lower_bound  # beyond the last finite bucket: its bound is all we know
+            return lower_bound + (bound - lower_bound) * (rank - lower_count) / (
+                count - lower_count
+            )
+        lower_bound, lower_count = bound, count
+    return lower_bound
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedModel:
+    name: str
+    size: int | None = None
+    size_vram: int | None = None
+    expires_at: datetime | None = None
+
+    def seconds_left(self, now: datetime) -> float | None:
+        """Until the server unloads it; None when it stays loaded (keep_alive -1)."""
+        if self.expires_at is None:
+            return None
+        left = (self.expires_at - now).total_seconds()
+        return None if left > FOREVER_AFTER_S else max(left, 0.0)
+
+
+@dataclass(slots=True)
+class ServerSnapshot:
+    kind: str  # "vllm", "llamacpp", "ollama" or "" (nothing recognised)
+    running: float | None = None
+    waiting: float | None = None
+    kv_cache_use: float | None = None  # 0..1
+    ttft_p50_ms: float | None = None
+    ttft_p95_ms: float | None = None
+    ttft_n: int = 0
+    spec_acceptance: float | None = None  # accepted / draft tokens, 0..1
+    models: list[LoadedModel] = field(default_factory=list)
+    error: str = ""  # a sentence for the user when the server offers nothing
+
+
+def _total(samples: list[Sample], name: str, model: str | None = None) -> float | None:
+    """Sum over label sets (e.g. several engines), optionally only one model_name."""
+    found = [
+        s.value
+        for s in samples
+        if s.name == name and (model is None or s.labels.get("model_name") in (None, model))
+    ]
+    return sum(found) if found else None
+
+
+def _first(samples: list[Sample], names: Iterable[str], model: str | None = None) -> float | None:
+    for name in names:
+        value = _total(samples, name, model)
+        if value is not None:
+            return value
+    return None
+
+
+def _ratio(accepted: float | None, draft: float | None) -> float | None:
+    return accepted / draft if accepted is not None and draft else None
+
+
+def _buckets(samples: list[Sample], name: str, model: str | None) -> list[tuple[float, float]]:
+    by_bound: dict[float, float] = {}
+    for s in samples:
+        if s.name == f"{name}_bucket" and "le" in s.labels:
+            if model is not None and s.labels.get("model_name") not in (None, model):
+                continue
+            bound = float(s.labels["le"])  # "+Inf" parses as inf
+            by_bound[bound] = by_bound.get(bound, 0.0) + s.value
+    return sorted(by_bound.items())
+
+
+def parse_vllm_metrics(text: str, model: str | None = None) -> ServerSnapshot:
+    samples = parse_prometheus(text)
+    if model is not None and not any(s.labels.get("model_name") == model for s in samples):
+        model = None  # the server calls it by another name: show its figures anyway
+    snap = ServerSnapshot("vllm")
+    snap.running = _total(samples, "vllm:num_requests_running", model)
+    snap.waiting = _total(samples, "vllm:num_requests_waiting", model)
+    snap.kv_cache_use = _first(
+        samples, ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"), model
+    )
+    buckets = _buckets(samples, "vllm:time_to_first_token_seconds", model)
+    if buckets and buckets[-1][1] > 0:
+        p50, p95 = histogram_quantile(buckets, 0.5), histogram_quantile(buckets, 0.95)
+        snap.ttft_p50_ms = p50 * 1000.0 if p50 is not None else None
+        snap.ttft_p95_ms = p95 * 1000.0 if p95 is not None else None
+        snap.ttft_n = int(buckets[-1][1])
+    snap.spec_acceptance = _ratio(
+        _total(samples, "vllm:spec_decode_num_accepted_tokens_total", model),
+        _total(samples, "vllm:spec_decode_num_draft_tokens_total", model),
+    )
+    return snap
+
+
+def parse_llamacpp_metrics(text: str) -> ServerSnapshot:
+    samples = parse_prometheus(text)
+    snap = ServerSnapshot("llamacpp")
+    snap.running = _total(samples, "llamacpp:requests_processing")
+    snap.waiting = _total(samples, "llamacpp:requests_deferred")
+    snap.kv_cache_use = _total(samples, "llamacpp:kv_cache_usage_ratio")
+    snap.spec_acceptance = _ratio(
+        _first(
+            samples,
+            (
+                "llamacpp:spec_decode_num_accepted_tokens_total",
+                "llamacpp:tokens_drafted_accepted_total",
+            ),
+        ),
+        _first(
+            samples,
+            ("llamacpp:spec_decode_num_draft_tokens_total", "llamacpp:tokens_drafted_total"),
+        ),
+    )
+    return snap
+
+
+def parse_metrics(text: str, model: str | None = None) -> ServerSnapshot:
+    """Whichever server wrote this /metrics text."""
+    if "vllm:" in text:
+        return parse_vllm_metrics(text, model)
+    if "llamacpp:" in text:
+        return parse_llamacpp_metrics(text)
+    return ServerSnapshot("", error="This server's /metrics has no vLLM or llama.cpp figures.")
+
+
+def parse_ollama_ps(body: Any) -> ServerSnapshot:
+    snap = ServerSnapshot("ollama")
+    entries = body.get("models") if isinstance(body, dict) else None
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        name = entry.get("name") or entry.get("model")
+        if not isinstance(name, str):
+            continue
+        snap.models.append(
+            LoadedModel(
+                name,
+                _count(entry.get("size")),
+                _count(entry.get("size_vram")),
+                _when(entry.get("expires_at")),
+            )
+        )
+    return snap
+
+
+def _count(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _when(value: Any) -> datetime | None:
+    """Ollama writes Go times: RFC 3339 with up to 9 fractional digits and an offset."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip().replace("Z", "+00:00")
+    text = re.sub(r"(\.\d{6})\d+", r"\1", text)  # Python takes at most microseconds
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+class ServerStatsPoller:
+    """One short GET per poll on the given client; never raises, never waits long."""
+
+    def __init__(
+        self, client: httpx.AsyncClient, base_url: str, api: str, model: str | None = None
+    ) -> None:
+        self._client = client
+        self.base_url = base_url.rstrip("/")
+        self.api = api  # "ollama" or "openai"
+        self.model = model
+
+    async def poll(self) -> ServerSnapshot:
+        path = "/api/ps" if self.api == "ollama" else "/metrics"
+        try:
+            response = await self._client.get(self.base_url + path, timeout=POLL_TIMEOUT_S)
+        except httpx.HTTPError as error:
+            return ServerSnapshot("", error=f"No server figures: {type(error).__name__}.")
+        if response.status_code == 404:
+            hint = " (start llama.cpp server with --metrics)" if path == "/metrics" else ""
+            return ServerSnapshot("", error=f"This server does not offer {path}{hint}.")
+        if response.status_code >= 400:
+            return ServerSnapshot("", error=f"{path} answered HTTP {response.status_code}.")
+        if self.api == "ollama":
+            try:
+                return parse_ollama_ps(response.json())
+            except ValueError:
+                return ServerSnapshot("", error="/api/ps did not answer JSON.")
+        return parse_metrics(response.text, self.model)

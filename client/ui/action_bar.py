@@ -1,0 +1,72 @@
+"""A non-modal bar of choices under the chat: what the user can do next.
+
+It is used for outcomes (Continue, Retry, Edit question ...), for a slow start
+(Keep waiting / Cancel) and for Undo after a delete. It never blocks the loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+
+from client.services.outcomes import NextStep
+
+STEP_LABELS = {
+    NextStep.CONTINUE: "Continue",
+    NextStep.RETRY: "Retry",
+    NextStep.EDIT_QUESTION: "Edit question",
+    NextStep.CHOOSE_SERVER: "Choose another server",
+    NextStep.USE_LOCAL: "Use the local model",
+    NextStep.KEEP_WAITING: "Keep waiting",
+    NextStep.CANCEL: "Cancel",
+}
+
+
+class ActionBar(QFrame):
+    chosen = Signal(str)  # the action's name (a NextStep value, or "undo")
+
+    def __init__(self, object_name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName(object_name)
+        self.setAccessibleName(object_name)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self._layout = QHBoxLayout(self)
+        self._layout.setContentsMargins(8, 4, 8, 4)
+        self.message_label = QLabel(self)
+        self.message_label.setWordWrap(True)
+        self.message_label.setObjectName(f"{object_name}Message")
+        self._layout.addWidget(self.message_label, 1)
+        self.buttons: dict[str, QPushButton] = {}
+        self.hide()
+
+    def show_choices(self, message: str, actions: Sequence[tuple[str, str]]) -> None:
+        """actions: (name, label) pairs, shown as buttons in that order."""
+        for button in self.buttons.values():
+            self._layout.removeWidget(button)
+            button.deleteLater()
+        self.buttons = {}
+        self.message_label.setText(message)
+        for name, label in actions:
+            button = QPushButton(label, self)
+            button.setObjectName(f"{name}Button")
+            button.setAccessibleName(label)
+            button.clicked.connect(lambda _=False, n=name: self._choose(n))
+            self._layout.addWidget(button)
+            self.buttons[name] = button
+        self.show()
+
+    def show_steps(self, message: str, steps: Sequence[NextStep]) -> None:
+        self.show_choices(message, [(step.value, STEP_LABELS[step]) for step in steps])
+
+    def button(self, name: str) -> QPushButton:
+        return self.buttons[name]
+
+    def clear(self) -> None:
+        self.show_choices("", [])
+        self.hide()
+
+    def _choose(self, name: str) -> None:
+        self.hide()
+        self.chosen.emit(name)

@@ -1,0 +1,432 @@
+"""The chat: one read-only document, one frame per message, streaming-friendly.
+
+Painting rules (issue 3): the first chunk of an answer is inserted as plain text and
+painted synchronously in the same event-loop turn; later chunks are buffered and
+flushed at most once per display frame (16 ms). A flush re-renders only the unsettled
+tail of the streaming message (the text after its last blank line outside a code
+fence), so appending costs time in proportion to the new text, not to the whole
+conversation.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QContextMenuEvent,
+    QDesktopServices,
+    QFont,
+    QGuiApplication,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFrame,
+    QTextFrameFormat,
+)
+from PySide6.QtWidgets import QTextBrowser, QWidget
+
+from client.ui.safe_markdown import (
+    WEB_SCHEMES,
+    SafeDocument,
+    SettledPoint,
+    insert_markdown,
+    is_code_block,
+    monospace_family,
+)
+
+FRAME_MS = 16
+PAGE_SIZE = 16  # messages per page frame (see _page)
+CHUNK_CHARS = 1500  # a streaming answer's settled text per chunk frame (see _render_tail)
+STATE_LABELS = {
+    "stopped": "stopped",
+    "interrupted": "interrupted",
+    "failed": "failed",
+    "unreachable": "not sent: server unreachable",
+    "timed_out": "cancelled while waiting",
+    "streaming": "writing…",
+}
+
+
+@dataclass(slots=True)
+class ShownMessage:
+    """A message as the chat shows it (the ui's own view of a stored message)."""
+
+    key: int
+    role: str  # "user" | "assistant" | "system"
+    text: str
+    state: str = "complete"
+    version: tuple[int, int] | None = None  # (1-based index, count) among sibling answers
+
+
+@dataclass(slots=True)
+class _Block:
+    message: ShownMessage
+    content: QTextFrame
+    meta: QTextFrame
+    tail_start: int = -1  # document position where the unsettled tail begins
+    rendered_settled: int = 0  # chars of message.text rendered for good
+    settled: SettledPoint = field(default_factory=SettledPoint)
+    streaming: bool = False
+    painted_first: bool = False
+    chunk: QTextFrame | None = None  # the frame receiving settled text while streaming
+
+
+class ChatView(QTextBrowser):
+    actionRequested = Signal(str, int)  # (action, message key): copy, edit, prev, next, ...
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chatView")
+        self.setAccessibleName("Chat")
+        self.safe_document = SafeDocument(self)
+        self.setDocument(self.safe_document)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+        self.setUndoRedoEnabled(False)
+        self.document().setUndoRedoEnabled(False)
+        self.anchorClicked.connect(self._on_anchor)
+        self._action_scheme = f"tachy-{secrets.token_hex(4)}"
+        self._blocks: dict[int, _Block] = {}
+        self._order: list[int] = []
+        self._code_copies: dict[int, str] = {}
+        self._pages: list[QTextFrame] = []
+        self._in_last_page = 0
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(FRAME_MS)
+        self._flush_timer.timeout.connect(self.flush)
+        self._pending: set[int] = set()
+        self.flush_count = 0  # how many coalesced flushes ran (tests, benchmarks)
+        copy_action = QAction("Copy code block", self)
+        copy_action.triggered.connect(self._copy_code_under_cursor)
+        self._copy_code_action = copy_action
+
+    # --- building ----------------------------------------------------------------
+    def clear_messages(self) -> None:
+        self._flush_timer.stop()
+        self._pending.clear()
+        self._blocks.clear()
+        self._order.clear()
+        self._code_copies.clear()
+        self._pages.clear()
+        self._in_last_page = 0
+        self.document().clear()
+
+    def _page(self) -> QTextFrame:
+        """The frame new messages go into. Messages sit in pages of PAGE_SIZE so that
+        Qt's layout, which walks the items of a changed frame's parent, walks a few
+        pages and one page's messages, not every message of a long conversation."""
+        if not self._pages or self._in_last_page >= PAGE_SIZE:
+            cursor = self.document().rootFrame().lastCursorPosition()
+            self._pages.append(cursor.insertFrame(QTextFrameFormat()))
+            self._in_last_page = 0
+        self._in_last_page += 1
+        return self._pages[-1]
+
+    def add_message(self, message: ShownMessage) -> None:
+        page = self._page()
+        content = page.lastCursorPosition().insertFrame(_content_format(message.role))
+        meta = page.lastCursorPosition().insertFrame(_meta_format())
+        block = _Block(message, content, meta)
+        self._blocks[message.key] = block
+        self._order.append(message.key)
+        with self._one_edit():
+            self._render_full(block)
+            self._render_meta(block)
+
+    def set_messages(self, messages: list[ShownMessage]) -> None:
+        self.setUpdatesEnabled(False)
+        try:
+            self.clear_messages()
+            for message in messages:
+                self.add_message(message)
+        finally:
+            self.setUpdatesEnabled(True)
+        self.scroll_to_end()
+
+    def has_message(self, key: int) -> bool:
+        return key in self._blocks
+
+    def message(self, key: int) -> ShownMessage:
+        return self._blocks[key].message
+
+    def keys(self) -> list[int]:
+        return list(self._order)
+
+    def rekey(self, old: int, new: int) -> None:
+        """A message got its stored id (it was shown under a temporary key)."""
+        if old == new or old not in self._blocks:
+            return
+        block = self._blocks.pop(old)
+        block.message.key = new
+        self._blocks[new] = block
+        self._order[self._order.index(old)] = new
+        if old in self._pending:
+            self._pending.discard(old)
+            self._pending.add(new)
+        self._render_meta(block)
+
+    # --- streaming ---------------------------------------------------------------
+    def begin_stream(self, key: int, text: str = "") -> None:
+        """Start streaming into message `key` (added if absent); existing text is kept."""
+        if key not in self._blocks:
+            self.add_message(ShownMessage(key, "assistant", text, "streaming"))
+        block = self._blocks[key]
+        block.message.state = "streaming"
+        block.streaming = True
+        block.painted_first = False
+        self._render_meta(block)
+
+    def append_token(self, key: int, text: str) -> bool:
+        """Add streamed text. Returns True when it was painted right now (first chunk)."""
+        block = self._blocks[key]
+        block.message.text += text
+        if not block.painted_first:
+            block.painted_first = True
+            follow = self._at_bottom()
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(block.content.lastPosition())
+            cursor.insertText(text, QTextCharFormat())
+            if follow:
+                self.scroll_to_end()
+            self.viewport().repaint()  # synchronous: the first words show in this turn
+            return True
+        self._pending.add(key)
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+        return False
+
+    def flush(self) -> None:
+        """Render what arrived since the last frame (at most once per 16 ms)."""
+        self._flush_timer.stop()
+        if not self._pending:
+            return
+        follow = self._at_bottom()
+        with self._one_edit():
+            for key in list(self._pending):
+                block = self._blocks.get(key)
+                if block is not None:
+                    self._render_tail(block)
+        self._pending.clear()
+        self.flush_count += 1
+        if follow:
+            self.scroll_to_end()
+        self.viewport().update()
+
+    def end_stream(self, key: int, state: str, text: str | None = None) -> None:
+        """The answer ended (complete, stopped, interrupted ...): final render and label."""
+        block = self._blocks.get(key)
+        if block is None:
+            return
+        self._pending.discard(key)
+        block.streaming = False
+        block.message.state = state
+        if text is not None:
+            block.message.text = text
+        with self._one_edit():
+            self._render_full(block)
+            self._render_meta(block)
+        self.viewport().update()
+
+    def set_state(self, key: int, state: str) -> None:
+        block = self._blocks[key]
+        block.message.state = state
+        self._render_meta(block)
+
+    # --- rendering ---------------------------------------------------------------
+    @contextmanager
+    def _one_edit(self) -> Iterator[None]:
+        """Group edits so the layout hears of them once: without this every edit
+        re-walks the frames of the whole conversation."""
+        cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()
+        try:
+            yield
+        finally:
+            cursor.endEditBlock()
+
+    def _clear_frame(self, frame: QTextFrame, start: int | None = None) -> QTextCursor:
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(frame.firstPosition() if start is None else start)
+        cursor.setPosition(frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        cursor.setBlockFormat(QTextBlockFormat())
+        cursor.setCharFormat(QTextCharFormat())
+        return cursor
+
+    def _render_full(self, block: _Block) -> None:
+        cursor = self._clear_frame(block.content)
+        text = block.message.text
+        if block.message.role == "user":
+            cursor.insertText(text, QTextCharFormat())  # the user's own words, verbatim
+        else:
+            insert_markdown(cursor, text, self._action_scheme)
+            if not block.streaming:
+                self._add_code_copy_links(block)
+        block.settled = SettledPoint()
+        block.rendered_settled = block.settled.update(text)
+        block.tail_start = -1
+
+    def _render_tail(self, block: _Block) -> None:
+        text = block.message.text
+        settled = block.settled.update(text)
+        if block.tail_start < 0:
+            # First flush after the plain first chunk: render everything once.
+            cursor = self._clear_frame(block.content)
+            block.rendered_settled = 0
+            block.chunk = None
+        else:
+            cursor = self._clear_frame(block.content, block.tail_start)
+        if settled > block.rendered_settled:
+            # Settled text goes into chunk frames of bounded size, so a flush's relayout
+            # walks a few chunks and the tail, not every paragraph so far.
+            chunk = block.chunk
+            if chunk is None or chunk.lastPosition() - chunk.firstPosition() > CHUNK_CHARS:
+                chunk = block.chunk = cursor.insertFrame(QTextFrameFormat())
+            chunk_cursor = chunk.lastCursorPosition()
+            if chunk_cursor.block().length() > 1:
+                chunk_cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+            insert_markdown(chunk_cursor, text[block.rendered_settled : settled],
+                            self._action_scheme)  # fmt: skip
+            block.rendered_settled = settled
+            cursor.setPosition(chunk.lastPosition() + 1)  # the block after the chunk
+        block.tail_start = cursor.position()
+        insert_markdown(cursor, text[block.rendered_settled :], self._action_scheme)
+
+    def _render_meta(self, block: _Block) -> None:
+        cursor = self._clear_frame(block.meta)
+        message = block.message
+        grey = QTextCharFormat()
+        grey.setForeground(QColor("#7a7a7a"))
+        label = "You" if message.role == "user" else "Answer"
+        state = STATE_LABELS.get(message.state, "")
+        cursor.insertText(label + (f" · {state}" if state else ""), grey)
+        if message.state == "streaming":
+            return
+        links: list[tuple[str, str]] = [("Copy", "copy")]
+        if message.role == "user":
+            links.append(("Edit", "edit"))
+        else:
+            if message.key > 0:
+                links.append(("Timing", "timing"))  # its waterfall in the latency HUD
+            if message.version is not None and message.version[1] > 1:
+                index, count = message.version
+                links += [("‹", "prev"), (f"{index}/{count}", "none"), ("›", "next")]
+        for text, action in links:
+            cursor.insertText("   ", grey)
+            if action == "none":
+                cursor.insertText(text, grey)
+            else:
+                cursor.insertText(text, self._link_format(action, message.key))
+
+    def _link_format(self, action: str, key: int) -> QTextCharFormat:
+        fmt = QTextCharFormat()
+        fmt.setAnchor(True)
+        fmt.setAnchorHref(f"{self._action_scheme}:{action}/{key}")
+        fmt.setForeground(QColor("#3b6fb6"))
+        return fmt
+
+    def _add_code_copy_links(self, block: _Block) -> None:
+        """A "Copy code" link under each code block of a finished answer."""
+        runs: list[tuple[int, str]] = []  # (position after the run, code text)
+        lines: list[str] = []
+        text_block = self.document().findBlock(block.content.firstPosition())
+        while text_block.isValid() and text_block.position() < block.content.lastPosition():
+            if is_code_block(text_block.blockFormat()):
+                lines.append(text_block.text())
+            elif lines:
+                runs.append((text_block.previous().position(), "\n".join(lines)))
+                lines = []
+            text_block = text_block.next()
+        if lines:
+            runs.append(
+                (
+                    self.document().findBlock(block.content.lastPosition()).position(),
+                    "\n".join(lines),
+                )
+            )
+        for position, code in reversed(runs):
+            copy_id = len(self._code_copies) + 1
+            self._code_copies[copy_id] = code
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(self.document().findBlock(position).position())
+            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
+            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+            cursor.insertText("Copy code", self._link_format("copycode", copy_id))
+
+    # --- interaction -------------------------------------------------------------
+    def _on_anchor(self, url: QUrl) -> None:
+        scheme = url.scheme().lower()
+        if scheme == self._action_scheme:
+            action, _, key = url.path().partition("/")
+            if action == "copycode":
+                QGuiApplication.clipboard().setText(self._code_copies.get(int(key), ""))
+            elif action == "copy":
+                self.copy_message(int(key))
+            else:
+                self.actionRequested.emit(action, int(key))
+        elif scheme in WEB_SCHEMES:
+            QDesktopServices.openUrl(url)  # only on a click, only the web
+        # file://, javascript:, data: ... stay inert.
+
+    def copy_message(self, key: int) -> None:
+        QGuiApplication.clipboard().setText(self._blocks[key].message.text)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        menu = self.createStandardContextMenu(event.pos())
+        cursor = self.cursorForPosition(event.pos())
+        if is_code_block(cursor.blockFormat()):
+            self._copy_code_action.setData(cursor.position())
+            menu.addAction(self._copy_code_action)
+        menu.exec(event.globalPos())
+        menu.deleteLater()
+
+    def _copy_code_under_cursor(self) -> None:
+        position = int(self._copy_code_action.data() or 0)
+        QGuiApplication.clipboard().setText(self.code_block_text_at(position))
+
+    def code_block_text_at(self, position: int) -> str:
+        start = self.document().findBlock(position)
+        while start.previous().isValid() and is_code_block(start.previous().blockFormat()):
+            start = start.previous()
+        lines = []
+        while start.isValid() and is_code_block(start.blockFormat()):
+            lines.append(start.text())
+            start = start.next()
+        return "\n".join(lines)
+
+    def _at_bottom(self) -> bool:
+        bar = self.verticalScrollBar()
+        return bar.value() >= bar.maximum() - 4
+
+    def scroll_to_end(self) -> None:
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+
+def _content_format(role: str) -> QTextFrameFormat:
+    fmt = QTextFrameFormat()
+    fmt.setPadding(8)
+    fmt.setTopMargin(10)
+    if role == "user":
+        fmt.setBackground(QColor("#eef3fb"))
+    return fmt
+
+
+def _meta_format() -> QTextFrameFormat:
+    fmt = QTextFrameFormat()
+    fmt.setLeftMargin(8)
+    fmt.setBottomMargin(6)
+    return fmt
+
+
+def code_font() -> QFont:
+    font = QFont(monospace_family())
+    font.setStyleHint(QFont.StyleHint.Monospace)
+    return font

@@ -1,0 +1,41 @@
+"""Where the user writes: Enter sends, Shift+Enter starts a new line."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+
+class Composer(QPlainTextEdit):
+    submitted = Signal(str)
+    stopRequested = Signal()  # Esc when the window's shortcut did not take it
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("composer")
+        self.setAccessibleName("Message")
+        self.setPlaceholderText("Ask anything — Enter sends, Shift+Enter for a new line")
+        self.setTabChangesFocus(True)
+        self.setMaximumHeight(140)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape:
+            self.stopRequested.emit()
+            return
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if enter and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            self.submit()
+            return
+        super().keyPressEvent(event)
+
+    def submit(self) -> None:
+        text = self.toPlainText().strip()
+        if text:
+            self.submitted.emit(text)
+
+    def put_back(self, text: str) -> None:
+        """Return a question to the composer (Edit question) with the caret at its end."""
+        self.setPlainText(text)
+        self.moveCursor(self.textCursor().MoveOperation.End)
+        self.setFocus()

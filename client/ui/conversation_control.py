@@ -1,0 +1,102 @@
+"""Conversations: list, search, new, rename, delete with Undo, export."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QFileDialog
+
+from client.ui.async_errors import report
+from client.ui.chat_page import ChatPage
+from client.ui.main_window import MainWindow
+
+EXPORT_FILTERS = {"markdown": ("Markdown (*.md)", ".md"), "json": ("JSON (*.json)", ".json")}
+
+
+class ConversationControl(QObject):
+    def __init__(
+        self, window: MainWindow, page: ChatPage, stores: Any, parent: QObject | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.window = window
+        self.page = page
+        self.history = getattr(stores, "history", None)
+        self.metrics = getattr(stores, "metrics", None)
+        self._deleted: int | None = None
+        self._export_dialog: QFileDialog | None = None
+        panel = window.conversations
+        panel.chosen.connect(self.choose)
+        panel.newRequested.connect(self.new)
+        panel.renameRequested.connect(self.rename)
+        panel.deleteRequested.connect(self.delete)
+        panel.exportRequested.connect(self.export)
+        panel.searchChanged.connect(lambda _: self.refresh())
+        window.undo_bar.chosen.connect(self._on_undo)
+        page.conversationChanged.connect(lambda _: self.refresh())
+
+    def refresh(self) -> None:
+        if self.history is None:
+            return
+        search = self.window.conversations.search_text() or None
+        listed = self.history.list_conversations(search)
+        self.window.conversations.show_conversations(listed, self.page.conversation_id)
+
+    def new(self) -> None:
+        self.page.show_conversation(None)
+        self.window.conversations.list.clearSelection()
+        self.window.composer.setFocus()
+
+    def choose(self, conversation_id: int) -> None:
+        if conversation_id != self.page.conversation_id:
+            self.page.show_conversation(conversation_id)
+        self.window.composer.setFocus()
+
+    def rename(self, conversation_id: int, title: str) -> None:
+        if self.history is None or not title.strip():
+            self.refresh()
+            return
+        self.history.rename(conversation_id, title.strip())
+        self.refresh()
+
+    def delete(self, conversation_id: int) -> None:
+        if self.history is None:
+            return
+        conversation = self.history.get_conversation(conversation_id)
+        self.history.soft_delete(conversation_id)
+        self._deleted = conversation_id
+        if conversation_id == self.page.conversation_id:
+            self.page.show_conversation(None)
+        title = (conversation.title if conversation else "") or "the conversation"
+        self.window.undo_bar.show_choices(f"Deleted “{title}”.", [("undo", "Undo")])
+        self.refresh()
+
+    def _on_undo(self, name: str) -> None:
+        if name == "undo" and self._deleted is not None and self.history is not None:
+            self.history.restore(self._deleted)
+            self._deleted = None
+            self.refresh()
+
+    def export(self, conversation_id: int, kind: str) -> None:
+        caption, suffix = EXPORT_FILTERS[kind]
+        dialog = QFileDialog(self.window, "Export conversation", "", caption)
+        dialog.setObjectName("exportDialog")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setDefaultSuffix(suffix.lstrip("."))
+        dialog.fileSelected.connect(lambda path: self.export_to(conversation_id, kind, Path(path)))
+        self._export_dialog = dialog
+        dialog.open()  # non-modal for the loop
+
+    def export_to(self, conversation_id: int, kind: str, path: Path) -> None:
+        from client.store.export import export_json, export_markdown
+
+        if self.history is None or self.metrics is None:
+            return
+        try:
+            write = export_markdown if kind == "markdown" else export_json
+            path.write_text(write(self.history, self.metrics, conversation_id), encoding="utf-8")
+        except Exception as error:
+            report(error, "export")
+            return
+        self.window.stage_label.setText(f"Exported to {path}")

@@ -1,0 +1,173 @@
+"""Runs one Generation (Qt-free session) into the Qt widgets: the thin adapter.
+
+One generation = one asyncio Task kept here, so Stop / Esc can cancel it. The first
+answer chunk is painted synchronously in the turn it arrives and stamped with
+`timeline.mark_painted()`; later chunks go through the chat view's frame-rate flush.
+While nothing has arrived, the stage line follows the waiting rules (waiting.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from functools import partial
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QLabel
+
+from client.core.events import Token, TokenKind
+from client.core.timeline import now_ns
+from client.services.outcomes import SlowStart, Stage, StageChanged
+from client.ui.async_errors import spawn
+from client.ui.chat_view import ChatView
+from client.ui.waiting import waiting_text
+
+WAITING_TICK_MS = 100
+_temporary_keys = itertools.count(-1, -1)
+
+
+def temporary_key() -> int:
+    """A key for a message shown before it has a stored id (negative, never an id)."""
+    return next(_temporary_keys)
+
+
+class GenerationRunner(QObject):
+    busyChanged = Signal(bool)
+    slowStart = Signal(object)  # SlowStart
+    ended = Signal(object, int)  # (the Generation, the answer's key in the chat view)
+    conversationKnown = Signal(int)  # the generation's conversation has its stored id
+    answerStarted = Signal()  # the first answer text was painted (a slow start is over)
+
+    def __init__(self, view: ChatView, stage_label: QLabel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.view = view
+        self.stage_label = stage_label
+        self.task: asyncio.Task[Any] | None = None
+        self.generation: Any = None
+        self.answer_key: int | None = None  # the message streaming into the view
+        self._stage: str | None = None
+        self._waiting_since_ns = 0
+        self._got_answer = False
+        self._waiting_timer = QTimer(self)
+        self._waiting_timer.setInterval(WAITING_TICK_MS)
+        self._waiting_timer.timeout.connect(self._show_waiting)
+        # Optional observer (the latency HUD): request_started(generation),
+        # token(kind, chars, at_ns) and request_finished(generation). Cheap calls only.
+        self.listener: Any = None
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def start(self, generation: Any, answer_key: int | None = None) -> asyncio.Task[Any]:
+        """Consume `generation` into the view; answer_key: an existing message to
+        append to (Continue), else a new answer message is added on the first token."""
+        if self.busy:
+            raise RuntimeError("a generation is already running")
+        self.generation = generation
+        self.answer_key = answer_key
+        self._stage = None
+        self._got_answer = False
+        self._waiting_since_ns = now_ns()
+        self.stage_label.setText("")
+        self._waiting_timer.start()
+        self.task = spawn(self._consume(generation), name="generation")
+        if self.listener is not None:
+            self.listener.request_started(generation)
+        self.busyChanged.emit(True)
+        return self.task
+
+    def stop(self) -> bool:
+        """Cancel the running generation (the session closes the stream). True if one ran."""
+        if not self.busy:
+            return False
+        assert self.task is not None
+        self.task.cancel()
+        return True
+
+    async def _consume(self, generation: Any) -> None:
+        announced = False
+        try:
+            async for event in generation:
+                if not announced and generation.conversation_id is not None:
+                    announced = True
+                    # Next turn: the list refresh must not delay this event's paint.
+                    conversation_id = generation.conversation_id
+                    QTimer.singleShot(0, partial(self.conversationKnown.emit, conversation_id))
+                if isinstance(event, Token):
+                    self._on_token(generation, event)
+                elif isinstance(event, StageChanged):
+                    self._stage = event.stage.value
+                    if self._got_answer or event.stage is Stage.ANSWERING:
+                        self.stage_label.setText("")
+                elif isinstance(event, SlowStart):
+                    self.slowStart.emit(event)
+        finally:
+            # Runs on completion, on error and on cancel (Stop): the session has set
+            # generation.finished by now; the CancelledError goes on up untouched.
+            self._waiting_timer.stop()
+            self._finish(generation)
+
+    def _on_token(self, generation: Any, token: Token) -> None:
+        if token.kind is TokenKind.THINKING:
+            if self.listener is not None and generation.timeline.tokens:
+                at_ns = generation.timeline.tokens[-1].at_ns
+                self.listener.token(token.kind, len(token.text), at_ns)
+            self._stage = Stage.THINKING.value
+            return  # reasoning is not part of the answer text; the stage line says it
+        key = self._ensure_answer_message(generation)
+        if self.view.append_token(key, token.text):
+            generation.timeline.mark_painted()
+        if self.listener is not None and generation.timeline.tokens:
+            self.listener.token(token.kind, len(token.text), generation.timeline.tokens[-1].at_ns)
+        if not self._got_answer:
+            self._got_answer = True
+            self.stage_label.setText("")
+            QTimer.singleShot(0, self.answerStarted.emit)  # after this paint, not before
+
+    def _ensure_answer_message(self, generation: Any) -> int:
+        if self.answer_key is None:
+            stored = getattr(generation, "assistant_message_id", None)
+            self.answer_key = stored if stored is not None else temporary_key()
+        if not self.view.has_message(self.answer_key) or (
+            self.view.message(self.answer_key).state != "streaming"
+        ):
+            self.view.begin_stream(self.answer_key)
+        return self.answer_key
+
+    def _finish(self, generation: Any) -> None:
+        finished = generation.finished
+        key = self.answer_key
+        if finished is not None:
+            if key is None and (finished.text or finished.outcome.value != "complete"):
+                key = self._ensure_answer_message(generation)
+            if key is not None:
+                self.view.end_stream(
+                    key,
+                    finished.outcome.value,
+                    None if self.view.message(key).text else finished.text,
+                )
+                if finished.message_id is not None and finished.message_id != key:
+                    self.view.rekey(key, finished.message_id)
+                    key = finished.message_id
+        elif key is not None and self.view.has_message(key):
+            self.view.end_stream(key, "interrupted")
+        self.answer_key = None
+        self.task = None
+        if self.listener is not None:
+            self.listener.request_finished(generation)
+        self.busyChanged.emit(False)
+        self.ended.emit(generation, key if key is not None else 0)
+
+    def _show_waiting(self) -> None:
+        if self._got_answer:
+            return
+        since = self._waiting_since_ns
+        timeline = getattr(self.generation, "timeline", None)
+        if timeline is not None and timeline.stages:
+            # The session's own stamps: when the request began and the stage it is in.
+            since = timeline.stages[0].start_ns
+            self._stage = timeline.stages[-1].name
+        elapsed_ms = (now_ns() - since) / 1e6
+        self.stage_label.setText(waiting_text(elapsed_ms, self._stage))

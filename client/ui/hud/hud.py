@@ -1,0 +1,276 @@
+"""LatencyHud: the dockable latency panel. See client/ui/hud/__init__.py for how to wire it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QPushButton,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from client.core.metrics import RequestMetrics
+from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
+from client.core.timeline import RequestTimeline, now_ns
+from client.services.hud_model import (
+    HudRecord,
+    LiveStream,
+    RequestBook,
+    build_waterfall,
+    export_csv,
+    export_json,
+    record_from_request,
+    record_from_stored,
+)
+from client.ui.hud.graph_export import export_graph
+from client.ui.hud.live_plot import LivePlot
+from client.ui.hud.requests_view import RequestsView
+from client.ui.hud.server_view import ServerView
+from client.ui.hud.tier_view import TierView
+from client.ui.hud.waterfall_view import WaterfallView
+
+FRAME_INTERVAL_MS = 34  # at most ~29 updates per second (<= 30)
+
+
+class LatencyHud(QWidget):
+    thresholds_changed = Signal(object)  # TierThresholds edited in the tier view
+
+    def __init__(
+        self, parent: QWidget | None = None, thresholds: TierThresholds = DEFAULT_THRESHOLDS
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("latencyHud")
+        self.book = RequestBook(thresholds)
+        self.stream = LiveStream()
+        self.streaming = False
+        self._clear_live = False
+        self._timeline: RequestTimeline | None = None
+        self.model = ""
+        self.frames = 0  # frames that changed the live plot (for tests)
+        self._started: tuple[float, str, str, bool] = (0.0, "", "", False)
+        self.live = LivePlot()
+        self.requests = RequestsView()
+        self.waterfall = WaterfallView()
+        self.tier = TierView()
+        self.server = ServerView()
+        self.tabs = QTabWidget()
+        for widget, title in (
+            (self.live, "Live"),
+            (self.requests, "Requests"),
+            (self.waterfall, "Waterfall"),
+            (self.tier, "Tier"),
+            (self.server, "Server"),
+        ):
+            self.tabs.addTab(widget, title)
+        self.frame_timer = QTimer(self)
+        self.frame_timer.setInterval(FRAME_INTERVAL_MS)
+        self.frame_timer.timeout.connect(self.flush_frame)
+        self.requests.scope_changed.connect(self.refresh_requests)
+        self.requests.request_clicked.connect(self.show_waterfall)
+        self.tier.thresholds_changed.connect(self._thresholds_edited)
+        self.tier.set_thresholds(thresholds)
+        self.requests.set_thresholds(thresholds)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addWidget(self.tabs)
+        layout.addLayout(self._export_buttons())
+        self.refresh_requests()
+
+    # -- the API the window calls -------------------------------------------------
+
+    def request_started(
+        self, timeline: RequestTimeline, model: str, server: str, cold: bool = False
+    ) -> None:
+        self.model = model
+        self._started = (time.time(), model, server, cold)
+        self._timeline = timeline  # usually not yet written: read its stamp at the first frame
+        self.stream.reset(timeline.request_written_ns)
+        # No Qt work until the first token is painted: the live plot is cleared by the
+        # first frame that has something to draw (clearing it now would schedule a
+        # repaint of the HUD just when the first token is due).
+        self._clear_live = True
+        self.streaming = True
+        if not self.frame_timer.isActive():
+            self.frame_timer.start()
+
+    def token(self, kind: object, text_len: int, at_ns: int) -> None:
+        """Per token-bearing chunk: one list append, no Qt work (the frame timer draws)."""
+        self.stream.add(at_ns)
+
+    def request_finished(
+        self,
+        metrics: RequestMetrics,
+        timeline: RequestTimeline,
+        outcome: object,
+        message_id: int | None = None,
+    ) -> None:
+        at, model, server, cold = self._started
+        record = record_from_request(
+            metrics,
+            timeline,
+            at=at or time.time(),
+            model=model,
+            server=server,
+            cold=cold,
+            outcome=str(getattr(outcome, "value", outcome)),
+            message_id=message_id,
+        )
+        self.book.add(record)
+        self.streaming = False
+        self.flush_frame()
+        self.frame_timer.stop()
+        self.tier.show_reply(record.ttft_ms, self.book.thresholds)
+        self.show_waterfall(record)
+        self.refresh_requests()
+
+    def load_history(self, records: Iterable[Any]) -> None:
+        """Rows from the MetricsStore (mappings or objects with its column names)."""
+        self.book.load_history(record_from_stored(r) for r in records)
+        self.refresh_requests()
+
+    def set_server(self, url: str, api: str, model: str | None = None) -> None:
+        self.server.set_server(url, api, model)
+        if model and not self.streaming:
+            self.model = model  # "This model" means the chosen one, even before a request
+            self.refresh_requests()
+        if self.isVisible():
+            self.server.start()
+
+    def show_message(self, message_id: int) -> bool:
+        """Show the waterfall of a chosen message; False when the HUD has no record of it."""
+        record = self.book.find_message(message_id)
+        if record is not None:
+            self.show_waterfall(record)
+            self.tabs.setCurrentWidget(self.waterfall)
+        return record is not None
+
+    def set_thresholds(self, thresholds: TierThresholds) -> None:
+        self.tier.set_thresholds(thresholds)
+        self._apply_thresholds(thresholds)
+
+    async def aclose(self) -> None:
+        self.frame_timer.stop()
+        await self.server.aclose()
+
+    # -- drawing ------------------------------------------------------------------
+
+    def flush_frame(self) -> None:
+        """Once per frame: new stamps into series, then setData. Bounded by the stamps
+        that arrived since the last frame (about 34 at 1,000 tokens/s)."""
+        if self.stream.written_ns is None and self._timeline is not None:
+            self.stream.written_ns = self._timeline.request_written_ns
+        if not self.stream.flush():
+            return
+        self.frames += 1
+        if self.isVisible():
+            self._draw_live()
+
+    def _draw_live(self) -> None:
+        if self._clear_live:
+            self._clear_live = False
+            self.live.reset()
+        self.live.show_stream(self.stream, self.stream.rate_now(now_ns()))
+
+    def refresh_requests(self) -> None:
+        records = self.shown_records()
+        self.requests.show_records(self.book, records, self.book.stats(records))
+
+    def shown_records(self) -> list[HudRecord]:
+        return self.book.in_scope(
+            self.requests.current_scope(),
+            model=self.model,
+            last_n=self.requests.last_n.value(),
+            exclude_cold=self.requests.exclude_cold.isChecked(),
+        )
+
+    def show_waterfall(self, record: HudRecord) -> None:
+        when = time.strftime("%H:%M:%S", time.localtime(record.time))
+        title = f"{record.model or 'request'} at {when} · {record.outcome or 'unknown outcome'}"
+        self.waterfall.show_waterfall(build_waterfall(record), title)
+
+    def _thresholds_edited(self, thresholds: TierThresholds) -> None:
+        self._apply_thresholds(thresholds)
+        self.thresholds_changed.emit(thresholds)
+
+    def _apply_thresholds(self, thresholds: TierThresholds) -> None:
+        self.book.thresholds = thresholds
+        self.requests.set_thresholds(thresholds)
+        self.refresh_requests()
+        if self.book.records:
+            self.tier.show_reply(self.book.records[-1].ttft_ms, thresholds)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.server.poller is not None:
+            self.server.start()
+        if self.streaming:
+            self.frame_timer.start()
+        if self.stream.tokens:  # nothing is drawn while hidden: catch up now
+            self._draw_live()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self.server.stop()
+
+    # -- export -------------------------------------------------------------------
+
+    def export_metrics(self, path: str | Path) -> None:
+        """The requests in the current scope: .csv or .json by the file's suffix."""
+        path = Path(path)
+        records, thresholds = self.shown_records(), self.book.thresholds
+        text = (
+            export_csv(records, thresholds)
+            if path.suffix.lower() == ".csv"
+            else (export_json(records, thresholds))
+        )
+        path.write_text(text, encoding="utf-8")
+
+    def export_graphs(self, path: str | Path) -> list[Path]:
+        """Each graph as <stem>-<graph><suffix>; suffix .png or .svg."""
+        path = Path(path)
+        graphs = {
+            "rate": self.live.rate_plot,
+            "gaps": self.live.gap_plot,
+            "ttft": self.requests.plot.getPlotItem(),
+            "waterfall": self.waterfall.plot.getPlotItem(),
+        }
+        written = []
+        for name, item in graphs.items():
+            target = path.with_name(f"{path.stem}-{name}{path.suffix}")
+            export_graph(item, target)
+            written.append(target)
+        return written
+
+    def _export_buttons(self) -> QHBoxLayout:
+        row = QHBoxLayout()
+        metrics = QPushButton("Export metrics…")
+        metrics.clicked.connect(self._ask_export_metrics)
+        graphs = QPushButton("Save graphs…")
+        graphs.clicked.connect(self._ask_export_graphs)
+        row.addStretch(1)
+        row.addWidget(metrics)
+        row.addWidget(graphs)
+        return row
+
+    def _ask_export_metrics(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export metrics", "tachy-metrics.json", "JSON (*.json);;CSV (*.csv)"
+        )
+        if path:
+            self.export_metrics(path)
+
+    def _ask_export_graphs(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Save graphs", "tachy.png", "PNG (*.png);;SVG (*.svg)"
+        )
+        if path:
+            self.export_graphs(path)

@@ -1,0 +1,106 @@
+"""The current reply: token rate over a sliding 1 s window, and inter-token gaps beneath it
+with stalls marked. Curves are made once; `show_stream()` only calls setData.
+
+Axis ranges grow in steps instead of auto-ranging every frame: pyqtgraph redraws an
+axis (ticks, labels, grid) whenever its range changes, and that was most of a frame's
+cost at 30 frames a second. The curves get the series already reduced to a min/max per
+pixel-sized bin (PeakSeries, kept up to date incrementally), so setData's work stays
+bounded however long the reply runs; clip-to-view and downsampling stay on for zooms.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from client.services.hud_model import LiveStream, PeakSeries
+from client.ui.hud.palette import GAP_COLOR, RATE_COLOR, STALL_COLOR
+
+START_SPAN_S = 5.0
+START_RATE = 50.0
+START_GAP_MS = 100.0
+HEADROOM = 1.25
+
+
+def nice_ceiling(value: float) -> float:
+    """The next of 1, 2, 5 x 10^k at or above value (a range that stays put a while)."""
+    if value <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(value))
+    return next(step * power for step in (1, 2, 5, 10) if step * power >= value)
+
+
+def _fast_curve(curve: pg.PlotDataItem) -> pg.PlotDataItem:
+    # Only the visible part is drawn, reduced to about one point per pixel.
+    curve.setClipToView(True)
+    curve.setDownsampling(auto=True, method="peak")
+    curve.setSkipFiniteCheck(True)
+    return curve
+
+
+class LivePlot(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.summary = QLabel("No reply yet.")
+        self.graphs = pg.GraphicsLayoutWidget()
+        self.rate_plot = self.graphs.addPlot(row=0, col=0)
+        self.rate_plot.setLabel("left", "tokens/s")
+        self.gap_plot = self.graphs.addPlot(row=1, col=0)
+        self.gap_plot.setLabel("left", "gap (ms)")
+        self.gap_plot.setLabel("bottom", "seconds since request written")
+        self.gap_plot.setXLink(self.rate_plot)
+        for plot in (self.rate_plot, self.gap_plot):
+            plot.disableAutoRange()
+            plot.setMouseEnabled(x=False, y=False)
+        self.rate_curve = _fast_curve(self.rate_plot.plot(pen=pg.mkPen(RATE_COLOR, width=2)))
+        self.gap_curve = _fast_curve(self.gap_plot.plot(pen=pg.mkPen(GAP_COLOR)))
+        self.stall_marks = self.gap_plot.plot(
+            pen=None, symbol="o", symbolSize=8, symbolBrush=pg.mkBrush(STALL_COLOR)
+        )
+        self._stalls_shown = -1
+        self._ranges = (0.0, 0.0, 0.0)
+        self._rate_peaks = PeakSeries()
+        self._gap_peaks = PeakSeries()
+        self.reset()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.graphs)
+
+    def reset(self) -> None:
+        """A new reply: empty curves, starting ranges."""
+        self._stalls_shown = -1
+        self._rate_peaks, self._gap_peaks = PeakSeries(), PeakSeries()
+        self._set_ranges(START_SPAN_S, START_RATE, START_GAP_MS)
+        for curve in (self.rate_curve, self.gap_curve, self.stall_marks):
+            curve.setData([], [])
+
+    def _set_ranges(self, span_s: float, rate: float, gap_ms: float) -> None:
+        if (span_s, rate, gap_ms) == self._ranges:
+            return
+        self._ranges = (span_s, rate, gap_ms)
+        self.rate_plot.setRange(xRange=(0, span_s), yRange=(0, rate), padding=0)
+        self.gap_plot.setRange(yRange=(0, gap_ms), padding=0)
+
+    def show_stream(self, stream: LiveStream, rate_now: int) -> None:
+        span, rate, gap = self._ranges
+        last_x = stream.rate_x.view[-1] if len(stream.rate_x) else 0.0
+        if last_x > span or stream.rate_max > rate or stream.gap_max_ms > gap:
+            self._set_ranges(
+                nice_ceiling(last_x * HEADROOM) if last_x > span else span,
+                nice_ceiling(stream.rate_max * HEADROOM) if stream.rate_max > rate else rate,
+                nice_ceiling(stream.gap_max_ms * HEADROOM) if stream.gap_max_ms > gap else gap,
+            )
+        span = self._ranges[0]
+        self.rate_curve.setData(
+            *self._rate_peaks.update(stream.rate_x.view, stream.rate.view, span)
+        )
+        self.gap_curve.setData(*self._gap_peaks.update(stream.gap_x.view, stream.gap_ms.view, span))
+        if stream.stalls != self._stalls_shown:  # rare: a scatter rebuild is the costly part
+            self._stalls_shown = stream.stalls
+            self.stall_marks.setData(stream.stall_x.view, stream.stall_ms.view)
+        self.summary.setText(
+            f"{rate_now} tokens/s now · {stream.tokens} chunks · {stream.stalls} stalls"
+        )

@@ -1,0 +1,123 @@
+"""TTFT per request over tier bands, and the running mean / P50 / P95 / P99 with n."""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from client.core.stats import Summary
+from client.core.tiers import Tier, TierThresholds
+from client.services.hud_model import STAT_FIELDS, HudRecord, RequestBook, Scope, ScopeStats
+from client.ui.hud.palette import BAND_ALPHA, TIER_COLORS
+
+SCOPE_NAMES = {Scope.SESSION: "This session", Scope.MODEL: "This model", Scope.LAST_N: "Last N"}
+COLUMNS = ("n", "mean", "P50", "P95", "P99")
+SLOW_BAND_TOP_MS = 1e7  # the slow band reaches beyond any plotted value
+
+
+class RequestsView(QWidget):
+    request_clicked = Signal(object)  # HudRecord
+    scope_changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plot = pg.PlotWidget()
+        self.plot.setLabel("left", "TTFT", units="ms")
+        self.plot.setLabel("bottom", "request")
+        self.bands = [pg.LinearRegionItem(orientation="horizontal", movable=False) for _ in Tier]
+        for band, tier in zip(self.bands, Tier, strict=True):
+            band.setBrush(pg.mkBrush(*TIER_COLORS[tier], BAND_ALPHA))
+            band.setZValue(-10)
+            self.plot.addItem(band)
+        self.points = pg.ScatterPlotItem(size=10, hoverable=True)
+        self.points.sigClicked.connect(self._clicked)
+        self.plot.addItem(self.points)
+        self.shown: list[HudRecord] = []  # the records behind the plotted points
+        self.scope = QComboBox()
+        for scope, name in SCOPE_NAMES.items():
+            self.scope.addItem(name, scope)
+        self.last_n = QSpinBox(minimum=1, maximum=100_000, value=50)
+        self.exclude_cold = QCheckBox("Exclude cold")
+        self.table = QTableWidget(len(STAT_FIELDS), len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setVerticalHeaderLabels(list(STAT_FIELDS))
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        for signal in (
+            self.scope.currentIndexChanged,
+            self.last_n.valueChanged,
+            self.exclude_cold.toggled,
+        ):
+            signal.connect(self.scope_changed)
+        controls = QHBoxLayout()
+        for widget in (QLabel("Scope:"), self.scope, QLabel("N:"), self.last_n, self.exclude_cold):
+            controls.addWidget(widget)
+        controls.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 3)
+        layout.addLayout(controls)
+        layout.addWidget(self.table, 1)
+
+    def current_scope(self) -> Scope:
+        return Scope(self.scope.currentData())
+
+    def set_thresholds(self, thresholds: TierThresholds) -> None:
+        edges = (
+            0.0,
+            thresholds.instant_below_ms,
+            thresholds.fast_below_ms,
+            thresholds.typing_below_ms,
+            SLOW_BAND_TOP_MS,
+        )
+        for band, low, high in zip(self.bands, edges, edges[1:], strict=False):
+            band.setRegion((low, high))
+
+    def show_records(self, book: RequestBook, records: list[HudRecord], stats: ScopeStats) -> None:
+        x, y, tiers, cold = book.ttft_series(records)
+        self.shown = [r for r in records if r.ttft_ms is not None]
+        brushes = [pg.mkBrush(*TIER_COLORS[t]) for t in tiers]
+        symbols = ["x" if c else "o" for c in cold]  # a cold start (model load) is a cross
+        self.points.setData(x=x, y=y, brush=brushes, symbol=symbols, data=list(range(len(x))))
+        if len(y):
+            self.plot.setYRange(0, float(max(y.max(), book.thresholds.typing_below_ms)) * 1.1)
+            self.plot.setXRange(0.5, float(x.max()) + 0.5)
+        for row, name in enumerate(STAT_FIELDS):
+            self._fill_row(row, stats.summaries.get(name), stats.shown_p99(name))
+
+    def _fill_row(self, row: int, summary: Summary | None, p99: float | None) -> None:
+        values = ["0", "–", "–", "–", "–"]
+        if summary is not None:
+            values = [
+                str(summary.n),
+                _fmt(summary.mean),
+                _fmt(summary.median),
+                _fmt(summary.p95),
+                _fmt(p99) if p99 is not None else "n < 100",
+            ]
+        for column, text in enumerate(values):
+            item = QTableWidgetItem(text)
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.table.setItem(row, column, item)
+
+    def _clicked(self, _item: object, points: list[object], *_args: object) -> None:
+        if len(points):
+            index = points[0].data()  # type: ignore[attr-defined]
+            if 0 <= index < len(self.shown):
+                self.request_clicked.emit(self.shown[index])
+
+
+def _fmt(value: float) -> str:
+    return "–" if value is None or math.isnan(value) else f"{value:.1f}"

@@ -1,0 +1,147 @@
+"""What the server says about itself, polled at most once a second and only while shown.
+
+The 1 s QTimer schedules one asyncio task on the running (qasync) loop and skips a tick
+while the previous poll is still out, so a slow server never piles up requests and the
+GUI thread never waits on the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+
+import httpx
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from client.services.server_stats import ServerSnapshot, ServerStatsPoller
+
+POLL_INTERVAL_MS = 1000
+
+
+class ServerView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.status = QLabel("No server chosen.")
+        self.status.setWordWrap(True)
+        self.figures = {
+            name: QLabel("–")
+            for name in ("running", "waiting", "kv cache", "server TTFT", "draft acceptance")
+        }
+        self.models = QTableWidget(0, 3)
+        self.models.setHorizontalHeaderLabels(["loaded model", "VRAM", "unloads in"])
+        self.models.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        form = QFormLayout()
+        for name, label in self.figures.items():
+            form.addRow(name, label)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.status)
+        layout.addLayout(form)
+        layout.addWidget(self.models)
+        self.timer = QTimer(self)
+        self.timer.setTimerType(Qt.TimerType.PreciseTimer)  # a coarse timer may fire 5 % early
+        self.timer.setInterval(POLL_INTERVAL_MS)
+        self.timer.timeout.connect(self._tick)
+        self.poller: ServerStatsPoller | None = None
+        self._client: httpx.AsyncClient | None = None
+        self._in_flight: asyncio.Task[None] | None = None
+        self.snapshot: ServerSnapshot | None = None
+        self.polls = 0  # finished polls, for tests and the status line
+        self._last_poll_at = -POLL_INTERVAL_MS / 1000.0  # monotonic seconds
+
+    def set_server(self, url: str, api: str, model: str | None = None) -> None:
+        if self._client is None:
+            # No kept-alive connection: one poll a second does not need it, and a HUD
+            # dropped without aclose() then leaves no open socket to a finished loop.
+            self._client = httpx.AsyncClient(limits=httpx.Limits(max_keepalive_connections=0))
+        self.poller = ServerStatsPoller(self._client, url, api, model)
+        self.snapshot = None
+        self.status.setText(f"Asking {url} …")
+
+    def start(self) -> None:
+        """Poll now and every second (the HUD calls this when it becomes visible)."""
+        if not self.timer.isActive():
+            self.timer.start()
+            if time.monotonic() - self._last_poll_at >= POLL_INTERVAL_MS / 1000.0:
+                self._tick()  # at once, unless the last poll was under a second ago
+
+    def stop(self) -> None:
+        self.timer.stop()
+
+    async def aclose(self) -> None:
+        self.stop()
+        if self._in_flight is not None:
+            self._in_flight.cancel()
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def _tick(self) -> None:
+        self._show_countdown()
+        if self.poller is None or (self._in_flight is not None and not self._in_flight.done()):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no asyncio loop runs Qt here (a bare test): nothing to poll with
+        self._last_poll_at = time.monotonic()
+        self._in_flight = loop.create_task(self._poll(self.poller))
+
+    async def _poll(self, poller: ServerStatsPoller) -> None:
+        snapshot = await poller.poll()
+        if poller is self.poller:  # the server may have changed while we waited
+            self.show_snapshot(snapshot)
+
+    def show_snapshot(self, snap: ServerSnapshot) -> None:
+        self.snapshot = snap
+        self.polls += 1
+        self.status.setText(snap.error or f"{snap.kind} · updated {_clock()}")
+        self.figures["running"].setText(_number(snap.running))
+        self.figures["waiting"].setText(_number(snap.waiting))
+        self.figures["kv cache"].setText(_percent(snap.kv_cache_use))
+        ttft = "–"
+        if snap.ttft_p50_ms is not None and snap.ttft_p95_ms is not None:
+            ttft = (
+                f"P50 {snap.ttft_p50_ms:.0f} ms · P95 {snap.ttft_p95_ms:.0f} ms (n={snap.ttft_n})"
+            )
+        self.figures["server TTFT"].setText(ttft)
+        self.figures["draft acceptance"].setText(_percent(snap.spec_acceptance))
+        self._show_countdown()
+
+    def _show_countdown(self) -> None:
+        models = self.snapshot.models if self.snapshot else []
+        now = datetime.now(UTC)
+        self.models.setRowCount(len(models))
+        for row, model in enumerate(models):
+            left = model.seconds_left(now)
+            vram = "–" if model.size_vram is None else f"{model.size_vram / 2**30:.2f} GiB"
+            until = "stays loaded" if left is None and model.expires_at else _countdown(left)
+            for column, text in enumerate((model.name, vram, until)):
+                self.models.setItem(row, column, QTableWidgetItem(text))
+
+
+def _clock() -> str:
+    return datetime.now().strftime("%H:%M:%S")
+
+
+def _number(value: float | None) -> str:
+    return "–" if value is None else f"{value:g}"
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{value * 100:.1f} %"
+
+
+def _countdown(seconds: float | None) -> str:
+    if seconds is None:
+        return "–"
+    minutes, secs = divmod(int(seconds), 60)
+    return f"{minutes}:{secs:02d}"

@@ -1,0 +1,86 @@
+"""For demos: the last reply's tier in large type, what the UI did, editable thresholds."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout, QWidget
+
+from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
+from client.services.hud_model import TIER_BEHAVIOUR
+from client.ui.hud.palette import TIER_COLORS
+
+
+class TierView(QWidget):
+    thresholds_changed = Signal(object)  # TierThresholds
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.tier_label = QLabel("–")
+        self.tier_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.tier_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        font = QFont(self.tier_label.font())
+        font.setPointSize(48)
+        font.setBold(True)
+        self.tier_label.setFont(font)
+        self.ttft_label = QLabel("No reply yet.")
+        self.ttft_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.behaviour_label = QLabel("")
+        self.behaviour_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.edits = [
+            self._spin(v)
+            for v in (
+                DEFAULT_THRESHOLDS.instant_below_ms,
+                DEFAULT_THRESHOLDS.fast_below_ms,
+                DEFAULT_THRESHOLDS.typing_below_ms,
+            )
+        ]
+        form = QFormLayout()
+        for text, edit in zip(
+            ("instant below", "fast below", "typing below"), self.edits, strict=True
+        ):
+            form.addRow(text, edit)
+            edit.valueChanged.connect(self._edited)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tier_label)
+        layout.addWidget(self.ttft_label)
+        layout.addWidget(self.behaviour_label)
+        layout.addStretch(1)
+        layout.addLayout(form)
+
+    @staticmethod
+    def _spin(value: float) -> QDoubleSpinBox:
+        spin = QDoubleSpinBox(minimum=1.0, maximum=60_000.0, decimals=0, suffix=" ms")
+        spin.setValue(value)
+        return spin
+
+    def thresholds(self) -> TierThresholds:
+        instant, fast, typing = (e.value() for e in self.edits)
+        return TierThresholds(instant, max(fast, instant), max(typing, fast, instant))
+
+    def set_thresholds(self, thresholds: TierThresholds) -> None:
+        values = (thresholds.instant_below_ms, thresholds.fast_below_ms, thresholds.typing_below_ms)
+        for edit, value in zip(self.edits, values, strict=True):
+            edit.blockSignals(True)
+            edit.setValue(value)
+            edit.blockSignals(False)
+
+    def _edited(self) -> None:
+        self.thresholds_changed.emit(self.thresholds())
+
+    def show_reply(self, ttft_ms: float | None, thresholds: TierThresholds) -> None:
+        if ttft_ms is None:
+            self.tier_label.setText("–")
+            self.ttft_label.setText("The last reply had no first token.")
+            self.behaviour_label.setText("")
+            return
+        tier = thresholds.tier_of(ttft_ms)
+        self.tier_label.setText(tier.value.upper())
+        red, green, blue = TIER_COLORS[tier]
+        self.tier_label.setStyleSheet(f"color: rgb({red}, {green}, {blue});")
+        self.ttft_label.setText(f"time to first token {ttft_ms:.1f} ms")
+        self.behaviour_label.setText(f"The window showed: {TIER_BEHAVIOUR[tier]}")
+
+    def shown_tier(self) -> Tier | None:
+        text = self.tier_label.text().lower()
+        return Tier(text) if text in {t.value for t in Tier} else None

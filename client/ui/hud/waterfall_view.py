@@ -1,0 +1,59 @@
+"""Where one request's time went: client-measured rows beside the server's own."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from client.services.hud_model import Waterfall
+from client.ui.hud.palette import SIDE_COLORS
+
+MOMENT_WIDTH_FRACTION = 0.004  # a moment (first token ...) is a thin bar this wide
+
+
+class WaterfallView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.caption = QLabel("Send a message, or click a point in Requests.")
+        self.caption.setWordWrap(True)
+        self.plot = pg.PlotWidget()
+        self.plot.setLabel("bottom", "since request written", units="ms")
+        self.plot.invertY(True)  # first phase on top, like a browser's waterfall
+        self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brushes=[])
+        self.plot.addItem(self.bars)
+        self.waterfall: Waterfall | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.plot)
+
+    def show_waterfall(self, waterfall: Waterfall, title: str) -> None:
+        self.waterfall = waterfall
+        rows = waterfall.rows
+        span = max((max(r.end_ms, r.start_ms) for r in rows), default=1.0) or 1.0
+        moment = span * MOMENT_WIDTH_FRACTION
+        x0 = np.array([r.start_ms for r in rows])
+        width = np.array([max(r.end_ms - r.start_ms, moment) for r in rows])
+        brushes = [pg.mkBrush(*SIDE_COLORS.get(r.side, (128, 128, 128))) for r in rows]
+        self.bars.setOpts(x0=x0, y=np.arange(len(rows)), width=width, brushes=brushes)
+        labels = [(i, f"{r.label} {_duration(r.start_ms, r.end_ms)}") for i, r in enumerate(rows)]
+        self.plot.getAxis("left").setTicks([labels])
+        self.plot.setYRange(-0.5, len(rows) - 0.5)
+        self.plot.setXRange(min(0.0, float(x0.min(initial=0.0))), span * 1.05)
+        self.caption.setText(f"{title}\n{_summary(waterfall)}")
+
+
+def _duration(start: float, end: float) -> str:
+    return f"@ {start:.1f} ms" if end == start else f"{end - start:.1f} ms"
+
+
+def _summary(w: Waterfall) -> str:
+    client = next((r.start_ms for r in w.rows if r.label == "first token"), None)
+    parts = [f"client TTFT {client:.1f} ms" if client is not None else "no first token"]
+    if w.server_ttft_ms is not None and w.transport_and_queue_ms is not None:
+        parts.append(f"server ({w.server_source}) {w.server_ttft_ms:.1f} ms")
+        parts.append(f"transport + queue {w.transport_and_queue_ms:.1f} ms")
+    else:
+        parts.append("the server reported no timings")
+    return " · ".join(parts)

@@ -1,0 +1,74 @@
+"""Feeds the latency HUD (client/ui/hud, another module) from the generation runner."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from client.core.events import TokenKind
+from client.ui.async_errors import report
+
+HISTORY_ROWS = 500
+
+
+class HudLink:
+    """The runner's listener: forwards each generation's stamps to the HUD."""
+
+    def __init__(self, hud: Any, session_of: Any) -> None:
+        self.hud = hud
+        self._session_of = session_of  # () -> the current ChatSession or None
+
+    def request_started(self, generation: Any) -> None:
+        session = self._session_of()
+        model = getattr(session, "model", "") or ""
+        server = getattr(session, "server_name", "") or ""
+        self._guard(
+            self.hud.request_started,
+            generation.timeline,
+            model,
+            server,
+            bool(getattr(generation, "cold", False)),
+        )
+
+    def token(self, kind: TokenKind, chars: int, at_ns: int) -> None:
+        self.hud.token(kind, chars, at_ns)  # O(1), no Qt work
+
+    def request_finished(self, generation: Any) -> None:
+        finished = generation.finished
+        if finished is None:
+            return
+        self._guard(
+            self.hud.request_finished,
+            finished.metrics,
+            generation.timeline,
+            finished.outcome,
+            message_id=finished.message_id,
+        )
+
+    def _guard(self, call: Any, *args: Any, **kwargs: Any) -> None:
+        try:
+            call(*args, **kwargs)
+        except Exception as error:  # the HUD must never break the chat
+            report(error, "the latency HUD")
+
+
+def _show_timing(app: Any, hud: Any, message_id: int) -> None:
+    if hud.show_message(message_id):
+        app.window.hud_dock.show()
+        app.window.hud_dock.raise_()
+    else:
+        app.window.stage_label.setText("No timing was recorded for that answer.")
+
+
+def attach_hud(app: Any) -> Any:
+    """Create the HUD, put it in the dock, load past metrics and listen to generations."""
+    from client.ui.hud import LatencyHud
+
+    hud = LatencyHud()
+    app.window.set_hud_widget(hud)
+    metrics = getattr(app.stores, "metrics", None)
+    if metrics is not None:
+        hud.load_history(metrics.query(limit=HISTORY_ROWS))
+    app.page.runner.listener = HudLink(hud, lambda: app.page.session)
+    app.servers.serverChanged.connect(hud.set_server)
+    app.page.timingRequested.connect(lambda key: _show_timing(app, hud, key))
+    return hud

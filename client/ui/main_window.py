@@ -1,0 +1,142 @@
+"""The main window: conversations | chat + composer, the stage line, the HUD dock.
+
+The window only arranges widgets and remembers their geometry. What a question,
+a Stop or a failure does is in chat_page.ChatPage; servers and models in
+server_control.ServerControl.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from client.ui.action_bar import ActionBar
+from client.ui.chat_view import ChatView
+from client.ui.composer import Composer
+from client.ui.conversations import ConversationPanel
+from client.ui.server_bar import ServerBar
+
+SETTINGS_GEOMETRY = "window/geometry"
+SETTINGS_STATE = "window/state"
+SETTINGS_SPLITTER = "window/splitter"
+
+
+class MainWindow(QMainWindow):
+    closed = Signal()  # the app's cleanup (close clients, stop the engine) follows this
+
+    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.setObjectName("mainWindow")
+        self.setWindowTitle("Tachy")
+        self.setAccessibleName("Tachy")
+        self.conversations = ConversationPanel(self)
+        self.server_bar = ServerBar(self)
+        self.chat_view = ChatView(self)
+        self.outcome_bar = ActionBar("outcomeBar", self)
+        self.undo_bar = ActionBar("undoBar", self)
+        self.stage_label = QLabel(self)
+        self.stage_label.setObjectName("stageLabel")
+        self.stage_label.setAccessibleName("Status")
+        self.stage_label.setWordWrap(True)
+        self.composer = Composer(self)
+        self.send_button = _button("Send", "sendButton", "Send (Enter)", self)
+        self.stop_button = _button("Stop", "stopButton", "Stop the answer (Esc)", self)
+        self.stop_button.setEnabled(False)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(self.conversations)
+        self.splitter.addWidget(self._centre())
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.conversations.setMinimumWidth(160)
+        self.splitter.setSizes([240, 760])
+        self.setCentralWidget(self.splitter)
+        self.hud_dock = QDockWidget("Latency", self)
+        self.hud_dock.setObjectName("hudDock")
+        self.hud_dock.setAccessibleName("Latency HUD")
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.hud_dock)
+        self.resize(1240, 780)
+        # First run: the chat gets most of the width; the HUD a side column.
+        self.resizeDocks([self.hud_dock], [360], Qt.Orientation.Horizontal)
+        self._restore_layout()
+        self.shortcuts: dict[str, QShortcut] = {}
+
+    def _centre(self) -> QWidget:
+        centre = QWidget(self)
+        layout = QVBoxLayout(centre)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.server_bar)
+        layout.addWidget(self.chat_view, 1)
+        layout.addWidget(self.undo_bar)
+        layout.addWidget(self.outcome_bar)
+        layout.addWidget(self.stage_label)
+        row = QHBoxLayout()
+        row.addWidget(self.composer, 1)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch(1)
+        row.addLayout(buttons)
+        layout.addLayout(row)
+        return centre
+
+    def set_hud_widget(self, widget: QWidget) -> None:
+        """The latency HUD's contents (owned by the HUD module)."""
+        self.hud_dock.setWidget(widget)
+
+    def add_shortcut(self, name: str, keys: QKeySequence | str, slot: object) -> QShortcut:
+        shortcut = QShortcut(QKeySequence(keys), self)
+        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        shortcut.activated.connect(slot)
+        self.shortcuts[name] = shortcut
+        return shortcut
+
+    def set_busy(self, busy: bool) -> None:
+        self.send_button.setEnabled(not busy)
+        self.stop_button.setEnabled(busy)
+
+    # --- remembered layout -------------------------------------------------------
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value(SETTINGS_GEOMETRY)
+        if isinstance(geometry, QByteArray | bytes):
+            self.restoreGeometry(QByteArray(geometry))
+        state = self.settings.value(SETTINGS_STATE)
+        if isinstance(state, QByteArray | bytes):
+            self.restoreState(QByteArray(state))
+        splitter = self.settings.value(SETTINGS_SPLITTER)
+        if isinstance(splitter, QByteArray | bytes):
+            self.splitter.restoreState(QByteArray(splitter))
+
+    def save_layout(self) -> None:
+        self.settings.setValue(SETTINGS_GEOMETRY, self.saveGeometry())
+        self.settings.setValue(SETTINGS_STATE, self.saveState())
+        self.settings.setValue(SETTINGS_SPLITTER, self.splitter.saveState())
+        self.settings.sync()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.composer.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_layout()
+        super().closeEvent(event)
+        self.closed.emit()
+
+
+def _button(text: str, name: str, tip: str, parent: QWidget) -> QPushButton:
+    button = QPushButton(text, parent)
+    button.setObjectName(name)
+    button.setAccessibleName(text)
+    button.setToolTip(tip)
+    return button

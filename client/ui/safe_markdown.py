@@ -1,0 +1,120 @@
+"""Markdown from a model, rendered with every door closed.
+
+Model output is never HTML and never loads a resource: raw HTML is off in the
+Markdown dialect (it shows as literal text), the document refuses every resource
+request, images become a plain "[image: URL]" text, and links only carry an href
+that the chat view opens on click when it is http(s).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import (
+    QFontDatabase,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+
+_Features = QTextDocument.MarkdownFeature
+# GitHub dialect (tables, strikethrough, autolinks, task lists) with both HTML flags set.
+MARKDOWN_FEATURES = _Features(
+    _Features.MarkdownDialectGitHub.value | _Features.MarkdownNoHTML.value
+)
+
+WEB_SCHEMES = frozenset({"http", "https"})
+
+
+class SafeDocument(QTextDocument):
+    """A QTextDocument that never loads anything: not files, not the network, not qrc."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.refused_resources: list[str] = []  # what was asked for (tests read this)
+
+    def loadResource(self, kind: int, name: QUrl | str) -> Any:
+        self.refused_resources.append(name.toString() if isinstance(name, QUrl) else name)
+        return None
+
+
+def insert_markdown(cursor: QTextCursor, text: str, forbidden_scheme: str = "") -> None:
+    """Insert Markdown at the cursor, then neutralise what Markdown can still smuggle in."""
+    start = cursor.position()
+    cursor.insertMarkdown(text, MARKDOWN_FEATURES)
+    neutralise(cursor.document(), start, cursor.position(), forbidden_scheme)
+
+
+def neutralise(document: QTextDocument, start: int, end: int, forbidden_scheme: str = "") -> None:
+    """Replace images by inert text and drop links that use the ui's own action scheme."""
+    replacements: list[tuple[int, int, str]] = []
+    unlinks: list[tuple[int, int]] = []
+    block = document.findBlock(start)
+    while block.isValid() and block.position() <= end:
+        fragments = block.begin()
+        while not fragments.atEnd():
+            fragment = fragments.fragment()
+            fmt = fragment.charFormat()
+            if fmt.isImageFormat():
+                url = fmt.toImageFormat().name()
+                replacements.append((fragment.position(), fragment.length(), f"[image: {url}]"))
+            elif (
+                fmt.isAnchor()
+                and forbidden_scheme
+                and _scheme(fmt.anchorHref()) == forbidden_scheme
+            ):
+                unlinks.append((fragment.position(), fragment.length()))
+            fragments += 1
+        block = block.next()
+    edit = QTextCursor(document)
+    for position, length in unlinks:
+        edit.setPosition(position)
+        edit.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+        plain = QTextCharFormat(edit.charFormat())
+        plain.setAnchor(False)
+        plain.setAnchorHref("")
+        edit.setCharFormat(plain)
+    # Back to front, so earlier positions stay valid.
+    for position, length, label in reversed(replacements):
+        edit.setPosition(position)
+        edit.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+        edit.insertText(label, QTextCharFormat())
+
+
+def _scheme(href: str) -> str:
+    return QUrl(href).scheme().lower()
+
+
+def is_code_block(block_format: QTextFormat) -> bool:
+    return block_format.hasProperty(
+        QTextFormat.Property.BlockCodeFence
+    ) or block_format.hasProperty(QTextFormat.Property.BlockCodeLanguage)
+
+
+def monospace_family() -> str:
+    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
+
+
+class SettledPoint:
+    """Where a streaming Markdown text can be cut: the end of the last blank line
+    outside a code fence. What comes after it may still change meaning (an open
+    fence, a table being built, a list item). Scans only the new complete lines."""
+
+    def __init__(self) -> None:
+        self.settled = 0
+        self._scanned = 0
+        self._in_fence = False
+
+    def update(self, text: str) -> int:
+        while True:
+            end = text.find("\n", self._scanned)
+            if end < 0:
+                return self.settled
+            stripped = text[self._scanned : end].strip()
+            self._scanned = end + 1
+            if stripped.startswith(("```", "~~~")):
+                self._in_fence = not self._in_fence
+            elif not stripped and not self._in_fence:
+                self.settled = self._scanned

@@ -1,0 +1,85 @@
+"""The server and model pickers above the chat."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+
+from client.services.servers import ServerChoice
+
+
+class ServerBar(QWidget):
+    serverChosen = Signal(object)  # ServerChoice
+    modelChosen = Signal(str)
+    addServerRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("serverBar")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.server_picker = QComboBox(self)
+        self.server_picker.setObjectName("serverPicker")
+        self.server_picker.setAccessibleName("Server")
+        self.server_picker.setMinimumContentsLength(12)
+        self.model_picker = QComboBox(self)
+        self.model_picker.setObjectName("modelPicker")
+        self.model_picker.setAccessibleName("Model")
+        self.model_picker.setMinimumContentsLength(10)
+        self.add_button = QPushButton("Add server…", self)
+        self.add_button.setObjectName("addServerButton")
+        self.add_button.setAccessibleName("Add server")
+        layout.addWidget(QLabel("Server:", self))
+        layout.addWidget(self.server_picker, 2)
+        layout.addWidget(QLabel("Model:", self))
+        layout.addWidget(self.model_picker, 1)
+        layout.addWidget(self.add_button)
+        self._choices: list[ServerChoice] = []
+        self._quiet = False
+        self.server_picker.currentIndexChanged.connect(self._on_server)
+        self.model_picker.currentTextChanged.connect(self._on_model)
+        self.add_button.clicked.connect(self.addServerRequested.emit)
+
+    @property
+    def choices(self) -> list[ServerChoice]:
+        return list(self._choices)
+
+    def set_choices(self, choices: Sequence[ServerChoice], current: ServerChoice | None) -> None:
+        self._quiet = True
+        try:
+            self._choices = list(choices)
+            self.server_picker.clear()
+            for choice in self._choices:
+                self.server_picker.addItem(f"{choice.name}  —  {choice.url}")
+            if current is not None:
+                keys = [choice.key for choice in self._choices]
+                if current.key in keys:
+                    self.server_picker.setCurrentIndex(keys.index(current.key))
+        finally:
+            self._quiet = False
+
+    def current_choice(self) -> ServerChoice | None:
+        index = self.server_picker.currentIndex()
+        return self._choices[index] if 0 <= index < len(self._choices) else None
+
+    def set_models(self, models: Sequence[str], current: str | None) -> None:
+        self._quiet = True
+        try:
+            self.model_picker.clear()
+            self.model_picker.addItems(list(models))
+            if current and current not in models:
+                self.model_picker.addItem(current)
+            if current:
+                self.model_picker.setCurrentText(current)
+        finally:
+            self._quiet = False
+
+    def _on_server(self, index: int) -> None:
+        if not self._quiet and 0 <= index < len(self._choices):
+            self.serverChosen.emit(self._choices[index])
+
+    def _on_model(self, name: str) -> None:
+        if not self._quiet and name:
+            self.modelChosen.emit(name)

@@ -1,0 +1,228 @@
+"""Which server and model the chat uses: pickers, saved endpoints, the local engine.
+
+At start: --url if given; else the detected local servers and saved endpoints (the
+last one used first); when there is none, the embedded local engine starts by itself
+in the background ("Starting local model…") and the window stays usable meanwhile.
+API keys go to the keyring only (client.store.secrets), looked up when a backend is made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from client.backends import discover_local_servers
+from client.services.servers import (
+    LOCAL_ENGINE_LABEL,
+    BackendPool,
+    ServerChoice,
+    default_choice,
+    local_engine_choice,
+    normalize_url,
+    server_choices,
+)
+from client.ui.async_errors import spawn
+from client.ui.chat_page import ChatPage
+from client.ui.main_window import MainWindow
+from client.ui.server_dialog import AddServerDialog
+
+LAST_SERVER = "last_server"  # settings key: [url, api]
+STARTING_LOCAL = "Starting local model…"
+
+
+class ServerControl(QObject):
+    serverChanged = Signal(str, str, str)  # url, api, model (the HUD polls that server)
+
+    def __init__(
+        self,
+        window: MainWindow,
+        page: ChatPage,
+        stores: Any = None,
+        engine_factory: Any = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.window = window
+        self.page = page
+        self.stores = stores  # client.ui.app.Stores or None (tests)
+        self.pool = BackendPool()  # keys come from the keyring, off the loop
+        self.engine_factory = engine_factory
+        self.engine: Any = None
+        self.current: ServerChoice | None = None
+        self._engine_task: asyncio.Task[Any] | None = None
+        self._dialog: AddServerDialog | None = None
+        bar = window.server_bar
+        bar.serverChosen.connect(lambda choice: spawn(self.select(choice), "choose server"))
+        bar.modelChosen.connect(self._on_model)
+        bar.addServerRequested.connect(self.open_add_server)
+        page.chooseServerRequested.connect(self.show_server_list)
+        page.useLocalRequested.connect(self.use_local)
+
+    # --- start ---------------------------------------------------------------------
+    async def start(
+        self, url: str | None = None, api: str = "auto", model: str | None = None
+    ) -> None:
+        if url:
+            address = normalize_url(url)
+            choice = ServerChoice(f"Server at {address.split('://', 1)[-1]}", address, api)
+            self.window.server_bar.set_choices([choice], choice)
+            await self.select(choice, model)
+            spawn(self.refresh_choices(), "detect servers")
+            return
+        choices = await self.refresh_choices()
+        first = default_choice(choices, self._last_used())
+        if first is None:
+            self.use_local()
+        else:
+            await self.select(first, model)
+
+    async def refresh_choices(self) -> list[ServerChoice]:
+        detected = [
+            ServerChoice(_detected_name(s.api, s.url), s.url, s.api)
+            for s in await discover_local_servers()
+        ]
+        saved = await self._saved_choices()
+        extra = [self.current] if self.current is not None else []
+        choices = server_choices([*saved, *extra], detected)
+        self.window.server_bar.set_choices(choices, self.current)
+        return choices
+
+    async def _saved_choices(self) -> list[ServerChoice]:
+        endpoints = getattr(self.stores, "endpoints", None)
+        if endpoints is None:
+            return []
+        return [
+            ServerChoice(endpoint.name, endpoint.url, endpoint.api, api_key_name=endpoint.name)
+            for endpoint in endpoints.list()
+        ]
+
+    def _last_used(self) -> tuple[str, str] | None:
+        settings = getattr(self.stores, "settings", None)
+        value = settings.get(LAST_SERVER) if settings is not None else None
+        return (
+            (str(value[0]), str(value[1])) if isinstance(value, list) and len(value) == 2 else None
+        )
+
+    # --- choosing ------------------------------------------------------------------
+    async def select(self, choice: ServerChoice, model: str | None = None) -> None:
+        backend = await self.pool.backend(choice)
+        self.current = choice
+        names: list[str] = []
+        try:
+            names = [info.name for info in await backend.list_models()]
+        except Exception as error:
+            self.window.stage_label.setText(str(getattr(error, "user_message", error)))
+        chosen = model or (names[0] if names else "")
+        self.window.server_bar.set_models(names, chosen)
+        self._use(backend, chosen, choice)
+        self.serverChanged.emit(normalize_url(choice.url), choice.api, chosen)
+        settings = getattr(self.stores, "settings", None)
+        if settings is not None:
+            settings.set(LAST_SERVER, [choice.url, choice.api])
+
+    def _use(self, backend: Any, model: str, choice: ServerChoice) -> None:
+        session = self.page.session
+        if session is None:
+            from client.services.session import ChatSession
+
+            session = ChatSession(
+                backend,
+                model,
+                history=getattr(self.stores, "history", None),
+                metrics_store=getattr(self.stores, "metrics", None),
+                server_name=choice.name,
+                is_local=choice.is_local,
+            )
+            self.page.set_session(session)
+        else:
+            session.backend = backend
+            session.model = model
+            session.server_name = choice.name
+            session.is_local = choice.is_local
+
+    def _on_model(self, name: str) -> None:
+        if self.page.session is not None:
+            self.page.session.model = name
+
+    def show_server_list(self) -> None:
+        self.window.server_bar.server_picker.setFocus()
+        self.window.server_bar.server_picker.showPopup()
+
+    # --- the local engine ----------------------------------------------------------
+    def use_local(self) -> None:
+        if self._engine_task is not None and not self._engine_task.done():
+            return
+        self.window.stage_label.setText(STARTING_LOCAL)
+        picker = self.window.server_bar.server_picker
+        if picker.currentIndex() < 0:
+            picker.setPlaceholderText(f"{LOCAL_ENGINE_LABEL} — starting…")
+        self._engine_task = spawn(self._start_local(), "start local engine")
+
+    async def _start_local(self) -> None:
+        if self.engine is None:
+            if self.engine_factory is None:
+                from client.backends.local_engine import LocalEngine
+
+                self.engine_factory = LocalEngine
+            self.engine = self.engine_factory()
+        try:
+            await self.engine.start()
+        except Exception:
+            self.window.stage_label.setText("")
+            raise
+        choice = local_engine_choice(self.engine.url)
+        choices = [*self.window.server_bar.choices, choice]
+        self.window.server_bar.set_choices(server_choices(choices, []), choice)
+        await self.select(choice, self.engine.model)
+        if self.window.stage_label.text() == STARTING_LOCAL:
+            self.window.stage_label.setText("")
+
+    # --- saved endpoints -----------------------------------------------------------
+    def open_add_server(self) -> None:
+        if self._dialog is None:
+            self._dialog = AddServerDialog(self.window)
+            self._dialog.saved.connect(lambda *a: spawn(self._save_server(*a), "save server"))
+        self._dialog.show()  # non-modal: no nested exec(), and the chat stays usable
+        self._dialog.raise_()
+        self._dialog.activateWindow()
+
+    async def _save_server(self, name: str, url: str, api: str, api_key: str) -> None:
+        endpoints = getattr(self.stores, "endpoints", None)
+        if endpoints is None:
+            return
+        try:
+            endpoint = endpoints.save(name, url, api)
+        except ValueError as error:
+            if self._dialog is not None:
+                self._dialog.show_error(str(error))
+            return
+        if api_key:
+            from client.store.secrets import set_api_key
+
+            await asyncio.get_running_loop().run_in_executor(None, set_api_key, name, api_key)
+        if self._dialog is not None:
+            self._dialog.accept()
+        choice = ServerChoice(endpoint.name, endpoint.url, endpoint.api, api_key_name=endpoint.name)
+        await self.forget(choice)
+        await self.refresh_choices()
+        await self.select(choice)
+        self.window.server_bar.set_choices(self.window.server_bar.choices, choice)
+
+    async def forget(self, choice: ServerChoice) -> None:
+        await self.pool.forget(choice)
+
+    # --- quit ----------------------------------------------------------------------
+    async def aclose(self) -> None:
+        """Close every backend's HTTP client and stop the local engine."""
+        try:
+            await self.pool.aclose()
+        finally:
+            if self.engine is not None:
+                await self.engine.stop()
+
+
+def _detected_name(api: str, url: str) -> str:
+    kind = "Ollama" if api == "ollama" else "OpenAI-compatible server"
+    return f"{kind} on this computer ({url.rsplit(':', 1)[-1]})"

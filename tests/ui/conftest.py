@@ -1,0 +1,117 @@
+"""ui fixtures: a qasync loop for the test, a scripted server, the real app window.
+
+pytest-qt gives the QApplication; each test gets its own qasync.QEventLoop as the
+asyncio loop and drives it with `run(coro)` (loop.run_until_complete with a timeout).
+Inside, `until(condition)` polls with a deadline, like qtbot.waitUntil, while the
+loop keeps serving the server, the session and Qt alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import qasync
+from PySide6.QtCore import QEvent, QSettings
+from PySide6.QtWidgets import QApplication
+
+from client.ui.app import TachyApp, open_stores, track_async_generators
+from tests.ui.scripted_server import ScriptedOllama
+
+TEST_TIMEOUT_S = 20.0
+
+
+async def until(condition: Callable[[], object], timeout_s: float = 5.0) -> None:
+    """Wait until condition() is true, serving the loop; fail after timeout_s."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"timed out waiting for {condition}")
+        await asyncio.sleep(0.005)
+
+
+class LoopRunner:
+    def __init__(self, loop: qasync.QEventLoop) -> None:
+        self.loop = loop
+
+    def __call__(self, coro: Coroutine[Any, Any, Any], timeout_s: float = TEST_TIMEOUT_S) -> Any:
+        return self.loop.run_until_complete(asyncio.wait_for(coro, timeout_s))
+
+
+@pytest.fixture
+def run(qapp: Any) -> Iterator[LoopRunner]:
+    loop = qasync.QEventLoop(qapp)
+    asyncio.set_event_loop(loop)
+    hooks = sys.get_asyncgen_hooks()
+    track_async_generators(loop)
+    runner = LoopRunner(loop)
+    try:
+        yield runner
+    finally:
+        pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        sys.set_asyncgen_hooks(*hooks)
+        asyncio.set_event_loop(None)
+        loop.close()
+
+
+@pytest.fixture
+def server(run: LoopRunner) -> Iterator[ScriptedOllama]:
+    scripted = ScriptedOllama()
+    run(scripted.start())
+    yield scripted
+    run(scripted.stop())
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("TACHY_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+class NoEngine:
+    """Stands in for the local engine in tests that must not start it."""
+
+    started = 0
+
+    def __init__(self) -> None:
+        self.url = "http://127.0.0.1:9"
+        self.model = "none"
+
+    async def start(self) -> None:
+        NoEngine.started += 1
+        await asyncio.Event().wait()  # "starting" for as long as the test looks
+
+    async def stop(self) -> None:
+        return None
+
+
+@pytest.fixture
+def make_app(qtbot: Any, run: LoopRunner, data_dir: Path) -> Iterator[Callable[..., TachyApp]]:
+    apps: list[TachyApp] = []
+
+    def make(url: str | None = None, model: str | None = "scripted:1b", **kw: Any) -> TachyApp:
+        stores = open_stores(data_dir / "tachy.sqlite3")
+        settings = QSettings(str(data_dir / "window.ini"), QSettings.Format.IniFormat)
+        app = TachyApp(stores, settings, engine_factory=kw.get("engine_factory", NoEngine))
+        app.window.show()
+        app.window.activateWindow()
+        run(app.start(url, kw.get("api", "ollama" if url else "auto"), model))
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:  # (not qtbot.addWidget: pytest-qt would close it before this runs)
+        run(app.aclose())
+        app.window.close()
+        app.window.deleteLater()
+    # Delete them now, so no window, HUD or timer of this test outlives it.
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)

@@ -1,0 +1,210 @@
+"""The chat view: streaming paint rules, Markdown as it streams, hostile output inert."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QDesktopServices, QFontInfo, QGuiApplication, QTextCursor
+
+from client.ui.chat_view import ChatView, ShownMessage
+from client.ui.safe_markdown import SettledPoint, is_code_block
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+
+
+@pytest.fixture
+def view(qtbot: Any) -> ChatView:
+    chat = ChatView()
+    qtbot.addWidget(chat)
+    chat.resize(640, 480)
+    chat.show()
+    return chat
+
+
+def _images_in(view: ChatView) -> int:
+    count = 0
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            count += it.fragment().charFormat().isImageFormat()
+            it += 1
+        block = block.next()
+    return count
+
+
+def _stream(view: ChatView, key: int, chunks: list[str]) -> None:
+    view.begin_stream(key)
+    for chunk in chunks:
+        view.append_token(key, chunk)
+    view.flush()
+
+
+def test_first_chunk_painted_now_later_chunks_coalesced(view: ChatView, qtbot: Any) -> None:
+    view.begin_stream(1)
+    assert view.append_token(1, "Hello") is True
+    assert "Hello" in view.toPlainText()  # in the document at once, no timer needed
+    for word in [" a", " b", " c", " d"]:
+        assert view.append_token(1, word) is False
+    assert view.flush_count == 0
+    qtbot.waitUntil(lambda: view.flush_count == 1, timeout=1000)
+    assert "Hello a b c d" in view.toPlainText()
+
+
+def test_markdown_renders_while_streaming(view: ChatView) -> None:
+    _stream(
+        view,
+        1,
+        [
+            "# Head",
+            "ing\n\nSome *emph*",
+            "asis\n\n- one\n- two\n\n",
+            "```py\nx = 1\n",
+            "```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n",
+        ],
+    )
+    text = view.toPlainText()
+    assert "Heading" in text and "# Heading" not in text
+    assert "*emph" not in text and "emphasis" in text
+    assert "- one" not in text and "one" in text
+    assert "```" not in text
+    frames = view.document().rootFrame().childFrames()
+    assert any(frame.childFrames() for frame in frames)  # the table: a frame in the message
+    code = _block_with(view, "x = 1")
+    assert is_code_block(code.blockFormat())
+    assert QFontInfo(code.charFormat().font()).fixedPitch() or "mono" in (
+        code.charFormat().font().family().lower()
+    )
+
+
+def _block_with(view: ChatView, text: str) -> Any:
+    block = view.document().begin()
+    while block.isValid():
+        if block.text() == text:
+            cursor = QTextCursor(block)
+            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
+            block_with_format = cursor.block()
+            return _BlockView(block_with_format, cursor.charFormat())
+        block = block.next()
+    raise AssertionError(f"no block {text!r}")
+
+
+class _BlockView:
+    def __init__(self, block: Any, char_format: Any) -> None:
+        self._block = block
+        self._char_format = char_format
+
+    def blockFormat(self) -> Any:
+        return self._block.blockFormat()
+
+    def charFormat(self) -> Any:
+        return self._char_format
+
+
+def test_html_is_shown_literally(view: ChatView) -> None:
+    hostile = '<b>x</b> <script>alert(1)</script> <img src="x.png"> <a href="file:///etc">f</a>'
+    _stream(view, 1, [hostile])
+    view.end_stream(1, "complete")
+    assert hostile in view.toPlainText()
+    assert "<b>x</b>" in view.toPlainText()
+
+
+def test_markdown_image_with_file_url_is_never_loaded(view: ChatView, tmp_path: Path) -> None:
+    picture = tmp_path / "secret.png"
+    picture.write_bytes(PNG)
+    remote = "![remote](http://example.invalid/track.png)"
+    _stream(view, 1, [f"look: ![pic]({picture.as_uri()})\n\n{remote}\n"])
+    view.end_stream(1, "complete")
+    view.viewport().repaint()
+    assert _images_in(view) == 0
+    text = view.toPlainText()
+    assert f"[image: {picture.as_uri()}]" in text
+    assert "[image: http://example.invalid/track.png]" in text
+    # Asked or not, the document gives nothing back.
+    doc = view.safe_document
+    assert doc.loadResource(2, QUrl(picture.as_uri())) is None
+
+
+def test_links_open_only_http_and_only_on_click(view: ChatView, monkeypatch: Any) -> None:
+    opened: list[str] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    _stream(view, 1, ["[site](https://example.org) [local](file:///etc/passwd)"])
+    view.end_stream(1, "complete")
+    assert opened == []
+    assert not view.openLinks() and not view.openExternalLinks()
+    view.anchorClicked.emit(QUrl("file:///etc/passwd"))
+    view.anchorClicked.emit(QUrl("javascript:alert(1)"))
+    assert opened == []
+    view.anchorClicked.emit(QUrl("https://example.org"))
+    assert opened == ["https://example.org"]
+
+
+def test_model_cannot_forge_the_views_action_links(view: ChatView) -> None:
+    actions: list[tuple[str, int]] = []
+    view.actionRequested.connect(lambda a, k: actions.append((a, k)))
+    scheme = view._action_scheme
+    _stream(view, 1, [f"[click me]({scheme}:edit/1)"])
+    view.end_stream(1, "complete")
+    block = view.document().begin()
+    hrefs = []
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.isAnchor() and it.fragment().text() == "click me":
+                hrefs.append(fmt.anchorHref())
+            it += 1
+        block = block.next()
+    assert hrefs == []
+
+
+def test_code_block_copy_link_and_message_copy(view: ChatView) -> None:
+    _stream(view, 1, ["Try:\n\n```\nprint('hi')\nprint('yo')\n```\n\nDone."])
+    view.end_stream(1, "complete")
+    assert "Copy code" in view.toPlainText()
+    view._on_anchor(QUrl(f"{view._action_scheme}:copycode/1"))
+    assert QGuiApplication.clipboard().text() == "print('hi')\nprint('yo')"
+    view.copy_message(1)
+    assert QGuiApplication.clipboard().text().startswith("Try:")
+
+
+def test_continue_appends_to_the_same_message(view: ChatView) -> None:
+    view.add_message(ShownMessage(5, "assistant", "Partial **bold**", "stopped"))
+    _stream(view, 5, [" and more"])
+    view.end_stream(5, "complete")
+    assert view.message(5).text == "Partial **bold** and more"
+    assert view.keys() == [5]
+    assert "Partial bold and more" in view.toPlainText()
+
+
+def test_settled_point_skips_code_fences() -> None:
+    point = SettledPoint()
+    assert point.update("para\n\n") == 6
+    text = "para\n\n```\ncode\n\nmore\n"
+    assert point.update(text) == 6  # the blank line inside the open fence does not count
+    text += "```\n\nafter"
+    assert point.update(text) == len(text) - len("after")
+
+
+def test_streamed_rendering_matches_the_final_rendering(view: ChatView) -> None:
+    parts = [f"Paragraph {i} with *emphasis*.\n\n" for i in range(20)] + ["- a\n- b\n\nend"]
+    view.begin_stream(1)
+    for part in parts:
+        view.append_token(1, part)
+        view.flush()
+
+    def lines() -> list[str]:
+        text = view.toPlainText().replace("Answer · writing…", "").replace("Answer   Copy", "")
+        skip = ("Copy", "Timing")
+        return [ln for ln in text.splitlines() if ln.strip() and not any(s in ln for s in skip)]
+
+    streamed = lines()
+    view.end_stream(1, "complete")
+    assert streamed == lines()
+    assert "Paragraph 19 with emphasis." in streamed

@@ -1,0 +1,159 @@
+"""The main window: names, focus, remembered layout, shortcuts, servers and models."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QWidget
+
+from client.cli import build_parser
+from client.services.servers import LOCAL_ENGINE_LABEL, ServerChoice
+from client.ui.app import TachyApp, open_stores
+from client.ui.main_window import MainWindow
+from tests.ui.conftest import NoEngine, until
+
+NAMES = ["composer", "sendButton", "stopButton", "chatView", "conversationList", "stageLabel"]
+
+
+def test_key_widgets_have_object_and_accessible_names(make_app, server) -> None:
+    app = make_app(server.url)
+    for name in NAMES:
+        widget = app.window.findChild(QWidget, name)
+        assert widget is not None, name
+        assert widget.accessibleName(), name
+    dock = app.window.findChild(QDockWidget, "hudDock")
+    assert dock is not None and dock.accessibleName()
+    assert dock.widget() is not None  # the HUD went into it
+
+
+def test_composer_has_focus_when_the_window_opens(make_app, server, qtbot) -> None:
+    app = make_app(server.url)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is app.window.composer, timeout=2000)
+
+
+def test_url_and_model_open_with_that_server(make_app, server) -> None:
+    app = make_app(server.url, model="other:7b")
+    assert app.page.session.model == "other:7b"
+    assert app.page.session.backend.base_url.startswith(server.url)
+    assert app.window.server_bar.model_picker.currentText() == "other:7b"
+    items = [app.window.server_bar.model_picker.itemText(i) for i in range(2)]
+    assert items == ["scripted:1b", "other:7b"]
+
+
+def test_cli_parses_url_api_model() -> None:
+    args = build_parser().parse_args(
+        ["--url", "http://127.0.0.1:1", "--api", "openai", "--model", "m"]
+    )
+    assert (args.command, args.url, args.api, args.model) == (
+        None,
+        "http://127.0.0.1:1",
+        "openai",
+        "m",
+    )
+
+
+def test_geometry_splitter_and_dock_are_remembered(qtbot, tmp_path) -> None:
+    path = str(tmp_path / "window.ini")
+    first = MainWindow(QSettings(path, QSettings.Format.IniFormat))
+    qtbot.addWidget(first)
+    first.show()
+    first.hud_dock.hide()
+    first.resize(700, 500)  # the offscreen screen is 800x600: restore clamps to it
+    first.splitter.setSizes([250, 450])
+    saved_size, saved_left = first.size(), first.splitter.sizes()[0]
+    first.close()
+    second = MainWindow(QSettings(path, QSettings.Format.IniFormat))
+    qtbot.addWidget(second)
+    second.show()
+    assert second.size() == saved_size
+    assert abs(second.splitter.sizes()[0] - saved_left) <= 2
+    assert not second.hud_dock.isVisible()
+
+
+def test_shortcuts(make_app, server, run, qtbot) -> None:
+    app = make_app(server.url)
+    w = app.window
+    keys = {name: s.key().toString() for name, s in w.shortcuts.items()}
+    assert keys == {
+        "stop": "Esc",
+        "regenerate": "Ctrl+R",
+        "focus": "Ctrl+L",
+        "new": "Ctrl+N",
+        "search": "Ctrl+F",
+    }
+    w.shortcuts["search"].activated.emit()
+    assert QApplication.focusWidget() is w.conversations.search_box
+    w.shortcuts["focus"].activated.emit()
+    assert QApplication.focusWidget() is w.composer
+    qtbot.keyClick(w.composer, Qt.Key.Key_A)
+    qtbot.keyClick(w.composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(w.composer, Qt.Key.Key_B)
+    assert app.window.composer.toPlainText() == "a\nb"  # Shift+Enter: a new line, not a send
+    assert not app.page.busy
+
+
+def test_no_server_starts_the_local_engine_without_blocking(qtbot, run, data_dir, monkeypatch):
+    async def nothing(*_: Any, **__: Any) -> list[Any]:
+        return []
+
+    monkeypatch.setattr("client.ui.server_control.discover_local_servers", nothing)
+    stores = open_stores(data_dir / "tachy.sqlite3")
+    settings = QSettings(str(data_dir / "w.ini"), QSettings.Format.IniFormat)
+    app = TachyApp(stores, settings, engine_factory=NoEngine)
+    app.window.show()
+    try:
+        run(app.start())  # returns while the engine is still starting
+        assert app.window.stage_label.text() == "Starting local model…"
+        assert app.servers.engine is not None and NoEngine.started >= 1
+        # The user can type and send meanwhile; the question waits for the engine.
+        app.window.composer.setPlainText("hi")
+        app.window.composer.submit()
+        assert app.page._pending_question == "hi"
+        label = app.window.findChild(QLabel, "stageLabel")
+        assert label is not None and label.text().startswith("Starting local model")
+        assert "hi" in app.window.chat_view.toPlainText()  # shown, waiting for the engine
+        picker = app.window.server_bar.server_picker
+        assert picker.placeholderText().startswith(LOCAL_ENGINE_LABEL)
+    finally:
+        run(app.aclose())
+        app.window.close()
+
+
+def test_local_engine_label_and_waiting_question_go_out_when_it_runs(
+    qtbot, run, data_dir, monkeypatch, server
+):
+    ready = asyncio.Event()
+
+    class ReadyEngine(NoEngine):
+        async def start(self) -> None:
+            await ready.wait()
+            self.url = server.url  # the scripted server plays the engine
+
+    async def nothing(*_: Any, **__: Any) -> list[Any]:
+        return []
+
+    def scripted_choice(url: str) -> ServerChoice:
+        return ServerChoice(LOCAL_ENGINE_LABEL, url, "ollama", is_local=True)
+
+    monkeypatch.setattr("client.ui.server_control.discover_local_servers", nothing)
+    monkeypatch.setattr("client.ui.server_control.local_engine_choice", scripted_choice)
+    stores = open_stores(data_dir / "tachy.sqlite3")
+    settings = QSettings(str(data_dir / "w.ini"), QSettings.Format.IniFormat)
+    app = TachyApp(stores, settings, engine_factory=ReadyEngine)
+    app.window.show()
+    try:
+        run(app.start())
+        app.window.composer.setPlainText("asked while starting")
+        app.window.composer.submit()
+        ready.set()
+        run(until(lambda: "Hello there." in app.window.chat_view.toPlainText()))
+        assert LOCAL_ENGINE_LABEL in app.window.server_bar.server_picker.currentText()
+        assert app.page.session.is_local
+        assert server.requests[-1]["messages"][-1]["content"] == "asked while starting"
+        view = app.window.chat_view
+        assert [view.message(k).role for k in view.keys()] == ["user", "assistant"]
+    finally:
+        run(app.aclose())
+        app.window.close()

@@ -1,0 +1,62 @@
+"""Saved servers: the API key goes to the keyring only, never SQLite or settings."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import keyring
+import pytest
+
+from tests.store.conftest import MemoryKeyring
+from tests.ui.conftest import until
+
+SECRET = "sk-test-very-secret-123"
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend
+    keyring.set_keyring(previous)
+
+
+def test_add_server_keeps_the_key_in_the_keyring_only(
+    make_app: Any, server: Any, run: Any, data_dir: Any, memory_keyring: MemoryKeyring
+) -> None:
+    app = make_app(server.url)
+    app.servers.open_add_server()
+    dialog = app.servers._dialog
+    assert dialog is not None and dialog.isVisible() and not dialog.isModal()
+    dialog.name_edit.setText("Team server")
+    dialog.url_edit.setText(server.url)
+    dialog.api_picker.setCurrentText("ollama")
+    dialog.key_edit.setText(SECRET)
+
+    async def save() -> None:
+        dialog._save()
+        await until(
+            lambda: app.servers.current is not None and app.servers.current.name == "Team server"
+        )
+
+    run(save())
+    assert memory_keyring.passwords == {("tachy", "Team server"): SECRET}
+    assert dialog.key_edit.text() == ""
+    assert "Team server" in app.window.server_bar.server_picker.currentText()
+    app.window.save_layout()
+    for path in data_dir.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_bad_url_is_explained_in_the_dialog(make_app: Any, server: Any, run: Any) -> None:
+    app = make_app(server.url)
+    app.servers.open_add_server()
+    dialog = app.servers._dialog
+    dialog.name_edit.setText("Bad")
+    dialog.url_edit.setText("ftp://example")
+    run(app.servers._save_server("Bad", "ftp://example", "auto", ""))
+    assert "http" in dialog.error_label.text()
+    assert dialog.isVisible()
