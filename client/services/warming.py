@@ -1,0 +1,586 @@
+"""KeepAliveWarmer: the model is loaded before the user's first message needs it.
+
+    warmer = KeepAliveWarmer(backend, model, on_change=show_state)
+    warmer.warm("app start")           # also on server/model change and typing
+    session.model_state_provider = warmer.model_state
+    session.keep_alive = warmer.request_keep_alive
+    warmer.user_request_started()      # before sending: cancels a warm-up in flight
+    warmer.first_token_received()      # optional: ends LOADING at the first token
+    warmer.user_request_finished(ok)
+
+Per server:
+- Ollama: an empty /api/chat with keep_alive loads the model (the reply says
+  done_reason "load"), then GET /api/ps tells when it will be unloaded (expires_at).
+  While the app is in use, it re-warms shortly before that; once the user has been
+  idle longer than the keep-alive, it lets the model go.
+- llama.cpp server, vLLM and the local engine keep their model loaded while they run:
+  one 1-token request after start (the first request pays for first-time setup), then
+  nothing. The local engine is started first if it is not running.
+- Other OpenAI-compatible servers (LM Studio, proxies) may unload idle models on their
+  own schedule: a 1-token request when the user starts typing and the model may have
+  gone cold.
+
+Everything runs as asyncio tasks and timers: warm() never blocks, and a user request
+always goes out at once (the warm-up is cancelled, which closes its connection).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import re
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, Protocol
+
+from client.backends import backend_for
+from client.backends.base import Backend
+from client.backends.errors import TachyError
+from client.backends.http_json import request_json
+from client.backends.stream import StreamTimeouts
+from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
+from client.core.events import Failed
+from client.core.prediction import ModelState
+
+log = logging.getLogger(__name__)
+
+DEFAULT_KEEP_ALIVE = "30m"
+REWARM_MARGIN_S = 60.0  # re-warm this long before the server would unload the model
+ASSUMED_WARM_S = 300.0  # unknown servers: how long a warm-up is trusted (Ollama's default)
+FOREVER_S = 7 * 24 * 3600.0  # an expiry further away than this is "kept loaded"
+# A model load can take minutes on a slow disk; the warm-up is cancelled the moment
+# the user sends anything, so a long wait costs nothing.
+WARM_TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=600.0)
+WARM_PROMPT = "Hi"
+
+StatusListener = Callable[["ModelStatus"], None]
+
+
+class ServerPolicy(StrEnum):
+    OLLAMA = "ollama"  # load + /api/ps expiry; re-warm before it
+    KEEPS_LOADED = "keeps_loaded"  # llama.cpp server, vLLM, local engine: warm once
+    ONE_TOKEN = "one_token"  # other OpenAI-compatible servers: 1-token warm-ups
+
+
+class Engine(Protocol):
+    """What the warmer needs of client.backends.local_engine.LocalEngine."""
+
+    @property
+    def running(self) -> bool: ...
+
+    async def start(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class WarmSettings:
+    # Ollama keep_alive sent with warm-ups ("30m", seconds, -1 forever);
+    # None = "let the server unload it": no keep_alive sent and no re-warming.
+    keep_alive: str | int | None = DEFAULT_KEEP_ALIVE
+    margin_s: float = REWARM_MARGIN_S
+    assumed_warm_s: float = ASSUMED_WARM_S
+
+    @property
+    def keep_alive_s(self) -> float | None:
+        return None if self.keep_alive is None else parse_duration(self.keep_alive)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelStatus:
+    """What shows next to the model's name."""
+
+    state: ModelState | None  # None: not known yet (no model, or the server did not say)
+    unloads_at: float | None = None  # time.monotonic() when the server unloads it
+
+    def seconds_left(self, now: float | None = None) -> float | None:
+        if self.unloads_at is None:
+            return None
+        return max(self.unloads_at - (time.monotonic() if now is None else now), 0.0)
+
+    def label(self, now: float | None = None) -> str:
+        if self.state is None:
+            return ""
+        if self.state is ModelState.LOADING:
+            return "loading…"
+        if self.state is ModelState.COLD:
+            return "cold"
+        left = self.seconds_left(now)
+        if left is None or left > FOREVER_S:  # kept loaded (keep_alive -1)
+            return "warm"
+        return f"warm · {_readable_span(left)} left"
+
+
+class KeepAliveWarmer:
+    def __init__(
+        self,
+        backend: Backend | None,
+        model: str | None,
+        settings: WarmSettings | None = None,
+        *,
+        policy: ServerPolicy | None = None,
+        engine: Engine | None = None,
+        on_change: StatusListener | None = None,
+    ) -> None:
+        self.settings = settings or WarmSettings()
+        self._listeners: list[StatusListener] = [on_change] if on_change else []
+        self._status = ModelStatus(None)
+        self._task: asyncio.Task[None] | None = None
+        self._timers: list[asyncio.TimerHandle] = []
+        self._last_activity = time.monotonic()
+        self._user_requests = 0
+        self._closing: asyncio.Task[None] | None = None
+        self._own_backend: Backend | None = None
+        self.last_error: str | None = None
+        self.warm_requests = 0  # warm-up requests sent (for tests and the HUD)
+        self._set_target(backend, model, policy, engine)
+
+    # -- what the ui and the session read ------------------------------------
+    @property
+    def status(self) -> ModelStatus:
+        return self._status
+
+    @property
+    def state(self) -> ModelState | None:
+        return self._status.state
+
+    @property
+    def seconds_left(self) -> float | None:
+        return self._status.seconds_left()
+
+    def model_state(self) -> str | None:
+        """The session's model_state_provider: "cold" | "loading" | "warm" | None."""
+        return self._status.state.value if self._status.state else None
+
+    @property
+    def request_keep_alive(self) -> str | int | None:
+        """keep_alive for the user's own Ollama requests, so they do not shorten it."""
+        return self.settings.keep_alive
+
+    @property
+    def backend(self) -> Backend | None:
+        """The backend warmed (for the local engine: the one at its current port)."""
+        return self._backend
+
+    @property
+    def policy(self) -> ServerPolicy | None:
+        return self._policy
+
+    @property
+    def policy_description(self) -> str:
+        return describe_policy(self._policy, self.settings, self._server_name)
+
+    def add_listener(self, listener: StatusListener) -> None:
+        self._listeners.append(listener)
+
+    # -- what the ui calls ------------------------------------------------------
+    def warm(self, reason: str) -> asyncio.Task[None] | None:
+        """Make sure the model is loaded, in the background (call it from the event
+        loop: qasync's in the app). Cheap enough for every keystroke. Returns the
+        task, or None when nothing needs doing (already warm, a warm-up running, a
+        user request in flight, no model)."""
+        self.note_activity()
+        if self._backend is None or not self._model or self._user_requests:
+            return None
+        if self._task is not None and not self._task.done():
+            return None
+        if not self._needs_warming(reason):
+            return None
+        log.debug("warming %s (%s)", self._model, reason)
+        self._task = asyncio.get_running_loop().create_task(self._run_warm(reason))
+        return self._task
+
+    async def warm_now(self, reason: str = "requested") -> ModelStatus:
+        """Warm and wait for it (the CLI and `tachy bench`)."""
+        task = self.warm(reason) or self._task
+        if task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        return self._status
+
+    def note_activity(self) -> None:
+        """The user is here (typing, reading, sending): keep re-warming."""
+        self._last_activity = time.monotonic()
+
+    def set_target(
+        self,
+        backend: Backend | None,
+        model: str | None,
+        *,
+        policy: ServerPolicy | None = None,
+        engine: Engine | None = None,
+        reason: str = "model changed",
+    ) -> asyncio.Task[None] | None:
+        """Another server or model was chosen: forget the old one and warm the new."""
+        self._cancel_warm()
+        self._cancel_timers()
+        if self._own_backend is not None:
+            self._closing = asyncio.get_running_loop().create_task(self._own_backend.aclose())
+        self._set_target(backend, model, policy, engine)
+        self._set_status(ModelStatus(None))
+        return self.warm(reason)
+
+    def update_settings(self, settings: WarmSettings) -> None:
+        self.settings = settings
+        self._cancel_timers()
+        self._schedule(self._status.unloads_at)
+
+    def user_request_started(self) -> bool:
+        """Call just before a user request is sent. Cancels a warm-up in flight so
+        the request goes out at once; returns True when the request will wait for a
+        load (the stage LOADING): the model was cold or a warm-up was loading it."""
+        self.note_activity()
+        self._user_requests += 1
+        self._cancel_warm()
+        if self._status.state in (ModelState.COLD, ModelState.LOADING):
+            self._set_status(ModelStatus(ModelState.LOADING))
+            return True
+        return False
+
+    def first_token_received(self) -> None:
+        """The user's request got its first token: whatever was loading is loaded
+        (the session's stage poll then stops showing LOADING)."""
+        if self._status.state in (ModelState.COLD, ModelState.LOADING):
+            self._set_status(ModelStatus(ModelState.WARM))
+
+    def user_request_finished(self, ok: bool = True) -> None:
+        """The user's request ended. A success means the model is loaded now."""
+        self.note_activity()
+        self._user_requests = max(self._user_requests - 1, 0)
+        if not ok:
+            if self._status.state is ModelState.LOADING:
+                self._set_status(ModelStatus(None))
+            return
+        self._mark_used()
+        if self._policy is ServerPolicy.OLLAMA and not self._user_requests:
+            # The request moved the server's unload time: read it again.
+            self._task = asyncio.get_running_loop().create_task(self._refresh_ollama_expiry())
+
+    async def aclose(self) -> None:
+        self._cancel_timers()
+        task = self._task
+        self._cancel_warm()
+        if task is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self._close_own_backend()
+
+    async def _close_own_backend(self) -> None:
+        own, self._own_backend = self._own_backend, None
+        if own is not None:
+            await own.aclose()
+
+    # -- deciding ---------------------------------------------------------------
+    def _set_target(
+        self,
+        backend: Backend | None,
+        model: str | None,
+        policy: ServerPolicy | None,
+        engine: Engine | None,
+    ) -> None:
+        self._backend = backend
+        self._own_backend = None  # made here for an engine's new port
+        self._model = model
+        self._engine = engine
+        self._server_name = "The local engine" if engine is not None else ""
+        if policy is None and backend is not None and backend.api == "ollama":
+            policy = ServerPolicy.OLLAMA
+        if policy is None and engine is not None:
+            policy = ServerPolicy.KEEPS_LOADED
+        self._policy = policy  # None: found out from /v1/models on the first warm-up
+
+    def _needs_warming(self, reason: str) -> bool:
+        if self._engine is not None and not self._engine.running:
+            return True
+        state = self._status.state
+        if state is not ModelState.WARM:
+            return True
+        if self._policy is not ServerPolicy.OLLAMA or self.settings.keep_alive is None:
+            return False  # warm, and nothing to extend
+        left = self._status.seconds_left()
+        span = self.settings.keep_alive_s or 0.0
+        # Typing while warm with time to spare needs nothing; the timer re-warms.
+        return reason == "keep-alive" or (left is not None and left <= self._margin(span))
+
+    # -- warming ----------------------------------------------------------------
+    async def _run_warm(self, reason: str) -> None:
+        try:
+            await self._start_engine()
+            if self._policy is None:
+                self._policy = await self._detect_policy()
+            if self._policy is ServerPolicy.OLLAMA:
+                await self._warm_ollama()
+            else:
+                await self._warm_one_token()
+            self.last_error = None
+        except TachyError as error:
+            log.info("warming %s failed (%s): %s", self._model, reason, error)
+            self.last_error = str(error)
+            if self._status.state is ModelState.LOADING:
+                self._set_status(ModelStatus(None))
+
+    async def _start_engine(self) -> None:
+        engine = self._engine
+        if engine is None or engine.running:
+            return
+        self._set_status(ModelStatus(ModelState.LOADING))
+        await engine.start()
+        # A LocalEngine without a fixed port gets a new one at every start.
+        url = getattr(engine, "url", None)
+        if isinstance(url, str) and getattr(self._backend, "base_url", url) != url:
+            await self._close_own_backend()
+            self._own_backend = self._backend = backend_for(url, "openai")
+
+    async def _warm_ollama(self) -> None:
+        if self._status.state is not ModelState.WARM:
+            try:
+                loaded = await self._ollama_unload_time() is not None
+            except TachyError:
+                loaded = False  # no /api/ps: the load request still works
+            self._set_status(ModelStatus(ModelState.WARM if loaded else ModelState.LOADING))
+        request = ChatRequest(self._model or "", [], keep_alive=self.settings.keep_alive)
+        await self._send(request)
+        await self._refresh_ollama_expiry()
+
+    async def _warm_one_token(self) -> None:
+        if self._status.state is not ModelState.WARM:
+            self._set_status(ModelStatus(ModelState.LOADING))
+        request = ChatRequest(
+            self._model or "",
+            [ChatMessage("user", WARM_PROMPT)],
+            options=GenerationOptions(max_tokens=1),
+        )
+        await self._send(request)
+        self._mark_used()
+
+    async def _send(self, request: ChatRequest) -> None:
+        assert self._backend is not None
+        self.warm_requests += 1
+        async with self._backend.chat(request, WARM_TIMEOUTS) as stream:
+            async for _event in stream:
+                pass
+        outcome = stream.outcome
+        if isinstance(outcome, Failed):
+            error = outcome.error
+            raise error if isinstance(error, TachyError) else TachyError(str(error))
+
+    async def _refresh_ollama_expiry(self) -> None:
+        try:
+            unloads_at = await self._ollama_unload_time()
+        except TachyError as error:  # an old Ollama without /api/ps: warm, time unknown
+            log.info("reading /api/ps failed: %s", error)
+            self._set_status(ModelStatus(ModelState.WARM))
+            return
+        self._cancel_timers()
+        if unloads_at is None:  # the server says it is not loaded (keep_alive 0, evicted)
+            self._set_status(ModelStatus(ModelState.COLD))
+            return
+        self._set_status(ModelStatus(ModelState.WARM, unloads_at))
+        self._schedule(unloads_at)
+
+    async def _ollama_unload_time(self) -> float | None:
+        """time.monotonic() when Ollama will unload the model; None if not loaded."""
+        running_models = getattr(self._backend, "running_models", None)
+        if running_models is None:
+            return None
+        wanted = _ollama_name(self._model or "")
+        for info in await running_models():
+            if _ollama_name(info.name) == wanted:
+                moment = unload_time(info.expires_at) if info.expires_at else None
+                return moment if moment is not None else time.monotonic() + FOREVER_S * 2
+        return None
+
+    async def _detect_policy(self) -> ServerPolicy:
+        """llama.cpp server and vLLM say who they are in /v1/models (owned_by)."""
+        client = getattr(self._backend, "client", None)
+        base_url = getattr(self._backend, "base_url", "")
+        if client is None:
+            return ServerPolicy.ONE_TOKEN
+        try:
+            answer = await request_json(client, "GET", f"{base_url}/v1/models")
+        except TachyError:
+            return ServerPolicy.ONE_TOKEN
+        owners = _owners(answer)
+        known = (
+            ("llamacpp", "The llama.cpp server"),
+            ("vllm", "vLLM"),
+            ("me", "The llama-cpp-python server"),
+        )
+        for owner, name in known:
+            if owner in owners:
+                self._server_name = name
+                return ServerPolicy.KEEPS_LOADED
+        return ServerPolicy.ONE_TOKEN
+
+    # -- state and timers ---------------------------------------------------------
+    def _mark_used(self) -> None:
+        if self._policy is ServerPolicy.ONE_TOKEN:
+            # Unknown schedule: trust the warm-up for a while, then say "not known".
+            self._cancel_timers()
+            self._set_status(ModelStatus(ModelState.WARM))
+            loop = asyncio.get_running_loop()
+            self._timers.append(loop.call_later(self.settings.assumed_warm_s, self._forget))
+        else:
+            self._set_status(replace(self._status, state=ModelState.WARM))
+
+    def _schedule(self, unloads_at: float | None) -> None:
+        if unloads_at is None or self._policy is not ServerPolicy.OLLAMA:
+            return
+        span = unloads_at - time.monotonic()
+        if span > FOREVER_S:
+            return
+        loop = asyncio.get_running_loop()
+        self._timers.append(loop.call_later(max(span, 0.0), self._unloaded))
+        if self.settings.keep_alive is not None:
+            rewarm_in = max(span - self._margin(span), 0.0)
+            self._timers.append(loop.call_later(rewarm_in, self._rewarm_due))
+
+    def _margin(self, span: float) -> float:
+        return min(self.settings.margin_s, span * 0.2)
+
+    def _rewarm_due(self) -> None:
+        idle = time.monotonic() - self._last_activity
+        keep_alive_s = self.settings.keep_alive_s
+        if keep_alive_s is not None and idle > keep_alive_s:
+            log.debug("user idle for %.0f s: letting %s unload", idle, self._model)
+            return
+        if self._user_requests:
+            return  # the user's own request keeps it loaded
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run_warm("keep-alive"))
+
+    def _unloaded(self) -> None:
+        if self._status.state is ModelState.WARM and not self._user_requests:
+            self._set_status(ModelStatus(ModelState.COLD))
+
+    def _forget(self) -> None:
+        if self._status.state is ModelState.WARM and not self._user_requests:
+            self._set_status(ModelStatus(None))
+
+    def _set_status(self, status: ModelStatus) -> None:
+        if status == self._status:
+            return
+        self._status = status
+        for listener in list(self._listeners):
+            try:
+                listener(status)
+            except Exception:  # a listener's bug must not stop warming
+                log.exception("model state listener failed")
+
+    def _cancel_warm(self) -> None:
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()  # ChatStream closes the response: the connection drops
+
+    def _cancel_timers(self) -> None:
+        for timer in self._timers:
+            timer.cancel()
+        self._timers.clear()
+
+
+def cold_start_then_warm(
+    make_cold: Callable[[], Awaitable[None]] | None,
+    backend: Backend,
+    model: str,
+    *,
+    engine: Engine | None = None,
+    settings: WarmSettings | None = None,
+) -> Callable[[], Awaitable[None]]:
+    """A `make_cold` hook for client.services.bench (`tachy bench --cold`) that
+    measures what a user gets: the server starts cold, Tachy warms it as it does at
+    app start, then the first message is timed. Pass the plain make_cold to measure
+    the first message without warming (reported as cold)."""
+
+    async def hook() -> None:
+        if make_cold is not None:
+            await make_cold()
+        warmer = KeepAliveWarmer(backend, model, settings, engine=engine)
+        await warmer.warm_now("app start")
+        await warmer.aclose()
+        if warmer.last_error:  # the timed request will meet the same trouble and say so
+            log.warning("warming before the cold request failed: %s", warmer.last_error)
+
+    return hook
+
+
+def describe_policy(
+    policy: ServerPolicy | None, settings: WarmSettings, server_name: str = ""
+) -> str:
+    """One sentence for the ui: what Tachy does to keep this server's model warm."""
+    if policy is ServerPolicy.OLLAMA:
+        if settings.keep_alive is None:
+            return (
+                "Ollama unloads idle models on its own schedule (5 minutes by default): "
+                "Tachy loads the model when you start typing and lets the server unload it."
+            )
+        return (
+            f"Ollama unloads idle models: Tachy loads the model with keep-alive "
+            f"{settings.keep_alive} and re-warms it before it expires while you use the app."
+        )
+    if policy is ServerPolicy.KEEPS_LOADED:
+        name = server_name or "This server"
+        return (
+            f"{name} keeps the model loaded while it runs: Tachy sends one 1-token "
+            "request after it starts, and nothing after that."
+        )
+    if policy is ServerPolicy.ONE_TOKEN:
+        return (
+            "This server may unload idle models on its own schedule: Tachy sends a "
+            "1-token request when you start typing and the model may have gone cold."
+        )
+    return "Tachy warms the model when you start typing."
+
+
+def unload_time(expires_at: str, now: float | None = None) -> float | None:
+    """Ollama's expires_at (ISO wall time) as a time.monotonic() deadline."""
+    try:
+        expires = datetime.fromisoformat(expires_at.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if expires.tzinfo is None:
+        expires = expires.replace(tzinfo=UTC)
+    left = (expires - datetime.now(UTC)).total_seconds()
+    return (time.monotonic() if now is None else now) + left
+
+
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+
+
+def parse_duration(value: str | int | float) -> float:
+    """Ollama's keep_alive in seconds: "30m", "1h30m", 90, -1 (forever = inf)."""
+    if isinstance(value, int | float):
+        seconds = float(value)
+    else:
+        text = value.strip()
+        try:
+            seconds = float(text)
+        except ValueError:
+            sign = -1.0 if text.startswith("-") else 1.0
+            parts = _PART.findall(text.lstrip("+-"))
+            if not parts or "".join(n + u for n, u in parts) != text.lstrip("+-"):
+                raise ValueError(f"not a duration: {value!r}") from None
+            seconds = sign * sum(float(n) * _UNITS[u] for n, u in parts)
+    return math.inf if seconds < 0 else seconds
+
+
+def _ollama_name(name: str) -> str:
+    return name if ":" in name else f"{name}:latest"
+
+
+def _owners(answer: Any) -> set[str]:
+    entries = answer.get("data") if isinstance(answer, dict) else None
+    if not isinstance(entries, list):
+        return set()
+    return {str(e.get("owned_by", "")).lower() for e in entries if isinstance(e, dict)}
+
+
+def _readable_span(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds / 3600:.0f} h"
+    if seconds >= 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"
