@@ -24,3 +24,8 @@ def test_import_contracts_are_kept() -> None:
 def test_ruff_finds_nothing() -> None:
     result = _run(sys.executable, "-m", "ruff", "check", "client", "tests")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_finds_nothing() -> None:
+    result = _run(sys.executable, "-m", "mypy", "client")
+    assert result.returncode == 0, result.stdout + result.stderr
