@@ -20,6 +20,10 @@ Schema (version = `PRAGMA user_version`, one step per entry of MIGRATIONS):
       A tree: regenerate and edit add a sibling. Among siblings exactly one has
       active = 1; the conversation shown is the path of active messages from a root.
       state: streaming | complete | stopped | interrupted | failed.
+  messages_with_metrics (VIEW, schema 3): every messages column plus the metrics of
+      the message's latest request (ttft_ms, ttfo_ms, tpot_ms, tokens_per_s, e2el_ms,
+      paint_ms, prompt_tokens, output_tokens, tier, metrics_id) and request_count; NULL
+      metrics for a message with no request (questions). Read-only, nothing duplicated.
   request_metrics(id, time, server, model, message_id -> messages ON DELETE SET NULL,
            ttft_ms, ttfo_ms, tpot_ms, tokens_per_s, e2el_ms, headers_ms, paint_ms,
            prompt_tokens, output_tokens, output_tokens_estimated, chunks, tier, cold,
@@ -181,6 +185,24 @@ _SEARCH_2 = [
 ]
 
 
+# The issue asks for "a table messages with ... the message's metrics". The metrics stay
+# in request_metrics (one row per request; a Continue adds one); this view shows each
+# message with its latest request's figures, so nothing is copied or can drift.
+_METRICS_VIEW_3 = [
+    """CREATE VIEW messages_with_metrics AS
+       SELECT m.id, m.conversation_id, m.parent_id, m.role, m.content, m.thinking,
+              m.state, m.active, m.created_at, m.server, m.model, m.error_message,
+              r.ttft_ms, r.ttfo_ms, r.tpot_ms, r.tokens_per_s, r.e2el_ms, r.paint_ms,
+              r.prompt_tokens, r.output_tokens, r.tier, r.id AS metrics_id,
+              (SELECT count(*) FROM request_metrics WHERE message_id = m.id)
+                AS request_count
+       FROM messages AS m
+       LEFT JOIN request_metrics AS r ON r.id = (
+           SELECT id FROM request_metrics WHERE message_id = m.id
+           ORDER BY time DESC, id DESC LIMIT 1)""",
+]
+
+
 def _schema_1(conn: sqlite3.Connection) -> None:
     for statement in _SCHEMA_1:
         conn.execute(statement)
@@ -194,8 +216,13 @@ def _search_2(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _metrics_view_3(conn: sqlite3.Connection) -> None:
+    for statement in _METRICS_VIEW_3:
+        conn.execute(statement)
+
+
 Migration = Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [_schema_1, _search_2]
+MIGRATIONS: list[Migration] = [_schema_1, _search_2, _metrics_view_3]
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
@@ -243,6 +270,7 @@ class Database:
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
         self.clock = clock
         self._lock = threading.RLock()
+        self.rollbacks = 0  # see change_stamp()
         self._executor: ThreadPoolExecutor | None = None
         # isolation_level=None: we issue BEGIN/COMMIT ourselves (see transaction()).
         self._conn = sqlite3.connect(
@@ -287,9 +315,23 @@ class Database:
             try:
                 yield self._conn
             except BaseException:
+                self.rollbacks += 1
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held by every call; hold it to make a read and a cache update one step."""
+        return self._lock
+
+    def change_stamp(self) -> tuple[int, int, int]:
+        """Changes when anything may have changed the data: a write on this connection
+        (total_changes), a rollback here, or a commit by another connection
+        (data_version). Equal stamps: nothing changed. Costs a few microseconds."""
+        with self._lock:
+            other = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            return (self._conn.total_changes, self.rollbacks, other)
 
     async def run(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run a store call on this database's worker thread, off the event loop."""

@@ -6,11 +6,20 @@ client/store/db.py). While an answer streams, the session adds the assistant mes
 with state streaming, appends text with `append_text` at most every 250 ms, and sets
 the final state at the end; a message left streaming by a crash is marked interrupted
 when the history is next opened.
+
+The active path of the last few conversations shown is cached: a send reads it again
+(for the context) and must not rebuild 2,000 messages each time. Every cache entry
+carries the Database.change_stamp() it is valid for; this store's own writes patch
+the entry (append, state, a new leaf) and re-stamp it, and any other write, a
+rollback or a commit from another connection makes it stale, so it is rebuilt.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -68,6 +77,8 @@ _MESSAGE_COLUMNS = (
     "id, conversation_id, parent_id, role, content, thinking, state, active, created_at, "
     "server, model, error_message"
 )
+_PATH_COLUMNS = ", ".join("m." + c for c in _MESSAGE_COLUMNS.split(", "))
+CACHED_PATHS = 4  # conversations whose active path is kept in memory
 _CONVERSATION_COLUMNS = "id, title, created_at, updated_at, server, model, deleted_at"
 
 
@@ -88,6 +99,13 @@ def _message(row: sqlite3.Row) -> StoredMessage:
         active == 1,
         *rest,
     )
+
+
+@dataclass(slots=True)
+class _CachedPath:
+    stamp: tuple[int, int, int]
+    messages: list[StoredMessage]
+    positions: dict[int, int]  # message id -> index in messages
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:
@@ -114,6 +132,7 @@ class HistoryStore:
 
     def __init__(self, db: Database, *, recover: bool = True) -> None:
         self.db = db
+        self._paths: OrderedDict[int, _CachedPath] = OrderedDict()  # by conversation id
         self.recovered: list[int] = self.recover_interrupted() if recover else []
 
     # ---- conversations --------------------------------------------------------------
@@ -221,6 +240,7 @@ class HistoryStore:
         state = MessageState(state)
         now = self.db.clock()
         with self.db.transaction() as conn:
+            before = self.db.change_stamp()
             leaf = self._leaf_and_check(conn, conversation_id, parent_id)
             cursor = conn.execute(
                 "INSERT INTO messages (conversation_id, parent_id, role, content, thinking, "
@@ -240,20 +260,22 @@ class HistoryStore:
                 "model = coalesce(?, model), active_leaf_id = ? WHERE id = ?",
                 (now, server, model, message_id, conversation_id),
             )
-        return StoredMessage(
-            message_id,
-            conversation_id,
-            parent_id,
-            role,
-            content,
-            thinking,
-            state,
-            True,
-            now,
-            server,
-            model,
-            error_message,
-        )
+            message = StoredMessage(
+                message_id,
+                conversation_id,
+                parent_id,
+                role,
+                content,
+                thinking,
+                state,
+                True,
+                now,
+                server,
+                model,
+                error_message,
+            )
+            self._extend_cached_path(before, message, parent_id == leaf)
+        return message
 
     def _leaf_and_check(
         self, conn: sqlite3.Connection, conversation_id: int, parent_id: int | None
@@ -276,24 +298,45 @@ class HistoryStore:
         """Append streamed text (and reasoning) to a message: cost is the new text only."""
         if not text and not thinking:
             return
-        cursor = self.db.execute(
-            "UPDATE messages SET content = content || ?, thinking = thinking || ? WHERE id = ?",
-            (text, thinking, message_id),
-        )
-        if cursor.rowcount != 1:
-            raise KeyError(f"no message {message_id}")
+        with self.db.lock:
+            before = self.db.change_stamp()
+            cursor = self.db.execute(
+                "UPDATE messages SET content = content || ?, thinking = thinking || ? WHERE id = ?",
+                (text, thinking, message_id),
+            )
+            if cursor.rowcount != 1:
+                raise KeyError(f"no message {message_id}")
+            self._patch_cached(
+                before,
+                message_id,
+                lambda m: dataclasses.replace(
+                    m, content=m.content + text, thinking=m.thinking + thinking
+                ),
+            )
 
     def set_state(
         self, message_id: int, state: MessageState | str, error_message: str | None = None
     ) -> None:
         """Set the state; error_message None keeps the stored one, "" clears it."""
-        cursor = self.db.execute(
-            "UPDATE messages SET state = ?, error_message = coalesce(?, error_message) "
-            "WHERE id = ?",
-            (MessageState(state).value, error_message, message_id),
-        )
-        if cursor.rowcount != 1:
-            raise KeyError(f"no message {message_id}")
+        new_state = MessageState(state)
+        with self.db.lock:
+            before = self.db.change_stamp()
+            cursor = self.db.execute(
+                "UPDATE messages SET state = ?, error_message = coalesce(?, error_message) "
+                "WHERE id = ?",
+                (new_state.value, error_message, message_id),
+            )
+            if cursor.rowcount != 1:
+                raise KeyError(f"no message {message_id}")
+            self._patch_cached(
+                before,
+                message_id,
+                lambda m: dataclasses.replace(
+                    m,
+                    state=new_state,
+                    error_message=m.error_message if error_message is None else error_message,
+                ),
+            )
 
     def recover_interrupted(self) -> list[int]:
         """Mark messages left streaming (the app was killed) as interrupted."""
@@ -315,13 +358,29 @@ class HistoryStore:
 
     def siblings(self, message_id: int) -> list[StoredMessage]:
         """The message and the other versions beside it (same parent), oldest first."""
+        # Two indexed lookups: the message, then its parent's children (or the roots).
         rows = self.db.query(
-            f"SELECT {_MESSAGE_COLUMNS} FROM messages AS m WHERE EXISTS (SELECT 1 FROM messages "
-            "AS me WHERE me.id = ? AND me.conversation_id = m.conversation_id "
-            "AND me.parent_id IS m.parent_id) ORDER BY m.id",
+            f"SELECT {_PATH_COLUMNS} FROM messages AS me JOIN messages AS m"
+            " ON m.conversation_id = me.conversation_id AND m.parent_id IS me.parent_id"
+            " WHERE me.id = ? ORDER BY m.id",
             (message_id,),
         )
         return [_message(row) for row in rows]
+
+    def versions(self, conversation_id: int) -> dict[int, tuple[int, int]]:
+        """For every message that has other versions beside it (regenerated answers,
+        edited questions): message id -> (its position from 1, how many versions).
+        One query for the whole conversation, instead of `siblings` per message."""
+        rows = self.db.query(
+            "SELECT id, row_number() OVER w, count(*) OVER w FROM messages"
+            " WHERE conversation_id = ?1 AND coalesce(parent_id, 0) IN (SELECT"
+            "  coalesce(parent_id, 0) FROM messages WHERE conversation_id = ?1"
+            "  GROUP BY coalesce(parent_id, 0) HAVING count(*) > 1)"
+            " WINDOW w AS (PARTITION BY coalesce(parent_id, 0) ORDER BY id"
+            "  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
+            (conversation_id,),
+        )
+        return {row[0]: (row[1], row[2]) for row in rows}
 
     def set_active(self, message_id: int) -> None:
         """Show this version: it and its ancestors become active among their siblings."""
@@ -363,18 +422,85 @@ class HistoryStore:
         return int(ancestors[0][2])
 
     def active_path(self, conversation_id: int) -> list[StoredMessage]:
-        """The messages shown: from the active root down the active children to a leaf."""
+        """The messages shown: from the active root down the active children to a leaf.
+
+        Cached per conversation (see the module docstring): reading it again after a
+        send, or while nothing changed, costs a copy of the list, not a query."""
+        with self.db.lock:
+            stamp = self.db.change_stamp()
+            cached = self._paths.get(conversation_id)
+            if cached is None or cached.stamp != stamp:
+                messages = self._read_path(conversation_id)
+                positions = {message.id: n for n, message in enumerate(messages)}
+                cached = _CachedPath(stamp, messages, positions)
+                self._paths[conversation_id] = cached
+                while len(self._paths) > CACHED_PATHS:
+                    self._paths.popitem(last=False)
+            self._paths.move_to_end(conversation_id)
+            return list(cached.messages)
+
+    def _read_path(self, conversation_id: int) -> list[StoredMessage]:
+        # Up from the stored active leaf through parent_id: one primary-key lookup per
+        # message, no search among siblings.
         rows = self.db.query(
-            "WITH RECURSIVE path(id, depth) AS ("
-            " SELECT id, 0 FROM messages"
-            "  WHERE conversation_id = ?1 AND parent_id IS NULL AND active = 1"
-            " UNION ALL SELECT m.id, path.depth + 1 FROM messages m JOIN path"
-            "  ON m.conversation_id = ?1 AND m.parent_id = path.id AND m.active = 1)"
-            f" SELECT {', '.join('m.' + c for c in _MESSAGE_COLUMNS.split(', '))}"
-            " FROM path JOIN messages m ON m.id = path.id ORDER BY path.depth",
+            "WITH RECURSIVE up(id, depth) AS ("
+            " SELECT active_leaf_id, 0 FROM conversations"
+            "  WHERE id = ?1 AND active_leaf_id IS NOT NULL"
+            " UNION ALL SELECT m.parent_id, up.depth + 1 FROM up"
+            "  JOIN messages AS m ON m.id = up.id WHERE m.parent_id IS NOT NULL)"
+            f" SELECT {_PATH_COLUMNS} FROM up JOIN messages AS m ON m.id = up.id"
+            " WHERE m.conversation_id = ?1 ORDER BY up.depth DESC",
             (conversation_id,),
         )
+        if not rows:
+            # No leaf recorded (an empty chat, or rows written by hand): walk down the
+            # active children from the root instead.
+            rows = self.db.query(
+                "WITH RECURSIVE path(id, depth) AS ("
+                " SELECT id, 0 FROM messages"
+                "  WHERE conversation_id = ?1 AND parent_id IS NULL AND active = 1"
+                " UNION ALL SELECT m.id, path.depth + 1 FROM messages m JOIN path"
+                "  ON m.conversation_id = ?1 AND m.parent_id = path.id AND m.active = 1)"
+                f" SELECT {_PATH_COLUMNS} FROM path JOIN messages m ON m.id = path.id"
+                " ORDER BY path.depth",
+                (conversation_id,),
+            )
         return [_message(row) for row in rows]
+
+    def _patch_cached(
+        self,
+        before: tuple[int, int, int],
+        message_id: int,
+        change: Callable[[StoredMessage], StoredMessage],
+    ) -> None:
+        """After this store's own one-message write: patch and re-stamp the cached
+        paths that were current just before it; drop the others (stale)."""
+        after = self.db.change_stamp()
+        for conversation_id, cached in list(self._paths.items()):
+            if cached.stamp != before:
+                del self._paths[conversation_id]
+                continue
+            cached.stamp = after
+            position = cached.positions.get(message_id)
+            if position is not None:
+                cached.messages[position] = change(cached.messages[position])
+
+    def _extend_cached_path(
+        self, before: tuple[int, int, int], message: StoredMessage, on_leaf: bool
+    ) -> None:
+        """After add_message: a message added under the shown leaf extends the cached
+        path; a branch makes that conversation's path stale."""
+        cached = self._paths.get(message.conversation_id)
+        last = cached.messages[-1].id if cached and cached.messages else None
+        if cached is not None and not (
+            on_leaf and cached.stamp == before and last == message.parent_id
+        ):
+            del self._paths[message.conversation_id]
+        self._patch_cached(before, message.id, lambda m: m)
+        cached = self._paths.get(message.conversation_id)
+        if cached is not None:
+            cached.positions[message.id] = len(cached.messages)
+            cached.messages.append(message)
 
     def active_leaf_id(self, conversation_id: int) -> int | None:
         """The last message shown (the parent for the next message), or None if empty."""

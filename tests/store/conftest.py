@@ -18,7 +18,7 @@ from client.store.metrics_store import MetricsStore
 class MemoryKeyring(KeyringBackend):
     """A keyring that keeps passwords in a dict (tests only)."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
         super().__init__()
