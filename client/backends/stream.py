@@ -218,7 +218,11 @@ class ChatStream:
         if limit is None:
             return await awaitable
         try:
-            return await asyncio.wait_for(awaitable, timeout=max(limit, 0.0))
+            # asyncio.timeout, not wait_for: wait_for runs the awaitable in a new task,
+            # which costs extra event-loop turns on every read, before the first token
+            # too (measured by tests/perf/bench_backend.py).
+            async with asyncio.timeout(max(limit, 0.0)):
+                return await awaitable
         except TimeoutError as timeout:
             raise error from timeout
 
