@@ -62,6 +62,9 @@ class MainWindow(QMainWindow):
         self.conversations.setMinimumWidth(160)
         self.splitter.setSizes([240, 760])
         self.setCentralWidget(self.splitter)
+        # Filled by client.ui.demo_menu.DemoMenu (the latency lab for presenters).
+        self.demo_menu = self.menuBar().addMenu("&Demo")
+        self.demo_menu.setObjectName("demoMenu")
         self.hud_dock = QDockWidget("Latency", self)
         self.hud_dock.setObjectName("hudDock")
         self.hud_dock.setAccessibleName("Latency HUD")

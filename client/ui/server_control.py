@@ -25,6 +25,7 @@ from client.services.servers import (
 )
 from client.ui.async_errors import spawn
 from client.ui.chat_page import ChatPage
+from client.ui.demo_menu import DemoMenu
 from client.ui.main_window import MainWindow
 from client.ui.server_dialog import AddServerDialog
 
@@ -59,6 +60,7 @@ class ServerControl(QObject):
         bar.addServerRequested.connect(self.open_add_server)
         page.chooseServerRequested.connect(self.show_server_list)
         page.useLocalRequested.connect(self.use_local)
+        self.demo = DemoMenu(self, self)
 
     # --- start ---------------------------------------------------------------------
     async def start(
@@ -215,8 +217,9 @@ class ServerControl(QObject):
 
     # --- quit ----------------------------------------------------------------------
     async def aclose(self) -> None:
-        """Close every backend's HTTP client and stop the local engine."""
+        """Close every backend's HTTP client, stop the local engine and the demo lab."""
         try:
+            await self.demo.aclose()
             await self.pool.aclose()
         finally:
             if self.engine is not None:
