@@ -289,7 +289,7 @@ class Generation:
             waited = self._session.first_token_timeout_s
             self._conclude(
                 Outcome.TIMED_OUT,
-                f"No answer arrived within {waited:g} s, and the request was cancelled.",
+                f"No answer arrived within {waited:.1f} s, and the request was cancelled.",
             )
         else:
             self._conclude(Outcome.STOPPED)

@@ -154,7 +154,7 @@ class ChatPage(QObject):
 
     # --- outcomes ------------------------------------------------------------------
     def _on_slow_start(self, event: SlowStart) -> None:
-        seconds = f"{event.waited_s:g}"
+        seconds = f"{event.waited_s:.1f}"
         self.window.outcome_bar.show_steps(
             f"No answer after {seconds} s. The server may be loading the model.", event.next_steps
         )
