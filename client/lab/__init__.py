@@ -6,6 +6,8 @@ backends and the lab check each other. See client/lab/README.md for dials and fa
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from client.lab.scenario import (
     FAULT_KINDS,
     PRESETS,
@@ -16,7 +18,21 @@ from client.lab.scenario import (
     load_scenario,
     scenario_from_dict,
 )
-from client.lab.server import LabServer, RunningLab, run_in_thread
+
+if TYPE_CHECKING:
+    from client.lab.server import LabServer, RunningLab, run_in_thread
+
+_SERVER_NAMES = {"LabServer", "RunningLab", "run_in_thread"}
+
+
+def __getattr__(name: str) -> Any:
+    # The server pulls in aiohttp; the app imports the lab's presets at start-up and
+    # only needs the server when the Demo menu starts it.
+    if name in _SERVER_NAMES:
+        from client.lab import server
+
+        return getattr(server, name)
+    raise AttributeError(name)
 
 __all__ = [
     "FAULT_KINDS",

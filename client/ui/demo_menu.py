@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup
 
-from client.lab import PRESETS, RunningLab, run_in_thread
+from client.lab.scenario import PRESETS
 from client.services.servers import ServerChoice
 from client.ui.async_errors import spawn
 
 if TYPE_CHECKING:
+    from client.lab import RunningLab
     from client.ui.server_control import ServerControl
 
 LAB_NAME = "Latency lab (demo)"
@@ -92,6 +93,8 @@ class DemoMenu(QObject):
 
     # --- the work, off the GUI thread ------------------------------------------------
     async def _start(self) -> None:
+        from client.lab import run_in_thread  # aiohttp loads only when the lab starts
+
         loop = asyncio.get_running_loop()
         try:
             lab = await loop.run_in_executor(None, run_in_thread, FIRST_SCENARIO)
