@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from client.backends.deadline import ReadDeadline
 from client.backends.errors import (
     BackendUnreachable,
     FirstByteTimeout,
@@ -96,6 +97,8 @@ class ChatStream:
         self.server_timings: list[ServerTimings] = []
         self.outcome: Done | Failed | None = None
         self._response: httpx.Response | None = None
+        self._deadline = ReadDeadline(self._seconds_left)
+        self._send_started_ns: int | None = None  # until the request is written
 
     @property
     def text(self) -> str:
@@ -143,6 +146,7 @@ class ChatStream:
             await self._close_response()
 
     async def _send(self) -> httpx.Response:
+        self._send_started_ns = now_ns()
         request = self._client.build_request(
             self._call.method,
             self._call.url,
@@ -214,32 +218,27 @@ class ChatStream:
         return self.outcome
 
     async def _with_deadline(self, awaitable: Any) -> Any:
-        limit, error = self._current_limit()
-        if limit is None:
-            return await awaitable
         try:
-            # asyncio.timeout, not wait_for: wait_for runs the awaitable in a new task,
-            # which costs extra event-loop turns on every read, before the first token
-            # too (measured by tests/perf/bench_backend.py).
-            async with asyncio.timeout(max(limit, 0.0)):
-                return await awaitable
+            return await self._deadline.wait(awaitable)
         except TimeoutError as timeout:
-            raise error from timeout
+            raise self._timeout_error() from timeout
 
-    def _current_limit(self) -> tuple[float | None, TachyError]:
+    def _seconds_left(self) -> float | None:
+        """Time left before the first-byte or the stall limit; None: no limit."""
         last_token = self.timeline.last_token_ns
         if last_token is None:
             seconds = self.timeouts.first_byte_s
-            start = self.timeline.request_written_ns
-            error: TachyError = FirstByteTimeout(seconds or 0)
+            start = self.timeline.request_written_ns or self._send_started_ns
         else:
             seconds, start = self.timeouts.stall_s, last_token
-            error = StreamStalled(seconds or 0)
-        if seconds is None:
-            return None, error
-        if start is None:
-            return seconds, error
-        return seconds - (now_ns() - start) / 1e9, error
+        if seconds is None or start is None:
+            return seconds
+        return seconds - (now_ns() - start) / 1e9
+
+    def _timeout_error(self) -> TachyError:
+        if self.timeline.last_token_ns is None:
+            return FirstByteTimeout(self.timeouts.first_byte_s or 0)
+        return StreamStalled(self.timeouts.stall_s or 0)
 
     async def _read_error_body(self, response: httpx.Response, limit: int = 65536) -> bytes:
         body = b""
@@ -281,6 +280,7 @@ class ChatStream:
             self.outcome = Done(DoneReason.CANCELLED, self.text, self.thinking)
 
     async def _close_response(self) -> None:
+        self._deadline.cancel()
         response, self._response = self._response, None
         if response is not None:
             await response.aclose()
