@@ -43,6 +43,12 @@ from client.ui.safe_markdown import (
 FRAME_MS = 16
 PAGE_SIZE = 16  # messages per page frame (see _page)
 CHUNK_CHARS = 1500  # a streaming answer's settled text per chunk frame (see _render_tail)
+# Opening a long conversation renders its last SHOWN_FIRST messages at once and the
+# earlier ones above them in batches, in later loop turns (Qt lays out a 2,000-message
+# document in about a second; the last screenful is what the user looks at).
+SHOWN_FIRST = 60
+EARLIER_BATCH = 40
+SOFT_CUT_CHARS = 1000  # a long streaming paragraph is cut about this often (see soft_cut)
 STATE_LABELS = {
     "stopped": "stopped",
     "interrupted": "interrupted",
@@ -102,7 +108,16 @@ class ChatView(QTextBrowser):
         self._flush_timer.setInterval(FRAME_MS)
         self._flush_timer.timeout.connect(self.flush)
         self._pending: set[int] = set()
+        self._earlier: list[ShownMessage] = []  # not rendered yet, oldest first
+        self._earlier_by_key: dict[int, ShownMessage] = {}
+        self._earlier_timer = QTimer(self)
+        self._earlier_timer.setSingleShot(True)
+        self._earlier_timer.setInterval(0)
+        self._earlier_timer.timeout.connect(self._render_earlier)
         self.flush_count = 0  # how many coalesced flushes ran (tests, benchmarks)
+        # "Earlier messages not sent" line above this message (prompt budget cut).
+        self._cut_before: int | None = None
+        self._cut_text = ""
         copy_action = QAction("Copy code block", self)
         copy_action.triggered.connect(self._copy_code_under_cursor)
         self._copy_code_action = copy_action
@@ -111,11 +126,15 @@ class ChatView(QTextBrowser):
     def clear_messages(self) -> None:
         self._flush_timer.stop()
         self._pending.clear()
+        self._earlier_timer.stop()
+        self._earlier.clear()
+        self._earlier_by_key.clear()
         self._blocks.clear()
         self._order.clear()
         self._code_copies.clear()
         self._pages.clear()
         self._in_last_page = 0
+        self._cut_before = None
         self.document().clear()
 
     def _page(self) -> QTextFrame:
@@ -130,12 +149,14 @@ class ChatView(QTextBrowser):
         return self._pages[-1]
 
     def add_message(self, message: ShownMessage) -> None:
-        page = self._page()
+        self._order.append(message.key)
+        self._add_block(message, self._page())
+
+    def _add_block(self, message: ShownMessage, page: QTextFrame) -> None:
         content = page.lastCursorPosition().insertFrame(_content_format(message.role))
         meta = page.lastCursorPosition().insertFrame(_meta_format())
         block = _Block(message, content, meta)
         self._blocks[message.key] = block
-        self._order.append(message.key)
         with self._one_edit():
             self._render_full(block)
             self._render_meta(block)
@@ -144,23 +165,74 @@ class ChatView(QTextBrowser):
         self.setUpdatesEnabled(False)
         try:
             self.clear_messages()
-            for message in messages:
-                self.add_message(message)
+            # One edit for the lot: the layout runs once at the end, not once per
+            # message over a growing document (2,000 messages: 35 s -> well under 1 s).
+            with self._one_edit():
+                for message in messages[-SHOWN_FIRST:]:
+                    self.add_message(message)
         finally:
             self.setUpdatesEnabled(True)
+        self._earlier = list(messages[:-SHOWN_FIRST])
+        self._earlier_by_key = {message.key: message for message in self._earlier}
+        self._order[:0] = [message.key for message in self._earlier]
+        if self._earlier:
+            self._earlier_timer.start()
         self.scroll_to_end()
 
+    @property
+    def fully_rendered(self) -> bool:
+        """Every message is in the document (earlier ones of a long conversation
+        are rendered in later loop turns)."""
+        return not self._earlier
+
+    def _render_earlier(self) -> None:
+        """Render the next batch of earlier messages above the shown ones, keeping
+        what the user looks at in place. Waits while an answer streams: the stream's
+        rendering keeps document positions between frames."""
+        if not self._earlier:
+            return
+        if any(block.streaming for block in self._blocks.values()):
+            self._earlier_timer.start(50)
+            return
+        self._render_earlier_batch()
+        if self._earlier:
+            self._earlier_timer.start(0)
+
+    def _render_all_earlier(self) -> None:
+        """Now, in this turn: a change to an earlier message needs its block."""
+        self._earlier_timer.stop()
+        while self._earlier:
+            self._render_earlier_batch()
+
+    def _render_earlier_batch(self) -> None:
+        batch = self._earlier[-EARLIER_BATCH:]
+        del self._earlier[-EARLIER_BATCH:]
+        bar = self.verticalScrollBar()
+        from_bottom = bar.maximum() - bar.value()
+        with self._one_edit():
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(self.document().rootFrame().firstPosition())
+            page = cursor.insertFrame(QTextFrameFormat())
+            self._pages.insert(0, page)
+            for message in batch:
+                del self._earlier_by_key[message.key]
+                self._add_block(message, page)
+        bar.setValue(bar.maximum() - from_bottom)
+
     def has_message(self, key: int) -> bool:
-        return key in self._blocks
+        return key in self._blocks or key in self._earlier_by_key
 
     def message(self, key: int) -> ShownMessage:
-        return self._blocks[key].message
+        block = self._blocks.get(key)
+        return block.message if block is not None else self._earlier_by_key[key]
 
     def keys(self) -> list[int]:
         return list(self._order)
 
     def rekey(self, old: int, new: int) -> None:
         """A message got its stored id (it was shown under a temporary key)."""
+        if old in self._earlier_by_key:
+            self._render_all_earlier()
         if old == new or old not in self._blocks:
             return
         block = self._blocks.pop(old)
@@ -175,6 +247,8 @@ class ChatView(QTextBrowser):
     # --- streaming ---------------------------------------------------------------
     def begin_stream(self, key: int, text: str = "") -> None:
         """Start streaming into message `key` (added if absent); existing text is kept."""
+        if key in self._earlier_by_key:
+            self._render_all_earlier()
         if key not in self._blocks:
             self.add_message(ShownMessage(key, "assistant", text, "streaming"))
         block = self._blocks[key]
@@ -235,6 +309,8 @@ class ChatView(QTextBrowser):
         self.viewport().update()
 
     def set_state(self, key: int, state: str) -> None:
+        if key in self._earlier_by_key:
+            self._render_all_earlier()
         block = self._blocks[key]
         block.message.state = state
         self._render_meta(block)
@@ -276,6 +352,8 @@ class ChatView(QTextBrowser):
     def _render_tail(self, block: _Block) -> None:
         text = block.message.text
         settled = block.settled.update(text)
+        if block.tail_start >= 0:
+            settled = soft_cut(text, max(settled, block.rendered_settled))
         if block.tail_start < 0:
             # First flush after the plain first chunk: render everything once.
             cursor = self._clear_frame(block.content)
@@ -308,6 +386,7 @@ class ChatView(QTextBrowser):
         state = STATE_LABELS.get(message.state, "")
         cursor.insertText(label + (f" · {state}" if state else ""), grey)
         if message.state == "streaming":
+            self._cut_line(cursor, message.key, grey)
             return
         links: list[tuple[str, str]] = [("Copy", "copy")]
         if message.role == "user":
@@ -324,6 +403,31 @@ class ChatView(QTextBrowser):
                 cursor.insertText(text, grey)
             else:
                 cursor.insertText(text, self._link_format(action, message.key))
+        self._cut_line(cursor, message.key, grey)
+
+    def _cut_line(self, cursor: QTextCursor, key: int, grey: QTextCharFormat) -> None:
+        if self._cut_before is not None and self._key_before(self._cut_before) == key:
+            cursor.insertBlock()
+            cursor.insertText(f"— {self._cut_text} —", grey)
+
+    def mark_cut(self, key: int, text: str) -> None:
+        """Show `text` on a line just above message `key`: the history before it was
+        not sent (the prompt budget). One marker at a time: the latest request's."""
+        if key in self._earlier_by_key:
+            self._render_all_earlier()
+        old, self._cut_before, self._cut_text = self._cut_before, key, text
+        for cut in {old, key}:
+            before = self._key_before(cut) if cut is not None else None
+            if before is not None and before in self._blocks:
+                with self._one_edit():
+                    self._render_meta(self._blocks[before])
+
+    def cut_marked_before(self) -> int | None:
+        return self._cut_before
+
+    def _key_before(self, key: int) -> int | None:
+        index = self._order.index(key) if key in self._order else 0
+        return self._order[index - 1] if index > 0 else None
 
     def _link_format(self, action: str, key: int) -> QTextCharFormat:
         fmt = QTextCharFormat()
@@ -376,7 +480,7 @@ class ChatView(QTextBrowser):
         # file://, javascript:, data: ... stay inert.
 
     def copy_message(self, key: int) -> None:
-        QGuiApplication.clipboard().setText(self._blocks[key].message.text)
+        QGuiApplication.clipboard().setText(self.message(key).text)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         menu = self.createStandardContextMenu(event.pos())
@@ -408,6 +512,41 @@ class ChatView(QTextBrowser):
     def scroll_to_end(self) -> None:
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+
+def soft_cut(text: str, start: int) -> int:
+    """Where a long paragraph still being written may be cut, or `start`.
+
+    Qt lays out a changed paragraph in full, so re-rendering a paragraph of 20,000
+    characters on every frame costs ~10 ms and grows with the answer. While streaming,
+    plain prose with no blank line is cut after a sentence every ~SOFT_CUT_CHARS: the
+    text before the cut becomes a paragraph of its own (one extra line break until the
+    answer ends; end_stream renders the whole text as written). Only cut where the head
+    closes every inline marker, so no emphasis, code span or link is split.
+    """
+    tail = text[start:]
+    if len(tail) < 2 * SOFT_CUT_CHARS or "\n" in tail or not tail[:1].isalpha():
+        return start
+    end = len(tail) - SOFT_CUT_CHARS
+    for _ in range(8):
+        cut = tail.rfind(". ", 0, end)
+        if cut <= 0:
+            return start
+        rest = tail[cut + 1 :]
+        after = cut + 1 + len(rest) - len(rest.lstrip(" "))  # the next sentence's start
+        if tail[after : after + 1].isupper() and _closes_inline_markers(tail[:after]):
+            return start + after
+        end = cut
+    return start
+
+
+def _closes_inline_markers(text: str) -> bool:
+    return (
+        all(text.count(marker) % 2 == 0 for marker in ("`", "*", "_", "~"))
+        and text.count("[") == text.count("]")
+        and text.count("(") == text.count(")")
+        and "<" not in text
+    )
 
 
 def _content_format(role: str) -> QTextFrameFormat:

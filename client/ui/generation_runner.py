@@ -24,6 +24,9 @@ from client.ui.chat_view import ChatView
 from client.ui.waiting import waiting_text
 
 WAITING_TICK_MS = 100
+# A burst of buffered tokens is consumed without the loop running in between; after
+# this long, the runner lets the loop paint and serve its timers before going on.
+YIELD_AFTER_NS = 8_000_000
 _temporary_keys = itertools.count(-1, -1)
 
 
@@ -88,8 +91,12 @@ class GenerationRunner(QObject):
 
     async def _consume(self, generation: Any) -> None:
         announced = False
+        ran_since = now_ns()
         try:
             async for event in generation:
+                if now_ns() - ran_since > YIELD_AFTER_NS:
+                    await asyncio.sleep(0)
+                    ran_since = now_ns()
                 if not announced and generation.conversation_id is not None:
                     announced = True
                     # Next turn: the list refresh must not delay this event's paint.
