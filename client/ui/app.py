@@ -2,6 +2,10 @@
 
 The loop runs until an asyncio.Event set on aboutToQuit (qasync's recommended shape),
 then cleanup closes every backend's HTTP client and stops the local engine.
+
+Launch paints the window first and only then imports and wires the controllers (the
+backends, the session, the HUD: about a second of imports); input that arrives
+meanwhile waits in the queue, since no event is handled until the loop runs.
 """
 
 from __future__ import annotations
@@ -10,25 +14,17 @@ import asyncio
 import logging
 import os
 import sys
+import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from client.ui.async_errors import (
-    add_error_sink,
-    loop_exception_handler,
-    remove_error_sink,
-    report,
-    spawn,
-)
-from client.ui.chat_page import ChatPage
 from client.ui.main_window import MainWindow
-from client.ui.server_control import ServerControl
 
 log = logging.getLogger("tachy.ui")
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
@@ -64,6 +60,30 @@ def qt_settings() -> QSettings:
     return QSettings("Tachy", "Tachy")
 
 
+class FirstPaintLog(QObject):
+    """Logs "window first painted at <unix time>" once: benchmarks read it from stderr."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            watched.removeEventFilter(self)
+            log.info("window first painted at %.6f", time.time())
+        return False
+
+
+def apply_test_hooks(tachy: TachyApp) -> None:
+    """Environment hooks for tests and benchmarks that run the app as a process:
+    TACHY_OPEN_CONVERSATION=<id> opens that stored conversation at start;
+    TACHY_AUTOSEND=<question> sends it (it waits for the server like a typed one)."""
+    opened = os.environ.get("TACHY_OPEN_CONVERSATION")
+    if opened:
+        tachy.page.show_conversation(int(opened))
+        count = len(tachy.window.chat_view.keys())
+        log.info("conversation %s opened with %d messages", opened, count)
+    question = os.environ.get("TACHY_AUTOSEND")
+    if question:
+        tachy.page.send(question)
+
+
 class TachyApp:
     """The main window wired to its controllers. Tests build this with their own parts."""
 
@@ -72,9 +92,16 @@ class TachyApp:
         stores: Stores | None = None,
         settings: QSettings | None = None,
         engine_factory: Any = None,
+        window: MainWindow | None = None,
+        warm_models: bool = True,
     ) -> None:
+        self.warm_models = warm_models  # off in tests whose scripted server counts requests
+        from client.ui.async_errors import add_error_sink
+        from client.ui.chat_page import ChatPage
+        from client.ui.server_control import ServerControl
+
         self.stores = stores or Stores()
-        self.window = MainWindow(settings or qt_settings())
+        self.window = window or MainWindow(settings or qt_settings())
         self.page = ChatPage(self.window, self.stores.history, self.stores.metrics)
         self.servers = ServerControl(self.window, self.page, self.stores, engine_factory)
         self._wire()
@@ -91,8 +118,16 @@ class TachyApp:
         w.add_shortcut("new", "Ctrl+N", self.conversations.new)
         w.add_shortcut("search", "Ctrl+F", w.conversations.focus_search)
         self._attach_hud()
+        self._attach_warming()
+
+    def _attach_warming(self) -> None:
+        # After the HUD: the warming link sits in front of the runner's HUD listener.
+        from client.ui.warming_link import attach_warming
+
+        self.warming = attach_warming(self) if self.warm_models else None
 
     def _attach_hud(self) -> None:
+        from client.ui.async_errors import report
         from client.ui.hud_link import attach_hud
 
         self.hud: Any = None
@@ -111,9 +146,13 @@ class TachyApp:
         await self.servers.start(url, api, model)
 
     async def aclose(self) -> None:
+        from client.ui.async_errors import remove_error_sink
+
         remove_error_sink(self._show_error)
         self.page.stop()
         try:
+            if self.warming is not None:
+                await self.warming.aclose()
             if self.hud is not None:
                 await self.hud.aclose()
         finally:
@@ -147,6 +186,13 @@ def run_app(url: str | None = None, api: str = "auto", model: str | None = None)
     style = RESOURCES / "style.qss"
     if style.exists():
         app.setStyleSheet(style.read_text(encoding="utf-8"))
+    # Paint the window before the slow imports and wiring below.
+    window = MainWindow(qt_settings())
+    window.installEventFilter(FirstPaintLog(window))
+    window.show()
+    app.processEvents()
+    from client.ui.async_errors import loop_exception_handler, report, spawn
+
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     loop.set_exception_handler(loop_exception_handler)
@@ -158,9 +204,12 @@ def run_app(url: str | None = None, api: str = "auto", model: str | None = None)
     app.setQuitOnLastWindowClosed(False)
     quit_event = asyncio.Event()
     app.aboutToQuit.connect(quit_event.set)
-    tachy = TachyApp(open_stores())
+    tachy = TachyApp(open_stores(), window=window)
     tachy.window.closed.connect(quit_event.set)
-    tachy.window.show()
+    if not window.isVisible():  # closed while it was being wired
+        quit_event.set()
+    log.info("window ready at %.6f", time.time())
+    apply_test_hooks(tachy)
 
     async def main() -> None:
         starting = spawn(tachy.start(url, api, model), "start")

@@ -11,7 +11,7 @@ TYPING_AFTER_MS = 300
 STAGE_AFTER_MS = 1000
 
 STAGE_WORDS = {
-    "loading": "Loading the model",
+    "loading": "Loading model",  # the words: "Loading model…"
     "understanding": "Reading your question",
     "retrieving": "Looking things up",
     "thinking": "Thinking",

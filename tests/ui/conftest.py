@@ -101,7 +101,12 @@ def make_app(qtbot: Any, run: LoopRunner, data_dir: Path) -> Iterator[Callable[.
     def make(url: str | None = None, model: str | None = "scripted:1b", **kw: Any) -> TachyApp:
         stores = open_stores(data_dir / "tachy.sqlite3")
         settings = QSettings(str(data_dir / "window.ini"), QSettings.Format.IniFormat)
-        app = TachyApp(stores, settings, engine_factory=kw.get("engine_factory", NoEngine))
+        app = TachyApp(
+            stores,
+            settings,
+            engine_factory=kw.get("engine_factory", NoEngine),
+            warm_models=kw.get("warm_models", False),  # warm-ups would take scripted replies
+        )
         app.window.show()
         app.window.activateWindow()
         run(app.start(url, kw.get("api", "ollama" if url else "auto"), model))

@@ -1,0 +1,408 @@
+"""Keeps the model warm and predicts the wait, in the window (the Qt side of issue 6).
+
+WarmingLink owns the KeepAliveWarmer, the TTFT predictor and the prompt token
+counter, and wires them to the widgets:
+- warming at start, on a server or model change and when the user starts typing;
+- the model's state next to its name ("warm · 28 min left"), refreshed every 30 s;
+- a keep-alive and prompt-budget menu in the server bar (stored in client.store settings);
+- the predicted time to first token under the composer, on every keystroke (cached
+  token counts and arithmetic only: no network call on that path);
+- the session's prompt budget from the model's context length, and a marker in the
+  chat where history was cut.
+Everything else (the Qt-free logic) lives in client.services and client.core.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
+
+from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
+from client.core.conversation import ChatMessage
+from client.core.prediction import ModelState, TtftPredictor
+from client.services.tokenize import PromptTokenCounter
+from client.services.warming import DEFAULT_KEEP_ALIVE, KeepAliveWarmer, ModelStatus, WarmSettings
+from client.ui.async_errors import report, spawn
+
+log = logging.getLogger(__name__)
+
+KEEP_ALIVE_KEY = "keep_alive"  # settings: "30m", "1h" ... or None (let the server unload it)
+PROMPT_BUDGET_KEY = "prompt_budget"  # settings: tokens, or None (from the model's context)
+KEEP_ALIVE_CHOICES: tuple[tuple[str, str | None], ...] = (
+    ("Keep the model loaded 5 min", "5m"),
+    ("Keep the model loaded 30 min", "30m"),
+    ("Keep the model loaded 1 h", "1h"),
+    ("Let the server unload it", None),
+)
+BUDGET_CHOICES: tuple[tuple[str, int | None], ...] = (
+    ("Prompt budget: the model's context", None),
+    ("Prompt budget: 8,000 tokens", 8000),
+    ("Prompt budget: 4,000 tokens", 4000),
+    ("Prompt budget: 2,000 tokens", 2000),
+)
+TYPING_WARM_MS = 300  # the first keystroke warms this soon after; later ones ride along
+REFRESH_MS = 30_000  # "warm · N min left" is re-read this often
+CUT_MARKER = "Earlier messages not sent: context budget"
+_UNCOUNTED = object()
+
+
+class WarmingLink(QObject):
+    def __init__(self, app: Any, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.app = app
+        self.window = app.window
+        self.page = app.page
+        self.store = getattr(app.stores, "settings", None)
+        keep_alive = self._stored(KEEP_ALIVE_KEY, DEFAULT_KEEP_ALIVE)
+        self.budget_setting: int | None = self._stored(PROMPT_BUDGET_KEY, None)
+        self.warmer = KeepAliveWarmer(None, None, WarmSettings(keep_alive=keep_alive))
+        self.warmer.add_listener(self._on_status)
+        self.predictor = TtftPredictor()
+        self.counter: PromptTokenCounter | None = None
+        self.context_length: int | None = None
+        self._loading_since = 0.0
+        self._base_tokens = 0  # conversation tokens the server has not processed yet
+        self._counted_for: object = _UNCOUNTED  # the conversation _base_tokens is for
+        self._answered: tuple[Any, int | None] | None = None  # (model, conversation) last sent
+        self._draft: tuple[str, int, float] | None = None  # (text, tokens, predicted ms)
+        self._sent: tuple[int | None, float | None] = (None, None)
+        self._first_token_seen = False
+        self._build_widgets()
+        self._typing_timer = QTimer(self)
+        self._typing_timer.setSingleShot(True)
+        self._typing_timer.setInterval(TYPING_WARM_MS)
+        self._typing_timer.timeout.connect(self._typed)
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setInterval(REFRESH_MS)
+        self._refresh_timer.timeout.connect(self._show_status)
+        self._refresh_timer.start()
+        self._connect()
+
+    def _stored(self, key: str, default: Any) -> Any:
+        if self.store is None:
+            return default
+        try:
+            return self.store.get(key, default)
+        except Exception as error:  # a damaged settings table must not stop the app
+            report(error, "reading settings")
+            return default
+
+    # --- widgets -------------------------------------------------------------------
+    def _build_widgets(self) -> None:
+        bar = self.window.server_bar
+        self.state_label = QLabel("", bar)
+        self.state_label.setObjectName("modelState")
+        self.state_label.setAccessibleName("Model state")
+        self.options_button = QToolButton(bar)
+        self.options_button.setObjectName("warmingOptions")
+        self.options_button.setText("Keep-alive")
+        self.options_button.setToolTip("How long the model stays loaded; the prompt budget")
+        self.options_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.options_menu = QMenu(self.options_button)
+        self.keep_alive_actions = self._add_choices(
+            KEEP_ALIVE_CHOICES, self.warmer.settings.keep_alive, self.set_keep_alive
+        )
+        self.options_menu.addSeparator()
+        self.budget_actions = self._add_choices(
+            BUDGET_CHOICES, self.budget_setting, self.set_budget_setting
+        )
+        self.options_button.setMenu(self.options_menu)
+        layout = bar.layout()
+        at = layout.indexOf(bar.model_picker) + 1
+        layout.insertWidget(at, self.state_label)
+        layout.insertWidget(at + 1, self.options_button)
+        self.prediction_label = QLabel("", self.window)
+        self.prediction_label.setObjectName("ttftPrediction")
+        self.prediction_label.setAccessibleName("Predicted wait")
+        composer_parent = self.window.composer.parentWidget()
+        centre = composer_parent.layout() if composer_parent is not None else None
+        if centre is not None:  # the line right under the composer
+            centre.addWidget(self.prediction_label)
+        self.hud_label: QLabel | None = None
+        hud = getattr(self.app, "hud", None)
+        hud_layout = hud.layout() if isinstance(hud, QWidget) else None
+        if hud_layout is not None:  # a line at the foot of the latency HUD
+            self.hud_label = QLabel("Prediction error: not measured yet")
+            self.hud_label.setObjectName("predictionError")
+            hud_layout.addWidget(self.hud_label)
+
+    def _add_choices(
+        self, choices: tuple[tuple[str, Any], ...], current: Any, chosen: Any
+    ) -> list[QAction]:
+        group = QActionGroup(self.options_menu)
+        actions = []
+        for text, value in choices:
+            action = QAction(text, self.options_menu)
+            action.setCheckable(True)
+            action.setChecked(value == current)
+            action.triggered.connect(lambda _=False, v=value: chosen(v))
+            group.addAction(action)
+            self.options_menu.addAction(action)
+            actions.append(action)
+        return actions
+
+    # --- wiring --------------------------------------------------------------------
+    def _connect(self) -> None:
+        self.app.servers.serverChanged.connect(self._on_server_changed)
+        self.window.server_bar.modelChosen.connect(self._on_model_chosen)
+        self.window.composer.textChanged.connect(self._on_draft_changed)
+        self.page.conversationChanged.connect(lambda _: self._recount_base())
+        # After ChatPage's own slot: the question has its stored id by then.
+        self.page.runner.ended.connect(self._on_ended)
+        self.page.runner.listener = _RunnerListener(self, self.page.runner.listener)
+
+    def _on_server_changed(self, _url: str, _api: str, model: str) -> None:
+        first = self.warmer.backend is None
+        self._retarget(model, "app start" if first else "server changed")
+
+    def _on_model_chosen(self, model: str) -> None:
+        self._retarget(model, "model changed")
+
+    def _retarget(self, model: str, reason: str) -> None:
+        session = self.page.session
+        if session is None:
+            return
+        self._wire_session(session)
+        backend = session.backend
+        engine = self.app.servers.engine if session.is_local else None
+        if engine is not None and not hasattr(engine, "running"):
+            engine = None
+        self.counter = None
+        if all(hasattr(backend, name) for name in ("client", "base_url", "api")):
+            self.counter = PromptTokenCounter.for_backend(backend, model)
+            session.token_counter = self.counter
+        self._answered = None
+        self._counted_for = _UNCOUNTED
+        self.warmer.set_target(backend, model, engine=engine, reason=reason)
+        self._show_status()
+        spawn(self._load_budget(backend, model), "reading the model's context length")
+
+    def _wire_session(self, session: Any) -> None:
+        session.model_state_provider = self.warmer.model_state
+        session.keep_alive = self.warmer.request_keep_alive
+
+    # --- settings ------------------------------------------------------------------
+    def set_keep_alive(self, value: str | None) -> None:
+        self._save(KEEP_ALIVE_KEY, value)
+        self.warmer.update_settings(WarmSettings(keep_alive=value))
+        if self.page.session is not None:
+            self.page.session.keep_alive = self.warmer.request_keep_alive
+        self._show_status()
+        if value is not None:
+            self.warmer.warm("keep-alive changed")
+
+    def set_budget_setting(self, tokens: int | None) -> None:
+        self._save(PROMPT_BUDGET_KEY, tokens)
+        self.budget_setting = tokens
+        self._apply_budget()
+
+    def _save(self, key: str, value: Any) -> None:
+        if self.store is not None:
+            try:
+                self.store.set(key, value)
+            except Exception as error:
+                report(error, "saving settings")
+
+    async def _load_budget(self, backend: Any, model: str) -> None:
+        self.context_length = None
+        self._apply_budget()
+        self.context_length = await context_length(backend, model)
+        if self.page.session is not None and self.page.session.model == model:
+            self._apply_budget()
+
+    def _apply_budget(self) -> None:
+        session = self.page.session
+        if session is not None:
+            session.prompt_budget = prompt_budget(self.context_length, setting=self.budget_setting)
+
+    # --- model state ---------------------------------------------------------------
+    def _on_status(self, status: ModelStatus) -> None:
+        if status.state is ModelState.LOADING and not self._loading_since:
+            self._loading_since = time.monotonic()
+        elif status.state is not ModelState.LOADING:
+            self._loading_since = 0.0
+        self._show_status()
+        self._show_prediction()
+
+    def _show_status(self) -> None:
+        self.state_label.setText(self.warmer.status.label())
+        tip = self.warmer.policy_description
+        if self.warmer.last_error:
+            tip += f"\nThe last warm-up failed: {self.warmer.last_error}"
+        self.state_label.setToolTip(tip)
+        self.options_button.setToolTip(tip)
+
+    # --- the draft -----------------------------------------------------------------
+    def _on_draft_changed(self) -> None:
+        text = self.window.composer.toPlainText()
+        if text.strip() and not self._typing_timer.isActive():
+            self._typing_timer.start()
+        self._show_prediction(text)
+
+    def _typed(self) -> None:
+        """The user started typing: warm the model and fetch the draft's token count."""
+        self.warmer.warm("typing")
+        if self.page.conversation_id != self._counted_for:  # another conversation opened
+            self._recount_base()
+        text = self.window.composer.toPlainText()
+        if self.counter is not None and text.strip():
+            spawn(self.counter.prepare([ChatMessage("user", text)]), "counting tokens")
+
+    def _show_prediction(self, text: str | None = None) -> None:
+        """Per keystroke: a cached count and a few multiplies (no I/O)."""
+        if text is None:
+            text = self.window.composer.toPlainText()
+        if not text.strip():
+            self.prediction_label.setText("")
+            return
+        count = self.counter.count_text(text) if self.counter else len(text) // 4 + 1
+        tokens = self._base_tokens + count + TOKENS_PER_MESSAGE
+        loading_ms = (time.monotonic() - self._loading_since) * 1000 if self._loading_since else 0
+        prediction = self.predictor.predict(tokens, self.warmer.state, loading_ms)
+        if prediction is None:
+            self.prediction_label.setText("")
+            self._draft = (text.strip(), tokens, -1.0)
+            return
+        self._draft = (text.strip(), tokens, prediction.ttft_ms)
+        self.prediction_label.setText(prediction.label())
+
+    def _recount_base(self) -> None:
+        """Tokens of the open conversation the server has not seen (its prompt cache
+        holds what it answered last). Runs on conversation changes, not keystrokes."""
+        session = self.page.session
+        conversation = self.page.conversation_id
+        self._counted_for = conversation
+        if session is None or conversation is None:
+            self._base_tokens = 0
+        elif self._answered == (session.model, conversation):
+            self._base_tokens = 0
+        else:
+            self._base_tokens = self._history_tokens(session, conversation)
+        self._show_prediction()
+
+    def _history_tokens(self, session: Any, conversation: int) -> int:
+        history = getattr(session, "history", None)
+        if history is None:
+            return 0
+        try:
+            messages = [ChatMessage(m.role, m.content) for m in history.active_path(conversation)]
+        except Exception as error:
+            report(error, "reading the conversation")
+            return 0
+        tokens = sum(session.token_counter(m) for m in messages)
+        budget = session.prompt_budget
+        return min(tokens, budget) if budget else tokens
+
+    # --- requests ------------------------------------------------------------------
+    def request_started(self, generation: Any) -> None:
+        self._first_token_seen = False
+        draft = self._draft
+        asked = getattr(self.page, "_last_question", "")
+        if draft is not None and generation.kind in ("ask", "edit") and draft[0] == asked:
+            self._sent = (draft[1], draft[2] if draft[2] >= 0 else None)
+        else:
+            self._sent = (None, None)
+        self._draft = None
+        self.prediction_label.setText("")
+        self.warmer.user_request_started()  # a warm-up in flight is cancelled: ours goes now
+
+    def token_arrived(self) -> None:
+        if not self._first_token_seen:
+            self._first_token_seen = True
+            self.warmer.first_token_received()
+
+    def request_finished(self, generation: Any) -> None:
+        finished = generation.finished
+        metrics = getattr(finished, "metrics", None)
+        ok = metrics is not None and metrics.ttft_ms is not None
+        self.warmer.user_request_finished(ok)
+        if metrics is None or not ok:  # no first token: nothing to learn
+            return
+        session = self.page.session
+        if session is not None:  # the server's prompt cache holds this conversation now
+            self._answered = (session.model, generation.conversation_id)
+        tokens, predicted = self._sent
+        if tokens is None and generation.fitted is not None:
+            tokens = generation.fitted.prompt_tokens
+        self.predictor.observe_metrics(
+            metrics, tokens, cold=bool(generation.cold), predicted_ms=predicted
+        )
+        self._show_hud_error()
+
+    def _show_hud_error(self) -> None:
+        error = self.predictor.median_error_pct()
+        if self.hud_label is not None and error is not None:
+            count = self.predictor.error_count
+            requests = "1 request" if count == 1 else f"{count} requests"
+            self.hud_label.setText(
+                f"Predicted vs actual first token: median error {error:.0f} % ({requests})"
+            )
+
+    def _on_ended(self, generation: Any, _key: int) -> None:
+        cut = getattr(generation, "cut_before_message_id", None)
+        if cut is not None and self.window.chat_view.has_message(cut):
+            self.window.chat_view.mark_cut(cut, CUT_MARKER)
+        self._recount_base()
+
+    async def aclose(self) -> None:
+        self._typing_timer.stop()
+        self._refresh_timer.stop()
+        await self.warmer.aclose()
+
+
+class _RunnerListener:
+    """Sits in front of the runner's other listener (the HUD) and forwards to it."""
+
+    def __init__(self, link: WarmingLink, inner: Any) -> None:
+        self.link = link
+        self.inner = inner
+
+    def request_started(self, generation: Any) -> None:
+        self._guard(self.link.request_started, generation)
+        if self.inner is not None:
+            self.inner.request_started(generation)
+
+    def token(self, kind: Any, chars: int, at_ns: int) -> None:
+        self.link.token_arrived()
+        if self.inner is not None:
+            self.inner.token(kind, chars, at_ns)
+
+    def request_finished(self, generation: Any) -> None:
+        self._guard(self.link.request_finished, generation)
+        if self.inner is not None:
+            self.inner.request_finished(generation)
+
+    def _guard(self, call: Any, *args: Any) -> None:
+        try:
+            call(*args)
+        except Exception as error:  # warming and prediction must never break the chat
+            report(error, "keeping the model warm")
+
+
+async def context_length(backend: Any, model: str) -> int | None:
+    """The model's context length: Ollama /api/show, else the /v1/models entry."""
+    try:
+        show = getattr(backend, "show", None)
+        if show is not None:
+            length = (await show(model)).context_length
+            if length:
+                return int(length)
+        for info in await backend.list_models():
+            if info.name == model and info.context_length:
+                return int(info.context_length)
+    except Exception as error:  # unknown: the whole conversation is sent, as before
+        log.info("context length of %s not known: %s", model, error)
+    return None
+
+
+def attach_warming(app: Any) -> WarmingLink | None:
+    try:
+        return WarmingLink(app, app.window)
+    except Exception as error:  # the chat works without warming
+        report(error, "keeping the model warm")
+        return None

@@ -1,0 +1,235 @@
+"""Warming, the model's state, the TTFT prediction and the budget cut, in the window.
+
+The app runs offscreen against the latency lab in-process (Ollama API) with a
+cold-start scenario whose load takes LOAD_MS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QEvent, QSettings
+from PySide6.QtWidgets import QApplication
+
+from client.core.timeline import now_ns
+from client.lab.scenario import Distribution, load_scenario
+from client.lab.server import LabServer
+from client.ui.app import TachyApp, open_stores
+from client.ui.warming_link import CUT_MARKER, KEEP_ALIVE_KEY
+from tests.ui.conftest import LoopRunner, NoEngine, until
+
+MODEL = "tachy-lab:latest"
+LOAD_MS = 1500.0
+
+
+def lab_scenario(load_ms: float = LOAD_MS) -> Any:
+    cold = load_scenario("cold-start")
+    return replace(
+        cold,
+        load_ms=load_ms,
+        ttft=Distribution("fixed", 40.0),
+        tpot_ms=2.0,
+        jitter_ms=0.0,
+        output_tokens=6,
+    )
+
+
+@pytest.fixture
+def lab(run: LoopRunner) -> Iterator[LabServer]:
+    server = LabServer(lab_scenario())
+    run(server.start())
+    yield server
+    run(server.stop())
+
+
+@pytest.fixture
+def warm_app(
+    qtbot: Any, run: LoopRunner, data_dir: Path, lab: LabServer
+) -> Iterator[Callable[[], Coroutine[Any, Any, TachyApp]]]:
+    """make() -> the app, started against the lab. Each test runs its body in one
+    run(): a warm-up spans the start and what follows, and must not see the loop stop."""
+    apps: list[TachyApp] = []
+
+    async def make() -> TachyApp:
+        stores = open_stores(data_dir / "tachy.sqlite3")
+        settings = QSettings(str(data_dir / "window.ini"), QSettings.Format.IniFormat)
+        app = TachyApp(stores, settings, engine_factory=NoEngine, warm_models=True)
+        apps.append(app)
+        app.window.show()
+        await app.start(lab.url, "ollama", MODEL)
+        return app
+
+    yield make
+    for app in apps:
+        run(app.aclose())
+        app.window.close()
+        app.window.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def label_history(app: TachyApp) -> list[str]:
+    """Every text the model-state label shows from now on."""
+    link = app.warming
+    assert link is not None
+    seen: list[str] = []
+    link.warmer.add_listener(lambda _: seen.append(link.state_label.text()))
+    return seen
+
+
+def send(app: TachyApp, text: str) -> None:
+    app.window.composer.setPlainText(text)
+    app.window.composer.submit()
+
+
+def answered(app: TachyApp, count: int) -> Callable[[], bool]:
+    view = app.window.chat_view
+
+    def done() -> bool:
+        roles = [view.message(k) for k in view.keys() if view.message(k).role == "assistant"]
+        return len(roles) >= count and roles[-1].state == "complete" and not app.page.busy
+
+    return done
+
+
+def test_warms_at_start_and_shows_time_left(warm_app, run, lab):
+    async def body() -> None:
+        app = await warm_app()
+        link = app.warming
+        assert link is not None
+        await until(lambda: link.state_label.text().startswith("warm"), 5)
+        # One load request (an empty chat with the keep-alive) went out at start.
+        assert link.warmer.warm_requests == 1
+        loaded = lab.state.models.running(asyncio.get_running_loop().time())
+        assert [m.name for m in loaded] == [MODEL]  # the lab loaded it for us
+        assert lab.stats.requests == 0  # and no user request was needed
+        text = link.state_label.text()
+        assert text.startswith("warm · ") and text.endswith("min left"), text
+        assert "keep-alive 30m" in link.state_label.toolTip()
+        session = app.page.session
+        assert session.keep_alive == "30m"
+        assert session.model_state_provider() == "warm"
+        await until(lambda: session.prompt_budget is not None, 3)  # /api/show's context
+        # The keep-alive menu in the server bar: stored, sent, and explained.
+        let_go = link.keep_alive_actions[-1]
+        assert let_go.text() == "Let the server unload it"
+        let_go.trigger()
+        assert app.stores.settings.get(KEEP_ALIVE_KEY, "unset") is None
+        assert session.keep_alive is None
+        assert "lets the server unload it" in link.state_label.toolTip()
+
+    run(body())
+
+
+def test_state_goes_cold_then_typing_warms_it_again(warm_app, run, data_dir: Path, qtbot):
+    open_stores(data_dir / "tachy.sqlite3").settings.set(KEEP_ALIVE_KEY, "1s")
+
+    async def body() -> None:
+        app = await warm_app()
+        link = app.warming
+        assert link is not None
+        assert link.warmer.settings.keep_alive == "1s"  # the model unloads 1 s after use
+        seen = label_history(app)
+        await until(lambda: link.state_label.text() == "cold", 8)
+        assert any(t.startswith("warm · ") and t.endswith("s left") for t in seen), seen
+        before = link.warmer.warm_requests
+        seen.clear()
+        app.window.composer.setFocus()
+        qtbot.keyClicks(app.window.composer, "Hel")  # the user starts typing
+        await until(lambda: link.warmer.warm_requests > before, 3)
+        await until(lambda: link.state_label.text().startswith("warm"), 5)
+        assert seen[0] == "loading…", seen
+        assert seen[-1].startswith("warm · "), seen
+
+    run(body())
+
+
+def test_message_sent_during_warm_up_goes_out_at_once(warm_app, run, lab):
+    lab.set_scenario(lab_scenario(2500.0))  # room for the stage line's 1 s rule
+
+    async def body() -> None:
+        app = await warm_app()
+        link = app.warming
+        assert link is not None
+        await until(lambda: link.state_label.text() == "loading…", 3)
+        sent_ns = now_ns()
+        send(app, "Is the model loaded yet?")
+        generation = app.page.runner.generation
+        await until(lambda: generation.timeline.request_written_ns is not None, 2)
+        written_ms = (generation.timeline.request_written_ns - sent_ns) / 1e6
+        assert written_ms < 500, written_ms  # not after the warm-up's load (2.5 s)
+        # It waits for the load the warm-up began, and the stage line says so.
+        await until(lambda: app.window.stage_label.text().startswith("Loading model…"), 3)
+        await until(answered(app, 1), 5)
+        assert generation.cold
+        assert generation.timeline.stages[0].name == "loading"
+        assert link.state_label.text().startswith("warm")
+
+    run(body())
+
+
+def test_composer_shows_the_predicted_wait_while_typing(warm_app, run, lab, qtbot):
+    lab.set_scenario(lab_scenario(200.0))  # a short first load
+
+    async def body() -> None:
+        app = await warm_app()
+        link = app.warming
+        assert link is not None
+        await until(lambda: link.state_label.text().startswith("warm"), 5)
+        send(app, "First question, so the prediction has a measurement.")
+        await until(answered(app, 1), 5)
+        assert link.predictor.predict(10) is not None
+        label = link.prediction_label
+        assert label.text() == ""
+        composer = app.window.composer
+        composer.setFocus()
+        qtbot.keyClicks(composer, "Why")
+        assert label.text().startswith("≈ ") and label.text().endswith("to first token")
+        short = link._draft
+        qtbot.keyClicks(composer, " is the sky blue" * 40)
+        longer = link._draft
+        assert short is not None and longer is not None and longer[1] > short[1]
+        assert label.text().startswith("≈ ")
+        composer.clear()
+        assert label.text() == ""
+        # The prediction shown when it was sent is scored against the first token.
+        qtbot.keyClicks(composer, "And the sunset?")
+        composer.submit()
+        await until(answered(app, 2), 5)
+        assert link.predictor.error_count == 1
+        assert link.hud_label is not None and "median error" in link.hud_label.text()
+
+    run(body())
+
+
+def test_cut_marker_appears_with_a_tiny_budget(warm_app, run, lab):
+    lab.set_scenario(lab_scenario(200.0))  # a short first load
+
+    async def body() -> None:
+        app = await warm_app()
+        link = app.warming
+        assert link is not None
+        await until(lambda: app.page.session.prompt_budget is not None, 3)
+        link.set_budget_setting(60)
+        assert app.page.session.prompt_budget == 60
+        question = "Tell me about the weather on the coast in late autumn, please. " * 3
+        send(app, question)
+        await until(answered(app, 1), 5)
+        view = app.window.chat_view
+        assert CUT_MARKER not in view.toPlainText()
+        send(app, "And in spring? " + question)
+        await until(answered(app, 2), 5)
+        generation = app.page.runner.generation
+        assert CUT_MARKER in view.toPlainText()
+        cut = view.cut_marked_before()
+        assert cut is not None and view.message(cut).text.startswith("And in spring?")
+        before = view.keys()[view.keys().index(cut) - 1]
+        assert view.message(before).role == "assistant"
+        assert generation.fitted is not None and generation.fitted.was_cut
+        assert generation.cut_before_message_id == cut
+
+    run(body())
