@@ -26,6 +26,11 @@ def test_ruff_finds_nothing() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_code_is_formatted() -> None:
+    result = _run(sys.executable, "-m", "ruff", "format", "--check", "client", "tests")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_mypy_finds_nothing() -> None:
     result = _run(sys.executable, "-m", "mypy", "client")
     assert result.returncode == 0, result.stdout + result.stderr

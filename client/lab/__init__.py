@@ -34,6 +34,7 @@ def __getattr__(name: str) -> Any:
         return getattr(server, name)
     raise AttributeError(name)
 
+
 __all__ = [
     "FAULT_KINDS",
     "PRESETS",
