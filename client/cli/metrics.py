@@ -22,9 +22,15 @@ from typing import Any, TextIO
 from client.core.stats import summarize
 from client.store.db import Database, DatabaseTooNew, database_path
 from client.store.export import iso_time
-from client.store.metrics_store import MetricsRecord, MetricsStore, parse_duration
+from client.store.metrics_store import (
+    EXPORT_FIELDS,
+    SUMMARY_FIELDS,
+    MetricsRecord,
+    MetricsStore,
+    parse_duration,
+)
 
-SUMMARISED = ("ttft_ms", "ttfo_ms", "tpot_ms", "tokens_per_s", "e2el_ms")
+SUMMARISED = SUMMARY_FIELDS
 TABLE_COLUMNS = (
     "time",
     "server",
@@ -39,27 +45,7 @@ TABLE_COLUMNS = (
     "cold",
     "outcome",
 )
-CSV_COLUMNS = (
-    "time",
-    "time_unix",
-    "server",
-    "model",
-    "message_id",
-    "ttft_ms",
-    "ttfo_ms",
-    "tpot_ms",
-    "tokens_per_s",
-    "e2el_ms",
-    "headers_ms",
-    "paint_ms",
-    "prompt_tokens",
-    "output_tokens",
-    "output_tokens_estimated",
-    "chunks",
-    "tier",
-    "cold",
-    "outcome",
-)
+CSV_COLUMNS = EXPORT_FIELDS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

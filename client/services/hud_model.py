@@ -34,6 +34,7 @@ from client.core.metrics import NS_PER_MS, RequestMetrics
 from client.core.stats import Summary, summarize
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.core.timeline import RequestTimeline
+from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
 
 RATE_WINDOW_NS = 1_000_000_000
 STALL_FACTOR = 5.0  # a gap over 5x the running median of the earlier gaps is a stall
@@ -44,28 +45,6 @@ MAX_LIVE_POINTS = 200_000  # beyond this the oldest half is dropped (memory stay
 P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
 COLD_LOAD_MS = 100.0  # a server-reported model load this long marks the request cold
 
-EXPORT_FIELDS = (
-    "time",
-    "time_unix",
-    "server",
-    "model",
-    "message_id",
-    "ttft_ms",
-    "ttfo_ms",
-    "tpot_ms",
-    "tokens_per_s",
-    "e2el_ms",
-    "headers_ms",
-    "paint_ms",
-    "prompt_tokens",
-    "output_tokens",
-    "output_tokens_estimated",
-    "chunks",
-    "tier",
-    "cold",
-    "outcome",
-)  # the names and order of `tachy metrics --format csv`
-SUMMARY_FIELDS = ("ttft_ms", "ttfo_ms", "tpot_ms", "tokens_per_s", "e2el_ms")
 STAT_FIELDS = ("ttft_ms", "tpot_ms", "tokens_per_s")  # what the HUD's table shows
 
 

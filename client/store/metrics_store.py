@@ -17,6 +17,31 @@ from typing import Any
 from client.core.metrics import RequestMetrics
 from client.store.db import Database
 
+# What `tachy metrics --format csv|json` and the HUD's export write, in this order.
+EXPORT_FIELDS = (
+    "time",
+    "time_unix",
+    "server",
+    "model",
+    "message_id",
+    "ttft_ms",
+    "ttfo_ms",
+    "tpot_ms",
+    "tokens_per_s",
+    "e2el_ms",
+    "headers_ms",
+    "paint_ms",
+    "prompt_tokens",
+    "output_tokens",
+    "output_tokens_estimated",
+    "chunks",
+    "tier",
+    "cold",
+    "outcome",
+)
+# The metrics summarised with percentiles, under the same names as `tachy bench --json`.
+SUMMARY_FIELDS = ("ttft_ms", "ttfo_ms", "tpot_ms", "tokens_per_s", "e2el_ms")
+
 # The columns copied from RequestMetrics as they are.
 _METRIC_FIELDS = (
     "ttft_ms",
