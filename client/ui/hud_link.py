@@ -59,6 +59,14 @@ def _show_timing(app: Any, hud: Any, message_id: int) -> None:
         app.window.stage_label.setText("No timing was recorded for that answer.")
 
 
+def _show_last_n(hud: Any) -> None:
+    from client.services.hud_model import Scope
+
+    index = hud.requests.scope.findData(Scope.LAST_N)
+    if index >= 0:
+        hud.requests.scope.setCurrentIndex(index)
+
+
 def attach_hud(app: Any) -> Any:
     """Create the HUD, put it in the dock, load past metrics and listen to generations."""
     from client.ui.hud import LatencyHud
@@ -67,7 +75,10 @@ def attach_hud(app: Any) -> Any:
     app.window.set_hud_widget(hud)
     metrics = getattr(app.stores, "metrics", None)
     if metrics is not None:
-        hud.load_history(metrics.query(limit=HISTORY_ROWS))
+        past = metrics.query(limit=HISTORY_ROWS)
+        hud.load_history(past)
+        if past:  # "This session" would start empty: show the earlier runs' requests
+            _show_last_n(hud)
     app.page.runner.listener = HudLink(hud, lambda: app.page.session)
     app.servers.serverChanged.connect(hud.set_server)
     app.page.timingRequested.connect(lambda key: _show_timing(app, hud, key))

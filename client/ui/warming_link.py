@@ -22,10 +22,11 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 
-from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
+from client.core.budget import TOKENS_PER_MESSAGE, fit_to_budget, prompt_budget
 from client.core.conversation import ChatMessage
 from client.core.prediction import ModelState, TtftPredictor
 from client.services.tokenize import PromptTokenCounter
+from client.services.turns import context_of
 from client.services.warming import DEFAULT_KEEP_ALIVE, KeepAliveWarmer, ModelStatus, WarmSettings
 from client.ui.async_errors import report, spawn
 
@@ -100,7 +101,9 @@ class WarmingLink(QObject):
         self.state_label.setAccessibleName("Model state")
         self.options_button = QToolButton(bar)
         self.options_button.setObjectName("warmingOptions")
-        self.options_button.setText("Keep-alive")
+        self.options_button.setText("Keep-alive ▾")
+        # Fusion draws InstantPopup's arrow over the text's end; the ▾ in the text replaces it.
+        self.options_button.setStyleSheet("QToolButton::menu-indicator { image: none; }")
         self.options_button.setToolTip("How long the model stays loaded; the prompt budget")
         self.options_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.options_menu = QMenu(self.options_button)
@@ -152,6 +155,11 @@ class WarmingLink(QObject):
         self.window.server_bar.modelChosen.connect(self._on_model_chosen)
         self.window.composer.textChanged.connect(self._on_draft_changed)
         self.page.conversationChanged.connect(lambda _: self._recount_base())
+        # Opening a stored conversation (or a new one) does not emit conversationChanged;
+        # deferred, so it runs after the page has shown it.
+        panel = self.window.conversations
+        for signal in (panel.chosen, panel.newRequested):
+            signal.connect(lambda *_: QTimer.singleShot(0, self._on_conversation_opened))
         # After ChatPage's own slot: the question has its stored id by then.
         self.page.runner.ended.connect(self._on_ended)
         self.page.runner.listener = _RunnerListener(self, self.page.runner.listener)
@@ -214,6 +222,7 @@ class WarmingLink(QObject):
         self.context_length = await context_length(backend, model)
         if self.page.session is not None and self.page.session.model == model:
             self._apply_budget()
+            self._on_conversation_opened()  # the one reopened at start, now with its budget
 
     def _apply_budget(self) -> None:
         session = self.page.session
@@ -342,6 +351,29 @@ class WarmingLink(QObject):
             self.hud_label.setText(
                 f"Predicted vs actual first token: median error {error:.0f} % ({requests})"
             )
+
+    def _on_conversation_opened(self) -> None:
+        self._recount_base()
+        try:
+            self._mark_stored_cut()
+        except Exception as error:  # only a marker: the conversation is shown anyway
+            report(error, "reading the conversation")
+
+    def _mark_stored_cut(self) -> None:
+        """Redraw the budget marker of a reopened conversation: the cut its last request
+        had, fitted again from the stored messages with the session's budget."""
+        session, conversation = self.page.session, self.page.conversation_id
+        history = getattr(session, "history", None)
+        if history is None or conversation is None:
+            return
+        path = list(history.active_path(conversation))
+        if path and path[-1].role == "assistant":
+            path = path[:-1]  # that answer's request ended with the question before it
+        messages, ids = context_of(path, getattr(session, "system_prompt", None))
+        fitted = fit_to_budget(messages, session.prompt_budget, session.token_counter)
+        cut = ids[fitted.cut_index] if fitted.cut_index is not None else None
+        if cut is not None and self.window.chat_view.has_message(cut):
+            self.window.chat_view.mark_cut(cut, CUT_MARKER)
 
     def _on_ended(self, generation: Any, _key: int) -> None:
         cut = getattr(generation, "cut_before_message_id", None)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QSpinBox,
     QTableWidget,
@@ -35,7 +36,7 @@ class RequestsView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.plot = pg.PlotWidget()
-        self.plot.setLabel("left", "TTFT", units="ms")
+        self.plot.setLabel("left", "TTFT (ms)")  # units= would print "kms" past 1 s
         self.plot.setLabel("bottom", "request")
         self.bands = [pg.LinearRegionItem(orientation="horizontal", movable=False) for _ in Tier]
         for band, tier in zip(self.bands, Tier, strict=True):
@@ -55,6 +56,11 @@ class RequestsView(QWidget):
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.setVerticalHeaderLabels(list(STAT_FIELDS))
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        # All five columns in the dock's width: P95/P99 must not hide behind a scroll bar.
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setWordWrap(False)  # "n < 100" on one line
         for signal in (
             self.scope.currentIndexChanged,
             self.last_n.valueChanged,

@@ -15,6 +15,7 @@ import httpx
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QFormLayout,
+    QHeaderView,
     QLabel,
     QTableWidget,
     QTableWidgetItem,
@@ -25,6 +26,10 @@ from PySide6.QtWidgets import (
 from client.services.server_stats import ServerSnapshot, ServerStatsPoller
 
 POLL_INTERVAL_MS = 1000
+
+
+# The poller's internal names, as users know the servers.
+SERVER_NAMES = {"vllm": "vLLM", "llamacpp": "llama.cpp server", "ollama": "Ollama"}
 
 
 class ServerView(QWidget):
@@ -39,6 +44,10 @@ class ServerView(QWidget):
         self.models = QTableWidget(0, 3)
         self.models.setHorizontalHeaderLabels(["loaded model", "VRAM", "unloads in"])
         self.models.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.models.verticalHeader().hide()  # row numbers mean nothing here
+        header = self.models.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # model names are long
         form = QFormLayout()
         for name, label in self.figures.items():
             form.addRow(name, label)
@@ -103,7 +112,8 @@ class ServerView(QWidget):
     def show_snapshot(self, snap: ServerSnapshot) -> None:
         self.snapshot = snap
         self.polls += 1
-        self.status.setText(snap.error or f"{snap.kind} · updated {_clock()}")
+        kind = SERVER_NAMES.get(snap.kind, snap.kind or "Server")
+        self.status.setText(snap.error or f"{kind} · updated {_clock()}")
         self.figures["running"].setText(_number(snap.running))
         self.figures["waiting"].setText(_number(snap.waiting))
         self.figures["kv cache"].setText(_percent(snap.kv_cache_use))

@@ -18,7 +18,7 @@ class WaterfallView(QWidget):
         self.caption = QLabel("Send a message, or click a point in Requests.")
         self.caption.setWordWrap(True)
         self.plot = pg.PlotWidget()
-        self.plot.setLabel("bottom", "since request written", units="ms")
+        self.plot.setLabel("bottom", "ms since request written")  # no units=: "kms"
         self.plot.invertY(True)  # first phase on top, like a browser's waterfall
         self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brushes=[])
         self.plot.addItem(self.bars)
