@@ -475,8 +475,8 @@ class RequestBook:
 # -- tier view ----------------------------------------------------------------------
 
 TIER_BEHAVIOUR = {
-    Tier.INSTANT: "nothing: the reply just appears",
-    Tier.FAST: "nothing: an instant reply",
+    Tier.INSTANT: "nothing: the reply feels instant",
+    Tier.FAST: "nothing: the reply came before the typing indicator",
     Tier.TYPING: "typing indicator",
     Tier.SLOW: "stages (understanding, thinking, answering)",
 }
