@@ -193,7 +193,7 @@ class ChatPage(QObject):
         timeline = generation.timeline
         if self.metrics_store is None or record_id is None or timeline.painted_ns is None:
             return
-        first = timeline.first_answer_ns or timeline.first_token_ns
+        first = timeline.first_token_ns  # reasoning is painted too: its first chunk counts
         if first is not None:
             try:
                 self.metrics_store.set_paint_ms(record_id, (timeline.painted_ns - first) / 1e6)
@@ -290,7 +290,14 @@ class ChatPage(QObject):
         if message.role == "assistant":
             ids = [m.id for m in self.history.siblings(message.id)]
             version = (ids.index(message.id) + 1, len(ids)) if len(ids) > 1 else None
-        return ShownMessage(message.id, message.role, message.content, str(message.state), version)
+        return ShownMessage(
+            message.id,
+            message.role,
+            message.content,
+            str(message.state),
+            version,
+            thinking=getattr(message, "thinking", "") or "",
+        )
 
     # --- helpers -------------------------------------------------------------------
     def _truncate_view(self, key: int) -> None:

@@ -68,6 +68,7 @@ class ShownMessage:
     text: str
     state: str = "complete"
     version: tuple[int, int] | None = None  # (1-based index, count) among sibling answers
+    thinking: str = ""  # a reasoning model's reasoning, shown above the answer
 
 
 @dataclass(slots=True)
@@ -81,6 +82,10 @@ class _Block:
     streaming: bool = False
     painted_first: bool = False
     chunk: QTextFrame | None = None  # the frame receiving settled text while streaming
+    thinking_frame: QTextFrame | None = None  # above `content`, made on first need
+    thinking_open: bool = True  # the reasoning is shown (collapsed: only its header)
+    thinking_rendered: int = 0  # chars of message.thinking in the document
+    thinking_painted: bool = False  # the first reasoning chunk of this stream is painted
 
 
 class ChatView(QTextBrowser):
@@ -108,6 +113,7 @@ class ChatView(QTextBrowser):
         self._flush_timer.setInterval(FRAME_MS)
         self._flush_timer.timeout.connect(self.flush)
         self._pending: set[int] = set()
+        self._pending_thinking: set[int] = set()
         self._earlier: list[ShownMessage] = []  # not rendered yet, oldest first
         self._earlier_by_key: dict[int, ShownMessage] = {}
         self._earlier_timer = QTimer(self)
@@ -126,6 +132,7 @@ class ChatView(QTextBrowser):
     def clear_messages(self) -> None:
         self._flush_timer.stop()
         self._pending.clear()
+        self._pending_thinking.clear()
         self._earlier_timer.stop()
         self._earlier.clear()
         self._earlier_by_key.clear()
@@ -153,11 +160,18 @@ class ChatView(QTextBrowser):
         self._add_block(message, self._page())
 
     def _add_block(self, message: ShownMessage, page: QTextFrame) -> None:
+        thinking = None
+        if message.thinking:
+            thinking = page.lastCursorPosition().insertFrame(_thinking_format())
         content = page.lastCursorPosition().insertFrame(_content_format(message.role))
         meta = page.lastCursorPosition().insertFrame(_meta_format())
-        block = _Block(message, content, meta)
+        block = _Block(message, content, meta, thinking_frame=thinking)
+        # A finished answer's reasoning starts collapsed, unless it is all there is.
+        block.thinking_open = not message.text.strip()
         self._blocks[message.key] = block
         with self._one_edit():
+            if thinking is not None:
+                self._render_thinking(block)
             self._render_full(block)
             self._render_meta(block)
 
@@ -239,10 +253,14 @@ class ChatView(QTextBrowser):
         block.message.key = new
         self._blocks[new] = block
         self._order[self._order.index(old)] = new
-        if old in self._pending:
-            self._pending.discard(old)
-            self._pending.add(new)
-        self._render_meta(block)
+        for pending in (self._pending, self._pending_thinking):
+            if old in pending:
+                pending.discard(old)
+                pending.add(new)
+        with self._one_edit():
+            if block.thinking_frame is not None:
+                self._render_thinking(block)  # its link names the key
+            self._render_meta(block)
 
     # --- streaming ---------------------------------------------------------------
     def begin_stream(self, key: int, text: str = "") -> None:
@@ -255,7 +273,12 @@ class ChatView(QTextBrowser):
         block.message.state = "streaming"
         block.streaming = True
         block.painted_first = False
-        self._render_meta(block)
+        block.thinking_painted = False
+        with self._one_edit():
+            if block.thinking_frame is not None:
+                block.thinking_open = True
+                self._render_thinking(block)
+            self._render_meta(block)
 
     def append_token(self, key: int, text: str) -> bool:
         """Add streamed text. Returns True when it was painted right now (first chunk)."""
@@ -276,13 +299,66 @@ class ChatView(QTextBrowser):
             self._flush_timer.start()
         return False
 
+    def append_thinking(self, key: int, text: str) -> bool:
+        """Add streamed reasoning (shown above the answer, as plain text). Same rules
+        as append_token: True when painted right now (the stream's first chunk)."""
+        block = self._blocks[key]
+        block.message.thinking += text
+        if not block.thinking_painted:
+            block.thinking_painted = True
+            follow = self._at_bottom()
+            with self._one_edit():
+                self._render_thinking_tail(block)
+            if follow:
+                self.scroll_to_end()
+            self.viewport().repaint()  # synchronous: the first words show in this turn
+            return True
+        self._pending_thinking.add(key)
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+        return False
+
+    def thinking_text(self, key: int) -> str:
+        """The reasoning as the chat shows it now ("" when collapsed or absent)."""
+        block = self._blocks.get(key)
+        if block is None or block.thinking_frame is None:
+            return ""
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(block.thinking_frame.firstPosition())
+        cursor.movePosition(QTextCursor.MoveOperation.NextBlock)  # past the header
+        if cursor.position() >= block.thinking_frame.lastPosition():
+            return ""
+        cursor.setPosition(block.thinking_frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
+        return cursor.selectedText().replace("\u2029", "\n")
+
+    def thinking_open(self, key: int) -> bool | None:
+        """Whether message `key`'s reasoning is expanded (None: it has none)."""
+        block = self._blocks.get(key)
+        if block is None or block.thinking_frame is None:
+            return None
+        return block.thinking_open
+
+    def toggle_thinking(self, key: int) -> None:
+        block = self._blocks.get(key)
+        if block is None or block.thinking_frame is None or block.streaming:
+            return
+        block.thinking_open = not block.thinking_open
+        with self._one_edit():
+            self._render_thinking(block)
+        self.viewport().update()
+
     def flush(self) -> None:
         """Render what arrived since the last frame (at most once per 16 ms)."""
         self._flush_timer.stop()
-        if not self._pending:
+        if not self._pending and not self._pending_thinking:
             return
         follow = self._at_bottom()
         with self._one_edit():
+            for key in list(self._pending_thinking):
+                block = self._blocks.get(key)
+                if block is not None:
+                    self._render_thinking_tail(block)
+            self._pending_thinking.clear()
             for key in list(self._pending):
                 block = self._blocks.get(key)
                 if block is not None:
@@ -293,17 +369,26 @@ class ChatView(QTextBrowser):
             self.scroll_to_end()
         self.viewport().update()
 
-    def end_stream(self, key: int, state: str, text: str | None = None) -> None:
+    def end_stream(
+        self, key: int, state: str, text: str | None = None, thinking: str | None = None
+    ) -> None:
         """The answer ended (complete, stopped, interrupted ...): final render and label."""
         block = self._blocks.get(key)
         if block is None:
             return
         self._pending.discard(key)
+        self._pending_thinking.discard(key)
         block.streaming = False
         block.message.state = state
         if text is not None:
             block.message.text = text
+        if thinking is not None:
+            block.message.thinking = thinking
         with self._one_edit():
+            if block.message.thinking:
+                # Collapsed once the answer is there; kept open if it is all there is.
+                block.thinking_open = not block.message.text.strip()
+                self._render_thinking(block)
             self._render_full(block)
             self._render_meta(block)
         self.viewport().update()
@@ -376,6 +461,60 @@ class ChatView(QTextBrowser):
             cursor.setPosition(chunk.lastPosition() + 1)  # the block after the chunk
         block.tail_start = cursor.position()
         insert_markdown(cursor, text[block.rendered_settled :], self._action_scheme)
+
+    # --- reasoning ("thinking"): plain text, never Markdown or HTML ------------------
+    def _thinking_frame(self, block: _Block) -> QTextFrame:
+        """The block's reasoning frame, inserted just above its content on first need."""
+        if block.thinking_frame is None:
+            at = block.content.firstPosition() - 1  # the content frame's own start
+            before = self.document().characterCount()
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(at)
+            block.thinking_frame = cursor.insertFrame(_thinking_format())
+            self._shift_tails(at, self.document().characterCount() - before)
+        return block.thinking_frame
+
+    def _shift_tails(self, at: int, delta: int) -> None:
+        """Text inserted at `at` moved what follows: keep streaming tails in place."""
+        for other in self._blocks.values():
+            if other.tail_start >= at:
+                other.tail_start += delta
+
+    def _render_thinking(self, block: _Block) -> None:
+        """Header ("Thinking", with Show/Hide once the reply ended) and, when open,
+        the reasoning. Keeps any streaming tail below it in place."""
+        frame = self._thinking_frame(block)
+        at, before = frame.firstPosition(), self.document().characterCount()
+        cursor = self._clear_frame(frame)
+        header = _thinking_char_format(self.font().pointSizeF())
+        cursor.insertText("Thinking", header)
+        if not block.streaming:
+            link = self._link_format("thinking", block.message.key)
+            _shrink(link, self.font().pointSizeF())
+            cursor.insertText("   ", header)
+            cursor.insertText("Hide thinking" if block.thinking_open else "Show thinking", link)
+        block.thinking_rendered = 0
+        if block.streaming or block.thinking_open:
+            cursor.insertBlock(QTextBlockFormat(), header)
+            cursor.insertText(block.message.thinking, header)
+            block.thinking_rendered = len(block.message.thinking)
+        self._shift_tails(at + 1, self.document().characterCount() - before)
+
+    def _render_thinking_tail(self, block: _Block) -> None:
+        """Append the reasoning that arrived since the last paint: cost ~ new text."""
+        if block.thinking_frame is None:
+            self._render_thinking(block)
+            return
+        new = block.message.thinking[block.thinking_rendered :]
+        if not new:
+            return
+        frame = block.thinking_frame
+        at, before = frame.lastPosition(), self.document().characterCount()
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(frame.lastPosition())
+        cursor.insertText(new, _thinking_char_format(self.font().pointSizeF()))
+        block.thinking_rendered = len(block.message.thinking)
+        self._shift_tails(at + 1, self.document().characterCount() - before)
 
     def _render_meta(self, block: _Block) -> None:
         cursor = self._clear_frame(block.meta)
@@ -473,6 +612,8 @@ class ChatView(QTextBrowser):
                 QGuiApplication.clipboard().setText(self._code_copies.get(int(key), ""))
             elif action == "copy":
                 self.copy_message(int(key))
+            elif action == "thinking":
+                self.toggle_thinking(int(key))
             else:
                 self.actionRequested.emit(action, int(key))
         elif scheme in WEB_SCHEMES:
@@ -555,6 +696,31 @@ def _content_format(role: str) -> QTextFrameFormat:
     fmt.setTopMargin(10)
     if role == "user":
         fmt.setBackground(QColor("#eef3fb"))
+    return fmt
+
+
+def _thinking_format() -> QTextFrameFormat:
+    fmt = QTextFrameFormat()
+    fmt.setLeftMargin(8)
+    fmt.setTopMargin(10)
+    fmt.setPadding(4)
+    fmt.setBorder(0)
+    return fmt
+
+
+THINKING_GREY = "#8a8a8a"
+THINKING_SCALE = 0.88  # of the chat's font size: reasoning reads as a side note
+
+
+def _shrink(fmt: QTextCharFormat, point_size: float) -> None:
+    if point_size > 0:
+        fmt.setFontPointSize(point_size * THINKING_SCALE)
+
+
+def _thinking_char_format(point_size: float) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(THINKING_GREY))
+    _shrink(fmt, point_size)
     return fmt
 
 

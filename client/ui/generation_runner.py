@@ -1,7 +1,7 @@
 """Runs one Generation (Qt-free session) into the Qt widgets: the thin adapter.
 
 One generation = one asyncio Task kept here, so Stop / Esc can cancel it. The first
-answer chunk is painted synchronously in the turn it arrives and stamped with
+chunk (reasoning or answer) is painted synchronously in the turn it arrives and stamped with
 `timeline.mark_painted()`; later chunks go through the chat view's frame-rate flush.
 While nothing has arrived, the stage line follows the waiting rules (waiting.py).
 """
@@ -118,11 +118,16 @@ class GenerationRunner(QObject):
 
     def _on_token(self, generation: Any, token: Token) -> None:
         if token.kind is TokenKind.THINKING:
+            # Shown above the answer, never part of its text; the first chunk of either
+            # is the first token painted (paint_ms counts from the first token).
+            key = self._ensure_answer_message(generation)
+            if self.view.append_thinking(key, token.text):
+                generation.timeline.mark_painted()
             if self.listener is not None and generation.timeline.tokens:
                 at_ns = generation.timeline.tokens[-1].at_ns
                 self.listener.token(token.kind, len(token.text), at_ns)
             self._stage = Stage.THINKING.value
-            return  # reasoning is not part of the answer text; the stage line says it
+            return
         key = self._ensure_answer_message(generation)
         if self.view.append_token(key, token.text):
             generation.timeline.mark_painted()
@@ -147,14 +152,20 @@ class GenerationRunner(QObject):
         finished = generation.finished
         key = self.answer_key
         if finished is not None:
-            if key is None and (finished.text or finished.outcome.value != "complete"):
+            if key is None and (
+                finished.text
+                or getattr(finished, "thinking", "")
+                or finished.outcome.value != "complete"
+            ):
                 key = self._ensure_answer_message(generation)
             if key is not None:
-                self.view.end_stream(
-                    key,
-                    finished.outcome.value,
-                    None if self.view.message(key).text else finished.text,
-                )
+                shown = self.view.message(key)
+                text = None if shown.text else finished.text
+                thinking = None if shown.thinking else getattr(finished, "thinking", "")
+                if thinking:  # reasoning the view missed (kept as the stream left it)
+                    self.view.end_stream(key, finished.outcome.value, text, thinking=thinking)
+                else:
+                    self.view.end_stream(key, finished.outcome.value, text)
                 if finished.message_id is not None and finished.message_id != key:
                     self.view.rekey(key, finished.message_id)
                     key = finished.message_id
