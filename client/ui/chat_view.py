@@ -86,6 +86,8 @@ class _Block:
     thinking_open: bool = True  # the reasoning is shown (collapsed: only its header)
     thinking_rendered: int = 0  # chars of message.thinking in the document
     thinking_painted: bool = False  # the first reasoning chunk of this stream is painted
+    reserved: bool = False  # laid out before its first token; no label until text comes
+    meta_shown: bool = True  # the label under it matches its state
 
 
 class ChatView(QTextBrowser):
@@ -114,6 +116,7 @@ class ChatView(QTextBrowser):
         self._flush_timer.timeout.connect(self.flush)
         self._pending: set[int] = set()
         self._pending_thinking: set[int] = set()
+        self._pending_meta: set[int] = set()  # answers whose label is due (see _unreserve)
         self._earlier: list[ShownMessage] = []  # not rendered yet, oldest first
         self._earlier_by_key: dict[int, ShownMessage] = {}
         self._earlier_timer = QTimer(self)
@@ -133,6 +136,7 @@ class ChatView(QTextBrowser):
         self._flush_timer.stop()
         self._pending.clear()
         self._pending_thinking.clear()
+        self._pending_meta.clear()
         self._earlier_timer.stop()
         self._earlier.clear()
         self._earlier_by_key.clear()
@@ -150,10 +154,29 @@ class ChatView(QTextBrowser):
         pages and one page's messages, not every message of a long conversation."""
         if not self._pages or self._in_last_page >= PAGE_SIZE:
             cursor = self.document().rootFrame().lastCursorPosition()
-            self._pages.append(cursor.insertFrame(QTextFrameFormat()))
+            page = cursor.insertFrame(QTextFrameFormat())
+            self._pages.append(page)
             self._in_last_page = 0
+            self._hide_empty_paragraphs_around(page)
         self._in_last_page += 1
         return self._pages[-1]
+
+    def _hide_empty_paragraphs_around(self, page: QTextFrame) -> None:
+        """Qt keeps an empty paragraph before and after every frame. At the top level
+        (around pages) and at the top of a page they would show as a blank band above
+        the first message and an uneven gap every page; only the ones between messages
+        of a page are the usual spacing."""
+        document = self.document()
+        blocks = [document.findBlock(page.firstPosition())]  # the top of the page
+        iterator = document.rootFrame().begin()
+        while not iterator.atEnd():
+            if iterator.currentFrame() is None:
+                blocks.append(iterator.currentBlock())
+            iterator += 1
+        for block in blocks:
+            if block.isValid() and block.isVisible() and not block.text():
+                block.setVisible(False)
+                document.markContentsDirty(block.position(), block.length())
 
     def add_message(self, message: ShownMessage) -> None:
         self._order.append(message.key)
@@ -228,6 +251,8 @@ class ChatView(QTextBrowser):
             cursor.setPosition(self.document().rootFrame().firstPosition())
             page = cursor.insertFrame(QTextFrameFormat())
             self._pages.insert(0, page)
+            for shown in self._pages[:2]:
+                self._hide_empty_paragraphs_around(shown)
             for message in batch:
                 del self._earlier_by_key[message.key]
                 self._add_block(message, page)
@@ -253,7 +278,7 @@ class ChatView(QTextBrowser):
         block.message.key = new
         self._blocks[new] = block
         self._order[self._order.index(old)] = new
-        for pending in (self._pending, self._pending_thinking):
+        for pending in (self._pending, self._pending_thinking, self._pending_meta):
             if old in pending:
                 pending.discard(old)
                 pending.add(new)
@@ -263,6 +288,20 @@ class ChatView(QTextBrowser):
             self._render_meta(block)
 
     # --- streaming ---------------------------------------------------------------
+    def reserve_answer(self, key: int) -> None:
+        """Lay out an empty answer block while the request is on its way, so that the
+        first token only inserts text into a frame that is already laid out and repaints
+        that frame (no new frames, no relayout of the page on the paint path). It shows
+        nothing, not even a label, until text arrives: no indicator in the first 300 ms."""
+        if key in self._blocks:
+            return
+        follow = self._at_bottom()
+        self.add_message(ShownMessage(key, "assistant", "", "streaming"))
+        self._blocks[key].reserved = True
+        self.begin_stream(key)
+        if follow:
+            self.scroll_to_end()
+
     def begin_stream(self, key: int, text: str = "") -> None:
         """Start streaming into message `key` (added if absent); existing text is kept."""
         if key in self._earlier_by_key:
@@ -286,13 +325,7 @@ class ChatView(QTextBrowser):
         block.message.text += text
         if not block.painted_first:
             block.painted_first = True
-            follow = self._at_bottom()
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(block.content.lastPosition())
-            cursor.insertText(text, QTextCharFormat())
-            if follow:
-                self.scroll_to_end()
-            self.viewport().repaint()  # synchronous: the first words show in this turn
+            self._paint_first_text(block, text)
             return True
         self._pending.add(key)
         if not self._flush_timer.isActive():
@@ -309,6 +342,7 @@ class ChatView(QTextBrowser):
             follow = self._at_bottom()
             with self._one_edit():
                 self._render_thinking_tail(block)
+            self._unreserve(block)
             if follow:
                 self.scroll_to_end()
             self.viewport().repaint()  # synchronous: the first words show in this turn
@@ -347,10 +381,29 @@ class ChatView(QTextBrowser):
             self._render_thinking(block)
         self.viewport().update()
 
+    def _paint_first_text(self, block: _Block, text: str) -> None:
+        """The stream's first words: inserted as plain text and painted synchronously,
+        in this loop turn (a reserved answer's frame is already laid out)."""
+        follow = self._at_bottom()
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(block.content.lastPosition())
+        cursor.insertText(text, QTextCharFormat())
+        if follow:
+            self.scroll_to_end()
+        self._unreserve(block)
+        self.viewport().repaint()
+
+    def _unreserve(self, block: _Block) -> None:
+        """Text arrived in a reserved answer: its label comes with the next flush."""
+        if block.reserved:
+            block.reserved = False
+            self._pending_meta.add(block.message.key)
+            self._flush_timer.start()
+
     def flush(self) -> None:
         """Render what arrived since the last frame (at most once per 16 ms)."""
         self._flush_timer.stop()
-        if not self._pending and not self._pending_thinking:
+        if not (self._pending or self._pending_thinking or self._pending_meta):
             return
         follow = self._at_bottom()
         with self._one_edit():
@@ -363,11 +416,16 @@ class ChatView(QTextBrowser):
                 block = self._blocks.get(key)
                 if block is not None:
                     self._render_tail(block)
+            for key in list(self._pending_meta):
+                block = self._blocks.get(key)
+                if block is not None and not block.meta_shown:
+                    self._render_meta(block)
         self._pending.clear()
+        self._pending_meta.clear()
         self.flush_count += 1
         if follow:
             self.scroll_to_end()
-        self.viewport().update()
+        # No viewport().update() here: the document's layout already asks for one.
 
     def end_stream(
         self, key: int, state: str, text: str | None = None, thinking: str | None = None
@@ -378,7 +436,9 @@ class ChatView(QTextBrowser):
             return
         self._pending.discard(key)
         self._pending_thinking.discard(key)
+        self._pending_meta.discard(key)
         block.streaming = False
+        block.reserved = False
         block.message.state = state
         if text is not None:
             block.message.text = text
@@ -519,6 +579,9 @@ class ChatView(QTextBrowser):
     def _render_meta(self, block: _Block) -> None:
         cursor = self._clear_frame(block.meta)
         message = block.message
+        block.meta_shown = not block.reserved
+        if block.reserved:
+            return  # an answer not begun yet shows nothing
         grey = QTextCharFormat()
         grey.setForeground(QColor("#7a7a7a"))
         label = "You" if message.role == "user" else "Answer"

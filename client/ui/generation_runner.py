@@ -76,6 +76,10 @@ class GenerationRunner(QObject):
         self.stage_label.setText("")
         self._waiting_timer.start()
         self.task = spawn(self._consume(generation), name="generation")
+        if answer_key is None:
+            # After the request is on its way (the task runs first): lay out the empty
+            # answer now, so the first token is only text inserted and one frame painted.
+            QTimer.singleShot(0, partial(self._reserve_answer, self.task))
         if self.listener is not None:
             self.listener.request_started(generation)
         self.busyChanged.emit(True)
@@ -137,6 +141,11 @@ class GenerationRunner(QObject):
             self._got_answer = True
             self.stage_label.setText("")
             QTimer.singleShot(0, self.answerStarted.emit)  # after this paint, not before
+
+    def _reserve_answer(self, task: asyncio.Task[Any]) -> None:
+        if task is self.task and self.answer_key is None:
+            self.answer_key = temporary_key()
+            self.view.reserve_answer(self.answer_key)
 
     def _ensure_answer_message(self, generation: Any) -> int:
         if self.answer_key is None:

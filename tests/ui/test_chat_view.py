@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -208,3 +209,59 @@ def test_streamed_rendering_matches_the_final_rendering(view: ChatView) -> None:
     view.end_stream(1, "complete")
     assert streamed == lines()
     assert "Paragraph 19 with emphasis." in streamed
+
+
+class PaintRegions:
+    """Records the area of every paint of the chat's viewport."""
+
+    def __init__(self, view: ChatView) -> None:
+        from PySide6.QtCore import QEvent, QObject
+
+        regions = self.regions = []
+
+        class Filter(QObject):
+            def eventFilter(self, _watched: Any, event: Any) -> bool:
+                if event.type() == QEvent.Type.Paint:
+                    regions.append(event.region().boundingRect())
+                return False
+
+        self.filter = Filter(view)
+        view.viewport().installEventFilter(self.filter)
+
+
+def test_reserved_answer_shows_nothing_until_its_first_token(view: ChatView, qtbot: Any) -> None:
+    view.add_message(ShownMessage(1, "user", "Question"))
+    view.reserve_answer(-1)
+    qtbot.wait(50)  # any flush or label would have run by now
+    assert view.has_message(-1)
+    assert view.toPlainText().split() == ["Question", "You", "Copy", "Edit"]  # no label
+    paints = PaintRegions(view)
+    assert view.append_token(-1, "First words") is True
+    assert paints.regions, "the first token was not painted synchronously"
+    assert "First words" in view.toPlainText()
+    qtbot.waitUntil(lambda: "Answer · writing…" in view.toPlainText(), timeout=1000)
+    assert view.thinking_open(-1) is None  # no reasoning section appeared
+    view.end_stream(-1, "complete")
+    assert "Answer   Copy" in view.toPlainText()
+
+
+def test_reserved_answer_that_gets_no_text_still_shows_its_outcome(view: ChatView) -> None:
+    view.reserve_answer(-2)
+    view.end_stream(-2, "failed")
+    assert "Answer · failed" in view.toPlainText()
+
+
+def test_no_blank_band_above_the_first_message_or_between_pages(view: ChatView) -> None:
+    messages = [
+        ShownMessage(i, "user" if i % 2 else "assistant", f"Message {i}") for i in range(1, 140)
+    ]
+    view.set_messages(messages)
+    while not view.fully_rendered:
+        view._render_earlier_batch()
+    for i in range(140, 160):  # appended pages too
+        view.add_message(ShownMessage(i, "user", f"Message {i}"))
+    layout = view.document().documentLayout()
+    tops = [layout.frameBoundingRect(view._blocks[key].content).top() for key in view.keys()]
+    assert tops[0] <= view.document().documentMargin()
+    gaps = {round(b - a) for a, b in pairwise(tops)}
+    assert len(gaps) == 1, gaps  # the same spacing everywhere
