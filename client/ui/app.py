@@ -176,6 +176,8 @@ def run_app(url: str | None = None, api: str = "auto", model: str | None = None)
     import qasync
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    # httpx logs every request at INFO: warm-ups and polls would flood the terminal.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     app.setApplicationName("Tachy")

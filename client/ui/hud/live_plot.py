@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
 
 from client.services.hud_model import LiveStream, PeakSeries
 from client.ui.hud.palette import GAP_COLOR, RATE_COLOR, STALL_COLOR
@@ -54,6 +54,10 @@ class LivePlot(QWidget):
         for plot in (self.rate_plot, self.gap_plot):
             plot.disableAutoRange()
             plot.setMouseEnabled(x=False, y=False)
+            for name in ("left", "bottom"):
+                # An axis changes only when its range steps: keep it as a pixmap instead
+                # of replaying its drawing every frame.
+                plot.getAxis(name).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.rate_curve = _fast_curve(self.rate_plot.plot(pen=pg.mkPen(RATE_COLOR, width=2)))
         self.gap_curve = _fast_curve(self.gap_plot.plot(pen=pg.mkPen(GAP_COLOR)))
         self.stall_marks = self.gap_plot.plot(
