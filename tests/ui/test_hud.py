@@ -268,3 +268,24 @@ def test_live_times_count_from_the_request_written_even_when_stamped_later(
         hud.token(TokenKind.ANSWER, 2, timeline.tokens[-1].at_ns)
     hud.flush_frame()
     assert hud.stream.rate_x.view.tolist() == pytest.approx([0.25, 0.26, 0.27])
+
+
+def test_numbers_line_changes_a_few_times_a_second_and_ends_exact(hud: LatencyHud) -> None:
+    """Each change of the numbers line repaints it: at 30 frames a second it changes at
+    most every SUMMARY_INTERVAL_S, and the reply's end shows its final numbers."""
+    from client.ui.hud.live_plot import SUMMARY_INTERVAL_S
+
+    timeline = RequestTimeline()
+    timeline.mark_written(now_ns())
+    hud.request_started(timeline, "small", "local")
+    texts = []
+    for frame in range(12):  # 12 frames back to back: well under one interval
+        for k in range(3):
+            hud.token(TokenKind.ANSWER, 4, now_ns() + (frame * 3 + k) * MS)
+        hud.flush_frame()
+        texts.append(hud.live.summary.text())
+    assert hud.frames == 12
+    assert len(set(texts)) <= 2, texts  # the first frame, then nothing within the interval
+    assert SUMMARY_INTERVAL_S <= 0.5
+    hud.request_finished(compute_metrics(timeline, None, None), timeline, "complete")
+    assert "36 chunks" in hud.live.summary.text()

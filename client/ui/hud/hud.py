@@ -128,6 +128,8 @@ class LatencyHud(QWidget):
         self.streaming = False
         self.flush_frame()
         self.frame_timer.stop()
+        if self.frames and not self._clear_live and self.isVisible():
+            self.live.show_summary(self.stream, self.stream.rate_now(now_ns()))  # final numbers
         self.tier.show_reply(record.ttft_ms, self.book.thresholds)
         self.show_waterfall(record)
         self.refresh_requests()
@@ -174,11 +176,11 @@ class LatencyHud(QWidget):
         if self.isVisible():
             self._draw_live()
 
-    def _draw_live(self) -> None:
+    def _draw_live(self, summary_now: bool = False) -> None:
         if self._clear_live:
             self._clear_live = False
             self.live.reset()
-        self.live.show_stream(self.stream, self.stream.rate_now(now_ns()))
+        self.live.show_stream(self.stream, self.stream.rate_now(now_ns()), summary_now)
 
     def refresh_requests(self) -> None:
         records = self.shown_records()
@@ -215,7 +217,7 @@ class LatencyHud(QWidget):
         if self.streaming:
             self.frame_timer.start()
         if self.stream.tokens:  # nothing is drawn while hidden: catch up now
-            self._draw_live()
+            self._draw_live(summary_now=True)
 
     def hideEvent(self, event: QHideEvent) -> None:
         super().hideEvent(event)

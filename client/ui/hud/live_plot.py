@@ -11,9 +11,10 @@ bounded however long the reply runs; clip-to-view and downsampling stay on for z
 from __future__ import annotations
 
 import math
+import time
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QGraphicsItem, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from client.services.hud_model import LiveStream, PeakSeries
 from client.ui.hud.palette import GAP_COLOR, RATE_COLOR, STALL_COLOR
@@ -22,6 +23,9 @@ START_SPAN_S = 5.0
 START_RATE = 50.0
 START_GAP_MS = 100.0
 HEADROOM = 1.25
+# The numbers line: four changes a second are readable; thirty are a blur that costs a
+# repaint each.
+SUMMARY_INTERVAL_S = 0.25
 
 
 def nice_ceiling(value: float) -> float:
@@ -44,6 +48,10 @@ class LivePlot(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.summary = QLabel("No reply yet.")
+        # Its text changes every few frames: a fixed-size line, so a change repaints the
+        # label alone instead of laying out (and repainting) the whole dock.
+        self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self._summary_at = 0.0
         self.graphs = pg.GraphicsLayoutWidget()
         self.rate_plot = self.graphs.addPlot(row=0, col=0)
         self.rate_plot.setLabel("left", "tokens/s")
@@ -88,7 +96,7 @@ class LivePlot(QWidget):
         self.rate_plot.setRange(xRange=(0, span_s), yRange=(0, rate), padding=0)
         self.gap_plot.setRange(yRange=(0, gap_ms), padding=0)
 
-    def show_stream(self, stream: LiveStream, rate_now: int) -> None:
+    def show_stream(self, stream: LiveStream, rate_now: int, summary_now: bool = False) -> None:
         span, rate, gap = self._ranges
         last_x = stream.rate_x.view[-1] if len(stream.rate_x) else 0.0
         if last_x > span or stream.rate_max > rate or stream.gap_max_ms > gap:
@@ -105,6 +113,11 @@ class LivePlot(QWidget):
         if stream.stalls != self._stalls_shown:  # rare: a scatter rebuild is the costly part
             self._stalls_shown = stream.stalls
             self.stall_marks.setData(stream.stall_x.view, stream.stall_ms.view)
+        if summary_now or time.monotonic() - self._summary_at >= SUMMARY_INTERVAL_S:
+            self.show_summary(stream, rate_now)
+
+    def show_summary(self, stream: LiveStream, rate_now: int) -> None:
+        self._summary_at = time.monotonic()
         self.summary.setText(
             f"{rate_now} tokens/s now · {stream.tokens} chunks · {stream.stalls} stalls"
         )
