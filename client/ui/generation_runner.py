@@ -52,6 +52,7 @@ class GenerationRunner(QObject):
         self._stage: str | None = None
         self._waiting_since_ns = 0
         self._got_answer = False
+        self._announced = False
         self._waiting_timer = QTimer(self)
         self._waiting_timer.setInterval(WAITING_TICK_MS)
         self._waiting_timer.timeout.connect(self._show_waiting)
@@ -72,6 +73,7 @@ class GenerationRunner(QObject):
         self.answer_key = answer_key
         self._stage = None
         self._got_answer = False
+        self._announced = False  # conversationKnown emitted for this generation
         self._waiting_since_ns = now_ns()
         self.stage_label.setText("")
         self._waiting_timer.start()
@@ -94,18 +96,14 @@ class GenerationRunner(QObject):
         return True
 
     async def _consume(self, generation: Any) -> None:
-        announced = False
         ran_since = now_ns()
         try:
             async for event in generation:
                 if now_ns() - ran_since > YIELD_AFTER_NS:
                     await asyncio.sleep(0)
                     ran_since = now_ns()
-                if not announced and generation.conversation_id is not None:
-                    announced = True
-                    # Next turn: the list refresh must not delay this event's paint.
-                    conversation_id = generation.conversation_id
-                    QTimer.singleShot(0, partial(self.conversationKnown.emit, conversation_id))
+                if not self._announced:
+                    self._announce_conversation(generation)
                 if isinstance(event, Token):
                     self._on_token(generation, event)
                 elif isinstance(event, StageChanged):
@@ -119,6 +117,15 @@ class GenerationRunner(QObject):
             # generation.finished by now; the CancelledError goes on up untouched.
             self._waiting_timer.stop()
             self._finish(generation)
+
+    def _announce_conversation(self, generation: Any) -> None:
+        """Once the question is stored, say which conversation it is in, so a new one
+        shows in the list while the answer is awaited (checked on every event and on
+        every waiting tick). Emitted in a later turn: never delays a paint."""
+        conversation_id = generation.conversation_id
+        if conversation_id is not None:
+            self._announced = True
+            QTimer.singleShot(0, partial(self.conversationKnown.emit, conversation_id))
 
     def _on_token(self, generation: Any, token: Token) -> None:
         if token.kind is TokenKind.THINKING:
@@ -188,6 +195,8 @@ class GenerationRunner(QObject):
         self.ended.emit(generation, key if key is not None else 0)
 
     def _show_waiting(self) -> None:
+        if not self._announced and self.generation is not None:
+            self._announce_conversation(self.generation)
         if self._got_answer:
             return
         since = self._waiting_since_ns

@@ -126,3 +126,23 @@ def test_crash_left_streaming_message_opens_with_continue(make_app, server, run,
     view = app.window.chat_view
     assert view.message(view.keys()[-1]).state == "interrupted"
     assert list(app.window.outcome_bar.buttons) == ["continue", "retry"]
+
+
+def test_a_new_conversation_is_listed_while_its_first_answer_is_awaited(
+    make_app, server, run, qtbot
+) -> None:
+    server.scripts.append([("hang",), ("token", "Late answer."), ("done",)])
+    app = make_app(server.url)
+
+    async def scenario() -> None:
+        app.window.composer.setPlainText("a question about owls")
+        app.window.composer.submit()
+        # No token has arrived (the server hangs): the conversation is listed all the same.
+        await until(lambda: any("owls" in title for title in _titles(app)))
+        assert app.page.busy and app.page.conversation_id is not None
+        assert "Late answer" not in app.window.chat_view.toPlainText()
+        server.release.set()
+        await until(lambda: not app.page.busy)
+
+    run(scenario())
+    assert "Late answer." in app.window.chat_view.toPlainText(), app.window.stage_label.text()
