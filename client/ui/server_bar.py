@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from client.services.servers import ServerChoice
+if TYPE_CHECKING:  # the window is painted before the network stack (httpx) is imported
+    from client.services.servers import ServerChoice
 
 
 class ServerBar(QWidget):
