@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QApplication
 from client.ui.main_window import MainWindow
 
 log = logging.getLogger("tachy.ui")
+DELETED_GRACE_S = 600.0  # soft-deleted conversations older than this are purged at start
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 
 
@@ -48,7 +49,11 @@ def open_stores(path: Path | None = None) -> Stores:
     from client.store.settings import Settings
 
     db = Database(path)
-    return Stores(HistoryStore(db), MetricsStore(db), EndpointStore(db), Settings(db))
+    history = HistoryStore(db)
+    # Undo lasts as long as the session that deleted: what an earlier session deleted
+    # is gone for good now (a grace period covers a second window still offering Undo).
+    history.purge_deleted(db.clock() - DELETED_GRACE_S)
+    return Stores(history, MetricsStore(db), EndpointStore(db), Settings(db))
 
 
 def qt_settings() -> QSettings:

@@ -157,3 +157,30 @@ def test_local_engine_label_and_waiting_question_go_out_when_it_runs(
     finally:
         run(app.aclose())
         app.window.close()
+
+
+def test_conversations_deleted_by_an_earlier_session_are_purged_at_start(tmp_path) -> None:
+    from client.ui.app import DELETED_GRACE_S
+
+    path = tmp_path / "tachy.sqlite3"
+    stores = open_stores(path)
+    history, clock = stores.history, stores.history.db.clock
+    old = history.create_conversation("deleted yesterday")
+    history.add_message(old.id, "user", "a private question")
+    recent = history.create_conversation("deleted a minute ago")
+    kept = history.create_conversation("not deleted")
+    history.db.clock = lambda: clock() - 86_400
+    history.soft_delete(old.id)
+    history.db.clock = lambda: clock() - 60
+    history.soft_delete(recent.id)
+    history.db.clock = clock
+    history.db.close()
+
+    stores = open_stores(path)  # the next start
+    assert stores.history.get_conversation(old.id) is None  # gone, with its messages
+    messages = "SELECT id FROM messages WHERE conversation_id = ?"
+    assert not stores.history.db.query(messages, (old.id,))
+    assert stores.history.get_conversation(recent.id) is not None  # within the grace period
+    assert stores.history.get_conversation(kept.id) is not None
+    assert DELETED_GRACE_S < 86_400
+    stores.history.db.close()
