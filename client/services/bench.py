@@ -4,6 +4,14 @@ summaries (mean, median, P90, P95, P99, always with n). Qt-free.
 Warm-up requests are run first and not reported. With `cold`, a hook makes the
 server cold (Ollama: unload with keep_alive 0; the local engine: restart it), the
 first request runs alone and is reported separately from the warm ones.
+
+With `cold`, each request's message also starts with its own word ("Alpha: ...",
+"Blue: ..."; `vary_start` turns this on or off). Servers with a prompt cache
+(llama.cpp, llama-cpp-python and so the local engine, vLLM, Ollama's runner) reuse the
+longest common token prefix with the previous request: repeating one prompt would
+leave the warm requests almost nothing to prefill, while the first request after a
+restart (or after a warm-up) prefills all of its message. A different first word gives
+every request the same work, so the cold and warm figures compare like with like.
 """
 
 from __future__ import annotations
@@ -25,6 +33,14 @@ DEFAULT_PROMPT = "Write a short paragraph about the sea."
 CLIENT_METRICS = ("ttft_ms", "ttfo_ms", "tpot_ms", "itl_ms", "e2el_ms", "tokens_per_s")
 SERVER_METRICS = ("server_load_ms", "server_prompt_ms", "server_tokens_per_s")
 
+# Consecutive requests never share a first word (and so a first token); each word is
+# one token in SmolLM2's vocabulary (the local engine), so every request has as many.
+START_WORDS = (
+    "Alpha", "Blue", "Cat", "Delta", "East", "First", "Green", "House", "India", "Just",
+    "King", "Light", "More", "North", "Open", "Paper", "Quick", "Red", "Sun", "Time",
+    "Under", "Victor", "West", "Year", "Zero",
+)  # fmt: skip
+
 MakeCold = Callable[[], Awaitable[None]]
 Progress = Callable[[int, int], None]  # (done, total)
 
@@ -40,13 +56,21 @@ class BenchSettings:
     cold: bool = False
     temperature: float | None = None
     timeouts: StreamTimeouts = field(default_factory=StreamTimeouts)
+    vary_start: bool | None = None  # None: with `cold` (see the module docstring)
 
-    def request(self) -> ChatRequest:
+    def request(self, index: int = 0) -> ChatRequest:
+        """The index-th request of the run (the cold one is 0)."""
         return ChatRequest(
             model=self.model,
-            messages=[ChatMessage("user", self.prompt)],
+            messages=[ChatMessage("user", self.message(index))],
             options=GenerationOptions(max_tokens=self.max_tokens, temperature=self.temperature),
         )
+
+    def message(self, index: int = 0) -> str:
+        vary = self.cold if self.vary_start is None else self.vary_start
+        if not vary:
+            return self.prompt
+        return f"{START_WORDS[index % len(START_WORDS)]}: {self.prompt}"
 
 
 @dataclass(slots=True)
@@ -176,11 +200,11 @@ def _summary_dict(summary: Summary | None) -> dict[str, float] | None:
 
 
 async def measure_one(
-    backend: Backend, settings: BenchSettings, cold: bool = False
+    backend: Backend, settings: BenchSettings, cold: bool = False, index: int = 0
 ) -> RequestResult:
     """One streamed request; never raises except when cancelled."""
     started_at = time.time()
-    async with backend.chat(settings.request(), settings.timeouts) as stream:
+    async with backend.chat(settings.request(index), settings.timeouts) as stream:
         async for _event in stream:
             pass
     outcome = stream.outcome
@@ -217,26 +241,27 @@ async def run_bench(
         report.results.append(await measure_one(backend, settings, cold=True))
         step()
     else:
-        for _ in range(settings.warmup):
-            await measure_one(backend, settings)
+        for index in range(settings.warmup):
+            await measure_one(backend, settings, index=index + 1)
             step()
-    report.results.extend(await _measure_many(backend, settings, step))
+    first = 1 + (0 if settings.cold else settings.warmup)
+    report.results.extend(await _measure_many(backend, settings, step, first))
     return report
 
 
 async def _measure_many(
-    backend: Backend, settings: BenchSettings, step: Callable[[], None]
+    backend: Backend, settings: BenchSettings, step: Callable[[], None], first: int = 1
 ) -> list[RequestResult]:
     gate = asyncio.Semaphore(max(settings.concurrency, 1))
 
-    async def measured() -> RequestResult:
+    async def measured(index: int) -> RequestResult:
         async with gate:
-            result = await measure_one(backend, settings)
+            result = await measure_one(backend, settings, index=index)
         step()
         return result
 
     async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(measured()) for _ in range(settings.n)]
+        tasks = [group.create_task(measured(first + i)) for i in range(settings.n)]
     return sorted((t.result() for t in tasks), key=lambda r: r.started_at)
 
 

@@ -6,7 +6,8 @@
     session.keep_alive = warmer.request_keep_alive
     warmer.user_request_started()      # before sending: cancels a warm-up in flight
     warmer.first_token_received()      # optional: ends LOADING at the first token
-    warmer.user_request_finished(ok)
+    warmer.user_request_finished(ok, prompt)  # prompt: the messages it sent
+    warmer.prefix_provider = next_prefix  # what the next request will start with
 
 Per server:
 - Ollama: an empty /api/chat with keep_alive loads the model (the reply says
@@ -14,11 +15,22 @@ Per server:
   While the app is in use, it re-warms shortly before that; once the user has been
   idle longer than the keep-alive, it lets the model go.
 - llama.cpp server, vLLM and the local engine keep their model loaded while they run:
-  one 1-token request after start (the first request pays for first-time setup), then
-  nothing. The local engine is started first if it is not running.
+  one 1-token request after start (the first request pays for first-time setup). The
+  local engine is started first if it is not running.
 - Other OpenAI-compatible servers (LM Studio, proxies) may unload idle models on their
   own schedule: a 1-token request when the user starts typing and the model may have
   gone cold.
+
+Prefix warming (OpenAI-compatible servers): a 1-token warm-up carries what the next
+request will start with, the system prompt and the conversation so far as the budget
+will send it (from prefix_provider), followed by a short user message. Servers with a
+prompt cache (llama.cpp server, llama-cpp-python and so the local engine, vLLM with
+prefix caching) reuse the longest common token prefix of consecutive requests, so the
+user's first message then only prefills its own question: in a long conversation, tens
+of ms instead of seconds. The servers that keep models loaded get such a warm-up again
+only when that prefix is not already in their cache (another conversation, new
+messages, another budget cut): the warmer remembers what its warm-ups and the user's
+requests sent. Ollama's warm-up stays the documented load request (empty messages).
 
 Everything runs as asyncio tasks and timers: warm() never blocks, and a user request
 always goes out at once (the warm-up is cancelled, which closes its connection).
@@ -32,7 +44,7 @@ import logging
 import math
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -59,6 +71,10 @@ WARM_TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=600.0)
 WARM_PROMPT = "Hi"
 
 StatusListener = Callable[["ModelStatus"], None]
+# The messages the next user request will start with (everything before its question,
+# fitted to the budget as the request will be); None when not known.
+PrefixProvider = Callable[[], "Sequence[ChatMessage] | None"]
+Prefix = tuple[tuple[str, str], ...]  # (role, content) of each message
 
 
 class ServerPolicy(StrEnum):
@@ -136,6 +152,12 @@ class KeepAliveWarmer:
         self._own_backend: Backend | None = None
         self.last_error: str | None = None
         self.warm_requests = 0  # warm-up requests sent (for tests and the HUD)
+        self.prefix_provider: PrefixProvider | None = None
+        # What the server's prompt cache starts with, as far as this client knows: the
+        # prefix of the last warm-up or the prompt of the last user request (answered:
+        # its answer follows it in the cache). None: not known.
+        self._cached: Prefix | None = None
+        self._cached_answered = False
         self._set_target(backend, model, policy, engine)
 
     # -- what the ui and the session read ------------------------------------
@@ -178,8 +200,10 @@ class KeepAliveWarmer:
 
     # -- what the ui calls ------------------------------------------------------
     def warm(self, reason: str) -> asyncio.Task[None] | None:
-        """Make sure the model is loaded, in the background (call it from the event
-        loop: qasync's in the app). Cheap enough for every keystroke. Returns the
+        """Make sure the model is loaded (and, where the server caches prompts, the
+        next request's prefix is in its cache), in the background (call it from the
+        event loop: qasync's in the app). Returns at once: the only work done here is
+        asking prefix_provider, for servers that keep models loaded. Returns the
         task, or None when nothing needs doing (already warm, a warm-up running, a
         user request in flight, no model)."""
         self.note_activity()
@@ -246,10 +270,15 @@ class KeepAliveWarmer:
         if self._status.state in (ModelState.COLD, ModelState.LOADING):
             self._set_status(ModelStatus(ModelState.WARM))
 
-    def user_request_finished(self, ok: bool = True) -> None:
-        """The user's request ended. A success means the model is loaded now."""
+    def user_request_finished(
+        self, ok: bool = True, prompt: Sequence[ChatMessage] | None = None
+    ) -> None:
+        """The user's request ended. A success means the model is loaded now, and the
+        server's prompt cache holds `prompt` (the messages it sent) and its answer."""
         self.note_activity()
         self._user_requests = max(self._user_requests - 1, 0)
+        self._cached = _prefix_key(prompt) if ok and prompt is not None else None
+        self._cached_answered = self._cached is not None
         if not ok:
             if self._status.state is ModelState.LOADING:
                 self._set_status(ModelStatus(None))
@@ -285,6 +314,7 @@ class KeepAliveWarmer:
         self._own_backend = None  # made here for an engine's new port
         self._model = model
         self._engine = engine
+        self._cached = None  # another server's cache
         self._server_name = "The local engine" if engine is not None else ""
         if policy is None and backend is not None and backend.api == "ollama":
             policy = ServerPolicy.OLLAMA
@@ -298,12 +328,42 @@ class KeepAliveWarmer:
         state = self._status.state
         if state is not ModelState.WARM:
             return True
+        if self._policy is ServerPolicy.KEEPS_LOADED:
+            prefix = self._next_prefix()
+            return prefix is not None and not self._in_cache(prefix)
         if self._policy is not ServerPolicy.OLLAMA or self.settings.keep_alive is None:
             return False  # warm, and nothing to extend
         left = self._status.seconds_left()
         span = self.settings.keep_alive_s or 0.0
         # Typing while warm with time to spare needs nothing; the timer re-warms.
         return reason == "keep-alive" or (left is not None and left <= self._margin(span))
+
+    def _next_prefix(self) -> list[ChatMessage] | None:
+        provider = self.prefix_provider
+        if provider is None:
+            return None
+        try:
+            prefix = provider()
+        except Exception:  # reading the conversation failed: warm without it
+            log.exception("reading the prefix to warm failed")
+            return None
+        return None if prefix is None else list(prefix)
+
+    def holds(self, prefix: Sequence[ChatMessage]) -> bool:
+        """True when the server's prompt cache is known to start with `prefix`."""
+        return self._in_cache(prefix)
+
+    def _in_cache(self, prefix: Sequence[ChatMessage]) -> bool:
+        """True when the server's prompt cache already starts with `prefix`: it is a
+        message prefix of what was sent last (chat templates render each message on its
+        own, so a message prefix is a token prefix), or that plus its answer."""
+        cached, key = self._cached, _prefix_key(prefix)
+        if cached is None:
+            return False
+        if key == cached[: len(key)]:
+            return True
+        answer = key[-1:]
+        return self._cached_answered and key[:-1] == cached and answer[0][0] == "assistant"
 
     # -- warming ----------------------------------------------------------------
     async def _run_warm(self, reason: str) -> None:
@@ -326,6 +386,7 @@ class KeepAliveWarmer:
         engine = self._engine
         if engine is None or engine.running:
             return
+        self._cached = None  # a new process: an empty cache
         self._set_status(ModelStatus(ModelState.LOADING))
         await engine.start()
         # A LocalEngine without a fixed port gets a new one at every start.
@@ -348,12 +409,17 @@ class KeepAliveWarmer:
     async def _warm_one_token(self) -> None:
         if self._status.state is not ModelState.WARM:
             self._set_status(ModelStatus(ModelState.LOADING))
+        prefix = self._next_prefix() or []
+        # The short question after the prefix keeps the prefix rendered exactly as in
+        # the user's request (templates treat the last message differently), and
+        # also primes the template's own start when the prefix is empty.
         request = ChatRequest(
             self._model or "",
-            [ChatMessage("user", WARM_PROMPT)],
+            [*prefix, ChatMessage("user", WARM_PROMPT)],
             options=GenerationOptions(max_tokens=1),
         )
         await self._send(request)
+        self._cached, self._cached_answered = _prefix_key(prefix), False
         self._mark_used()
 
     async def _send(self, request: ChatRequest) -> None:
@@ -524,7 +590,8 @@ def describe_policy(
         name = server_name or "This server"
         return (
             f"{name} keeps the model loaded while it runs: Tachy sends one 1-token "
-            "request after it starts, and nothing after that."
+            "request after it starts, then one when you open or type in a conversation "
+            "it has not seen, so its prompt cache holds the conversation before you send."
         )
     if policy is ServerPolicy.ONE_TOKEN:
         return (
@@ -565,6 +632,10 @@ def parse_duration(value: str | int | float) -> float:
                 raise ValueError(f"not a duration: {value!r}") from None
             seconds = sign * sum(float(n) * _UNITS[u] for n, u in parts)
     return math.inf if seconds < 0 else seconds
+
+
+def _prefix_key(messages: Sequence[ChatMessage]) -> Prefix:
+    return tuple((m.role, m.content) for m in messages)
 
 
 def _ollama_name(name: str) -> str:

@@ -3,6 +3,9 @@
 WarmingLink owns the KeepAliveWarmer, the TTFT predictor and the prompt token
 counter, and wires them to the widgets:
 - warming at start, on a server or model change and when the user starts typing;
+  the warm-up carries the open conversation as the next request will send it (prefix
+  warming: the server's prompt cache then holds it before the question is sent), and
+  staying a second on another conversation warms that one;
 - the model's state next to its name ("warm · 28 min left"), refreshed every 30 s;
 - a keep-alive and prompt-budget menu in the server bar (stored in client.store settings);
 - the predicted time to first token under the composer, on every keystroke (cached
@@ -27,7 +30,13 @@ from client.core.conversation import ChatMessage
 from client.core.prediction import ModelState, TtftPredictor
 from client.services.tokenize import PromptTokenCounter
 from client.services.turns import context_of
-from client.services.warming import DEFAULT_KEEP_ALIVE, KeepAliveWarmer, ModelStatus, WarmSettings
+from client.services.warming import (
+    DEFAULT_KEEP_ALIVE,
+    WARM_PROMPT,
+    KeepAliveWarmer,
+    ModelStatus,
+    WarmSettings,
+)
 from client.ui.async_errors import report, spawn
 
 log = logging.getLogger(__name__)
@@ -47,6 +56,10 @@ BUDGET_CHOICES: tuple[tuple[str, int | None], ...] = (
     ("Prompt budget: 2,000 tokens", 2000),
 )
 TYPING_WARM_MS = 300  # the first keystroke warms this soon after; later ones ride along
+# An opened conversation's prefix is warmed once the user stays on it this long: a
+# server that queues requests (the local engine) would otherwise make the user's
+# request wait for the prefill of a conversation only passed through on the way.
+OPENED_WARM_MS = 1000
 REFRESH_MS = 30_000  # "warm · N min left" is re-read this often
 CUT_MARKER = "Earlier messages not sent: context budget"
 _UNCOUNTED = object()
@@ -63,6 +76,7 @@ class WarmingLink(QObject):
         self.budget_setting: int | None = self._stored(PROMPT_BUDGET_KEY, None)
         self.warmer = KeepAliveWarmer(None, None, WarmSettings(keep_alive=keep_alive))
         self.warmer.add_listener(self._on_status)
+        self.warmer.prefix_provider = self.next_prefix
         self.predictor = TtftPredictor()
         self.counter: PromptTokenCounter | None = None
         self.context_length: int | None = None
@@ -73,11 +87,18 @@ class WarmingLink(QObject):
         self._draft: tuple[str, int, float] | None = None  # (text, tokens, predicted ms)
         self._sent: tuple[int | None, float | None] = (None, None)
         self._first_token_seen = False
+        # The open conversation as requests send it (read on change, not per key).
+        self._context: list[ChatMessage] | None = None
+        self._context_for: object = _UNCOUNTED
         self._build_widgets()
         self._typing_timer = QTimer(self)
         self._typing_timer.setSingleShot(True)
         self._typing_timer.setInterval(TYPING_WARM_MS)
         self._typing_timer.timeout.connect(self._typed)
+        self._opened_timer = QTimer(self)
+        self._opened_timer.setSingleShot(True)
+        self._opened_timer.setInterval(OPENED_WARM_MS)
+        self._opened_timer.timeout.connect(lambda: self._warm("conversation opened"))
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setInterval(REFRESH_MS)
         self._refresh_timer.timeout.connect(self._show_status)
@@ -255,7 +276,7 @@ class WarmingLink(QObject):
 
     def _typed(self) -> None:
         """The user started typing: warm the model and fetch the draft's token count."""
-        self.warmer.warm("typing")
+        self._warm("typing")
         if self.page.conversation_id != self._counted_for:  # another conversation opened
             self._recount_base()
         text = self.window.composer.toPlainText()
@@ -286,9 +307,10 @@ class WarmingLink(QObject):
         session = self.page.session
         conversation = self.page.conversation_id
         self._counted_for = conversation
+        self._context = None  # new messages or another conversation: read it again
         if session is None or conversation is None:
             self._base_tokens = 0
-        elif self._answered == (session.model, conversation):
+        elif self._answered == (session.model, conversation) or self._prefix_cached():
             self._base_tokens = 0
         else:
             self._base_tokens = self._history_tokens(session, conversation)
@@ -306,6 +328,56 @@ class WarmingLink(QObject):
         tokens = sum(session.token_counter(m) for m in messages)
         budget = session.prompt_budget
         return min(tokens, budget) if budget else tokens
+
+    # --- prefix warming --------------------------------------------------------------
+    def _warm(self, reason: str) -> None:
+        try:
+            task = self.warmer.warm(reason)
+        except Exception as error:  # the chat works without warming
+            report(error, "keeping the model warm")
+            return
+        if task is not None:  # a warmed prefix is no longer part of the predicted wait
+            task.add_done_callback(self._warm_up_done)
+
+    def _warm_up_done(self, task: Any) -> None:
+        if not task.cancelled():  # cancelled: a request went out, or the app closes
+            self._guard_recount()
+
+    def _guard_recount(self) -> None:
+        try:
+            self._recount_base()
+        except Exception as error:  # only the prediction: never break the chat
+            report(error, "predicting the wait")
+
+    def _prefix_cached(self) -> bool:
+        prefix = self.next_prefix()
+        return bool(prefix) and prefix is not None and self.warmer.holds(prefix)
+
+    def next_prefix(self) -> list[ChatMessage] | None:
+        """What the next question's request will start with (the warmer's
+        prefix_provider): the open conversation as the session sends it, with the
+        system prompt, fitted to the budget with the draft as the question, as
+        ChatSession._request will fit it. Reads the history only when it changed."""
+        session = self.page.session
+        if session is None:
+            return None
+        conversation = self.page.conversation_id
+        key = (conversation, getattr(session, "system_prompt", None))
+        if self._context is None or self._context_for != key:
+            self._context = self._read_context(session, conversation)
+            self._context_for = key
+        draft = self.window.composer.toPlainText().strip() or WARM_PROMPT
+        messages = [*self._context, ChatMessage("user", draft)]
+        fitted = fit_to_budget(messages, session.prompt_budget, session.token_counter)
+        return fitted.messages[:-1]
+
+    def _read_context(self, session: Any, conversation: int | None) -> list[ChatMessage]:
+        history = getattr(session, "history", None)
+        path = []
+        if history is not None and conversation is not None:
+            path = list(history.active_path(conversation))
+        messages, _ids = context_of(path, getattr(session, "system_prompt", None))
+        return messages
 
     # --- requests ------------------------------------------------------------------
     def request_started(self, generation: Any) -> None:
@@ -329,7 +401,8 @@ class WarmingLink(QObject):
         finished = generation.finished
         metrics = getattr(finished, "metrics", None)
         ok = metrics is not None and metrics.ttft_ms is not None
-        self.warmer.user_request_finished(ok)
+        fitted = generation.fitted
+        self.warmer.user_request_finished(ok, fitted.messages if fitted is not None else None)
         if metrics is None or not ok:  # no first token: nothing to learn
             return
         session = self.page.session
@@ -354,6 +427,7 @@ class WarmingLink(QObject):
 
     def _on_conversation_opened(self) -> None:
         self._recount_base()
+        self._opened_timer.start()  # then its prefix is warmed, if the server lacks it
         try:
             self._mark_stored_cut()
         except Exception as error:  # only a marker: the conversation is shown anyway
@@ -383,6 +457,7 @@ class WarmingLink(QObject):
 
     async def aclose(self) -> None:
         self._typing_timer.stop()
+        self._opened_timer.stop()
         self._refresh_timer.stop()
         await self.warmer.aclose()
 
