@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import (
@@ -48,6 +49,11 @@ CHUNK_CHARS = 1500  # a streaming answer's settled text per chunk frame (see _re
 # document in about a second; the last screenful is what the user looks at).
 SHOWN_FIRST = 60
 EARLIER_BATCH = 40
+# A streamed answer at least this long gets its final render a little after its end
+# (see end_stream), once the end's own paint and the HUD's per-reply views (a frame
+# after the end, hud_link) have run; a shorter one at once (a few ms at most).
+FINAL_RENDER_LATER_CHARS = 4000
+FINAL_RENDER_DELAY_MS = 4 * FRAME_MS
 SOFT_CUT_CHARS = 1000  # a long streaming paragraph is cut about this often (see soft_cut)
 STATE_LABELS = {
     "stopped": "stopped",
@@ -88,6 +94,7 @@ class _Block:
     thinking_painted: bool = False  # the first reasoning chunk of this stream is painted
     reserved: bool = False  # laid out before its first token; no label until text comes
     meta_shown: bool = True  # the label under it matches its state
+    final_due: bool = False  # streamed; its final render comes a loop turn later
 
 
 class ChatView(QTextBrowser):
@@ -430,10 +437,17 @@ class ChatView(QTextBrowser):
     def end_stream(
         self, key: int, state: str, text: str | None = None, thinking: str | None = None
     ) -> None:
-        """The answer ended (complete, stopped, interrupted ...): final render and label."""
+        """The answer ended (complete, stopped, interrupted ...): final render and label.
+        A long streamed answer is already on screen as streamed: its last words are
+        painted now and its final render (the text as written, one layout of the whole
+        answer) follows a few frames later, so the loop is never held for both."""
         block = self._blocks.get(key)
         if block is None:
             return
+        streamed = block.streaming and text is None
+        if streamed and (key in self._pending or key in self._pending_thinking):
+            self.flush()
+            self.viewport().repaint()
         self._pending.discard(key)
         self._pending_thinking.discard(key)
         self._pending_meta.discard(key)
@@ -444,14 +458,26 @@ class ChatView(QTextBrowser):
             block.message.text = text
         if thinking is not None:
             block.message.thinking = thinking
+        block.final_due = streamed and len(block.message.text) >= FINAL_RENDER_LATER_CHARS
         with self._one_edit():
             if block.message.thinking:
                 # Collapsed once the answer is there; kept open if it is all there is.
                 block.thinking_open = not block.message.text.strip()
                 self._render_thinking(block)
-            self._render_full(block)
+            if not block.final_due:
+                self._render_full(block)
             self._render_meta(block)
+        if block.final_due:
+            QTimer.singleShot(FINAL_RENDER_DELAY_MS, partial(self._render_final, block))
         self.viewport().update()
+
+    def _render_final(self, block: _Block) -> None:
+        if not block.final_due or block.streaming:
+            return  # rendered already, or streaming again (Continue)
+        block.final_due = False
+        if self._blocks.get(block.message.key) is block:  # not cleared or replaced
+            with self._one_edit():
+                self._render_full(block)
 
     def set_state(self, key: int, state: str) -> None:
         if key in self._earlier_by_key:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
+
+from PySide6.QtCore import QTimer
 
 from client.core.events import TokenKind
 from client.ui.async_errors import report
 
 HISTORY_ROWS = 500
+VIEWS_DELAY_MS = 16  # the HUD's per-reply views, after the answer's end is painted
 
 
 class HudLink:
@@ -42,7 +46,11 @@ class HudLink:
             generation.timeline,
             finished.outcome,
             message_id=finished.message_id,
+            views_now=False,
         )
+        # The tier, waterfall and requests views a frame later: the answer's last
+        # words and end state are painted first, and the loop is never held for both.
+        QTimer.singleShot(VIEWS_DELAY_MS, partial(self._guard, self.hud.show_last_reply))
 
     def _guard(self, call: Any, *args: Any, **kwargs: Any) -> None:
         try:

@@ -265,3 +265,30 @@ def test_no_blank_band_above_the_first_message_or_between_pages(view: ChatView) 
     assert tops[0] <= view.document().documentMargin()
     gaps = {round(b - a) for a, b in pairwise(tops)}
     assert len(gaps) == 1, gaps  # the same spacing everywhere
+
+
+def test_a_long_answer_shows_its_last_words_at_once_and_is_rendered_as_written_a_turn_later(
+    view: ChatView, qtbot: Any
+) -> None:
+    sentence = "The tide comes in over the flats and goes out again. "
+    view.begin_stream(1)
+    view.append_token(1, "Start. ")
+    for _ in range(150):  # ~8,000 characters, one paragraph: soft-cut while streaming
+        view.append_token(1, sentence)
+        view.flush()
+    view.append_token(1, "Last words.")
+    paints = PaintRegions(view)
+    view.end_stream(1, "complete")
+    assert paints.regions  # the last words were painted in this call
+    assert "Last words." in view.toPlainText()
+    content = view._blocks[1].content
+
+    def paragraphs() -> int:
+        cursor = QTextCursor(view.document())
+        cursor.setPosition(content.firstPosition())
+        cursor.setPosition(content.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
+        return cursor.selectedText().count("\u2029") + 1
+
+    assert paragraphs() > 1  # still as streamed (cut after sentences)
+    qtbot.waitUntil(lambda: paragraphs() == 1, timeout=1000)  # as written: one paragraph
+    assert view.message(1).state == "complete" and "Answer   Copy" in view.toPlainText()

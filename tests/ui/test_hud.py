@@ -289,3 +289,19 @@ def test_numbers_line_changes_a_few_times_a_second_and_ends_exact(hud: LatencyHu
     assert SUMMARY_INTERVAL_S <= 0.5
     hud.request_finished(compute_metrics(timeline, None, None), timeline, "complete")
     assert "36 chunks" in hud.live.summary.text()
+
+
+def test_views_can_follow_a_turn_after_the_reply_ends(hud: LatencyHud) -> None:
+    """The window shows the tier, waterfall and requests views a loop turn after the
+    reply's end (after the answer's final paint): the record itself is kept at once."""
+    timeline = RequestTimeline()
+    timeline.mark_written(1_000 * MS)
+    hud.request_started(timeline, "small", "local")
+    timeline.mark_token(TokenKind.ANSWER, 4, 1_120 * MS)
+    hud.token(TokenKind.ANSWER, 4, 1_120 * MS)
+    metrics = compute_metrics(timeline, None, None)
+    hud.request_finished(metrics, timeline, "complete", views_now=False)
+    assert len(hud.book.records) == 1  # recorded now
+    assert len(hud.requests.points.points()) == 0  # not drawn yet
+    hud.show_last_reply()
+    assert [p.pos().y() for p in hud.requests.points.points()] == [120.0]

@@ -57,6 +57,7 @@ class LatencyHud(QWidget):
         self.model = ""
         self.frames = 0  # frames that changed the live plot (for tests)
         self._started: tuple[float, str, str, bool] = (0.0, "", "", False)
+        self._last_record: HudRecord | None = None
         self.live = LivePlot()
         self.requests = RequestsView()
         self.waterfall = WaterfallView()
@@ -112,7 +113,12 @@ class LatencyHud(QWidget):
         timeline: RequestTimeline,
         outcome: object,
         message_id: int | None = None,
+        *,
+        views_now: bool = True,
     ) -> None:
+        """The reply ended: its record and the live plot's last frame now; the tier,
+        waterfall and requests views now too, or (views_now=False) when the caller runs
+        show_last_reply, e.g. a loop turn later, after the answer's final paint."""
         at, model, server, cold = self._started
         record = record_from_request(
             metrics,
@@ -130,6 +136,14 @@ class LatencyHud(QWidget):
         self.frame_timer.stop()
         if self.frames and not self._clear_live and self.isVisible():
             self.live.show_summary(self.stream, self.stream.rate_now(now_ns()))  # final numbers
+        self._last_record = record
+        if views_now:
+            self.show_last_reply()
+
+    def show_last_reply(self) -> None:
+        record = self._last_record
+        if record is None:
+            return
         self.tier.show_reply(record.ttft_ms, self.book.thresholds)
         self.show_waterfall(record)
         self.refresh_requests()
