@@ -31,6 +31,7 @@ from client.services.bench import (
     run_bench,
     unload_ollama_model,
 )
+from client.services.warming import cold_start_then_warm
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
@@ -57,6 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="make the model cold first (Ollama: unload; --local: restart the engine) "
         "and report the first request separately",
+    )
+    parser.add_argument(
+        "--warming",
+        action="store_true",
+        help="with --cold: after making it cold, warm the model as the app does at start, "
+        "then time the first request (the first message a user sends)",
     )
     parser.add_argument(
         "--json",
@@ -103,9 +110,12 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
                 max_tokens=args.max_tokens,
                 concurrency=args.concurrency,
                 cold=args.cold,
+                warming=args.cold and args.warming,
             )
             progress = ProgressBar(sys.stderr)
             make_cold = _cold_hook(backend, model, engine) if args.cold else None
+            if settings.warming:
+                make_cold = cold_start_then_warm(make_cold, backend, model, engine=engine)
             report = await run_bench(backend, settings, make_cold, progress)
             progress.finish()
         finally:
@@ -193,7 +203,7 @@ def format_report(report: BenchReport) -> str:
         lines.append("server-reported:")
         lines.extend(_summary_row(name, summary) for name, summary in server.items())
     if (cold := report.cold_result) is not None:
-        lines.extend(["", _cold_line(cold)])
+        lines.extend(["", _cold_line(cold, s.warming)])
     for result in report.results:
         if not result.ok:
             lines.append(f"first error: {result.error}")
@@ -213,10 +223,11 @@ def _summary_row(name: str, summary: Summary | None) -> str:
     return _row(name, str(summary.n), *(f"{v:.1f}" for v in values))
 
 
-def _cold_line(cold: RequestResult) -> str:
+def _cold_line(cold: RequestResult, warmed: bool = False) -> str:
     m = cold.metrics
+    label = "first request after warming" if warmed else "cold first request"
     if not cold.ok:
-        return f"cold first request: failed: {cold.error}"
+        return f"{label}: failed: {cold.error}"
     parts = [
         f"ttft {_fmt(m.ttft_ms)} ms",
         f"ttfo {_fmt(m.ttfo_ms)} ms",
@@ -225,7 +236,7 @@ def _cold_line(cold: RequestResult) -> str:
         f"e2el {_fmt(m.e2el_ms)} ms",
     ]
     parts += [f"{name} {value:.1f}" for name, value in cold.server_figures().items()]
-    return "cold first request: " + ", ".join(parts)
+    return f"{label}: " + ", ".join(parts)
 
 
 def _fmt(value: float | None) -> str:

@@ -57,6 +57,7 @@ class BenchSettings:
     temperature: float | None = None
     timeouts: StreamTimeouts = field(default_factory=StreamTimeouts)
     vary_start: bool | None = None  # None: with `cold` (see the module docstring)
+    warming: bool = False  # with `cold`: the model was warmed as the app does at start
 
     def request(self, index: int = 0) -> ChatRequest:
         """The index-th request of the run (the cold one is 0)."""
@@ -187,6 +188,7 @@ class BenchReport:
             "max_tokens": self.settings.max_tokens,
             "output_tokens_estimated": self.output_tokens_estimated,
             "cold": self.cold_result.as_dict() if self.cold_result else None,
+            "warmed_before_first": self.settings.warming,
             **{name: _summary_dict(summary) for name, summary in summaries.items()},
             "server_timings": {
                 name: summary.as_dict() for name, summary in self.server_summaries().items()
