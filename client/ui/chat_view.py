@@ -505,6 +505,9 @@ class ChatView(QTextBrowser):
         cursor.removeSelectedText()
         cursor.setBlockFormat(QTextBlockFormat())
         cursor.setCharFormat(QTextCharFormat())
+        if not cursor.block().isVisible():  # hidden by _insert_markdown: in use again
+            cursor.block().setVisible(True)
+            self.document().markContentsDirty(cursor.block().position(), 1)
         return cursor
 
     def _render_full(self, block: _Block) -> None:
@@ -513,7 +516,7 @@ class ChatView(QTextBrowser):
         if block.message.role == "user":
             cursor.insertText(text, QTextCharFormat())  # the user's own words, verbatim
         else:
-            insert_markdown(cursor, text, self._action_scheme)
+            self._insert_markdown(cursor, text)
             if not block.streaming:
                 self._add_code_copy_links(block)
         block.settled = SettledPoint()
@@ -538,15 +541,44 @@ class ChatView(QTextBrowser):
             chunk = block.chunk
             if chunk is None or chunk.lastPosition() - chunk.firstPosition() > CHUNK_CHARS:
                 chunk = block.chunk = cursor.insertFrame(QTextFrameFormat())
+                self._hide_empty_blocks_before_frames(block.content)
             chunk_cursor = chunk.lastCursorPosition()
             if chunk_cursor.block().length() > 1:
                 chunk_cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            insert_markdown(chunk_cursor, text[block.rendered_settled : settled],
-                            self._action_scheme)  # fmt: skip
+            self._insert_markdown(chunk_cursor, text[block.rendered_settled : settled])
             block.rendered_settled = settled
             cursor.setPosition(chunk.lastPosition() + 1)  # the block after the chunk
         block.tail_start = cursor.position()
-        insert_markdown(cursor, text[block.rendered_settled :], self._action_scheme)
+        self._insert_markdown(cursor, text[block.rendered_settled :])
+
+    def _hide_empty_blocks_before_frames(self, frame: QTextFrame) -> None:
+        """Qt keeps a paragraph before every frame; before a chunk frame it is empty and
+        would show as a blank line above a streaming answer until its final render."""
+        iterator = frame.begin()
+        previous = None
+        while not iterator.atEnd():
+            child = iterator.currentFrame()
+            if child is not None and previous is not None and previous.isVisible():
+                if not previous.text():
+                    previous.setVisible(False)
+                    self.document().markContentsDirty(previous.position(), previous.length())
+            previous = iterator.currentBlock() if child is None else None
+            iterator += 1
+
+    def _insert_markdown(self, cursor: QTextCursor, text: str) -> None:
+        """Markdown at an empty block, as the final render will show it. Qt keeps that
+        block empty when the text starts with a list, heading or code block, and text
+        that ends in a blank line leaves an empty block (an empty list item after a
+        list): both would show while streaming and vanish at the end."""
+        first = cursor.block()
+        insert_markdown(cursor, text.rstrip("\n"), self._action_scheme)
+        if (
+            not first.text()
+            and first.next().isValid()
+            and first.next().position() <= cursor.position()
+        ):
+            first.setVisible(False)
+            self.document().markContentsDirty(first.position(), first.length())
 
     # --- reasoning ("thinking"): plain text, never Markdown or HTML ------------------
     def _thinking_frame(self, block: _Block) -> QTextFrame:

@@ -292,3 +292,49 @@ def test_a_long_answer_shows_its_last_words_at_once_and_is_rendered_as_written_a
     assert paragraphs() > 1  # still as streamed (cut after sentences)
     qtbot.waitUntil(lambda: paragraphs() == 1, timeout=1000)  # as written: one paragraph
     assert view.message(1).state == "complete" and "Answer   Copy" in view.toPlainText()
+
+
+ANSWER_WITH_LISTS = (
+    "Here's a list of tips for writing clean code:\n\n"
+    "1. **Use clear names** - a name says what a thing is.\n\n"
+    "2. **Keep functions short** - one job each.\n\n"
+    "3. **Test it** - a test that can fail.\n\n"
+    "## Example\n\n"
+    "```python\nx = 5  # a comment\n```\n\n"
+    "- a point\n- another point\n\n"
+    "That is all."
+)
+
+
+def _visible_blocks(view: ChatView, key: int) -> list[str]:
+    """The content as laid out: one line per visible paragraph, list items marked."""
+    content = view._blocks[key].content
+    lines = []
+    block = view.document().findBlock(content.firstPosition())
+    while block.isValid() and block.position() < content.lastPosition():
+        if block.isVisible():
+            marker = "item " if block.textList() is not None else ""
+            lines.append(marker + block.text())
+        block = block.next()
+    return lines
+
+
+@pytest.mark.parametrize("step", [1, 3, 7])
+def test_lists_stream_without_empty_items_or_extra_lines(view: ChatView, step: int) -> None:
+    """Qt's Markdown import leaves an empty block before a list (or heading) inserted at
+    an empty paragraph, and an empty list item after a list that ends in a blank line:
+    while streaming they showed as a numbered item with no text and blank lines."""
+    view.begin_stream(1)
+    view.append_token(1, ANSWER_WITH_LISTS[:4])
+    for at in range(4, len(ANSWER_WITH_LISTS), step):
+        view.append_token(1, ANSWER_WITH_LISTS[at : at + step])
+        view.flush()
+        shown = _visible_blocks(view, 1)
+        assert "item " not in shown, (at, shown)  # never an empty list item
+        assert "" not in shown[:-1], (at, shown)  # never an empty line inside the answer
+    streamed = _visible_blocks(view, 1)
+    view.end_stream(1, "complete")
+    final = [line for line in _visible_blocks(view, 1) if line != "Copy code"]
+    assert final == streamed  # the final render looks the same (plus "Copy code")
+    assert sum(line.startswith("item ") for line in streamed) == 5
+    assert streamed[0] == "Here's a list of tips for writing clean code:"
