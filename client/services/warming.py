@@ -266,8 +266,9 @@ class KeepAliveWarmer:
 
     def first_token_received(self) -> None:
         """The user's request got its first token: whatever was loading is loaded
-        (the session's stage poll then stops showing LOADING)."""
-        if self._status.state in (ModelState.COLD, ModelState.LOADING):
+        (the session's stage poll then stops showing LOADING), and a model whose state
+        was not known yet (chosen while the request was on its way) is warm."""
+        if self._status.state in (None, ModelState.COLD, ModelState.LOADING):
             self._set_status(ModelStatus(ModelState.WARM))
 
     def user_request_finished(

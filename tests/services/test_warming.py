@@ -604,3 +604,18 @@ def test_policy_sentences_name_what_happens() -> None:
     assert "re-warms it before it expires" in describe_policy(ServerPolicy.OLLAMA, settings)
     assert "keeps the model loaded" in describe_policy(ServerPolicy.KEEPS_LOADED, settings)
     assert describe_policy(None, settings)
+
+
+async def test_a_first_token_shows_a_model_of_unknown_state_as_warm(make_server: Any) -> None:
+    """A model chosen while the user's request was on its way has no known state (no
+    warm-up runs during a user request): the request's first token says it is loaded."""
+    server = await make_server("ollama", loaded=True)
+    backend = OllamaBackend(server.url)
+    warmer = KeepAliveWarmer(backend, MODEL)
+    assert warmer.state is None
+    assert warmer.user_request_started() is False
+    warmer.first_token_received()
+    assert warmer.model_state() == "warm"
+    warmer.user_request_finished(ok=True)
+    await warmer.aclose()
+    await backend.aclose()
