@@ -60,6 +60,11 @@ TYPING_WARM_MS = 300  # the first keystroke warms this soon after; later ones ri
 # server that queues requests (the local engine) would otherwise make the user's
 # request wait for the prefill of a conversation only passed through on the way.
 OPENED_WARM_MS = 1000
+# ... unless reading it would keep the server busy long: a server that cannot stop a
+# cancelled prefill (llama-cpp-python: the local engine) would make a question sent in
+# another conversation wait for it. Typing in the conversation warms it anyway.
+OPENED_WARM_MAX_MS = 1500.0  # predicted prefill of the conversation, once measured
+OPENED_WARM_MAX_TOKENS = 1000  # before any request of the model was measured
 REFRESH_MS = 30_000  # "warm · N min left" is re-read this often
 CUT_MARKER = "Earlier messages not sent: context budget"
 _UNCOUNTED = object()
@@ -98,7 +103,7 @@ class WarmingLink(QObject):
         self._opened_timer = QTimer(self)
         self._opened_timer.setSingleShot(True)
         self._opened_timer.setInterval(OPENED_WARM_MS)
-        self._opened_timer.timeout.connect(lambda: self._warm("conversation opened"))
+        self._opened_timer.timeout.connect(self._warm_opened)
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setInterval(REFRESH_MS)
         self._refresh_timer.timeout.connect(self._show_status)
@@ -338,6 +343,17 @@ class WarmingLink(QObject):
             return
         if task is not None:  # a warmed prefix is no longer part of the predicted wait
             task.add_done_callback(self._warm_up_done)
+
+    def _warm_opened(self) -> None:
+        if not self._opened_prefill_too_long():
+            self._warm("conversation opened")
+
+    def _opened_prefill_too_long(self) -> bool:
+        tokens = self._base_tokens  # what the server has not read of this conversation
+        prediction = self.predictor.predict(tokens, ModelState.WARM)
+        if prediction is None:
+            return tokens > OPENED_WARM_MAX_TOKENS
+        return prediction.ttft_ms > OPENED_WARM_MAX_MS
 
     def _warm_up_done(self, task: Any) -> None:
         if not task.cancelled():  # cancelled: a request went out, or the app closes

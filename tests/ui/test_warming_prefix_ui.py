@@ -4,6 +4,7 @@ own request counts as priming the server's prompt cache."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from PySide6.QtCore import QSettings
@@ -105,6 +106,47 @@ def test_reopening_a_conversation_warms_its_prefix(qtbot, run, data_dir, lab):  
             assert prefix is not None and [m.content for m in prefix][:1] == ["What is a tide?"]
             await until(lambda: link.warmer.holds(prefix), 5)
             assert link.warmer.warm("typing") is None  # in the cache: nothing more to send
+        finally:
+            await app.aclose()
+            app.window.close()
+            app.window.deleteLater()
+
+    run(body())
+
+
+def test_a_long_conversation_is_warmed_when_typed_in_not_when_passed_through(
+    qtbot,
+    run,
+    data_dir,
+    lab,  # noqa: F811
+):
+    """Reading a long conversation keeps a server busy for seconds, and the local
+    engine cannot stop a cancelled prefill: opening one only to pass on to another must
+    not make the next question wait. Typing in it shows the user is staying."""
+    from client.ui.warming_link import OPENED_WARM_MAX_TOKENS, OPENED_WARM_MS
+
+    async def body() -> None:
+        stores = open_stores(data_dir / "tachy.sqlite3")
+        history = stores.history
+        long = history.create_conversation("A long one")
+        words = " ".join(["tide"] * (2 * OPENED_WARM_MAX_TOKENS))
+        question = history.add_message(long.id, "user", words)
+        history.add_message(long.id, "assistant", words, parent_id=question.id)
+        settings = QSettings(str(data_dir / "window.ini"), QSettings.Format.IniFormat)
+        app = TachyApp(stores, settings, engine_factory=NoEngine, warm_models=True)
+        try:
+            app.window.show()
+            await app.start(lab.url, "openai", MODEL)
+            link = app.warming
+            assert link is not None
+            await until(lambda: link.state_label.text() == "warm", 5)
+            before = link.warmer.warm_requests
+            app.window.conversations.chosen.emit(long.id)
+            await until(lambda: app.page.conversation_id == long.id, 3)
+            await asyncio.sleep(OPENED_WARM_MS / 1000 + 0.5)
+            assert link.warmer.warm_requests == before  # not read just for being opened
+            app.window.composer.setPlainText("And then?")
+            await until(lambda: link.warmer.warm_requests == before + 1, 3)
         finally:
             await app.aclose()
             app.window.close()
