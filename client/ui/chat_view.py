@@ -22,7 +22,6 @@ from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
     QDesktopServices,
-    QFont,
     QGuiApplication,
     QTextBlockFormat,
     QTextCharFormat,
@@ -32,14 +31,24 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from client.ui.chat_text import (
+    THINKING_GREY,
+    content_format,
+    meta_format,
+    shrink,
+    soft_cut,
+    thinking_char_format,
+    thinking_format,
+)
 from client.ui.safe_markdown import (
     WEB_SCHEMES,
     SafeDocument,
     SettledPoint,
     insert_markdown,
     is_code_block,
-    monospace_family,
 )
+
+__all__ = ["THINKING_GREY", "ChatView", "ShownMessage"]
 
 FRAME_MS = 16
 PAGE_SIZE = 16  # messages per page frame (see _page)
@@ -54,7 +63,6 @@ EARLIER_BATCH = 40
 # after the end, hud_link) have run; a shorter one at once (a few ms at most).
 FINAL_RENDER_LATER_CHARS = 4000
 FINAL_RENDER_DELAY_MS = 4 * FRAME_MS
-SOFT_CUT_CHARS = 1000  # a long streaming paragraph is cut about this often (see soft_cut)
 STATE_LABELS = {
     "stopped": "stopped",
     "interrupted": "interrupted",
@@ -192,9 +200,9 @@ class ChatView(QTextBrowser):
     def _add_block(self, message: ShownMessage, page: QTextFrame) -> None:
         thinking = None
         if message.thinking:
-            thinking = page.lastCursorPosition().insertFrame(_thinking_format())
-        content = page.lastCursorPosition().insertFrame(_content_format(message.role))
-        meta = page.lastCursorPosition().insertFrame(_meta_format())
+            thinking = page.lastCursorPosition().insertFrame(thinking_format())
+        content = page.lastCursorPosition().insertFrame(content_format(message.role))
+        meta = page.lastCursorPosition().insertFrame(meta_format())
         block = _Block(message, content, meta, thinking_frame=thinking)
         # A finished answer's reasoning starts collapsed, unless it is all there is.
         block.thinking_open = not message.text.strip()
@@ -588,7 +596,7 @@ class ChatView(QTextBrowser):
             before = self.document().characterCount()
             cursor = QTextCursor(self.document())
             cursor.setPosition(at)
-            block.thinking_frame = cursor.insertFrame(_thinking_format())
+            block.thinking_frame = cursor.insertFrame(thinking_format())
             self._shift_tails(at, self.document().characterCount() - before)
         return block.thinking_frame
 
@@ -604,11 +612,11 @@ class ChatView(QTextBrowser):
         frame = self._thinking_frame(block)
         at, before = frame.firstPosition(), self.document().characterCount()
         cursor = self._clear_frame(frame)
-        header = _thinking_char_format(self.font().pointSizeF())
+        header = thinking_char_format(self.font().pointSizeF())
         cursor.insertText("Thinking", header)
         if not block.streaming:
             link = self._link_format("thinking", block.message.key)
-            _shrink(link, self.font().pointSizeF())
+            shrink(link, self.font().pointSizeF())
             cursor.insertText("   ", header)
             cursor.insertText("Hide thinking" if block.thinking_open else "Show thinking", link)
         block.thinking_rendered = 0
@@ -630,7 +638,7 @@ class ChatView(QTextBrowser):
         at, before = frame.lastPosition(), self.document().characterCount()
         cursor = QTextCursor(self.document())
         cursor.setPosition(frame.lastPosition())
-        cursor.insertText(new, _thinking_char_format(self.font().pointSizeF()))
+        cursor.insertText(new, thinking_char_format(self.font().pointSizeF()))
         block.thinking_rendered = len(block.message.thinking)
         self._shift_tails(at + 1, self.document().characterCount() - before)
 
@@ -774,85 +782,3 @@ class ChatView(QTextBrowser):
     def scroll_to_end(self) -> None:
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
-
-
-def soft_cut(text: str, start: int) -> int:
-    """Where a long paragraph still being written may be cut, or `start`.
-
-    Qt lays out a changed paragraph in full, so re-rendering a paragraph of 20,000
-    characters on every frame costs ~10 ms and grows with the answer. While streaming,
-    plain prose with no blank line is cut after a sentence every ~SOFT_CUT_CHARS: the
-    text before the cut becomes a paragraph of its own (one extra line break until the
-    answer ends; end_stream renders the whole text as written). Only cut where the head
-    closes every inline marker, so no emphasis, code span or link is split.
-    """
-    tail = text[start:]
-    if len(tail) < 2 * SOFT_CUT_CHARS or "\n" in tail or not tail[:1].isalpha():
-        return start
-    end = len(tail) - SOFT_CUT_CHARS
-    for _ in range(8):
-        cut = tail.rfind(". ", 0, end)
-        if cut <= 0:
-            return start
-        rest = tail[cut + 1 :]
-        after = cut + 1 + len(rest) - len(rest.lstrip(" "))  # the next sentence's start
-        if tail[after : after + 1].isupper() and _closes_inline_markers(tail[:after]):
-            return start + after
-        end = cut
-    return start
-
-
-def _closes_inline_markers(text: str) -> bool:
-    return (
-        all(text.count(marker) % 2 == 0 for marker in ("`", "*", "_", "~"))
-        and text.count("[") == text.count("]")
-        and text.count("(") == text.count(")")
-        and "<" not in text
-    )
-
-
-def _content_format(role: str) -> QTextFrameFormat:
-    fmt = QTextFrameFormat()
-    fmt.setPadding(8)
-    fmt.setTopMargin(10)
-    if role == "user":
-        fmt.setBackground(QColor("#eef3fb"))
-    return fmt
-
-
-def _thinking_format() -> QTextFrameFormat:
-    fmt = QTextFrameFormat()
-    fmt.setLeftMargin(8)
-    fmt.setTopMargin(10)
-    fmt.setPadding(4)
-    fmt.setBorder(0)
-    return fmt
-
-
-THINKING_GREY = "#8a8a8a"
-THINKING_SCALE = 0.88  # of the chat's font size: reasoning reads as a side note
-
-
-def _shrink(fmt: QTextCharFormat, point_size: float) -> None:
-    if point_size > 0:
-        fmt.setFontPointSize(point_size * THINKING_SCALE)
-
-
-def _thinking_char_format(point_size: float) -> QTextCharFormat:
-    fmt = QTextCharFormat()
-    fmt.setForeground(QColor(THINKING_GREY))
-    _shrink(fmt, point_size)
-    return fmt
-
-
-def _meta_format() -> QTextFrameFormat:
-    fmt = QTextFrameFormat()
-    fmt.setLeftMargin(8)
-    fmt.setBottomMargin(6)
-    return fmt
-
-
-def code_font() -> QFont:
-    font = QFont(monospace_family())
-    font.setStyleHint(QFont.StyleHint.Monospace)
-    return font

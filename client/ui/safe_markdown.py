@@ -12,7 +12,6 @@ from typing import Any
 
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
-    QFontDatabase,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -91,10 +90,6 @@ def is_code_block(block_format: QTextFormat) -> bool:
     return block_format.hasProperty(
         QTextFormat.Property.BlockCodeFence
     ) or block_format.hasProperty(QTextFormat.Property.BlockCodeLanguage)
-
-
-def monospace_family() -> str:
-    return QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont).family()
 
 
 class SettledPoint:

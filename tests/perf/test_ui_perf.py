@@ -358,7 +358,7 @@ def judge_stream(
 
 def test_flush_cost_does_not_grow_within_one_long_paragraph(qtbot):
     """Qt lays out a changed paragraph in full: a 4,000-token answer with no blank line
-    must not make each frame's flush cost grow with it (chat_view.soft_cut)."""
+    must not make each frame's flush cost grow with it (chat_text.soft_cut)."""
     view = ChatView()
     qtbot.addWidget(view)
     view.resize(800, 600)
