@@ -7,7 +7,7 @@ Server-reported timings ride beside them, never mixed in.
 from __future__ import annotations
 
 import itertools
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from client.core.events import ServerTimings, Usage
@@ -42,6 +42,11 @@ class RequestMetrics:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# The per-request figures kept as they are (stored columns, HUD records): all but the
+# list of gaps and the servers' own timings.
+SCALAR_FIELDS = tuple(f.name for f in fields(RequestMetrics) if f.name not in ("itl_ms", "server"))
 
 
 def output_token_count(

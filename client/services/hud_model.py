@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from client.core.metrics import NS_PER_MS, RequestMetrics
+from client.core.metrics import NS_PER_MS, SCALAR_FIELDS, RequestMetrics
 from client.core.stats import Summary, summarize
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.core.timeline import RequestTimeline
@@ -297,17 +297,8 @@ def record_from_request(
         time=at,
         server=server,
         model=model,
-        ttft_ms=metrics.ttft_ms,
-        ttfo_ms=metrics.ttfo_ms,
-        tpot_ms=metrics.tpot_ms,
-        tokens_per_s=metrics.tokens_per_s,
-        e2el_ms=metrics.e2el_ms,
-        headers_ms=metrics.headers_ms,
-        paint_ms=metrics.paint_ms,
-        prompt_tokens=metrics.prompt_tokens,
-        output_tokens=metrics.output_tokens,
-        output_tokens_estimated=metrics.output_tokens_estimated,
-        chunks=metrics.chunks,
+        # The tier is not kept: it follows the thresholds in force when it is shown.
+        **{name: getattr(metrics, name) for name in SCALAR_FIELDS if name != "tier"},
         cold=cold or load >= COLD_LOAD_MS,
         outcome=outcome,
         message_id=message_id,

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from client.core.metrics import RequestMetrics
+from client.core.metrics import SCALAR_FIELDS, RequestMetrics
 from client.store.db import Database
 
 # What `tachy metrics --format csv|json` and the HUD's export write, in this order.
@@ -42,21 +42,7 @@ EXPORT_FIELDS = (
 # The metrics summarised with percentiles, under the same names as `tachy bench --json`.
 SUMMARY_FIELDS = ("ttft_ms", "ttfo_ms", "tpot_ms", "tokens_per_s", "e2el_ms")
 
-# The columns copied from RequestMetrics as they are.
-_METRIC_FIELDS = (
-    "ttft_ms",
-    "ttfo_ms",
-    "tpot_ms",
-    "tokens_per_s",
-    "e2el_ms",
-    "headers_ms",
-    "paint_ms",
-    "prompt_tokens",
-    "output_tokens",
-    "output_tokens_estimated",
-    "chunks",
-    "tier",
-)
+_METRIC_FIELDS = SCALAR_FIELDS  # the columns copied from RequestMetrics as they are
 _COLUMNS = (
     "id",
     "time",
