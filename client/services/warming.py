@@ -441,6 +441,9 @@ class KeepAliveWarmer:
             log.info("reading /api/ps failed: %s", error)
             self._set_status(ModelStatus(ModelState.WARM))
             return
+        except RuntimeError:  # httpx: the backend was closed meanwhile (app closing)
+            log.debug("not reading /api/ps: the backend is closed")
+            return
         self._cancel_timers()
         if unloads_at is None:  # the server says it is not loaded (keep_alive 0, evicted)
             self._set_status(ModelStatus(ModelState.COLD))

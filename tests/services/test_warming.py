@@ -619,3 +619,21 @@ async def test_a_first_token_shows_a_model_of_unknown_state_as_warm(make_server:
     warmer.user_request_finished(ok=True)
     await warmer.aclose()
     await backend.aclose()
+
+
+async def test_ollama_expiry_read_after_the_backend_closed_is_dropped_quietly(
+    make_server: Any,
+) -> None:
+    """A reply ends just as the app closes: reading /api/ps again must not leave a
+    task that failed with httpx's "client has been closed" (it was printed at exit)."""
+    server = await make_server("ollama", loaded=True)
+    backend = OllamaBackend(server.url)
+    warmer = KeepAliveWarmer(backend, MODEL)
+    warmer.user_request_started()
+    await backend.aclose()
+    warmer.user_request_finished(ok=True)
+    task = warmer._task
+    assert task is not None
+    await asyncio.wait_for(task, timeout=2.0)  # raised RuntimeError before the fix
+    assert task.exception() is None
+    await warmer.aclose()
