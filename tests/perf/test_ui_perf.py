@@ -32,6 +32,7 @@ from client.core.timeline import now_ns
 from client.store.db import Database
 from client.store.history import HistoryStore
 from client.ui.chat_view import ChatView
+from tests.machine import QUIET_STEAL, StealMeter
 from tests.ui.conftest import data_dir, make_app, run, server, until  # noqa: F401
 
 pytestmark = pytest.mark.perf
@@ -169,7 +170,6 @@ ATTEMPTS = 3
 # where the hypervisor took less than QUIET_STEAL of the machine's CPU (/proc/stat):
 # with a third of the CPU stolen, every wake-up is late whatever the app does.
 STREAM_ATTEMPTS = 5
-QUIET_STEAL = 0.10
 
 
 def test_first_token_painted_within_a_frame_of_arriving(make_app, server, run, qtbot):  # noqa: F811
@@ -238,13 +238,6 @@ class LoopProbe:
         return self
 
 
-def cpu_steal_share() -> tuple[int, int]:
-    """(steal, total) jiffies of the whole machine so far, from /proc/stat."""
-    fields = Path("/proc/stat").read_text(encoding="utf-8").split("\n", 1)[0].split()[1:]
-    numbers = [int(value) for value in fields[:8]]
-    return numbers[7], sum(numbers)
-
-
 def test_view_keeps_up_at_1000_tokens_per_second(make_app, run, tmp_path, qtbot):  # noqa: F811
     lab, url = start_lab(LAB_STREAM, tmp_path)
     try:
@@ -274,16 +267,14 @@ def test_view_keeps_up_at_1000_tokens_per_second(make_app, run, tmp_path, qtbot)
             stop.set()
             idle_probe = await idle
             stop = asyncio.Event()
-            steal_before = cpu_steal_share()
+            steal = StealMeter()
             busy = asyncio.ensure_future(LoopProbe().run(stop))
             app.window.composer.setPlainText("Tell me a long story.")
             app.window.composer.submit()
             await until(lambda: ended and not app.page.busy, timeout_s=15)
             await asyncio.sleep(0.3)  # the work an answer's end leaves for later turns too
             stop.set()
-            steal_after = cpu_steal_share()
-            total = max(1, steal_after[1] - steal_before[1])
-            return idle_probe, await busy, (steal_after[0] - steal_before[0]) / total
+            return idle_probe, await busy, steal.share()
 
         verdicts = []
         for attempt in range(1, STREAM_ATTEMPTS + 1):
@@ -453,10 +444,9 @@ def test_window_painted_within_1_5_s_of_launch(lab_url, tmp_path):
     env = child_env(tmp_path / "data")
     rounds = []
     for attempt in range(1, STREAM_ATTEMPTS + 1):
-        before = cpu_steal_share()
+        meter = StealMeter()
         median = launch_round(attempt, env, lab_url)
-        after = cpu_steal_share()
-        steal = (after[0] - before[0]) / max(1, after[1] - before[1])
+        steal = meter.share()
         rounds.append((median, steal))
         if median < 1.5 and steal < QUIET_STEAL:
             break
