@@ -9,6 +9,7 @@ import pytest
 from client.core.conversation import ChatMessage
 from client.core.metrics import RequestMetrics
 from client.core.prediction import ModelState, Prediction, TtftPredictor, tokens_to_process
+from tests.machine import QUIET_STEAL, StealMeter
 
 
 def ttft_of(tokens: int, overhead: float = 40.0, rate: float = 2000.0) -> float:
@@ -102,6 +103,46 @@ def test_cold_load_learned_from_a_cold_request() -> None:
     assert warm is not None and warm.ttft_ms == pytest.approx(ttft_of(100))
 
 
+def test_what_was_learned_survives_a_restart_through_json() -> None:
+    """learned() goes into the settings table as JSON; restore() in the next session
+    predicts as the old predictor did, loads included."""
+    import json
+
+    old = TtftPredictor()
+    for tokens in (50, 700, 1500, 300, 1100):
+        old.observe(tokens, 20.0 + 0.5 * tokens + 0.0001 * tokens**2)
+    old.observe(100, 2100.0, cold=True)
+    new = TtftPredictor()
+    assert new.predict(400) is None
+    new.restore(json.loads(json.dumps(old.learned())))
+    for tokens in (60, 450, 1400):
+        for state in (ModelState.WARM, ModelState.COLD):
+            before, after = old.predict(tokens, state), new.predict(tokens, state)
+            assert before is not None and after is not None
+            assert after.ttft_ms == pytest.approx(before.ttft_ms, rel=1e-3)
+    assert new.load_ms == pytest.approx(old.load_ms or 0.0, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    "saved",
+    [
+        None,
+        "warm",
+        [],
+        {"warm": "x"},
+        {"warm": [[1, 2, 3], ["a", 5], [100, -4], [True, 9], [100, float("nan")]]},
+        {"loads": [None, "5", -1], "server_prefill": [[0]]},
+    ],
+)
+def test_damaged_saved_samples_are_skipped(saved: object) -> None:
+    predictor = TtftPredictor()
+    predictor.restore(saved)
+    assert predictor.predict(100) is None and predictor.load_ms is None
+    predictor.restore({"warm": [[100, 90.0], "junk", [400, 240.0], [900, 490.0]]})
+    prediction = predictor.predict(400)
+    assert prediction is not None and prediction.ttft_ms == pytest.approx(240.0, rel=0.01)
+
+
 def test_ollama_load_duration_splits_a_cold_request() -> None:
     predictor = TtftPredictor()
     metrics = RequestMetrics(ttft_ms=3100.0, prompt_tokens=200)
@@ -176,6 +217,9 @@ SENTENCES = (
 )
 
 
+STOLEN_RETRIES = 2
+
+
 def prompt_of(index: int, sentences: int) -> str:
     # A different opening per prompt: the engine's prompt cache cannot reuse one
     # prompt for the next beyond the chat template.
@@ -184,7 +228,7 @@ def prompt_of(index: int, sentences: int) -> str:
 
 
 @pytest.mark.engine
-@pytest.mark.timeout(900)  # eleven prompts of up to 1,500 tokens on a shared 2-core machine
+@pytest.mark.timeout(900)  # 19 prompts of up to 1,500 tokens on a shared 2-core machine
 async def test_prediction_within_25_percent_on_the_local_engine(local_engine: object) -> None:
     from client.backends import OpenAICompatBackend
     from client.backends.stream import StreamTimeouts
@@ -210,29 +254,44 @@ async def test_prediction_within_25_percent_on_the_local_engine(local_engine: ob
         return measured
 
     await ttft(prompt_of(0, 1))  # the engine may be fresh: not part of the figures
-    # ~10 sentence counts from about 50 to 1,500 tokens (n_ctx is 2048); the first
+    # 19 sentence counts from about 50 to 1,500 tokens (n_ctx is 2048); the first
     # three teach the predictor, the rest are predicted before they are sent (and
     # then observed: the predictor keeps learning, as it does in the app).
-    plan = [4, 70, 150, 9, 110, 27, 90, 45, 130, 18, 60]
-    errors, sizes = [], []
+    # This machine's own speed varies from one request to the next: a ~1,100-token
+    # prompt took 7.6-11.3 s over 8 requests, with the engine's CPU time equal to the
+    # wall time and nothing stolen. With 8 predicted prompts, the median error was
+    # 4 %, 24 % and 26 % in three runs; 16 make that median steadier.
+    plan = [4, 70, 150, 9, 110, 27, 90, 45, 130, 18, 60, 35, 100, 14, 75, 120, 22, 50, 140]
+    # A prompt timed while the hypervisor took the machine's CPU (tests.machine) is
+    # timed again with another prompt of that size.
+    errors, sizes, retaken = [], [], 0
     for index, sentences in enumerate(plan, start=1):
-        message = ChatMessage("user", prompt_of(index, sentences))
-        await counter.prepare([message])
-        tokens = counter(message)
+        for attempt in range(STOLEN_RETRIES + 1):
+            message = ChatMessage("user", prompt_of(index + 100 * attempt, sentences))
+            await counter.prepare([message])
+            tokens = counter(message)
+            prediction = predictor.predict(tokens)
+            meter = StealMeter()
+            actual = await ttft(message.content)
+            stolen = meter.share()
+            if stolen < QUIET_STEAL:
+                break
+            retaken += 1
         sizes.append(tokens)
-        prediction = predictor.predict(tokens)
-        actual = await ttft(message.content)
         predicted = prediction.ttft_ms if prediction and index > 3 else None
         predictor.observe(tokens, actual, predicted_ms=predicted)
         if predicted is not None:
             errors.append(abs(predicted - actual) / actual)
-            print(f"{tokens:5d} tokens: predicted {predicted:7.1f} ms, actual {actual:7.1f} ms")
+            print(
+                f"{tokens:5d} tokens: predicted {predicted:7.1f} ms, actual {actual:7.1f} ms "
+                f"({stolen:.0%} stolen)"
+            )
     await backend.aclose()
     median_error = predictor.median_error_pct()
     print(
         f"median error {median_error:.1f}% over {len(errors)} prompts; "
         f"prefill {predictor.prefill_tokens_per_s:.0f} tokens/s, "
-        f"overhead {predictor.overhead_ms:.0f} ms"
+        f"overhead {predictor.overhead_ms:.0f} ms; {retaken} prompts timed again (stolen CPU)"
     )
     assert counter.source == "server"
     assert min(sizes) <= 60 and max(sizes) >= 1400, sizes
