@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from client.core.conversation import ChatMessage
 from client.core.metrics import RequestMetrics
@@ -153,6 +154,30 @@ class TtftPredictor:
             predicted_ms=predicted_ms,
         )
 
+    # -- kept across restarts ------------------------------------------------
+    def learned(self) -> dict[str, list[Any]]:
+        """What the fit rests on, JSON-ready: stored per model, so the first draft
+        after a restart is predicted from the last session's requests."""
+        return {
+            "warm": [[tokens, round(ms, 2)] for tokens, ms in self._warm],
+            "server_prefill": [[tokens, round(ms, 2)] for tokens, ms in self._server_prefill],
+            "loads": [round(ms, 2) for ms in self._loads],
+        }
+
+    def restore(self, saved: Any) -> None:
+        """Start from learned() of an earlier session; malformed entries (a damaged
+        or hand-edited settings row) are skipped, never raised."""
+        if not isinstance(saved, dict):
+            return
+        for tokens, ms in _pairs(saved.get("server_prefill")):
+            self._server_prefill.append((tokens, ms))
+        for ms in _numbers(saved.get("loads")):
+            self._loads.append(ms)
+        for tokens, ms in _pairs(saved.get("warm")):
+            self._warm.append((int(tokens), ms))
+        if self._warm:
+            self._line = _fit(list(self._warm), self._server_ms_per_token())
+
     # -- what the HUD shows ---------------------------------------------------
     @property
     def load_ms(self) -> float | None:
@@ -185,6 +210,20 @@ class TtftPredictor:
     def _server_ms_per_token(self) -> float | None:
         tokens = sum(n for n, _ in self._server_prefill)
         return sum(ms for _, ms in self._server_prefill) / tokens if tokens else None
+
+
+def _numbers(values: Any) -> list[float]:
+    if not isinstance(values, list):
+        return []
+    numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    return [float(v) for v in numbers if 0 <= v < 1e9]
+
+
+def _pairs(values: Any) -> list[tuple[float, float]]:
+    if not isinstance(values, list):
+        return []
+    pairs = [_numbers(v) for v in values if isinstance(v, list) and len(v) == 2]
+    return [(x, y) for x, y in (p for p in pairs if len(p) == 2) if y > 0]
 
 
 def _fit(samples: list[tuple[int, float]], server_ms_per_token: float | None) -> _Curve:

@@ -66,6 +66,9 @@ OPENED_WARM_MS = 1000
 OPENED_WARM_MAX_MS = 1500.0  # predicted prefill of the conversation, once measured
 OPENED_WARM_MAX_TOKENS = 1000  # before any request of the model was measured
 REFRESH_MS = 30_000  # "warm · N min left" is re-read this often
+# The predictor's samples per server and model, so a restart predicts from the start.
+LEARNED_KEY = "ttft_learned"  # settings key: "ttft_learned <server> <model>"
+SAVE_DELAY_MS = 200  # saved this long after an answer ends: its last paint comes first
 CUT_MARKER = "Earlier messages not sent: context budget"
 _UNCOUNTED = object()
 
@@ -82,7 +85,9 @@ class WarmingLink(QObject):
         self.warmer = KeepAliveWarmer(None, None, WarmSettings(keep_alive=keep_alive))
         self.warmer.add_listener(self._on_status)
         self.warmer.prefix_provider = self.next_prefix
-        self.predictor = TtftPredictor()
+        self.predictor = TtftPredictor()  # the current model's (one per server and model)
+        self._predictors: dict[str, TtftPredictor] = {}
+        self._learned_key = ""
         self.counter: PromptTokenCounter | None = None
         self.context_length: int | None = None
         self._loading_since = 0.0
@@ -108,6 +113,11 @@ class WarmingLink(QObject):
         self._refresh_timer.setInterval(REFRESH_MS)
         self._refresh_timer.timeout.connect(self._show_status)
         self._refresh_timer.start()
+        self._unsaved: dict[str, TtftPredictor] = {}  # learned, not in the settings yet
+        self._save_timer = QTimer(self)
+        self._save_timer.setSingleShot(True)
+        self._save_timer.setInterval(SAVE_DELAY_MS)
+        self._save_timer.timeout.connect(self._save_learned)
         self._connect()
 
     def _stored(self, key: str, default: Any) -> Any:
@@ -212,9 +222,31 @@ class WarmingLink(QObject):
             session.token_counter = self.counter
         self._answered = None
         self._counted_for = _UNCOUNTED
+        self._choose_predictor(session, model)
         self.warmer.set_target(backend, model, engine=engine, reason=reason)
         self._show_status()
         spawn(self._load_budget(backend, model), "reading the model's context length")
+
+    def _choose_predictor(self, session: Any, model: str) -> None:
+        """Each model has its own prefill rate: its own predictor, restored from
+        what earlier sessions learned of it."""
+        server = "local" if session.is_local else getattr(session.backend, "base_url", "")
+        key = f"{LEARNED_KEY} {server} {model}"
+        predictor = self._predictors.get(key)
+        if predictor is None:
+            predictor = self._predictors[key] = TtftPredictor()
+            predictor.restore(self._stored(key, None))
+        self.predictor, self._learned_key = predictor, key
+        self._show_hud_error()
+
+    def _save_learned_later(self) -> None:
+        self._unsaved[self._learned_key] = self.predictor
+        self._save_timer.start()
+
+    def _save_learned(self) -> None:
+        unsaved, self._unsaved = self._unsaved, {}
+        for key, predictor in unsaved.items():
+            self._save(key, predictor.learned())
 
     def _wire_session(self, session: Any) -> None:
         session.model_state_provider = self.warmer.model_state
@@ -431,15 +463,20 @@ class WarmingLink(QObject):
             metrics, tokens, cold=bool(generation.cold), predicted_ms=predicted
         )
         self._show_hud_error()
+        self._save_learned_later()
 
     def _show_hud_error(self) -> None:
+        if self.hud_label is None:
+            return
         error = self.predictor.median_error_pct()
-        if self.hud_label is not None and error is not None:
-            count = self.predictor.error_count
-            requests = "1 request" if count == 1 else f"{count} requests"
-            self.hud_label.setText(
-                f"Predicted vs actual first token: median error {error:.0f} % ({requests})"
-            )
+        if error is None:
+            self.hud_label.setText("Prediction error: not measured yet")
+            return
+        count = self.predictor.error_count
+        requests = "1 request" if count == 1 else f"{count} requests"
+        self.hud_label.setText(
+            f"Predicted vs actual first token: median error {error:.0f} % ({requests})"
+        )
 
     def _on_conversation_opened(self) -> None:
         self._recount_base()
@@ -475,6 +512,8 @@ class WarmingLink(QObject):
         self._typing_timer.stop()
         self._opened_timer.stop()
         self._refresh_timer.stop()
+        self._save_timer.stop()
+        self._save_learned()
         await self.warmer.aclose()
 
 

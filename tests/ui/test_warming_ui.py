@@ -233,3 +233,39 @@ def test_cut_marker_appears_with_a_tiny_budget(warm_app, run, lab):
         assert generation.cut_before_message_id == cut
 
     run(body())
+
+
+def test_prediction_is_there_from_the_first_keystroke_after_a_restart(warm_app, run, lab, qtbot):
+    """What the predictor learned is kept per server and model in the settings
+    table: the next session predicts the first draft before any request."""
+    lab.set_scenario(lab_scenario(200.0))  # a short first load
+
+    async def body() -> None:
+        first = await warm_app()
+        link = first.warming
+        assert link is not None
+        send(first, "First question, so the prediction has a measurement.")
+        await until(answered(first, 1), 5)
+        learned = link.predictor.learned()
+        assert learned["warm"]
+        await first.aclose()  # saves what is not saved yet
+        first.window.close()
+        keys = [k for k in first.stores.settings.all() if k.startswith("ttft_learned ")]
+        assert keys == [f"ttft_learned {lab.url} {MODEL}"]
+
+        second = await warm_app()
+        link = second.warming
+        assert link is not None and link.predictor.learned()["warm"] == learned["warm"]
+        composer = second.window.composer
+        composer.setFocus()
+        qtbot.keyClicks(composer, "Why")
+        label = link.prediction_label
+        assert label.text().startswith("≈ ") and label.text().endswith("to first token")
+        # Another model has its own predictor, and nothing learned yet.
+        link._retarget("another-model:latest", "model changed")
+        assert link.predictor.predict(10) is None
+        assert link.hud_label is not None and "not measured yet" in link.hud_label.text()
+        link._retarget(MODEL, "model changed")
+        assert link.predictor.predict(10) is not None
+
+    run(body())
