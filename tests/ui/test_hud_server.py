@@ -120,3 +120,34 @@ def _text(table: Any, row: int, column: int) -> str:
     item = table.item(row, column)
     assert item is not None, (row, column)
     return str(item.text())
+
+
+def test_closing_the_hud_ends_a_poll_under_way(qapp: Any, hud: LatencyHud) -> None:
+    """aclose() waits for the cancelled poll: one left pending was stepped by Qt after
+    its loop had stopped ("no running event loop", printed at the end of a CI run)."""
+    asked = asyncio.Event()
+
+    async def metrics(_request: web.Request) -> web.Response:
+        asked.set()
+        await asyncio.sleep(30)  # a server that does not answer in time
+        return web.Response(text=VLLM_METRICS)
+
+    async def scenario() -> None:
+        app = web.Application()
+        app.router.add_get("/metrics", metrics)
+        runner = web.AppRunner(app, shutdown_timeout=0.1)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        try:
+            hud.set_server(f"http://127.0.0.1:{runner.addresses[0][1]}", "openai")
+            hud.show()
+            await asyncio.wait_for(asked.wait(), 3.0)
+            task = hud.server._in_flight
+            assert task is not None and not task.done()
+            await hud.aclose()
+            assert task.done()
+        finally:
+            await runner.cleanup()
+
+    _run_on_qasync(qapp, scenario)

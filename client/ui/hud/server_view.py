@@ -8,6 +8,7 @@ GUI thread never waits on the network.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from datetime import UTC, datetime
 
@@ -87,8 +88,11 @@ class ServerView(QWidget):
 
     async def aclose(self) -> None:
         self.stop()
-        if self._in_flight is not None:
-            self._in_flight.cancel()
+        task, self._in_flight = self._in_flight, None
+        if task is not None and not task.done():
+            task.cancel()  # and wait for it: a poll left pending outlives the loop
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
         if self._client is not None:
             await self._client.aclose()
             self._client = None
