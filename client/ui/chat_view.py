@@ -11,8 +11,6 @@ conversation.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -31,6 +29,15 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from client.ui.chat_document import (
+    clear_frame,
+    code_block_text_at,
+    code_runs,
+    hide,
+    hide_empty_blocks_before_frames,
+    hide_empty_paragraphs_around,
+    one_edit,
+)
 from client.ui.chat_text import (
     THINKING_GREY,
     content_format,
@@ -172,26 +179,9 @@ class ChatView(QTextBrowser):
             page = cursor.insertFrame(QTextFrameFormat())
             self._pages.append(page)
             self._in_last_page = 0
-            self._hide_empty_paragraphs_around(page)
+            hide_empty_paragraphs_around(self.document(), page)
         self._in_last_page += 1
         return self._pages[-1]
-
-    def _hide_empty_paragraphs_around(self, page: QTextFrame) -> None:
-        """Qt keeps an empty paragraph before and after every frame. At the top level
-        (around pages) and at the top of a page they would show as a blank band above
-        the first message and an uneven gap every page; only the ones between messages
-        of a page are the usual spacing."""
-        document = self.document()
-        blocks = [document.findBlock(page.firstPosition())]  # the top of the page
-        iterator = document.rootFrame().begin()
-        while not iterator.atEnd():
-            if iterator.currentFrame() is None:
-                blocks.append(iterator.currentBlock())
-            iterator += 1
-        for block in blocks:
-            if block.isValid() and block.isVisible() and not block.text():
-                block.setVisible(False)
-                document.markContentsDirty(block.position(), block.length())
 
     def add_message(self, message: ShownMessage) -> None:
         self._order.append(message.key)
@@ -207,7 +197,7 @@ class ChatView(QTextBrowser):
         # A finished answer's reasoning starts collapsed, unless it is all there is.
         block.thinking_open = not message.text.strip()
         self._blocks[message.key] = block
-        with self._one_edit():
+        with one_edit(self.document()):
             if thinking is not None:
                 self._render_thinking(block)
             self._render_full(block)
@@ -219,7 +209,7 @@ class ChatView(QTextBrowser):
             self.clear_messages()
             # One edit for the lot: the layout runs once at the end, not once per
             # message over a growing document (2,000 messages: 35 s -> well under 1 s).
-            with self._one_edit():
+            with one_edit(self.document()):
                 for message in messages[-SHOWN_FIRST:]:
                     self.add_message(message)
         finally:
@@ -261,13 +251,13 @@ class ChatView(QTextBrowser):
         del self._earlier[-EARLIER_BATCH:]
         bar = self.verticalScrollBar()
         from_bottom = bar.maximum() - bar.value()
-        with self._one_edit():
+        with one_edit(self.document()):
             cursor = QTextCursor(self.document())
             cursor.setPosition(self.document().rootFrame().firstPosition())
             page = cursor.insertFrame(QTextFrameFormat())
             self._pages.insert(0, page)
             for shown in self._pages[:2]:
-                self._hide_empty_paragraphs_around(shown)
+                hide_empty_paragraphs_around(self.document(), shown)
             for message in batch:
                 del self._earlier_by_key[message.key]
                 self._add_block(message, page)
@@ -297,7 +287,7 @@ class ChatView(QTextBrowser):
             if old in pending:
                 pending.discard(old)
                 pending.add(new)
-        with self._one_edit():
+        with one_edit(self.document()):
             if block.thinking_frame is not None:
                 self._render_thinking(block)  # its link names the key
             self._render_meta(block)
@@ -328,7 +318,7 @@ class ChatView(QTextBrowser):
         block.streaming = True
         block.painted_first = False
         block.thinking_painted = False
-        with self._one_edit():
+        with one_edit(self.document()):
             if block.thinking_frame is not None:
                 block.thinking_open = True
                 self._render_thinking(block)
@@ -355,7 +345,7 @@ class ChatView(QTextBrowser):
         if not block.thinking_painted:
             block.thinking_painted = True
             follow = self._at_bottom()
-            with self._one_edit():
+            with one_edit(self.document()):
                 self._render_thinking_tail(block)
             self._unreserve(block)
             if follow:
@@ -392,7 +382,7 @@ class ChatView(QTextBrowser):
         if block is None or block.thinking_frame is None or block.streaming:
             return
         block.thinking_open = not block.thinking_open
-        with self._one_edit():
+        with one_edit(self.document()):
             self._render_thinking(block)
         self.viewport().update()
 
@@ -421,7 +411,7 @@ class ChatView(QTextBrowser):
         if not (self._pending or self._pending_thinking or self._pending_meta):
             return
         follow = self._at_bottom()
-        with self._one_edit():
+        with one_edit(self.document()):
             for key in list(self._pending_thinking):
                 block = self._blocks.get(key)
                 if block is not None:
@@ -467,7 +457,7 @@ class ChatView(QTextBrowser):
         if thinking is not None:
             block.message.thinking = thinking
         block.final_due = streamed and len(block.message.text) >= FINAL_RENDER_LATER_CHARS
-        with self._one_edit():
+        with one_edit(self.document()):
             if block.message.thinking:
                 # Collapsed once the answer is there; kept open if it is all there is.
                 block.thinking_open = not block.message.text.strip()
@@ -484,7 +474,7 @@ class ChatView(QTextBrowser):
             return  # rendered already, or streaming again (Continue)
         block.final_due = False
         if self._blocks.get(block.message.key) is block:  # not cleared or replaced
-            with self._one_edit():
+            with one_edit(self.document()):
                 self._render_full(block)
 
     def set_state(self, key: int, state: str) -> None:
@@ -495,31 +485,8 @@ class ChatView(QTextBrowser):
         self._render_meta(block)
 
     # --- rendering ---------------------------------------------------------------
-    @contextmanager
-    def _one_edit(self) -> Iterator[None]:
-        """Group edits so the layout hears of them once: without this every edit
-        re-walks the frames of the whole conversation."""
-        cursor = QTextCursor(self.document())
-        cursor.beginEditBlock()
-        try:
-            yield
-        finally:
-            cursor.endEditBlock()
-
-    def _clear_frame(self, frame: QTextFrame, start: int | None = None) -> QTextCursor:
-        cursor = QTextCursor(self.document())
-        cursor.setPosition(frame.firstPosition() if start is None else start)
-        cursor.setPosition(frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
-        cursor.removeSelectedText()
-        cursor.setBlockFormat(QTextBlockFormat())
-        cursor.setCharFormat(QTextCharFormat())
-        if not cursor.block().isVisible():  # hidden by _insert_markdown: in use again
-            cursor.block().setVisible(True)
-            self.document().markContentsDirty(cursor.block().position(), 1)
-        return cursor
-
     def _render_full(self, block: _Block) -> None:
-        cursor = self._clear_frame(block.content)
+        cursor = clear_frame(self.document(), block.content)
         text = block.message.text
         if block.message.role == "user":
             cursor.insertText(text, QTextCharFormat())  # the user's own words, verbatim
@@ -538,18 +505,18 @@ class ChatView(QTextBrowser):
             settled = soft_cut(text, max(settled, block.rendered_settled))
         if block.tail_start < 0:
             # First flush after the plain first chunk: render everything once.
-            cursor = self._clear_frame(block.content)
+            cursor = clear_frame(self.document(), block.content)
             block.rendered_settled = 0
             block.chunk = None
         else:
-            cursor = self._clear_frame(block.content, block.tail_start)
+            cursor = clear_frame(self.document(), block.content, block.tail_start)
         if settled > block.rendered_settled:
             # Settled text goes into chunk frames of bounded size, so a flush's relayout
             # walks a few chunks and the tail, not every paragraph so far.
             chunk = block.chunk
             if chunk is None or chunk.lastPosition() - chunk.firstPosition() > CHUNK_CHARS:
                 chunk = block.chunk = cursor.insertFrame(QTextFrameFormat())
-                self._hide_empty_blocks_before_frames(block.content)
+                hide_empty_blocks_before_frames(self.document(), block.content)
             chunk_cursor = chunk.lastCursorPosition()
             if chunk_cursor.block().length() > 1:
                 chunk_cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
@@ -558,20 +525,6 @@ class ChatView(QTextBrowser):
             cursor.setPosition(chunk.lastPosition() + 1)  # the block after the chunk
         block.tail_start = cursor.position()
         self._insert_markdown(cursor, text[block.rendered_settled :])
-
-    def _hide_empty_blocks_before_frames(self, frame: QTextFrame) -> None:
-        """Qt keeps a paragraph before every frame; before a chunk frame it is empty and
-        would show as a blank line above a streaming answer until its final render."""
-        iterator = frame.begin()
-        previous = None
-        while not iterator.atEnd():
-            child = iterator.currentFrame()
-            if child is not None and previous is not None and previous.isVisible():
-                if not previous.text():
-                    previous.setVisible(False)
-                    self.document().markContentsDirty(previous.position(), previous.length())
-            previous = iterator.currentBlock() if child is None else None
-            iterator += 1
 
     def _insert_markdown(self, cursor: QTextCursor, text: str) -> None:
         """Markdown at an empty block, as the final render will show it. Qt keeps that
@@ -585,8 +538,7 @@ class ChatView(QTextBrowser):
             and first.next().isValid()
             and first.next().position() <= cursor.position()
         ):
-            first.setVisible(False)
-            self.document().markContentsDirty(first.position(), first.length())
+            hide(self.document(), first)
 
     # --- reasoning ("thinking"): plain text, never Markdown or HTML ------------------
     def _thinking_frame(self, block: _Block) -> QTextFrame:
@@ -611,7 +563,7 @@ class ChatView(QTextBrowser):
         the reasoning. Keeps any streaming tail below it in place."""
         frame = self._thinking_frame(block)
         at, before = frame.firstPosition(), self.document().characterCount()
-        cursor = self._clear_frame(frame)
+        cursor = clear_frame(self.document(), frame)
         header = thinking_char_format(self.font().pointSizeF())
         cursor.insertText("Thinking", header)
         if not block.streaming:
@@ -643,7 +595,7 @@ class ChatView(QTextBrowser):
         self._shift_tails(at + 1, self.document().characterCount() - before)
 
     def _render_meta(self, block: _Block) -> None:
-        cursor = self._clear_frame(block.meta)
+        cursor = clear_frame(self.document(), block.meta)
         message = block.message
         block.meta_shown = not block.reserved
         if block.reserved:
@@ -687,7 +639,7 @@ class ChatView(QTextBrowser):
         for cut in {old, key}:
             before = self._key_before(cut) if cut is not None else None
             if before is not None and before in self._blocks:
-                with self._one_edit():
+                with one_edit(self.document()):
                     self._render_meta(self._blocks[before])
 
     def cut_marked_before(self) -> int | None:
@@ -706,24 +658,7 @@ class ChatView(QTextBrowser):
 
     def _add_code_copy_links(self, block: _Block) -> None:
         """A "Copy code" link under each code block of a finished answer."""
-        runs: list[tuple[int, str]] = []  # (position after the run, code text)
-        lines: list[str] = []
-        text_block = self.document().findBlock(block.content.firstPosition())
-        while text_block.isValid() and text_block.position() < block.content.lastPosition():
-            if is_code_block(text_block.blockFormat()):
-                lines.append(text_block.text())
-            elif lines:
-                runs.append((text_block.previous().position(), "\n".join(lines)))
-                lines = []
-            text_block = text_block.next()
-        if lines:
-            runs.append(
-                (
-                    self.document().findBlock(block.content.lastPosition()).position(),
-                    "\n".join(lines),
-                )
-            )
-        for position, code in reversed(runs):
+        for position, code in reversed(code_runs(self.document(), block.content)):
             copy_id = len(self._code_copies) + 1
             self._code_copies[copy_id] = code
             cursor = QTextCursor(self.document())
@@ -763,17 +698,7 @@ class ChatView(QTextBrowser):
 
     def _copy_code_under_cursor(self) -> None:
         position = int(self._copy_code_action.data() or 0)
-        QGuiApplication.clipboard().setText(self.code_block_text_at(position))
-
-    def code_block_text_at(self, position: int) -> str:
-        start = self.document().findBlock(position)
-        while start.previous().isValid() and is_code_block(start.previous().blockFormat()):
-            start = start.previous()
-        lines = []
-        while start.isValid() and is_code_block(start.blockFormat()):
-            lines.append(start.text())
-            start = start.next()
-        return "\n".join(lines)
+        QGuiApplication.clipboard().setText(code_block_text_at(self.document(), position))
 
     def _at_bottom(self) -> bool:
         bar = self.verticalScrollBar()
