@@ -39,6 +39,13 @@ class Stores:
     metrics: Any = None
     endpoints: Any = None
     settings: Any = None
+    db: Any = None  # the database they share
+
+    def close(self) -> None:
+        """Finish queued writes and close the database (on quit)."""
+        if self.db is not None:
+            self.db.close()
+            self.db = None
 
 
 def open_stores(path: Path | None = None) -> Stores:
@@ -53,7 +60,7 @@ def open_stores(path: Path | None = None) -> Stores:
     # Undo lasts as long as the session that deleted: what an earlier session deleted
     # is gone for good now (a grace period covers a second window still offering Undo).
     history.purge_deleted(db.clock() - DELETED_GRACE_S)
-    return Stores(history, MetricsStore(db), EndpointStore(db), Settings(db))
+    return Stores(history, MetricsStore(db), EndpointStore(db), Settings(db), db)
 
 
 def qt_settings() -> QSettings:
@@ -223,6 +230,7 @@ def run_app(url: str | None = None, api: str = "auto", model: str | None = None)
         await quit_event.wait()
         starting.cancel()
         await tachy.aclose()
+        tachy.stores.close()
         await loop.shutdown_asyncgens()
 
     with loop:

@@ -116,6 +116,7 @@ def make_app(qtbot: Any, run: LoopRunner, data_dir: Path) -> Iterator[Callable[.
     yield make
     for app in apps:  # (not qtbot.addWidget: pytest-qt would close it before this runs)
         run(app.aclose())
+        app.stores.close()  # its database thread and connection end with the test
         app.window.close()
         app.window.deleteLater()
     # Delete them now, so no window, HUD or timer of this test outlives it.

@@ -25,8 +25,15 @@ async def aclose(self):
     await original_aclose(self)
     closed.append(True)
 
+original_close = app_module.Stores.close
+
+def close(self):
+    original_close(self)
+    print("DATABASE CLOSED")
+
 app_module.TachyApp.start = start
 app_module.TachyApp.aclose = aclose
+app_module.Stores.close = close
 code = app_module.run_app(url="http://127.0.0.1:9", api="ollama", model="m")
 print("CLEANED UP" if closed else "NO CLEANUP")
 sys.exit(code)
@@ -48,3 +55,4 @@ def test_window_closes_cleans_up_and_exits_zero(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
     assert (tmp_path / "window.ini").exists()  # the layout was remembered
     assert (tmp_path / "tachy.sqlite3").exists()
+    assert "DATABASE CLOSED" in done.stdout  # queued writes finished, then closed

@@ -120,7 +120,7 @@ def test_crash_left_streaming_message_opens_with_continue(make_app, server, run,
     stores.history.add_message(
         conversation.id, "assistant", "half an ans", parent_id=question.id, state="streaming"
     )
-    stores.history.db.close() if hasattr(stores.history.db, "close") else None
+    stores.close()
     app = make_app(server.url)  # opening the history marks it interrupted
     app.conversations.choose(conversation.id)
     view = app.window.chat_view

@@ -118,6 +118,7 @@ def test_no_server_starts_the_local_engine_without_blocking(qtbot, run, data_dir
         assert picker.placeholderText().startswith(LOCAL_ENGINE_LABEL)
     finally:
         run(app.aclose())
+        stores.close()
         app.window.close()
 
 
@@ -156,6 +157,7 @@ def test_local_engine_label_and_waiting_question_go_out_when_it_runs(
         assert [view.message(k).role for k in view.keys()] == ["user", "assistant"]
     finally:
         run(app.aclose())
+        stores.close()
         app.window.close()
 
 
@@ -174,7 +176,7 @@ def test_conversations_deleted_by_an_earlier_session_are_purged_at_start(tmp_pat
     history.db.clock = lambda: clock() - 60
     history.soft_delete(recent.id)
     history.db.clock = clock
-    history.db.close()
+    stores.close()
 
     stores = open_stores(path)  # the next start
     assert stores.history.get_conversation(old.id) is None  # gone, with its messages
@@ -183,4 +185,4 @@ def test_conversations_deleted_by_an_earlier_session_are_purged_at_start(tmp_pat
     assert stores.history.get_conversation(recent.id) is not None  # within the grace period
     assert stores.history.get_conversation(kept.id) is not None
     assert DELETED_GRACE_S < 86_400
-    stores.history.db.close()
+    stores.close()

@@ -108,6 +108,7 @@ def test_reopening_a_conversation_warms_its_prefix(qtbot, run, data_dir, lab):  
             assert link.warmer.warm("typing") is None  # in the cache: nothing more to send
         finally:
             await app.aclose()
+            stores.close()
             app.window.close()
             app.window.deleteLater()
 
@@ -149,6 +150,7 @@ def test_a_long_conversation_is_warmed_when_typed_in_not_when_passed_through(
             await until(lambda: link.warmer.warm_requests == before + 1, 3)
         finally:
             await app.aclose()
+            stores.close()
             app.window.close()
             app.window.deleteLater()
 

@@ -67,6 +67,7 @@ def warm_app(
     yield make
     for app in apps:
         run(app.aclose())
+        app.stores.close()
         app.window.close()
         app.window.deleteLater()
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
