@@ -41,13 +41,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
-import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
-from enum import StrEnum
+from dataclasses import replace
 from typing import Any, Protocol
 
 from client.backends import backend_for
@@ -58,13 +54,17 @@ from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Failed
 from client.core.prediction import ModelState
+from client.services.model_status import (
+    FOREVER_S,
+    ModelStatus,
+    ServerPolicy,
+    WarmSettings,
+    describe_policy,
+    unload_time,
+)
 
 log = logging.getLogger(__name__)
 
-DEFAULT_KEEP_ALIVE = "30m"
-REWARM_MARGIN_S = 60.0  # re-warm this long before the server would unload the model
-ASSUMED_WARM_S = 300.0  # unknown servers: how long a warm-up is trusted (Ollama's default)
-FOREVER_S = 7 * 24 * 3600.0  # an expiry further away than this is "kept loaded"
 # A model load can take minutes on a slow disk; the warm-up is cancelled the moment
 # the user sends anything, so a long wait costs nothing.
 WARM_TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=600.0)
@@ -77,12 +77,6 @@ PrefixProvider = Callable[[], "Sequence[ChatMessage] | None"]
 Prefix = tuple[tuple[str, str], ...]  # (role, content) of each message
 
 
-class ServerPolicy(StrEnum):
-    OLLAMA = "ollama"  # load + /api/ps expiry; re-warm before it
-    KEEPS_LOADED = "keeps_loaded"  # llama.cpp server, vLLM, local engine: warm once
-    ONE_TOKEN = "one_token"  # other OpenAI-compatible servers: 1-token warm-ups
-
-
 class Engine(Protocol):
     """What the warmer needs of client.backends.local_engine.LocalEngine."""
 
@@ -90,44 +84,6 @@ class Engine(Protocol):
     def running(self) -> bool: ...
 
     async def start(self) -> None: ...
-
-
-@dataclass(frozen=True, slots=True)
-class WarmSettings:
-    # Ollama keep_alive sent with warm-ups ("30m", seconds, -1 forever);
-    # None = "let the server unload it": no keep_alive sent and no re-warming.
-    keep_alive: str | int | None = DEFAULT_KEEP_ALIVE
-    margin_s: float = REWARM_MARGIN_S
-    assumed_warm_s: float = ASSUMED_WARM_S
-
-    @property
-    def keep_alive_s(self) -> float | None:
-        return None if self.keep_alive is None else parse_duration(self.keep_alive)
-
-
-@dataclass(frozen=True, slots=True)
-class ModelStatus:
-    """What shows next to the model's name."""
-
-    state: ModelState | None  # None: not known yet (no model, or the server did not say)
-    unloads_at: float | None = None  # time.monotonic() when the server unloads it
-
-    def seconds_left(self, now: float | None = None) -> float | None:
-        if self.unloads_at is None:
-            return None
-        return max(self.unloads_at - (time.monotonic() if now is None else now), 0.0)
-
-    def label(self, now: float | None = None) -> str:
-        if self.state is None:
-            return ""
-        if self.state is ModelState.LOADING:
-            return "loading…"
-        if self.state is ModelState.COLD:
-            return "cold"
-        left = self.seconds_left(now)
-        if left is None or left > FOREVER_S:  # kept loaded (keep_alive -1)
-            return "warm"
-        return f"warm · {_readable_span(left)} left"
 
 
 class KeepAliveWarmer:
@@ -576,68 +532,6 @@ def cold_start_then_warm(
     return hook
 
 
-def describe_policy(
-    policy: ServerPolicy | None, settings: WarmSettings, server_name: str = ""
-) -> str:
-    """One sentence for the ui: what Tachy does to keep this server's model warm."""
-    if policy is ServerPolicy.OLLAMA:
-        if settings.keep_alive is None:
-            return (
-                "Ollama unloads idle models on its own schedule (5 minutes by default): "
-                "Tachy loads the model when you start typing and lets the server unload it."
-            )
-        return (
-            f"Ollama unloads idle models: Tachy loads the model with keep-alive "
-            f"{settings.keep_alive} and re-warms it before it expires while you use the app."
-        )
-    if policy is ServerPolicy.KEEPS_LOADED:
-        name = server_name or "This server"
-        return (
-            f"{name} keeps the model loaded while it runs: Tachy sends one 1-token "
-            "request after it starts, then one when you open or type in a conversation "
-            "it has not seen, so its prompt cache holds the conversation before you send."
-        )
-    if policy is ServerPolicy.ONE_TOKEN:
-        return (
-            "This server may unload idle models on its own schedule: Tachy sends a "
-            "1-token request when you start typing and the model may have gone cold."
-        )
-    return "Tachy warms the model when you start typing."
-
-
-def unload_time(expires_at: str, now: float | None = None) -> float | None:
-    """Ollama's expires_at (ISO wall time) as a time.monotonic() deadline."""
-    try:
-        expires = datetime.fromisoformat(expires_at.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if expires.tzinfo is None:
-        expires = expires.replace(tzinfo=UTC)
-    left = (expires - datetime.now(UTC)).total_seconds()
-    return (time.monotonic() if now is None else now) + left
-
-
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
-
-
-def parse_duration(value: str | int | float) -> float:
-    """Ollama's keep_alive in seconds: "30m", "1h30m", 90, -1 (forever = inf)."""
-    if isinstance(value, int | float):
-        seconds = float(value)
-    else:
-        text = value.strip()
-        try:
-            seconds = float(text)
-        except ValueError:
-            sign = -1.0 if text.startswith("-") else 1.0
-            parts = _PART.findall(text.lstrip("+-"))
-            if not parts or "".join(n + u for n, u in parts) != text.lstrip("+-"):
-                raise ValueError(f"not a duration: {value!r}") from None
-            seconds = sign * sum(float(n) * _UNITS[u] for n, u in parts)
-    return math.inf if seconds < 0 else seconds
-
-
 def _prefix_key(messages: Sequence[ChatMessage]) -> Prefix:
     return tuple((m.role, m.content) for m in messages)
 
@@ -651,11 +545,3 @@ def _owners(answer: Any) -> set[str]:
     if not isinstance(entries, list):
         return set()
     return {str(e.get("owned_by", "")).lower() for e in entries if isinstance(e, dict)}
-
-
-def _readable_span(seconds: float) -> str:
-    if seconds >= 3600:
-        return f"{seconds / 3600:.0f} h"
-    if seconds >= 60:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds:.0f} s"

@@ -28,15 +28,10 @@ from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 from client.core.budget import TOKENS_PER_MESSAGE, fit_to_budget, prompt_budget
 from client.core.conversation import ChatMessage
 from client.core.prediction import ModelState, TtftPredictor
+from client.services.model_status import DEFAULT_KEEP_ALIVE, ModelStatus, WarmSettings
 from client.services.tokenize import PromptTokenCounter
 from client.services.turns import context_of
-from client.services.warming import (
-    DEFAULT_KEEP_ALIVE,
-    WARM_PROMPT,
-    KeepAliveWarmer,
-    ModelStatus,
-    WarmSettings,
-)
+from client.services.warming import WARM_PROMPT, KeepAliveWarmer
 from client.ui.async_errors import report, spawn
 
 log = logging.getLogger(__name__)

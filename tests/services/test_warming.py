@@ -18,8 +18,7 @@ from aiohttp import web
 from client.backends import OllamaBackend, OpenAICompatBackend
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.prediction import ModelState
-from client.services.warming import (
-    KeepAliveWarmer,
+from client.services.model_status import (
     ModelStatus,
     ServerPolicy,
     WarmSettings,
@@ -27,6 +26,7 @@ from client.services.warming import (
     parse_duration,
     unload_time,
 )
+from client.services.warming import KeepAliveWarmer
 
 MODEL = "tiny"
 

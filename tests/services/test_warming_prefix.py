@@ -10,7 +10,8 @@ from typing import Any
 from client.backends import OllamaBackend, OpenAICompatBackend
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.prediction import ModelState
-from client.services.warming import WARM_PROMPT, KeepAliveWarmer, ServerPolicy
+from client.services.model_status import ServerPolicy
+from client.services.warming import WARM_PROMPT, KeepAliveWarmer
 from tests.services.test_warming import MODEL, FakeEngine, make_server, until
 
 __all__ = ["make_server"]  # the fixture, shared with test_warming

@@ -10,7 +10,7 @@ from typing import Any
 from PySide6.QtCore import QSettings
 
 from client.core.conversation import ChatMessage
-from client.services.warming import ServerPolicy
+from client.services.model_status import ServerPolicy
 from client.ui.app import TachyApp, open_stores
 from tests.ui.conftest import NoEngine, until
 from tests.ui.test_warming_ui import MODEL, answered, lab, send, warm_app  # noqa: F401
