@@ -5,11 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QStyle,
+    QStyleOptionComboBox,
+    QToolButton,
+    QWidget,
+)
 
 if TYPE_CHECKING:  # the window is painted before the network stack (httpx) is imported
     from client.services.servers import ServerChoice
+
+NAME_ROOM = 32  # characters of the current server's name the picker always has room for
 
 
 class ServerBar(QWidget):
@@ -30,7 +40,11 @@ class ServerBar(QWidget):
         self.model_picker.setObjectName("modelPicker")
         self.model_picker.setAccessibleName("Model")
         self.model_picker.setMinimumContentsLength(14)
-        self.add_button = QPushButton("Add server…", self)
+        # "+" rather than "Add server…": with the latency dock open, the bar's width
+        # went to this button and the server's name was cut ("Local model (SmolLM2").
+        self.add_button = QToolButton(self)
+        self.add_button.setText("+")
+        self.add_button.setToolTip("Add server…")
         self.add_button.setObjectName("addServerButton")
         self.add_button.setAccessibleName("Add server")
         layout.addWidget(QLabel("Server:", self))
@@ -53,14 +67,18 @@ class ServerBar(QWidget):
         try:
             self._choices = list(choices)
             self.server_picker.clear()
-            for choice in self._choices:
-                self.server_picker.addItem(f"{choice.name}  —  {choice.url}")
+            for index, choice in enumerate(self._choices):
+                self.server_picker.addItem(picker_text(choice))
+                self.server_picker.setItemData(
+                    index, f"{choice.name}  —  {choice.url}", Qt.ItemDataRole.ToolTipRole
+                )
             if current is not None:
                 keys = [choice.key for choice in self._choices]
                 if current.key in keys:
                     self.server_picker.setCurrentIndex(keys.index(current.key))
         finally:
             self._quiet = False
+        self._show_server_tip()
 
     def current_choice(self) -> ServerChoice | None:
         index = self.server_picker.currentIndex()
@@ -79,9 +97,33 @@ class ServerBar(QWidget):
             self._quiet = False
 
     def _on_server(self, index: int) -> None:
+        self._show_server_tip()
         if not self._quiet and 0 <= index < len(self._choices):
             self.serverChosen.emit(self._choices[index])
 
+    def _show_server_tip(self) -> None:
+        """The closed picker's tooltip: the current server's name and address; and
+        room for the name itself (up to NAME_ROOM characters), whatever else the bar
+        holds: the layout otherwise shrank it to "Local model (SmolLM2"."""
+        picker = self.server_picker
+        tip = picker.itemData(picker.currentIndex(), Qt.ItemDataRole.ToolTipRole)
+        picker.setToolTip(tip or "")
+        text = picker.currentText()[:NAME_ROOM]
+        option = QStyleOptionComboBox()
+        picker.initStyleOption(option)
+        room = picker.fontMetrics().horizontalAdvance(text) + 8  # the text's own margins
+        size = picker.style().sizeFromContents(
+            QStyle.ContentsType.CT_ComboBox, option, QSize(room, 0), picker
+        )
+        picker.setMinimumWidth(size.width())
+
     def _on_model(self, name: str) -> None:
+        self.model_picker.setToolTip(name)  # a long model name is cut in the picker
         if not self._quiet and name:
             self.modelChosen.emit(name)
+
+
+def picker_text(choice: ServerChoice) -> str:
+    """The local engine's port changes at every start and means nothing to the user:
+    its name alone. Other servers show their address (the tooltip has both)."""
+    return choice.name if choice.is_local else f"{choice.name}  —  {choice.url}"

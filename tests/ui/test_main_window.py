@@ -6,7 +6,14 @@ import asyncio
 from typing import Any
 
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QLabel,
+    QStyle,
+    QStyleOptionComboBox,
+    QWidget,
+)
 
 from client.cli import build_parser
 from client.services.servers import LOCAL_ENGINE_LABEL, ServerChoice
@@ -150,7 +157,21 @@ def test_local_engine_label_and_waiting_question_go_out_when_it_runs(
         app.window.composer.submit()
         ready.set()
         run(until(lambda: "Hello there." in app.window.chat_view.toPlainText()))
-        assert LOCAL_ENGINE_LABEL in app.window.server_bar.server_picker.currentText()
+        picker = app.window.server_bar.server_picker
+        assert picker.currentText() == LOCAL_ENGINE_LABEL  # its port means nothing to users
+        assert picker.toolTip() == f"{LOCAL_ENGINE_LABEL}  —  {server.url}"
+        # The whole label shows at the first-start size, with the latency dock open
+        # (it was cut to "Local model (SmolLM2").
+        app.window.resize(1240, 780)
+        run(until(lambda: app.window.hud_dock.isVisible()))
+        QApplication.processEvents()
+        shown = picker.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox,
+            _combo_option(picker),
+            QStyle.SubControl.SC_ComboBoxEditField,
+            picker,
+        )
+        assert shown.width() >= picker.fontMetrics().horizontalAdvance(LOCAL_ENGINE_LABEL)
         assert app.page.session.is_local
         assert server.requests[-1]["messages"][-1]["content"] == "asked while starting"
         view = app.window.chat_view
@@ -186,3 +207,9 @@ def test_conversations_deleted_by_an_earlier_session_are_purged_at_start(tmp_pat
     assert stores.history.get_conversation(kept.id) is not None
     assert DELETED_GRACE_S < 86_400
     stores.close()
+
+
+def _combo_option(combo: Any) -> Any:
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    return option
