@@ -28,6 +28,7 @@ from client.ui.main_window import MainWindow
 
 log = logging.getLogger("tachy.ui")
 DELETED_GRACE_S = 600.0  # soft-deleted conversations older than this are purged at start
+SAVE_AT_QUIT_S = 5.0  # the longest quitting waits for a stopped answer to be saved
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 
 
@@ -161,7 +162,12 @@ class TachyApp:
         from client.ui.async_errors import remove_error_sink
 
         remove_error_sink(self._show_error)
+        answering = self.page.runner.task
         self.page.stop()
+        if answering is not None and not answering.done():
+            # Quitting mid-answer is a Stop: the words so far are saved as stopped, with
+            # the request's metrics, before the database closes (bounded: never hangs).
+            await asyncio.wait({answering}, timeout=SAVE_AT_QUIT_S)
         try:
             if self.warming is not None:
                 await self.warming.aclose()

@@ -89,3 +89,28 @@ def test_first_token_is_painted_in_the_turn_it_arrives(make_app, server, run, qt
 
     run(scenario())
     assert painted[0][0] is True  # the first chunk was painted synchronously
+
+
+def test_quitting_mid_answer_saves_it_as_stopped(make_app, server, run, qtbot):
+    """Closing the app while an answer streams is a Stop: the words so far, the
+    stopped state and the request's metrics are stored before the database closes
+    (and what the predictor learned from its first token is kept)."""
+    server.scripts.append([("done",)])  # the warm-up at start (an empty chat: a load)
+    server.scripts.append([("token", "Tides follow "), ("token", "the moon"), ("hang",)])
+    app = make_app(server.url, warm_models=True)
+    w = app.window
+
+    async def scenario() -> None:
+        await until(lambda: len(server.scripts) == 1)  # the warm-up has had its reply
+        w.composer.setPlainText("What makes tides?")
+        qtbot.keyClick(w.composer, Qt.Key.Key_Return)
+        await until(lambda: "the moon" in w.chat_view.toPlainText())
+        await app.aclose()  # what quitting runs; the database is closed after it
+
+    run(scenario())
+    key = _answer_key(app)
+    stored = app.stores.history.get_message(key)
+    assert stored.content == "Tides follow the moon" and stored.state == "stopped"
+    records = app.stores.metrics.query(limit=5)
+    assert [r.outcome for r in records] == ["stopped"] and records[0].ttft_ms is not None
+    assert any(k.startswith("ttft_learned ") for k in app.stores.settings.all())
