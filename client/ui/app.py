@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from client.ui.main_window import MainWindow
 
@@ -177,6 +178,18 @@ class TachyApp:
             await self.servers.aclose()
 
 
+def close_on_signals(loop: asyncio.AbstractEventLoop, window: QWidget) -> None:
+    """SIGTERM (logging out, `kill`) and SIGINT (Ctrl+C in the terminal that started
+    it) close the window like its close button: the answer under way is saved as
+    stopped, the layout remembered, the local engine stopped. Python's default was to
+    die at once (SIGTERM) or not before the next Python callback (SIGINT)."""
+    for number in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(number, window.close)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+            log.info("quitting on signal %s is not handled here", number)
+
+
 def track_async_generators(loop: asyncio.AbstractEventLoop) -> None:
     """Let the loop finalise async generators (httpx response iterators ...) itself.
 
@@ -228,6 +241,7 @@ def run_app(url: str | None = None, api: str = "auto", model: str | None = None)
     tachy.window.closed.connect(quit_event.set)
     if not window.isVisible():  # closed while it was being wired
         quit_event.set()
+    close_on_signals(loop, window)
     log.info("window ready at %.6f", time.time())
     apply_test_hooks(tachy)
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 SCRIPT = """
 import sys
@@ -56,3 +59,45 @@ def test_window_closes_cleans_up_and_exits_zero(tmp_path: Path) -> None:
     assert (tmp_path / "window.ini").exists()  # the layout was remembered
     assert (tmp_path / "tachy.sqlite3").exists()
     assert "DATABASE CLOSED" in done.stdout  # queued writes finished, then closed
+
+
+SIGNAL_SCRIPT = """
+import client.ui.app as app_module
+
+original_close = app_module.Stores.close
+
+def close(self):
+    original_close(self)
+    print("DATABASE CLOSED", flush=True)
+
+app_module.Stores.close = close
+raise SystemExit(app_module.run_app(url="http://127.0.0.1:9", api="ollama", model="m"))
+"""
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT])
+def test_terminate_or_ctrl_c_closes_like_the_close_button(tmp_path: Path, number: int) -> None:
+    """Logging out sends SIGTERM; Ctrl+C in the terminal, SIGINT: both close the window
+    and clean up (the database is closed, the layout saved), then exit 0."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TACHY_DATA_DIR": str(tmp_path)}
+    child = subprocess.Popen(
+        [sys.executable, "-c", SIGNAL_SCRIPT],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        assert child.stderr is not None
+        for line in child.stderr:  # the app logs to stderr
+            if "window ready" in line:
+                break
+        child.send_signal(number)
+        out, err = child.communicate(timeout=30)
+    finally:
+        child.kill()
+    assert child.returncode == 0, err[-2000:]
+    assert "DATABASE CLOSED" in out
+    assert "Traceback" not in err
+    assert (tmp_path / "window.ini").exists()  # the layout was saved on the way out
