@@ -131,6 +131,7 @@ class TachyApp:
         w.add_shortcut("focus", "Ctrl+L", lambda: w.composer.setFocus())
         w.add_shortcut("new", "Ctrl+N", self.conversations.new)
         w.add_shortcut("search", "Ctrl+F", w.conversations.focus_search)
+        w.add_shortcut("quit", "Ctrl+Q", w.close)  # Cmd+Q on macOS (Qt maps Ctrl)
         self._attach_hud()
         self._attach_warming()
 

@@ -89,6 +89,7 @@ def test_shortcuts(make_app, server, run, qtbot) -> None:
         "focus": "Ctrl+L",
         "new": "Ctrl+N",
         "search": "Ctrl+F",
+        "quit": "Ctrl+Q",
     }
     w.shortcuts["search"].activated.emit()
     assert QApplication.focusWidget() is w.conversations.search_box
@@ -99,6 +100,10 @@ def test_shortcuts(make_app, server, run, qtbot) -> None:
     qtbot.keyClick(w.composer, Qt.Key.Key_B)
     assert app.window.composer.toPlainText() == "a\nb"  # Shift+Enter: a new line, not a send
     assert not app.page.busy
+    closed: list[bool] = []
+    w.closed.connect(lambda: closed.append(True))  # what ends the app's main loop
+    w.shortcuts["quit"].activated.emit()
+    assert closed and not w.isVisible()
 
 
 def test_no_server_starts_the_local_engine_without_blocking(qtbot, run, data_dir, monkeypatch):
