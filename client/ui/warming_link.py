@@ -83,6 +83,7 @@ class WarmingLink(QObject):
         self.predictor = TtftPredictor()  # the current model's (one per server and model)
         self._predictors: dict[str, TtftPredictor] = {}
         self._learned_key = ""
+        self._asked: tuple[str, TtftPredictor] = ("", self.predictor)
         self.counter: PromptTokenCounter | None = None
         self.context_length: int | None = None
         self._loading_since = 0.0
@@ -233,10 +234,6 @@ class WarmingLink(QObject):
             predictor.restore(self._stored(key, None))
         self.predictor, self._learned_key = predictor, key
         self._show_hud_error()
-
-    def _save_learned_later(self) -> None:
-        self._unsaved[self._learned_key] = self.predictor
-        self._save_timer.start()
 
     def _save_learned(self) -> None:
         unsaved, self._unsaved = self._unsaved, {}
@@ -432,6 +429,7 @@ class WarmingLink(QObject):
         else:
             self._sent = (None, None)
         self._draft = None
+        self._asked = (self._learned_key, self.predictor)  # the model it was sent to
         self.prediction_label.setText("")
         self.warmer.user_request_started()  # a warm-up in flight is cancelled: ours goes now
 
@@ -454,11 +452,14 @@ class WarmingLink(QObject):
         tokens, predicted = self._sent
         if tokens is None and generation.fitted is not None:
             tokens = generation.fitted.prompt_tokens
-        self.predictor.observe_metrics(
+        key, predictor = self._asked  # another model may have been chosen since
+        predictor.observe_metrics(
             metrics, tokens, cold=bool(generation.cold), predicted_ms=predicted
         )
         self._show_hud_error()
-        self._save_learned_later()
+        if key:  # a server and model were chosen (always, once a request ran)
+            self._unsaved[key] = predictor
+            self._save_timer.start()
 
     def _show_hud_error(self) -> None:
         if self.hud_label is None:
