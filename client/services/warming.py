@@ -391,14 +391,14 @@ class KeepAliveWarmer:
             raise error if isinstance(error, TachyError) else TachyError(str(error))
 
     async def _refresh_ollama_expiry(self) -> None:
+        client = getattr(self._backend, "client", None)
+        if client is not None and client.is_closed:  # a reply ended as the app closed
+            return
         try:
             unloads_at = await self._ollama_unload_time()
         except TachyError as error:  # an old Ollama without /api/ps: warm, time unknown
             log.info("reading /api/ps failed: %s", error)
             self._set_status(ModelStatus(ModelState.WARM))
-            return
-        except RuntimeError:  # httpx: the backend was closed meanwhile (app closing)
-            log.debug("not reading /api/ps: the backend is closed")
             return
         self._cancel_timers()
         if unloads_at is None:  # the server says it is not loaded (keep_alive 0, evicted)

@@ -41,13 +41,12 @@ class Stores:
     metrics: Any = None
     endpoints: Any = None
     settings: Any = None
-    db: Any = None  # the database they share
 
     def close(self) -> None:
-        """Finish queued writes and close the database (on quit)."""
-        if self.db is not None:
-            self.db.close()
-            self.db = None
+        """Finish queued writes and close the database they share (on quit)."""
+        db = getattr(self.history, "db", None)
+        if db is not None:
+            db.close()
 
 
 def open_stores(path: Path | None = None) -> Stores:
@@ -62,7 +61,7 @@ def open_stores(path: Path | None = None) -> Stores:
     # Undo lasts as long as the session that deleted: what an earlier session deleted
     # is gone for good now (a grace period covers a second window still offering Undo).
     history.purge_deleted(db.clock() - DELETED_GRACE_S)
-    return Stores(history, MetricsStore(db), EndpointStore(db), Settings(db), db)
+    return Stores(history, MetricsStore(db), EndpointStore(db), Settings(db))
 
 
 def qt_settings() -> QSettings:

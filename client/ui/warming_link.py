@@ -83,7 +83,7 @@ class WarmingLink(QObject):
         self.predictor = TtftPredictor()  # the current model's (one per server and model)
         self._predictors: dict[str, TtftPredictor] = {}
         self._learned_key = ""
-        self._asked: tuple[str, TtftPredictor] = ("", self.predictor)
+        self._asked = ""  # the model (its _learned_key) the running request went to
         self.counter: PromptTokenCounter | None = None
         self.context_length: int | None = None
         self._loading_since = 0.0
@@ -109,7 +109,7 @@ class WarmingLink(QObject):
         self._refresh_timer.setInterval(REFRESH_MS)
         self._refresh_timer.timeout.connect(self._show_status)
         self._refresh_timer.start()
-        self._unsaved: dict[str, TtftPredictor] = {}  # learned, not in the settings yet
+        self._unsaved: set[str] = set()  # keys of predictors not in the settings yet
         self._save_timer = QTimer(self)
         self._save_timer.setSingleShot(True)
         self._save_timer.setInterval(SAVE_DELAY_MS)
@@ -236,9 +236,9 @@ class WarmingLink(QObject):
         self._show_hud_error()
 
     def _save_learned(self) -> None:
-        unsaved, self._unsaved = self._unsaved, {}
-        for key, predictor in unsaved.items():
-            self._save(key, predictor.learned())
+        unsaved, self._unsaved = self._unsaved, set()
+        for key in unsaved:
+            self._save(key, self._predictors[key].learned())
 
     def _wire_session(self, session: Any) -> None:
         session.model_state_provider = self.warmer.model_state
@@ -429,7 +429,7 @@ class WarmingLink(QObject):
         else:
             self._sent = (None, None)
         self._draft = None
-        self._asked = (self._learned_key, self.predictor)  # the model it was sent to
+        self._asked = self._learned_key
         self.prediction_label.setText("")
         self.warmer.user_request_started()  # a warm-up in flight is cancelled: ours goes now
 
@@ -452,13 +452,14 @@ class WarmingLink(QObject):
         tokens, predicted = self._sent
         if tokens is None and generation.fitted is not None:
             tokens = generation.fitted.prompt_tokens
-        key, predictor = self._asked  # another model may have been chosen since
+        # The model it was sent to learns: another may have been chosen since.
+        predictor = self._predictors.get(self._asked, self.predictor)
         predictor.observe_metrics(
             metrics, tokens, cold=bool(generation.cold), predicted_ms=predicted
         )
         self._show_hud_error()
-        if key:  # a server and model were chosen (always, once a request ran)
-            self._unsaved[key] = predictor
+        if self._asked in self._predictors:
+            self._unsaved.add(self._asked)
             self._save_timer.start()
 
     def _show_hud_error(self) -> None:

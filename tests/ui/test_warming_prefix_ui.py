@@ -7,12 +7,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import QSettings
-
 from client.core.conversation import ChatMessage
 from client.services.model_status import ServerPolicy
-from client.ui.app import TachyApp, open_stores
-from tests.ui.conftest import NoEngine, until
+from client.ui.app import open_stores
+from tests.ui.conftest import until
 from tests.ui.test_warming_ui import MODEL, answered, lab, send, warm_app  # noqa: F401
 
 
@@ -76,47 +74,37 @@ def test_a_new_conversation_starts_with_the_system_prompt(warm_app, run, lab):  
     run(body())
 
 
-def test_reopening_a_conversation_warms_its_prefix(qtbot, run, data_dir, lab):  # noqa: F811
+def test_reopening_a_conversation_warms_its_prefix(warm_app, run, lab):  # noqa: F811
     """Against the lab's OpenAI API (it says vLLM: a server with a prompt cache)."""
 
     async def body() -> None:
-        stores = open_stores(data_dir / "tachy.sqlite3")
-        settings = QSettings(str(data_dir / "window.ini"), QSettings.Format.IniFormat)
-        app = TachyApp(stores, settings, engine_factory=NoEngine, warm_models=True)
-        try:
-            app.window.show()
-            await app.start(lab.url, "openai", MODEL)
-            link = app.warming
-            assert link is not None
-            await until(lambda: link.state_label.text() == "warm", 5)
-            assert link.warmer.policy is ServerPolicy.KEEPS_LOADED
-            send(app, "What is a tide?")
-            await until(answered(app, 1), 5)
-            first = app.page.conversation_id
-            panel = app.window.conversations
-            panel.newRequested.emit()
-            await until(lambda: app.page.conversation_id is None, 3)
-            send(app, "Name a fish.")  # the server's cache now holds this one
-            await until(answered(app, 1), 5)
-            before = link.warmer.warm_requests
-            panel.chosen.emit(first)
-            await until(lambda: app.page.conversation_id == first, 3)
-            await until(lambda: link.warmer.warm_requests == before + 1, 3)
-            prefix = link.next_prefix()
-            assert prefix is not None and [m.content for m in prefix][:1] == ["What is a tide?"]
-            await until(lambda: link.warmer.holds(prefix), 5)
-            assert link.warmer.warm("typing") is None  # in the cache: nothing more to send
-        finally:
-            await app.aclose()
-            stores.close()
-            app.window.close()
-            app.window.deleteLater()
+        app = await warm_app(api="openai")
+        link = app.warming
+        assert link is not None
+        await until(lambda: link.state_label.text() == "warm", 5)
+        assert link.warmer.policy is ServerPolicy.KEEPS_LOADED
+        send(app, "What is a tide?")
+        await until(answered(app, 1), 5)
+        first = app.page.conversation_id
+        panel = app.window.conversations
+        panel.newRequested.emit()
+        await until(lambda: app.page.conversation_id is None, 3)
+        send(app, "Name a fish.")  # the server's cache now holds this one
+        await until(answered(app, 1), 5)
+        before = link.warmer.warm_requests
+        panel.chosen.emit(first)
+        await until(lambda: app.page.conversation_id == first, 3)
+        await until(lambda: link.warmer.warm_requests == before + 1, 3)
+        prefix = link.next_prefix()
+        assert prefix is not None and [m.content for m in prefix][:1] == ["What is a tide?"]
+        await until(lambda: link.warmer.holds(prefix), 5)
+        assert link.warmer.warm("typing") is None  # in the cache: nothing more to send
 
     run(body())
 
 
 def test_a_long_conversation_is_warmed_when_typed_in_not_when_passed_through(
-    qtbot,
+    warm_app,  # noqa: F811
     run,
     data_dir,
     lab,  # noqa: F811
@@ -126,32 +114,25 @@ def test_a_long_conversation_is_warmed_when_typed_in_not_when_passed_through(
     not make the next question wait. Typing in it shows the user is staying."""
     from client.ui.warming_link import OPENED_WARM_MAX_TOKENS, OPENED_WARM_MS
 
+    stores = open_stores(data_dir / "tachy.sqlite3")
+    history = stores.history
+    long = history.create_conversation("A long one")
+    words = " ".join(["tide"] * (2 * OPENED_WARM_MAX_TOKENS))
+    question = history.add_message(long.id, "user", words)
+    history.add_message(long.id, "assistant", words, parent_id=question.id)
+    stores.close()
+
     async def body() -> None:
-        stores = open_stores(data_dir / "tachy.sqlite3")
-        history = stores.history
-        long = history.create_conversation("A long one")
-        words = " ".join(["tide"] * (2 * OPENED_WARM_MAX_TOKENS))
-        question = history.add_message(long.id, "user", words)
-        history.add_message(long.id, "assistant", words, parent_id=question.id)
-        settings = QSettings(str(data_dir / "window.ini"), QSettings.Format.IniFormat)
-        app = TachyApp(stores, settings, engine_factory=NoEngine, warm_models=True)
-        try:
-            app.window.show()
-            await app.start(lab.url, "openai", MODEL)
-            link = app.warming
-            assert link is not None
-            await until(lambda: link.state_label.text() == "warm", 5)
-            before = link.warmer.warm_requests
-            app.window.conversations.chosen.emit(long.id)
-            await until(lambda: app.page.conversation_id == long.id, 3)
-            await asyncio.sleep(OPENED_WARM_MS / 1000 + 0.5)
-            assert link.warmer.warm_requests == before  # not read just for being opened
-            app.window.composer.setPlainText("And then?")
-            await until(lambda: link.warmer.warm_requests == before + 1, 3)
-        finally:
-            await app.aclose()
-            stores.close()
-            app.window.close()
-            app.window.deleteLater()
+        app = await warm_app(api="openai")
+        link = app.warming
+        assert link is not None
+        await until(lambda: link.state_label.text() == "warm", 5)
+        before = link.warmer.warm_requests
+        app.window.conversations.chosen.emit(long.id)
+        await until(lambda: app.page.conversation_id == long.id, 3)
+        await asyncio.sleep(OPENED_WARM_MS / 1000 + 0.5)
+        assert link.warmer.warm_requests == before  # not read just for being opened
+        app.window.composer.setPlainText("And then?")
+        await until(lambda: link.warmer.warm_requests == before + 1, 3)
 
     run(body())

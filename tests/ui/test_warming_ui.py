@@ -55,13 +55,13 @@ def warm_app(
     run(): a warm-up spans the start and what follows, and must not see the loop stop."""
     apps: list[TachyApp] = []
 
-    async def make() -> TachyApp:
+    async def make(api: str = "ollama") -> TachyApp:
         stores = open_stores(data_dir / "tachy.sqlite3")
         settings = QSettings(str(data_dir / "window.ini"), QSettings.Format.IniFormat)
         app = TachyApp(stores, settings, engine_factory=NoEngine, warm_models=True)
         apps.append(app)
         app.window.show()
-        await app.start(lab.url, "ollama", MODEL)
+        await app.start(lab.url, api, MODEL)
         return app
 
     yield make
