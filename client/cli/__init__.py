@@ -8,6 +8,8 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
+from client import __version__
+
 # subcommand -> module in client.cli that defines add_arguments(parser) and run(args) -> int
 SUBCOMMANDS = {
     "chat": ("chat", "Send one message and stream the answer to the terminal"),
@@ -25,6 +27,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--url", help="server URL to open with (the app)")
     parser.add_argument("--api", choices=["auto", "ollama", "openai"], default="auto")
     parser.add_argument("--model", help="model to select (the app)")
+    parser.add_argument("--lang", help="the window's language, e.g. zh_CN or en (the app)")
+    parser.add_argument("--version", action="version", version=f"tachy {__version__}")
+    entry = parser.add_mutually_exclusive_group()
+    entry.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="add Tachy to the desktop's application menu (for pip installs)",
+    )
+    entry.add_argument(
+        "--uninstall-desktop-entry", action="store_true", help="remove that menu entry"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         sub = commands.add_parser(name, help=help_text, description=help_text)
@@ -38,6 +51,10 @@ def _command_module(module_name: str) -> ModuleType:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.install_desktop_entry or args.uninstall_desktop_entry:
+        from client.cli import desktop_entry
+
+        return desktop_entry.run(install_it=args.install_desktop_entry)
     if args.command is None:
         from client.cli import app
 

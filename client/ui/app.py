@@ -25,12 +25,13 @@ from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
+from client import __version__
 from client.ui.main_window import MainWindow
+from client.ui.resources import APP_ID, icon_svg, resource
 
 log = logging.getLogger("tachy.ui")
 DELETED_GRACE_S = 600.0  # soft-deleted conversations older than this are purged at start
 SAVE_AT_QUIT_S = 5.0  # the longest quitting waits for a stopped answer to be saved
-RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 
 
 @dataclass(slots=True)
@@ -203,6 +204,26 @@ def track_async_generators(loop: asyncio.AbstractEventLoop) -> None:
     )
 
 
+def identify_app(app: QApplication) -> None:
+    """The name, desktop id and icon the taskbar groups the window by: the same id as
+    the desktop entry and AppStream file in resources/ (io.github.tachy.Tachy)."""
+    app.setApplicationName("Tachy")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName(APP_ID)
+    app.setWindowIcon(app_icon())
+
+
+def app_icon() -> QIcon:
+    """The hicolor PNGs for small sizes (crisp, no SVG plugin needed), the SVG above."""
+    icon = QIcon()
+    hicolor = resource("icons", "hicolor")
+    for png in sorted(hicolor.glob(f"*/apps/{APP_ID}.png")):
+        icon.addFile(str(png))
+    if icon_svg().exists():
+        icon.addFile(str(icon_svg()))
+    return icon
+
+
 def run_app(url: str | None = None, api: str = "auto", model: str | None = None) -> int:
     import qasync
 
@@ -211,12 +232,8 @@ def run_app(url: str | None = None, api: str = "auto", model: str | None = None)
     logging.getLogger("httpx").setLevel(logging.WARNING)
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
-    app.setApplicationName("Tachy")
-    app.setDesktopFileName("tachy")
-    icon = RESOURCES / "icons" / "tachy.svg"
-    if icon.exists():
-        app.setWindowIcon(QIcon(str(icon)))
-    style = RESOURCES / "style.qss"
+    identify_app(app)
+    style = resource("style.qss")
     if style.exists():
         app.setStyleSheet(style.read_text(encoding="utf-8"))
     # Paint the window before the slow imports and wiring below.
