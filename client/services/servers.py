@@ -12,8 +12,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from client.backends.base import Backend
+
+if TYPE_CHECKING:
+    from client.backends.local_engine import LocalEngine
 
 LOCAL_ENGINE_LABEL = "Local model (SmolLM2-135M)"
 
@@ -68,6 +72,35 @@ def default_choice(
         if last_used is not None and choice.key == (normalize_url(last_used[0]), last_used[1]):
             return choice
     return listed[0] if listed else None
+
+
+async def detected_choices() -> list[ServerChoice]:
+    """The LLM servers running on this computer, as the picker names them."""
+    from client.backends import discover_local_servers
+
+    return [
+        ServerChoice(_detected_name(s.api, s.url), s.url, s.api)
+        for s in await discover_local_servers()
+    ]
+
+
+def _detected_name(api: str, url: str) -> str:
+    kind = "Ollama" if api == "ollama" else "OpenAI-compatible server"
+    return f"{kind} on this computer ({url.rsplit(':', 1)[-1]})"
+
+
+def make_local_engine() -> LocalEngine:
+    """The embedded local engine, not started (loading it takes a few seconds)."""
+    from client.backends.local_engine import LocalEngine
+
+    return LocalEngine()
+
+
+async def save_api_key(account: str, api_key: str) -> None:
+    """Keep a server's API key in the system keyring, off the loop (it may block)."""
+    from client.store.secrets import set_api_key
+
+    await asyncio.to_thread(set_api_key, account, api_key)
 
 
 async def _make_backend(url: str, api: str, api_key: str | None) -> Backend:

@@ -16,10 +16,9 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtGui import QIcon
@@ -29,48 +28,21 @@ from client import __version__
 from client.ui.main_window import MainWindow
 from client.ui.resources import APP_ID, icon_svg, resource
 
+if TYPE_CHECKING:  # client.store loads after the first paint (about 0.1 s of imports)
+    from client.services.stores import Stores
+
 log = logging.getLogger("tachy.ui")
-DELETED_GRACE_S = 600.0  # soft-deleted conversations older than this are purged at start
 SAVE_AT_QUIT_S = 5.0  # the longest quitting waits for a stopped answer to be saved
 
 
-@dataclass(slots=True)
-class Stores:
-    """The app's persistence (client.store), opened once."""
-
-    history: Any = None
-    metrics: Any = None
-    endpoints: Any = None
-    settings: Any = None
-
-    def close(self) -> None:
-        """Finish queued writes and close the database they share (on quit)."""
-        db = getattr(self.history, "db", None)
-        if db is not None:
-            db.close()
-
-
-def open_stores(path: Path | None = None) -> Stores:
-    from client.store.db import Database
-    from client.store.endpoints import EndpointStore
-    from client.store.history import HistoryStore
-    from client.store.metrics_store import MetricsStore
-    from client.store.settings import Settings
-
-    db = Database(path)
-    history = HistoryStore(db)
-    # Undo lasts as long as the session that deleted: what an earlier session deleted
-    # is gone for good now (a grace period covers a second window still offering Undo).
-    history.purge_deleted(db.clock() - DELETED_GRACE_S)
-    return Stores(history, MetricsStore(db), EndpointStore(db), Settings(db))
-
-
 def qt_settings() -> QSettings:
-    """Window geometry and dock state (TACHY_DATA_DIR keeps tests away from the user's)."""
-    from client.store.db import data_dir
+    """Window geometry and dock state: next to the data when $TACHY_DATA_DIR moves it
+    (tests, a portable install), else where the platform keeps settings."""
+    from client.services.stores import window_state_file
 
-    if os.environ.get("TACHY_DATA_DIR") or os.environ.get("TACHY_TEST"):
-        return QSettings(str(data_dir() / "window.ini"), QSettings.Format.IniFormat)
+    path = window_state_file()
+    if path is not None:
+        return QSettings(str(path), QSettings.Format.IniFormat)
     return QSettings("Tachy", "Tachy")
 
 
@@ -110,14 +82,17 @@ class TachyApp:
         warm_models: bool = True,
     ) -> None:
         self.warm_models = warm_models  # off in tests whose scripted server counts requests
+        from client.services.stores import Stores
         from client.ui.async_errors import add_error_sink
         from client.ui.chat_page import ChatPage
+        from client.ui.demo_menu import DemoMenu
         from client.ui.server_control import ServerControl
 
         self.stores = stores or Stores()
         self.window = window or MainWindow(settings or qt_settings())
         self.page = ChatPage(self.window, self.stores.history, self.stores.metrics)
         self.servers = ServerControl(self.window, self.page, self.stores, engine_factory)
+        self.demo = DemoMenu(self.servers, self.servers)
         self._wire()
         add_error_sink(self._show_error)
 
@@ -176,7 +151,10 @@ class TachyApp:
             if self.hud is not None:
                 await self.hud.aclose()
         finally:
-            await self.servers.aclose()
+            try:
+                await self.demo.aclose()  # the lab's thread stops, its sockets with it
+            finally:
+                await self.servers.aclose()
 
 
 def close_on_signals(loop: asyncio.AbstractEventLoop, window: QWidget) -> None:
@@ -254,6 +232,8 @@ def run_app(url: str | None = None, api: str = "auto", model: str | None = None)
     app.setQuitOnLastWindowClosed(False)
     quit_event = asyncio.Event()
     app.aboutToQuit.connect(quit_event.set)
+    from client.services.stores import open_stores
+
     tachy = TachyApp(open_stores(), window=window)
     tachy.window.closed.connect(quit_event.set)
     if not window.isVisible():  # closed while it was being wired

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from client.backends.errors import TachyError
+from client.services.errors import TachyError
 
 log = logging.getLogger("tachy.ui")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
@@ -12,18 +12,22 @@ from client.ui.async_errors import report
 from client.ui.chat_page import ChatPage
 from client.ui.main_window import MainWindow
 
+if TYPE_CHECKING:
+    from client.services.stores import Stores
+
 EXPORT_FILTERS = {"markdown": ("Markdown (*.md)", ".md"), "json": ("JSON (*.json)", ".json")}
 
 
 class ConversationControl(QObject):
     def __init__(
-        self, window: MainWindow, page: ChatPage, stores: Any, parent: QObject | None = None
+        self, window: MainWindow, page: ChatPage, stores: Stores, parent: QObject | None = None
     ) -> None:
         super().__init__(parent)
         self.window = window
         self.page = page
-        self.history = getattr(stores, "history", None)
-        self.metrics = getattr(stores, "metrics", None)
+        self.stores = stores
+        self.history = stores.history
+        self.metrics = stores.metrics
         self._deleted: int | None = None
         self._export_dialog: QFileDialog | None = None
         panel = window.conversations
@@ -89,13 +93,13 @@ class ConversationControl(QObject):
         dialog.open()  # non-modal for the loop
 
     def export_to(self, conversation_id: int, kind: str, path: Path) -> None:
-        from client.store.export import export_json, export_markdown
+        from client.services.stores import export_conversation
 
         if self.history is None or self.metrics is None:
             return
         try:
-            write = export_markdown if kind == "markdown" else export_json
-            path.write_text(write(self.history, self.metrics, conversation_id), encoding="utf-8")
+            text = export_conversation(self.stores, conversation_id, kind)
+            path.write_text(text, encoding="utf-8")
         except Exception as error:
             report(error, "export")
             return

@@ -3,31 +3,36 @@
 At start: --url if given; else the detected local servers and saved endpoints (the
 last one used first); when there is none, the embedded local engine starts by itself
 in the background ("Starting local model…") and the window stays usable meanwhile.
-API keys go to the keyring only (client.store.secrets), looked up when a backend is made.
+API keys go to the keyring only (services.servers.save_api_key), looked up when a
+backend is made.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from client.backends import discover_local_servers
 from client.services.servers import (
     LOCAL_ENGINE_LABEL,
     BackendPool,
     ServerChoice,
     default_choice,
+    detected_choices,
     local_engine_choice,
+    make_local_engine,
     normalize_url,
+    save_api_key,
     server_choices,
 )
 from client.ui.async_errors import spawn
 from client.ui.chat_page import ChatPage
-from client.ui.demo_menu import DemoMenu
 from client.ui.main_window import MainWindow
 from client.ui.server_dialog import AddServerDialog
+
+if TYPE_CHECKING:
+    from client.services.stores import Stores
 
 LAST_SERVER = "last_server"  # settings key: [url, api]
 STARTING_LOCAL = "Starting local model…"
@@ -40,14 +45,14 @@ class ServerControl(QObject):
         self,
         window: MainWindow,
         page: ChatPage,
-        stores: Any = None,
+        stores: Stores | None = None,
         engine_factory: Any = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.window = window
         self.page = page
-        self.stores = stores  # client.ui.app.Stores or None (tests)
+        self.stores = stores
         self.pool = BackendPool()  # keys come from the keyring, off the loop
         self.engine_factory = engine_factory
         self.engine: Any = None
@@ -60,7 +65,6 @@ class ServerControl(QObject):
         bar.addServerRequested.connect(self.open_add_server)
         page.chooseServerRequested.connect(self.show_server_list)
         page.useLocalRequested.connect(self.use_local)
-        self.demo = DemoMenu(self, self)
 
     # --- start ---------------------------------------------------------------------
     async def start(
@@ -81,10 +85,7 @@ class ServerControl(QObject):
             await self.select(first, model)
 
     async def refresh_choices(self) -> list[ServerChoice]:
-        detected = [
-            ServerChoice(_detected_name(s.api, s.url), s.url, s.api)
-            for s in await discover_local_servers()
-        ]
+        detected = await detected_choices()
         saved = await self._saved_choices()
         extra = [self.current] if self.current is not None else []
         choices = server_choices([*saved, *extra], detected)
@@ -165,9 +166,7 @@ class ServerControl(QObject):
     async def _start_local(self) -> None:
         if self.engine is None:
             if self.engine_factory is None:
-                from client.backends.local_engine import LocalEngine
-
-                self.engine_factory = LocalEngine
+                self.engine_factory = make_local_engine
             self.engine = self.engine_factory()
         try:
             await self.engine.start()
@@ -201,9 +200,7 @@ class ServerControl(QObject):
                 self._dialog.show_error(str(error))
             return
         if api_key:
-            from client.store.secrets import set_api_key
-
-            await asyncio.get_running_loop().run_in_executor(None, set_api_key, name, api_key)
+            await save_api_key(name, api_key)
         if self._dialog is not None:
             self._dialog.accept()
         choice = ServerChoice(endpoint.name, endpoint.url, endpoint.api, api_key_name=endpoint.name)
@@ -217,15 +214,9 @@ class ServerControl(QObject):
 
     # --- quit ----------------------------------------------------------------------
     async def aclose(self) -> None:
-        """Close every backend's HTTP client, stop the local engine and the demo lab."""
+        """Close every backend's HTTP client and stop the local engine."""
         try:
-            await self.demo.aclose()
             await self.pool.aclose()
         finally:
             if self.engine is not None:
                 await self.engine.stop()
-
-
-def _detected_name(api: str, url: str) -> str:
-    kind = "Ollama" if api == "ollama" else "OpenAI-compatible server"
-    return f"{kind} on this computer ({url.rsplit(':', 1)[-1]})"

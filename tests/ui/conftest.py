@@ -19,7 +19,8 @@ import qasync
 from PySide6.QtCore import QEvent, QSettings
 from PySide6.QtWidgets import QApplication
 
-from client.ui.app import TachyApp, open_stores, track_async_generators
+from client.services.stores import open_stores
+from client.ui.app import TachyApp, track_async_generators
 from tests.ui.scripted_server import ScriptedOllama
 
 TEST_TIMEOUT_S = 20.0

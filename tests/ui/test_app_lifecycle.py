@@ -13,6 +13,7 @@ import pytest
 SCRIPT = """
 import sys
 from PySide6.QtCore import QTimer
+import client.services.stores as stores_module
 import client.ui.app as app_module
 
 closed = []
@@ -28,7 +29,7 @@ async def aclose(self):
     await original_aclose(self)
     closed.append(True)
 
-original_close = app_module.Stores.close
+original_close = stores_module.Stores.close
 
 def close(self):
     original_close(self)
@@ -36,7 +37,7 @@ def close(self):
 
 app_module.TachyApp.start = start
 app_module.TachyApp.aclose = aclose
-app_module.Stores.close = close
+stores_module.Stores.close = close
 code = app_module.run_app(url="http://127.0.0.1:9", api="ollama", model="m")
 print("CLEANED UP" if closed else "NO CLEANUP")
 sys.exit(code)
@@ -62,15 +63,16 @@ def test_window_closes_cleans_up_and_exits_zero(tmp_path: Path) -> None:
 
 
 SIGNAL_SCRIPT = """
+import client.services.stores as stores_module
 import client.ui.app as app_module
 
-original_close = app_module.Stores.close
+original_close = stores_module.Stores.close
 
 def close(self):
     original_close(self)
     print("DATABASE CLOSED", flush=True)
 
-app_module.Stores.close = close
+stores_module.Stores.close = close
 raise SystemExit(app_module.run_app(url="http://127.0.0.1:9", api="ollama", model="m"))
 """
 

@@ -112,7 +112,7 @@ def test_export_markdown_and_json_with_metrics(make_app, server, run, tmp_path) 
 
 
 def test_crash_left_streaming_message_opens_with_continue(make_app, server, run, data_dir) -> None:
-    from client.ui.app import open_stores
+    from client.services.stores import open_stores
 
     stores = open_stores(data_dir / "tachy.sqlite3")
     conversation = stores.history.create_conversation("crashed")

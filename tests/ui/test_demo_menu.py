@@ -36,7 +36,7 @@ def _ask(app: Any, qtbot: Any, question: str) -> None:
 
 async def _start_lab(app: Any) -> None:
     _action(app, "Start latency lab").trigger()
-    demo = app.servers.demo
+    demo = app.demo
     # The click returned at once: the lab starts in a worker thread, not in the GUI's.
     assert demo.lab is None and not demo.task.done()
     assert not _action(app, "Start latency lab").isEnabled()  # no second lab
@@ -46,7 +46,7 @@ async def _start_lab(app: Any) -> None:
 
 async def _pick(app: Any, name: str) -> None:
     _action(app, name).trigger()  # one click
-    await until(lambda: app.servers.demo.scenario == name)
+    await until(lambda: app.demo.scenario == name)
 
 
 def test_menu_lists_start_stop_and_the_ten_presets(make_app, server) -> None:
@@ -110,7 +110,7 @@ def test_presenter_flow_typing_slow_reset_then_stop(make_app, server, run, qtbot
 
     async def stop_lab() -> None:
         _action(app, "Stop latency lab").trigger()
-        await until(lambda: app.servers.demo.lab is None and app.servers.demo.task.done(), 10)
+        await until(lambda: app.demo.lab is None and app.demo.task.done(), 10)
         await until(lambda: app.page.session.backend.base_url.startswith(server.url))
         _ask(app, qtbot, "back home?")
         await until(lambda: not app.page.busy and "Hello there." in view.toPlainText(), 5)
@@ -125,11 +125,11 @@ def test_presenter_flow_typing_slow_reset_then_stop(make_app, server, run, qtbot
 def test_quitting_the_app_stops_the_lab(make_app, server, run) -> None:
     app = make_app(server.url)
     run(_start_lab(app))
-    thread = app.servers.demo.lab.thread
+    thread = app.demo.lab.thread
     assert thread.is_alive()
     run(app.aclose())
     assert not thread.is_alive()
-    assert app.servers.demo.lab is None
+    assert app.demo.lab is None
 
 
 def test_stopping_after_choosing_another_server_stays_there(make_app, server, run) -> None:
@@ -140,7 +140,7 @@ def test_stopping_after_choosing_another_server_stays_there(make_app, server, ru
 
     async def stop() -> None:
         _action(app, "Stop latency lab").trigger()
-        await until(lambda: app.servers.demo.lab is None and app.servers.demo.task.done(), 10)
+        await until(lambda: app.demo.lab is None and app.demo.task.done(), 10)
 
     run(stop())
     assert app.servers.current == scripted

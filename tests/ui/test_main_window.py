@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (
 
 from client.cli import build_parser
 from client.services.servers import LOCAL_ENGINE_LABEL, ServerChoice
-from client.ui.app import TachyApp, open_stores
+from client.services.stores import open_stores
+from client.ui.app import TachyApp
 from client.ui.main_window import MainWindow
 from tests.ui.conftest import NoEngine, until
 
@@ -110,7 +111,7 @@ def test_no_server_starts_the_local_engine_without_blocking(qtbot, run, data_dir
     async def nothing(*_: Any, **__: Any) -> list[Any]:
         return []
 
-    monkeypatch.setattr("client.ui.server_control.discover_local_servers", nothing)
+    monkeypatch.setattr("client.ui.server_control.detected_choices", nothing)
     stores = open_stores(data_dir / "tachy.sqlite3")
     settings = QSettings(str(data_dir / "w.ini"), QSettings.Format.IniFormat)
     app = TachyApp(stores, settings, engine_factory=NoEngine)
@@ -150,7 +151,7 @@ def test_local_engine_label_and_waiting_question_go_out_when_it_runs(
     def scripted_choice(url: str) -> ServerChoice:
         return ServerChoice(LOCAL_ENGINE_LABEL, url, "ollama", is_local=True)
 
-    monkeypatch.setattr("client.ui.server_control.discover_local_servers", nothing)
+    monkeypatch.setattr("client.ui.server_control.detected_choices", nothing)
     monkeypatch.setattr("client.ui.server_control.local_engine_choice", scripted_choice)
     stores = open_stores(data_dir / "tachy.sqlite3")
     settings = QSettings(str(data_dir / "w.ini"), QSettings.Format.IniFormat)
@@ -188,7 +189,7 @@ def test_local_engine_label_and_waiting_question_go_out_when_it_runs(
 
 
 def test_conversations_deleted_by_an_earlier_session_are_purged_at_start(tmp_path) -> None:
-    from client.ui.app import DELETED_GRACE_S
+    from client.services.stores import DELETED_GRACE_S
 
     path = tmp_path / "tachy.sqlite3"
     stores = open_stores(path)

@@ -9,7 +9,7 @@ from typing import Any
 
 from client.core.conversation import ChatMessage
 from client.services.model_status import ServerPolicy
-from client.ui.app import open_stores
+from client.services.stores import open_stores
 from tests.ui.conftest import until
 from tests.ui.test_warming_ui import MODEL, answered, lab, send, warm_app  # noqa: F401
 

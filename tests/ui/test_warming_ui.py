@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QApplication
 from client.core.timeline import now_ns
 from client.lab.scenario import Distribution, load_scenario
 from client.lab.server import LabServer
-from client.ui.app import TachyApp, open_stores
+from client.services.stores import open_stores
+from client.ui.app import TachyApp
 from client.ui.warming_link import CUT_MARKER, KEEP_ALIVE_KEY
 from tests.ui.conftest import LoopRunner, NoEngine, until
 

@@ -1,0 +1,29 @@
+"""The error kinds the window tells apart, from the layers below it (client.ui may
+not import client.backends or client.store, so it reads them from here).
+"""
+
+from __future__ import annotations
+
+from client.backends.errors import (
+    AuthenticationFailed,
+    BackendUnreachable,
+    FirstByteTimeout,
+    ModelNotFound,
+    ProtocolError,
+    ServerError,
+    StreamInterrupted,
+    StreamStalled,
+    TachyError,
+)
+
+__all__ = [
+    "AuthenticationFailed",
+    "BackendUnreachable",
+    "FirstByteTimeout",
+    "ModelNotFound",
+    "ProtocolError",
+    "ServerError",
+    "StreamInterrupted",
+    "StreamStalled",
+    "TachyError",
+]

@@ -1,0 +1,57 @@
+"""The app's persistence, opened once, for the window (client.ui may not import
+client.store, so it gets the stores, the data folder and exports from here).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from client.store.db import DATA_DIR_ENV, Database, data_dir
+from client.store.endpoints import EndpointStore
+from client.store.export import export_json, export_markdown
+from client.store.history import HistoryStore
+from client.store.metrics_store import MetricsStore
+from client.store.settings import Settings
+
+DELETED_GRACE_S = 600.0  # soft-deleted conversations older than this are purged at start
+
+
+@dataclass(slots=True)
+class Stores:
+    """The stores the window reads and writes; None where a test left one out."""
+
+    history: HistoryStore | None = None
+    metrics: MetricsStore | None = None
+    endpoints: EndpointStore | None = None
+    settings: Settings | None = None
+
+    def close(self) -> None:
+        """Finish queued writes and close the database they share (on quit)."""
+        if self.history is not None:
+            self.history.db.close()
+
+
+def open_stores(path: Path | None = None) -> Stores:
+    """Open (and migrate) the database at path, else in the data folder."""
+    db = Database(path)
+    history = HistoryStore(db)
+    # Undo lasts as long as the session that deleted: what an earlier session deleted
+    # is gone for good now (a grace period covers a second window still offering Undo).
+    history.purge_deleted(db.clock() - DELETED_GRACE_S)
+    return Stores(history, MetricsStore(db), EndpointStore(db), Settings(db))
+
+
+def window_state_file() -> Path | None:
+    """Where the window keeps its geometry when $TACHY_DATA_DIR moves the data
+    folder (tests, a portable install); None: the platform's usual place."""
+    return data_dir() / "window.ini" if os.environ.get(DATA_DIR_ENV) else None
+
+
+def export_conversation(stores: Stores, conversation_id: int, kind: str) -> str:
+    """The conversation as Markdown (kind "markdown") or JSON, with its metrics."""
+    if stores.history is None or stores.metrics is None:
+        raise ValueError("there is no history to export")
+    write = export_markdown if kind == "markdown" else export_json
+    return write(stores.history, stores.metrics, conversation_id)
