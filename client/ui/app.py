@@ -17,7 +17,6 @@ import signal
 import sys
 import time
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, QSettings
