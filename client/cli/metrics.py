@@ -71,6 +71,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     model = getattr(args, "metrics_model", None) or getattr(args, "model", None)
     path = database_path()
+    if path.parent.exists() and not path.parent.is_dir():
+        print(
+            f"tachy metrics: cannot read the history: {path.parent} is a file, not a "
+            "folder. Move it away or set TACHY_DATA_DIR (see `tachy doctor`).",
+            file=sys.stderr,
+        )
+        return 1
     if not path.exists():  # do not create a history just to say it is empty
         return _report(args.format, [], "No stored metrics yet: chat with a model first.")
     try:
@@ -84,7 +91,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"tachy metrics: {error}", file=sys.stderr)
         return 1
     except sqlite3.DatabaseError as error:  # not a database, or damaged
-        print(f"tachy metrics: cannot read the history at {path}: {error}", file=sys.stderr)
+        print(
+            f"tachy metrics: the history at {path} is damaged ({error}). Start `tachy`: "
+            "it keeps the damaged file and recovers what is readable (see `tachy doctor`).",
+            file=sys.stderr,
+        )
+        return 1
+    except OSError as error:  # the folder or the file refuses (permission, read-only)
+        print(f"tachy metrics: cannot open the history at {path}: {error}", file=sys.stderr)
         return 1
     empty = (
         "No stored metrics yet: chat with a model first."

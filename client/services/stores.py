@@ -4,17 +4,29 @@ client.store, so it gets the stores, the data folder and exports from here).
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from client.store.db import DATA_DIR_ENV, Database, data_dir
+from client.store.db import DATA_DIR_ENV, data_dir
 from client.store.endpoints import EndpointStore
 from client.store.export import export_json, export_markdown
 from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
+from client.store.recovery import HistoryProblem, ProblemKind, open_history
 from client.store.settings import Settings
 
+__all__ = [
+    "HistoryProblem",
+    "ProblemKind",
+    "Stores",
+    "export_conversation",
+    "open_stores",
+    "window_state_file",
+]
+
+log = logging.getLogger("tachy.store")
 DELETED_GRACE_S = 600.0  # soft-deleted conversations older than this are purged at start
 
 
@@ -26,6 +38,7 @@ class Stores:
     metrics: MetricsStore | None = None
     endpoints: EndpointStore | None = None
     settings: Settings | None = None
+    problem: HistoryProblem | None = None  # damaged, newer or unusable: the banner says
 
     def close(self) -> None:
         """Finish queued writes and close the database they share (on quit)."""
@@ -34,13 +47,19 @@ class Stores:
 
 
 def open_stores(path: Path | None = None) -> Stores:
-    """Open (and migrate) the database at path, else in the data folder."""
-    db = Database(path)
+    """Open (and migrate) the database at path, else in the data folder. A damaged,
+    newer or unusable history still gives working stores (client/store/recovery.py)."""
+    opened = open_history(path)
+    db = opened.db
+    if opened.problem is not None:
+        log.warning("%s", opened.problem.sentence())
     history = HistoryStore(db)
     # Undo lasts as long as the session that deleted: what an earlier session deleted
     # is gone for good now (a grace period covers a second window still offering Undo).
     history.purge_deleted(db.clock() - DELETED_GRACE_S)
-    return Stores(history, MetricsStore(db), EndpointStore(db), Settings(db))
+    stores = Stores(history, MetricsStore(db), EndpointStore(db), Settings(db))
+    stores.problem = opened.problem
+    return stores
 
 
 def window_state_file() -> Path | None:

@@ -6,6 +6,7 @@ Secrets are refused here: API keys go to the keyring (client/store/secrets.py).
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import asdict
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.store.db import Database
 
+log = logging.getLogger("tachy.store")
 _SECRET_NAME = re.compile(r"api[_-]?key|password|secret|credential", re.IGNORECASE)
 
 
@@ -22,7 +24,7 @@ class Settings:
 
     def get(self, key: str, default: Any = None) -> Any:
         rows = self.db.query("SELECT value FROM settings WHERE key = ?", (key,))
-        return json.loads(rows[0][0]) if rows else default
+        return _decoded(key, rows[0][0], default) if rows else default
 
     def set(self, key: str, value: Any) -> None:
         if _SECRET_NAME.search(key):
@@ -37,9 +39,23 @@ class Settings:
         self.db.execute("DELETE FROM settings WHERE key = ?", (key,))
 
     def all(self) -> dict[str, Any]:
-        return {
-            row[0]: json.loads(row[1]) for row in self.db.query("SELECT key, value FROM settings")
-        }
+        rows = self.db.query("SELECT key, value FROM settings")
+        values = {row[0]: _decoded(row[0], row[1], _UNREADABLE) for row in rows}
+        return {key: value for key, value in values.items() if value is not _UNREADABLE}
+
+
+_UNREADABLE = object()
+
+
+def _decoded(key: str, text: object, default: Any) -> Any:
+    """A damaged or hand-edited value falls back to the default, with a note in the log."""
+    try:
+        if isinstance(text, str | bytes):
+            return json.loads(text)
+    except ValueError:
+        pass
+    log.warning("setting %r cannot be read (%.40r): using the default", key, text)
+    return default
 
 
 TIER_THRESHOLDS_KEY = "tier_thresholds"

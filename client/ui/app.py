@@ -86,12 +86,14 @@ class TachyApp:
         from client.ui.chat_page import ChatPage
         from client.ui.demo_menu import DemoMenu
         from client.ui.server_control import ServerControl
+        from client.ui.storage_banner import attach_storage_banner
 
         self.stores = stores or Stores()
         self.window = window or MainWindow(settings or qt_settings())
         self.page = ChatPage(self.window, self.stores.history, self.stores.metrics)
         self.servers = ServerControl(self.window, self.page, self.stores, engine_factory)
         self.demo = DemoMenu(self.servers, self.servers)
+        self.storage_banner = attach_storage_banner(self.window.server_bar, self.stores.problem)
         self._wire()
         add_error_sink(self._show_error)
 

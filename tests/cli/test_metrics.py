@@ -233,7 +233,21 @@ def test_a_damaged_history_is_a_clear_error(
 ) -> None:
     (data_dir / "tachy.sqlite3").write_bytes(b"this is not a database" * 100)
     assert main(["metrics"]) == 1
-    assert "cannot read the history at" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "is damaged (file is not a database)" in err and "recovers what is readable" in err
+    assert "No stored metrics" not in err
+
+
+def test_a_file_in_place_of_the_data_folder_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "tachy"
+    folder.write_text("not a folder")
+    monkeypatch.setenv("TACHY_DATA_DIR", str(folder))
+    assert main(["metrics"]) == 1
+    captured = capsys.readouterr()
+    assert f"{folder} is a file, not a folder" in captured.err
+    assert "No stored metrics" not in captured.out + captured.err
 
 
 def test_a_newer_history_is_refused(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
