@@ -13,12 +13,14 @@ from typing import Literal
 
 import httpx
 
+from client.backends.address import normalize_url, server_url
 from client.backends.base import Backend, ModelInfo
 from client.backends.detect import DiscoveredServer, detect, discover_local_servers
 from client.backends.errors import (
     AuthenticationFailed,
     BackendUnreachable,
     FirstByteTimeout,
+    InvalidServerAddress,
     ModelNotFound,
     ProtocolError,
     ServerError,
@@ -67,6 +69,7 @@ __all__ = [
     "DiscoveredServer",
     "FirstByteTimeout",
     "HttpCall",
+    "InvalidServerAddress",
     "ModelDetails",
     "ModelInfo",
     "ModelNotFound",
@@ -82,4 +85,6 @@ __all__ = [
     "detect",
     "discover_local_servers",
     "make_backend",
+    "normalize_url",
+    "server_url",
 ]

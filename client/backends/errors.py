@@ -92,3 +92,14 @@ class ProtocolError(TachyError):
             "Is this the right URL and API type for this server?"
         )
         self.detail = detail
+
+
+class InvalidServerAddress(TachyError):
+    """What the user typed is not an http(s) server address (client.backends.address)."""
+
+    retryable = False
+
+    def __init__(self, text: str, reason: str) -> None:
+        super().__init__(f"'{text.strip()}' is not a server address: {reason}.")
+        self.text = text
+        self.reason = reason

@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 
+from client.backends.address import server_url
 from client.backends.decoders import error_from_http, html_refused, looks_like_html, snippet
 from client.backends.errors import BackendUnreachable, ProtocolError, TachyError
 from client.backends.stream import ErrorMapper
@@ -21,10 +22,9 @@ def new_client() -> httpx.AsyncClient:
 
 
 def root_url(url: str, suffixes: tuple[str, ...]) -> str:
-    """The server root from what a user typed: no trailing slash or API suffix."""
-    url = url.strip().rstrip("/")
-    if "://" not in url:
-        url = "http://" + url
+    """The server root from what a user typed: checked (InvalidServerAddress), with no
+    trailing slash or API suffix."""
+    url = server_url(url)
     for suffix in suffixes:
         if url.endswith(suffix):
             return url[: -len(suffix)].rstrip("/")

@@ -20,6 +20,7 @@ SUBCOMMANDS = {
     "lab": ("lab", "Run the latency lab: a simulated server or a chaos proxy"),
     "metrics": ("metrics", "Print stored per-request latency metrics"),
 }
+EXIT_BAD_ADDRESS = 2  # like argparse's own exit for bad arguments
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,6 +46,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_address(args: argparse.Namespace) -> str:
+    """Checks --url before a command starts anything: '' when it is a server address
+    (args.url is then its normalized form), else the sentence saying why not."""
+    from client.backends.address import server_url
+    from client.backends.errors import InvalidServerAddress
+
+    try:
+        args.url = server_url(args.url)
+    except InvalidServerAddress as error:
+        return error.user_message
+    return ""
+
+
 def _command_module(module_name: str) -> ModuleType:
     return importlib.import_module(f"client.cli.{module_name}")
 
@@ -60,6 +74,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return app.run(args)
     module_name = SUBCOMMANDS[args.command][0]
+    if getattr(args, "url", None) is not None:
+        refused = _check_address(args)
+        if refused:
+            print(refused, file=sys.stderr)
+            return EXIT_BAD_ADDRESS
     try:
         return int(_command_module(module_name).run(args))
     except KeyboardInterrupt:

@@ -14,6 +14,9 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+# Re-exported: the window parses and checks addresses through these.
+from client.backends.address import normalize_url as normalize_url
+from client.backends.address import server_url as server_url
 from client.backends.base import Backend
 
 if TYPE_CHECKING:
@@ -37,11 +40,6 @@ class ServerChoice:
     def key(self) -> tuple[str, str]:
         """What makes two choices the same server: its address and protocol."""
         return (normalize_url(self.url), self.api)
-
-
-def normalize_url(url: str) -> str:
-    url = url.strip().rstrip("/")
-    return url if "://" in url else "http://" + url
 
 
 def local_engine_choice(url: str) -> ServerChoice:

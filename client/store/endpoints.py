@@ -8,7 +8,6 @@ streaming hot path, or through `await db.run(...)`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from client.store.db import Database
 
@@ -24,31 +23,20 @@ class Endpoint:
     created_at: float = 0.0
 
 
-def check_url(url: str) -> str:
-    """An http(s) URL without credentials in it (those belong in the keyring)."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{url!r} is not an http:// or https:// server address")
-    if parts.username or parts.password:
-        raise ValueError(
-            "The address contains a user name or password; put the API key in the API key "
-            "field instead, so it is kept in the system keyring."
-        )
-    return url.strip()
-
-
 class EndpointStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
     def save(self, name: str, url: str, api: str = "auto") -> Endpoint:
-        """Add an endpoint, or change the URL / API of the one with this name."""
+        """Add an endpoint, or change the URL / API of the one with this name.
+
+        url was checked by the caller (client.backends.address.server_url, the one
+        place an address is parsed), so the store keeps whatever it is given."""
         name = name.strip()
         if not name:
             raise ValueError("an endpoint needs a name")
         if api not in APIS:
             raise ValueError(f"api must be one of {APIS}, not {api!r}")
-        url = check_url(url)
         self.db.execute(
             "INSERT INTO endpoints (name, url, api, created_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(name) DO UPDATE SET url = excluded.url, api = excluded.api",

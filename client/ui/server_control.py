@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from client.services.errors import InvalidServerAddress
 from client.services.servers import (
     LOCAL_ENGINE_LABEL,
     BackendPool,
@@ -25,6 +26,7 @@ from client.services.servers import (
     normalize_url,
     save_api_key,
     server_choices,
+    server_url,
 )
 from client.ui.async_errors import spawn
 from client.ui.chat_page import ChatPage
@@ -71,7 +73,13 @@ class ServerControl(QObject):
         self, url: str | None = None, api: str = "auto", model: str | None = None
     ) -> None:
         if url:
-            address = normalize_url(url)
+            try:
+                address = server_url(url)
+            except InvalidServerAddress as error:
+                # One sentence in the window; the picker still lists what was found.
+                self.window.stage_label.setText(error.user_message)
+                await self.refresh_choices()
+                return
             choice = ServerChoice(f"Server at {address.split('://', 1)[-1]}", address, api)
             self.window.server_bar.set_choices([choice], choice)
             await self.select(choice, model)
@@ -194,8 +202,8 @@ class ServerControl(QObject):
         if endpoints is None:
             return
         try:
-            endpoint = endpoints.save(name, url, api)
-        except ValueError as error:
+            endpoint = endpoints.save(name, server_url(url), api)
+        except (InvalidServerAddress, ValueError) as error:
             if self._dialog is not None:
                 self._dialog.show_error(str(error))
             return

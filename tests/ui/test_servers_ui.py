@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,3 +61,33 @@ def test_bad_url_is_explained_in_the_dialog(make_app: Any, server: Any, run: Any
     run(app.servers._save_server("Bad", "ftp://example", "auto", ""))
     assert "http" in dialog.error_label.text()
     assert dialog.isVisible()
+
+
+def test_bad_url_at_start_is_one_sentence_in_the_window(
+    make_app: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    app = make_app("http://[::1:bad")
+    sentence = "'http://[::1:bad' is not a server address: invalid port: ':1:bad'."
+    assert app.window.stage_label.text() == sentence
+    assert not tracebacks(caplog)
+    assert app.page.session is None  # nothing was sent anywhere
+
+
+@pytest.mark.parametrize("url", ["http://[::1:bad", "http://h:99999", "http://user:pw@h"])
+def test_bad_address_in_the_dialog_is_one_sentence(
+    make_app: Any, server: Any, run: Any, url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = make_app(server.url)
+    app.servers.open_add_server()
+    dialog = app.servers._dialog
+    run(app.servers._save_server("Bad", url, "auto", ""))
+    assert "is not a server address" in dialog.error_label.text()
+    assert "pw" not in dialog.error_label.text()
+    assert dialog.isVisible() and app.stores.endpoints.list() == []
+    assert not tracebacks(caplog)
+
+
+def tracebacks(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    """What the app logged with a traceback (its report() of an error)."""
+    return [r for r in caplog.records if r.exc_info and r.name.startswith("tachy")]
