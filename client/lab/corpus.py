@@ -83,3 +83,21 @@ def pick_tokens(
 def count_prompt_tokens(text: str) -> int:
     """A rough prompt size, as a tokenizer would count it (at least 1)."""
     return max(1, len(tokenize(text)))
+
+
+# ChatML, as SmolLM2, Qwen and many GGUF chat templates render a conversation: each
+# message is <|im_start|>role\ncontent<|im_end|>\n, then the generation prompt.
+IM_START, IM_END = "<|im_start|>", "<|im_end|>"
+
+
+def chat_prompt_tokens(messages: list[tuple[str, str]]) -> tuple[str, ...]:
+    """The tokens a server prefills for (role, content) messages with a chat template.
+
+    Real servers count these in usage.prompt_tokens / prompt_eval_count, so "hi" is
+    about ten tokens, not one; the list also lets the lab find the prefix a prompt
+    cache would reuse.
+    """
+    tokens: list[str] = []
+    for role, content in messages:
+        tokens += [IM_START, role, "\n", *tokenize(content), IM_END, "\n"]
+    return (*tokens, IM_START, "assistant", "\n")

@@ -84,6 +84,14 @@ class LabMetrics:
         self.kv_capacity_tokens = 65536
         self.draft_tokens = 0
         self.accepted_tokens = 0
+        # llama.cpp's counters (its /metrics): prefill and decode totals.
+        self.prompt_tokens_total = 0
+        self.prompt_seconds_total = 0.0
+        self.predicted_tokens_total = 0
+        self.predicted_seconds_total = 0.0
+        self.decode_total = 0
+        self.busy_slots_sum = 0
+        self.tokens_max = 0
 
     def speculate(self, tokens: int, acceptance: float | None, rng: random.Random) -> None:
         """Speculative decoding counters: one draft token per output token."""

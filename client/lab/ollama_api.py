@@ -9,7 +9,8 @@ from typing import Any
 
 from aiohttp import web
 
-from client.lab.corpus import count_prompt_tokens
+from client.lab.corpus import chat_prompt_tokens
+from client.lab.embedding import embed_texts
 from client.lab.models import KeepAliveError, created_at, expires_at_iso, parse_keep_alive
 from client.lab.replying import Ask, answer
 from client.lab.state import LabState, canonical
@@ -59,6 +60,12 @@ def routes(lab: LabState) -> list[web.RouteDef]:
             return ollama_error(404, f"model '{name}' not found")
         return _json(_show(lab, name))
 
+    async def embed(request: web.Request) -> web.Response:
+        return await _embed(request, lab, legacy=False)
+
+    async def embeddings(request: web.Request) -> web.Response:
+        return await _embed(request, lab, legacy=True)
+
     async def version(request: web.Request) -> web.Response:
         return _json({"version": VERSION})
 
@@ -71,6 +78,8 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         web.get("/api/tags", tags),
         web.get("/api/ps", ps),
         web.post("/api/show", show),
+        web.post("/api/embed", embed),
+        web.post("/api/embeddings", embeddings),
         web.get("/api/version", version),
         web.get("/", root),
     ]
@@ -98,7 +107,7 @@ async def _generation(request: web.Request, lab: LabState, endpoint: str) -> web
     num_predict = options.get("num_predict")
     ask = Ask(
         model=model,
-        prompt_tokens=count_prompt_tokens(" ".join(m["content"] for m in messages)),
+        prompt=chat_prompt_tokens([(m["role"], m["content"]) for m in messages]),
         stream=body.get("stream", True) is not False,
         want_thinking=want_thinking and lab.scenario.reasoning_tokens > 0,
         max_tokens=int(num_predict) if isinstance(num_predict, int | float) else None,
@@ -146,7 +155,7 @@ async def _load_or_unload(
 ) -> web.Response:
     """An empty chat (or a generate without prompt) loads the model, or unloads it with 0."""
     if not lab.knows(model):
-        return ollama_error(404, f'model "{model}" not found, try pulling it first')
+        return ollama_error(404, f"model '{model}' not found")
     loop = asyncio.get_running_loop()
     name = canonical(model)
     if keep_alive_s <= 0:
@@ -214,16 +223,45 @@ def _show(lab: LabState, name: str) -> dict[str, Any]:
 
 
 async def _read_json(request: web.Request) -> dict[str, Any]:
+    """The body as Ollama's gin handlers bind it; their error texts on a bad one."""
     raw = await request.read()
     if not raw.strip():
-        return {}
+        raise BadRequest("missing request body")  # ShouldBindJSON's io.EOF
     try:
         body = json.loads(raw)
     except ValueError as exc:
-        raise BadRequest(f"invalid JSON: {exc}") from exc
+        raise BadRequest(f"invalid character in JSON: {exc.args[0]}") from exc
     if not isinstance(body, dict):
-        raise BadRequest("the request body must be a JSON object")
+        raise BadRequest("json: cannot unmarshal into Go value of type api.Request")
     return body
+
+
+async def _embed(request: web.Request, lab: LabState, legacy: bool) -> web.Response:
+    """/api/embed (input: text or list) and the older /api/embeddings (prompt)."""
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    try:
+        body = await _read_json(request)
+    except BadRequest as exc:
+        return ollama_error(400, str(exc))
+    model = str(body.get("model") or "")
+    if not lab.knows(model):
+        return ollama_error(404, f"model '{model}' not found")
+    raw = body.get("prompt", "") if legacy else body.get("input")
+    texts = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else None
+    if (texts is None and raw is not None) or not all(isinstance(t, str) for t in texts or []):
+        return ollama_error(400, "invalid input type")
+    texts = [t for t in texts or [] if t]
+    vectors = embed_texts(texts)
+    if legacy:
+        return _json({"embedding": vectors[0] if vectors else []})
+    tokens = sum(len(chat_prompt_tokens([("user", t)])) for t in texts)
+    total = max(1, round((loop.time() - started) * 1e9))
+    out: dict[str, Any] = {"model": model, "embeddings": vectors}
+    if texts:
+        out |= {"total_duration": total, "load_duration": max(1, total // 10)}
+        out["prompt_eval_count"] = tokens
+    return _json(out)
 
 
 def _json(obj: dict[str, Any]) -> web.Response:

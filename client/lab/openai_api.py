@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from typing import Any
 
 from aiohttp import web
 
-from client.lab.corpus import count_prompt_tokens
+from client.lab import llamacpp_api
+from client.lab.completions_wire import CompletionsFormat
+from client.lab.corpus import chat_prompt_tokens, tokenize
+from client.lab.embedding import embed_texts
+from client.lab.llamacpp_wire import LlamaCppFormat
 from client.lab.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from client.lab.replying import Ask, answer
 from client.lab.state import LabState
 from client.lab.upstream_models import model_names
-from client.lab.wire import OpenAIFormat, dumps, openai_error
+from client.lab.wire import OpenAIFormat, WireFormat, dumps, openai_error
 
 STARTED = int(time.time())
 
@@ -29,9 +34,52 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             return openai_error(400, "'messages' must be a non-empty list")
-        return await answer(request, lab, _ask(lab, body, messages), _format(body))
+        ask = _ask(lab, body, _chat_prompt(messages))
+        return await answer(request, lab, ask, _format(lab, body, ask.prompt_tokens))
+
+    async def completions(request: web.Request) -> web.StreamResponse:
+        """The legacy text API: prompt in, choices[].text out (no chat template)."""
+        try:
+            body = json.loads(await request.read())
+        except ValueError as exc:
+            return openai_error(400, f"invalid JSON body: {exc}")
+        if not isinstance(body, dict) or not body.get("model"):
+            return openai_error(400, "'model' is required")
+        prompt = body.get("prompt")
+        if isinstance(prompt, list):
+            prompt = " ".join(str(p) for p in prompt)
+        if not isinstance(prompt, str):
+            return openai_error(400, "'prompt' must be a string or a list of strings")
+        ask = _ask(lab, body, ("<s>", *tokenize(prompt)))
+        return await answer(request, lab, ask, _completions_format(body, ask.prompt_tokens))
+
+    async def embeddings(request: web.Request) -> web.Response:
+        try:
+            body = json.loads(await request.read())
+        except ValueError as exc:
+            return openai_error(400, f"invalid JSON body: {exc}")
+        if not isinstance(body, dict) or not lab.knows(str(body.get("model") or "")):
+            model = body.get("model") if isinstance(body, dict) else None
+            return openai_error(404, f"The model `{model}` does not exist.")
+        raw = body.get("input")
+        texts = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
+        vectors = embed_texts([str(t) for t in texts])
+        tokens = sum(len(tokenize(str(t))) + 1 for t in texts)
+        data = [{"index": i, "object": "embedding", "embedding": v} for i, v in enumerate(vectors)]
+        out = {
+            "id": f"embd-{uuid.uuid4().hex}",
+            "object": "list",
+            "created": int(time.time()),
+            "model": body["model"],
+            "data": data,
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens, "completion_tokens": 0},
+        }
+        return web.Response(text=dumps(out), content_type="application/json")
 
     async def models(request: web.Request) -> web.Response:
+        names = await model_names(lab)
+        if lab.scenario.server == "llamacpp":
+            return llamacpp_api.models_response(lab, names)
         data = [
             {
                 "id": name,
@@ -41,50 +89,101 @@ def routes(lab: LabState) -> list[web.RouteDef]:
                 "root": name,
                 "parent": None,
                 "max_model_len": lab.scenario.context_length,
+                "permission": [_permission()],
             }
-            for name in await model_names(lab)
+            for name in names
         ]
         return web.Response(
             text=dumps({"object": "list", "data": data}), content_type="application/json"
         )
 
     async def health(request: web.Request) -> web.Response:
+        if lab.scenario.server == "llamacpp":
+            return web.Response(text=dumps({"status": "ok"}), content_type="application/json")
         return web.Response(status=200)
 
     async def metrics(request: web.Request) -> web.Response:
-        text = lab.metrics.render(lab.scenario.model)
+        lab.metrics.running = lab.scheduler.running
+        lab.metrics.waiting = lab.scheduler.waiting
+        if lab.scenario.server == "llamacpp":
+            text = llamacpp_api.render_metrics(lab)
+        else:
+            text = lab.metrics.render(lab.scenario.model)
         return web.Response(body=text.encode(), headers={"Content-Type": METRICS_CONTENT_TYPE})
 
     return [
         web.post("/v1/chat/completions", chat_completions),
+        web.post("/v1/completions", completions),
+        web.post("/v1/embeddings", embeddings),
         web.get("/v1/models", models),
         web.get("/health", health),
         web.get("/metrics", metrics),
+        *llamacpp_api.routes(lab),
     ]
 
 
-def _ask(lab: LabState, body: dict[str, Any], messages: list[Any]) -> Ask:
-    texts = [_text(m.get("content")) for m in messages if isinstance(m, dict)]
+def _permission() -> dict[str, Any]:
+    """vLLM's ModelPermission, as its ModelCard lists it."""
+    return {
+        "id": f"modelperm-{uuid.uuid5(uuid.NAMESPACE_URL, 'tachy-lab').hex}",
+        "object": "model_permission",
+        "created": STARTED,
+        "allow_create_engine": False,
+        "allow_sampling": True,
+        "allow_logprobs": True,
+        "allow_search_indices": False,
+        "allow_view": True,
+        "allow_fine_tuning": False,
+        "organization": "*",
+        "group": None,
+        "is_blocking": False,
+    }
+
+
+def _chat_prompt(messages: list[Any]) -> tuple[str, ...]:
+    pairs = [
+        (str(m.get("role", "user")), _text(m.get("content")))
+        for m in messages
+        if isinstance(m, dict)
+    ]
+    return chat_prompt_tokens(pairs)
+
+
+def _ask(lab: LabState, body: dict[str, Any], prompt: tuple[str, ...]) -> Ask:
     limit = body.get("max_completion_tokens", body.get("max_tokens"))
     template = body.get("chat_template_kwargs") or {}
     thinking_off = isinstance(template, dict) and template.get("enable_thinking") is False
     seed = body.get("seed")
     return Ask(
         model=str(body["model"]),
-        prompt_tokens=count_prompt_tokens(" ".join(texts)),
+        prompt=prompt,
         stream=bool(body.get("stream", False)),
         want_thinking=lab.scenario.reasoning_tokens > 0 and not thinking_off,
         max_tokens=int(limit) if isinstance(limit, int | float) else None,
         keep_alive_s=lab.default_keep_alive(),
         seed=seed if isinstance(seed, int) else None,
         openai_body={k: v for k, v in body.items() if k not in ("stream", "stream_options")},
+        return_progress=lab.scenario.server == "llamacpp" and body.get("return_progress") is True,
     )
 
 
-def _format(body: dict[str, Any]) -> OpenAIFormat:
+def _usage_options(body: dict[str, Any]) -> tuple[bool, bool]:
     options = body.get("stream_options") or {}
-    include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
-    return OpenAIFormat(str(body["model"]), include_usage)
+    if not isinstance(options, dict):
+        return False, False
+    return bool(options.get("include_usage")), bool(options.get("continuous_usage_stats"))
+
+
+def _format(lab: LabState, body: dict[str, Any], prompt_tokens: int) -> WireFormat:
+    include_usage, continuous = _usage_options(body)
+    if lab.scenario.server == "llamacpp":
+        return LlamaCppFormat(str(body["model"]), include_usage, prompt_tokens)
+    return OpenAIFormat(str(body["model"]), include_usage, continuous, prompt_tokens)
+
+
+def _completions_format(body: dict[str, Any], prompt_tokens: int) -> WireFormat:
+    include_usage, continuous = _usage_options(body)
+    return CompletionsFormat(str(body["model"]), include_usage, continuous, prompt_tokens)
 
 
 def _text(content: Any) -> str:

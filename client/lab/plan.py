@@ -31,6 +31,10 @@ class Reply:
     arrival: float
     load_s: float = 0.0
     fault: Fault | None = None
+    loaded_at: float | None = None  # admitted and loaded: prefill starts here
+    queue_s: float = 0.0  # waited for a place in the running batch
+    cache_tokens: int = 0  # prompt tokens reused from the prompt cache (llama.cpp)
+    prompt_ids: tuple[int, ...] = ()  # what Ollama's /api/generate returns as context
     finish_reason: str = "stop"
     first_token_at: float | None = None
     last_token_at: float | None = None

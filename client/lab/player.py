@@ -29,6 +29,7 @@ class Player:
         fmt: WireFormat,
         reply: Reply,
         fault: Fault | None,
+        preludes: tuple[tuple[float, bytes], ...] = (),
     ) -> None:
         self.loop = asyncio.get_running_loop()
         self.finished: asyncio.Future[str] = self.loop.create_future()
@@ -43,15 +44,48 @@ class Player:
         self._fault = fault
         self._sent = 0
         self._timer: asyncio.TimerHandle | None = None
+        # Events before the first token (llama.cpp's prompt_progress): (deadline, bytes).
+        self._preludes = preludes
+        self._next = 0  # the piece the pending timer will write
+        self._prelude_next = 0
 
     def start(self) -> None:
-        self._schedule(0)
+        if self._preludes:
+            self._schedule_prelude(0)
+        else:
+            self._schedule(0)
 
     def cancel(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
 
+    def pause(self, seconds: float) -> None:
+        """Push the rest of the stream back (another request's prefill holds the batch)."""
+        if self.finished.done() or self._timer is None:
+            return
+        self._shift += seconds
+        self._timer.cancel()
+        if self._prelude_next < len(self._preludes):
+            self._schedule_prelude(self._prelude_next)
+        else:
+            self._schedule(self._next)
+
+    def _schedule_prelude(self, index: int) -> None:
+        self._prelude_next = index
+        deadline = self._preludes[index][0] + self._shift
+        self._timer = self.loop.call_at(deadline, self._fire_prelude, index)
+
+    def _fire_prelude(self, index: int) -> None:
+        if not self._write(self._preludes[index][1]):
+            return
+        if index + 1 < len(self._preludes):
+            self._schedule_prelude(index + 1)
+        else:
+            self._prelude_next = len(self._preludes)
+            self._schedule(0)
+
     def _schedule(self, index: int) -> None:
+        self._next = index
         if index == len(self._pieces):
             self._at_end()
             return

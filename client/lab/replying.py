@@ -17,7 +17,7 @@ from aiohttp import web
 
 from client.lab.plan import Piece, Reply, make_plan
 from client.lab.player import Player
-from client.lab.scenario import BEFORE_STREAM, Fault
+from client.lab.scenario import BEFORE_STREAM, Fault, Scenario
 from client.lab.sources import (
     SimulatedSource,
     Source,
@@ -26,7 +26,7 @@ from client.lab.sources import (
     UpstreamStreamError,
 )
 from client.lab.state import ARRIVAL, LabState, canonical
-from client.lab.wire import WireFormat
+from client.lab.wire import WireFormat, token_ids
 
 QUEUE_FULL = "server busy, please try again.  maximum pending requests exceeded"
 DEFAULT_ERROR = "an error was encountered while running the model"
@@ -42,13 +42,18 @@ class Ask:
     """A generation request, already read from either protocol."""
 
     model: str
-    prompt_tokens: int
+    prompt: tuple[str, ...]  # the prompt's tokens, chat template included
     stream: bool
     want_thinking: bool
     max_tokens: int | None
     keep_alive_s: float
     seed: int | None
     openai_body: dict[str, Any]  # what the proxy sends upstream
+    return_progress: bool = False  # llama.cpp: prompt_progress chunks while prefilling
+
+    @property
+    def prompt_tokens(self) -> int:
+        return len(self.prompt)
 
 
 async def answer(
@@ -72,17 +77,31 @@ async def answer(
     stamped = ARRIVAL.get()
     arrival = loop.time() if delayed or stamped is None else stamped
     name = canonical(ask.model)
-    wait = lab.models.acquire(name, arrival, scenario.load_ms / 1000.0, ask.keep_alive_s)
-    reply = Reply(ask.model, ask.prompt_tokens, arrival, load_s=wait, fault=fault)
-    lab.metrics.running += 1
+    reply = Reply(ask.model, ask.prompt_tokens, arrival, fault=fault)
+    reply.prompt_ids = tuple(token_ids(list(ask.prompt)))
+    admitted = loaded = False
     lab.metrics.tokens_in_flight += ask.prompt_tokens
     source: Source | None = None
     try:
+        await lab.scheduler.acquire()
+        admitted = True
+        start = loop.time()
+        reply.queue_s = start - arrival
+        wait = lab.models.acquire(name, start, scenario.load_ms / 1000.0, ask.keep_alive_s)
+        loaded = True
+        reply.load_s = wait
+        reply.loaded_at = start + wait
+        if scenario.server == "llamacpp":
+            reply.cache_tokens = lab.cached_prefix(ask.prompt)
+        prefill_s = _prefill_s(scenario, reply)
         if lab.upstream is None:
             plan = make_plan(scenario, rng, ask.want_thinking, ask.max_tokens)
-            source = SimulatedSource(plan, arrival + wait + plan.ttft_s)
+            ttft_s = plan.ttft_s + prefill_s
+            source = SimulatedSource(plan, reply.loaded_at + ttft_s)
+            if not scenario.chunked_prefill:
+                lab.pause_decoding(ttft_s)
         else:
-            await asyncio.sleep(wait + scenario.ttft.sample_ms(rng) / 1000.0)
+            await asyncio.sleep(wait + prefill_s + scenario.ttft.sample_ms(rng) / 1000.0)
             upstream = UpstreamSource(_session(lab), lab.upstream, ask.openai_body)
             try:
                 await upstream.open()
@@ -90,7 +109,7 @@ async def answer(
                 return fmt.error_response(exc.status, exc.message)
             source = upstream
         if ask.stream:
-            response = await _stream(request, reply, source, fmt)
+            response = await _stream(request, reply, source, fmt, lab, ask.return_progress)
         else:
             response = await _whole(request, reply, source, fmt)
         lab.stats.completed += 1
@@ -102,15 +121,44 @@ async def answer(
         if source is not None:
             await source.aclose()
         end = loop.time()
-        lab.models.release(name, end, ask.keep_alive_s)
-        lab.metrics.running -= 1
+        if loaded:
+            lab.models.release(name, end, ask.keep_alive_s)
+        if admitted:
+            lab.scheduler.release()
         lab.metrics.tokens_in_flight -= ask.prompt_tokens
         _observe(lab, reply, end, rng)
 
 
+def _prefill_s(scenario: Scenario, reply: Reply) -> float:
+    """Extra time to read the uncached prompt, at the scenario's prefill rate."""
+    if scenario.prefill_tokens_per_s <= 0:
+        return 0.0
+    return (reply.prompt_tokens - reply.cache_tokens) / scenario.prefill_tokens_per_s
+
+
+def progress_events(
+    fmt: WireFormat, reply: Reply, first_at: float, n_batch: int
+) -> tuple[tuple[float, bytes], ...]:
+    """llama.cpp's prompt_progress: one event per n_batch tokens, the last before the
+    first token, spread evenly over the prefill (which starts once the model is loaded).
+    """
+    assert reply.loaded_at is not None
+    total, cache = reply.prompt_tokens, reply.cache_tokens
+    todo = max(0, total - cache)
+    batches = max(1, -(-todo // n_batch))
+    span = max(0.0, first_at - reply.loaded_at)
+    events = []
+    for k in range(1, batches + 1):
+        processed = cache + min(todo, k * n_batch)
+        offset = span * k / batches
+        at = reply.loaded_at + offset - (0.0005 if k == batches else 0.0)
+        events.append((at, fmt.progress(total, cache, processed, round(offset * 1000))))
+    return tuple(events)
+
+
 def not_found(model: str, fmt: WireFormat) -> str:
     if fmt.content_type.startswith("application/x-ndjson"):
-        return f'model "{model}" not found, try pulling it first'
+        return f"model '{model}' not found"  # server/routes.go, chat/generate/embed/show
     return f"The model `{model}` does not exist."
 
 
@@ -146,7 +194,12 @@ def _reason(status: int) -> str:
 
 
 async def _stream(
-    request: web.Request, reply: Reply, source: Source, fmt: WireFormat
+    request: web.Request,
+    reply: Reply,
+    source: Source,
+    fmt: WireFormat,
+    lab: LabState,
+    return_progress: bool = False,
 ) -> web.StreamResponse:
     loop = asyncio.get_running_loop()
     response = web.StreamResponse(headers={"Content-Type": fmt.content_type})
@@ -155,7 +208,10 @@ async def _stream(
         await response.write(opening)
     fault = _mid_stream(reply.fault)
     if isinstance(source, SimulatedSource) and request.transport is not None:
-        return await _play(request, response, reply, source, fmt, fault)
+        preludes: tuple[tuple[float, bytes], ...] = ()
+        if return_progress:
+            preludes = progress_events(fmt, reply, source.first_at, lab.scenario.n_batch)
+        return await _play(request, response, reply, source, fmt, fault, lab, preludes)
     sent = 0
     try:
         async for piece in source.pieces():
@@ -191,15 +247,19 @@ async def _play(
     source: SimulatedSource,
     fmt: WireFormat,
     fault: Fault | None,
+    lab: LabState,
+    preludes: tuple[tuple[float, bytes], ...] = (),
 ) -> web.StreamResponse:
     """The scripted stream, chunk by chunk from timer callbacks (see client/lab/player.py)."""
     assert request.transport is not None
     chunked = "chunked" in response.headers.get("Transfer-Encoding", "")  # set by prepare()
-    player = Player(request.transport, chunked, source, fmt, reply, fault)
+    player = Player(request.transport, chunked, source, fmt, reply, fault, preludes)
     player.start()
+    lab.decoding.add(player)
     try:
         outcome = await player.finished
     finally:
+        lab.decoding.discard(player)
         player.cancel()
     if outcome == "reset":
         await reset_connection(request)
@@ -313,7 +373,16 @@ def _observe(lab: LabState, reply: Reply, end: float, rng: Any) -> None:
         return
     metrics.ttft.observe(reply.first_token_at - reply.arrival)
     metrics.e2e.observe(end - reply.arrival)
-    metrics.queue.observe(reply.load_s)
+    metrics.queue.observe(reply.queue_s)
     for gap in reply.gaps:
         metrics.itl.observe(gap)
+    loaded = reply.loaded_at if reply.loaded_at is not None else reply.arrival
+    metrics.prompt_tokens_total += reply.prompt_tokens - reply.cache_tokens
+    metrics.prompt_seconds_total += max(0.0, reply.first_token_at - loaded)
+    metrics.predicted_tokens_total += reply.output_tokens
+    if reply.last_token_at is not None:
+        metrics.predicted_seconds_total += reply.last_token_at - reply.first_token_at
+    metrics.decode_total += reply.chunks
+    metrics.busy_slots_sum += reply.chunks * max(1, lab.scheduler.running)
+    metrics.tokens_max = max(metrics.tokens_max, reply.prompt_tokens + reply.output_tokens)
     metrics.speculate(reply.output_tokens, lab.scenario.spec_acceptance, rng)

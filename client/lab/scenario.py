@@ -112,6 +112,19 @@ class Scenario:
     fault_rate: float = 0.0
     random_faults: tuple[Fault, ...] = ()
     spec_acceptance: float | None = None
+    # Which OpenAI-compatible server /v1 and /metrics look like: "vllm" or "llamacpp"
+    # (llama.cpp adds timings, prompt_progress with return_progress, /slots, /props).
+    server: str = "vllm"
+    n_batch: int = 2048  # llama.cpp's -b: one prompt_progress chunk per batch
+    prefill_tokens_per_s: float = 0.0  # > 0: each uncached prompt token adds to TTFT
+    # How many requests the emulated server runs at once (0: no limit). Past it,
+    # requests wait in a queue; "continuous" admits one as soon as another ends,
+    # "static" only when the whole running batch has ended (no continuous batching).
+    capacity: int = 0
+    batching: str = "continuous"
+    # Without chunked prefill, a new request's prefill pauses the decoding of every
+    # running request for as long as it takes; with it, decoding goes on.
+    chunked_prefill: bool = True
 
     def pick_fault(self, rng: random.Random) -> Fault | None:
         """The fault for one request: the fixed one, else maybe one from the pool."""
@@ -154,6 +167,13 @@ PRESETS: dict[str, Scenario] = {
     ),
     "stall": replace(_tier("stall", 180, 230, 110, 290, 20), fault=Fault("stall", 10, seconds=8)),
     "reset": replace(_tier("reset", 180, 230, 110, 290, 20), fault=Fault("reset", 12)),
+    # llama.cpp server reading a long prompt: prompt_progress every 64 tokens.
+    "prefill": replace(
+        _tier("prefill", 120, 150, 60, 290, 20),
+        server="llamacpp",
+        n_batch=64,
+        prefill_tokens_per_s=400.0,
+    ),
     "overloaded": replace(
         _tier("overloaded", 180, 230, 110, 290, 20),
         fault_rate=0.8,
@@ -265,5 +285,11 @@ def _check(s: Scenario) -> None:
         parse_keep_alive(s.keep_alive)
     except KeepAliveError as exc:
         raise ScenarioError(f"keep_alive: {exc}") from exc
+    if s.server not in ("vllm", "llamacpp"):
+        raise ScenarioError("server must be 'vllm' or 'llamacpp'")
+    if s.batching not in ("continuous", "static"):
+        raise ScenarioError("batching must be 'continuous' or 'static'")
+    if s.n_batch < 1 or s.capacity < 0 or s.prefill_tokens_per_s < 0:
+        raise ScenarioError("n_batch must be >= 1; capacity and prefill_tokens_per_s >= 0")
     if s.tpot_ms < 0 or s.jitter_ms < 0 or s.load_ms < 0 or s.reasoning_tokens < 0:
         raise ScenarioError("times and counts must not be negative")

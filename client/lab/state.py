@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections import Counter
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import aiohttp
 
 from client.lab.metrics import LabMetrics
 from client.lab.models import ModelState, parse_keep_alive
 from client.lab.scenario import Scenario
+from client.lab.scheduler import Scheduler
 
 # When the request being handled arrived (loop time); set by the server's middleware,
 # read in the same task by the handler.
@@ -22,6 +25,10 @@ ARRIVAL: ContextVar[float | None] = ContextVar("tachy_lab_arrival", default=None
 def canonical(model: str) -> str:
     """Ollama's rule: a name without a tag means ':latest'."""
     return model if ":" in model.rsplit("/", 1)[-1] else f"{model}:latest"
+
+
+class Pausable(Protocol):
+    def pause(self, seconds: float) -> None: ...
 
 
 @dataclass(slots=True)
@@ -43,6 +50,10 @@ class LabState:
         self.models = ModelState()
         self.metrics = LabMetrics()
         self.stats = LabStats()
+        self.scheduler = Scheduler(scenario.capacity, scenario.batching)
+        self.decoding: set[Pausable] = set()  # streams being played right now
+        self._last_prompt: tuple[str, ...] = ()
+        self.started_wall = int(time.time())
         self._request_count = 0
         self._metrics_rng = random.Random(scenario.seed)
         self.apply_model_state()
@@ -51,6 +62,8 @@ class LabState:
         """Switch live: new requests use it; the model starts loaded or cold as it says."""
         self.scenario = scenario
         self._request_count = 0
+        self._last_prompt = ()
+        self.scheduler.configure(scenario.capacity, scenario.batching)
         self.apply_model_state()
 
     def apply_model_state(self) -> None:
@@ -70,6 +83,24 @@ class LabState:
 
     def knows(self, model: str) -> bool:
         return self.upstream is not None or canonical(model) == canonical(self.scenario.model)
+
+    def cached_prefix(self, prompt: tuple[str, ...]) -> int:
+        """Prompt tokens a llama.cpp slot reuses: the common prefix with the last prompt.
+
+        At least one token is always evaluated, as llama.cpp does for an exact repeat.
+        """
+        previous, self._last_prompt = self._last_prompt, prompt
+        common = 0
+        for mine, theirs in zip(prompt, previous, strict=False):
+            if mine != theirs:
+                break
+            common += 1
+        return min(common, max(0, len(prompt) - 1))
+
+    def pause_decoding(self, seconds: float) -> None:
+        """A prefill without chunking holds up every stream being decoded."""
+        for stream in list(self.decoding):
+            stream.pause(seconds)
 
     def default_keep_alive(self) -> float:
         return self._default_keep_alive

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+import zlib
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -47,6 +48,7 @@ class WireFormat(Protocol):
     def piece(self, piece: Piece) -> bytes: ...
     def closing(self, reply: Reply, end: float) -> bytes: ...
     def error_event(self, message: str) -> bytes: ...
+    def progress(self, total: int, cache: int, processed: int, time_ms: int) -> bytes: ...
     def malformed(self) -> bytes: ...
     def whole(self, reply: Reply, end: float) -> dict[str, Any]: ...
     def error_response(self, status: int, message: str) -> web.Response: ...
@@ -101,11 +103,16 @@ class OllamaFormat:
         else:
             obj["done"] = True
             obj["done_reason"] = reply.finish_reason
+        if self.endpoint == "generate":  # the conversation's tokens, for the next request
+            obj["context"] = [*reply.prompt_ids, *token_ids(reply.text, reply.thinking)]
         obj.update(ollama_durations(reply, end))
         return obj
 
     def closing(self, reply: Reply, end: float) -> bytes:
         return self._line(self._final(reply, end, "", ""))
+
+    def progress(self, total: int, cache: int, processed: int, time_ms: int) -> bytes:
+        return b""  # Ollama says nothing while it reads the prompt
 
     def whole(self, reply: Reply, end: float) -> dict[str, Any]:
         return self._final(reply, end, "".join(reply.text), "".join(reply.thinking))
@@ -131,8 +138,19 @@ def ollama_error(status: int, message: str) -> web.Response:
     )
 
 
+def token_ids(*texts: list[str]) -> list[int]:
+    """Stable stand-in token ids (a real server's come from its vocabulary)."""
+    return [zlib.crc32(piece.encode()) % 32000 for text in texts for piece in text]
+
+
 def ollama_durations(reply: Reply, end: float) -> dict[str, int]:
-    """Nanosecond timings; zero ones are left out, as Go's omitempty does."""
+    """Nanosecond timings; zero ones are left out, as Go's omitempty does.
+
+    load_duration runs from the request's arrival to the runner being ready (queue
+    and load included, as Ollama's checkpointStart..checkpointLoaded), so it is on
+    every final line: small when warm, never zero.
+    """
+    loaded = reply.loaded_at if reply.loaded_at is not None else reply.arrival + reply.load_s
     first = reply.first_token_at if reply.first_token_at is not None else end
     last = reply.last_token_at if reply.last_token_at is not None else end
     decode = last - first
@@ -140,9 +158,9 @@ def ollama_durations(reply: Reply, end: float) -> dict[str, int]:
         decode = decode * reply.chunks / (reply.chunks - 1)
     values = {
         "total_duration": ns(end - reply.arrival),
-        "load_duration": ns(reply.load_s),
+        "load_duration": max(1, ns(loaded - reply.arrival)),
         "prompt_eval_count": reply.prompt_tokens,
-        "prompt_eval_duration": ns(first - reply.arrival - reply.load_s),
+        "prompt_eval_duration": ns(first - loaded),
         "eval_count": reply.output_tokens,
         "eval_duration": ns(decode),
     }
@@ -154,9 +172,20 @@ class OpenAIFormat:
 
     content_type = SSE
 
-    def __init__(self, model: str, include_usage: bool) -> None:
+    def __init__(
+        self,
+        model: str,
+        include_usage: bool,
+        continuous_usage: bool = False,
+        prompt_tokens: int = 0,
+    ) -> None:
         self.model = model
         self.include_usage = include_usage
+        # vLLM's stream_options.continuous_usage_stats: usage on every chunk.
+        self.continuous_usage = continuous_usage
+        self.prompt_tokens = prompt_tokens
+        self._completion_tokens = 0
+        self._opened = False
         self.id = f"chatcmpl-{uuid.uuid4().hex}"
         self.created = int(time.time())
         head = dumps({"id": self.id, "object": "chat.completion.chunk", "created": self.created})
@@ -164,7 +193,17 @@ class OpenAIFormat:
             f'data: {head[:-1]},"model":{dumps(model)},"choices":[{{"index":0,"delta":{{"'
         ).encode()
 
+    def _running_usage(self) -> dict[str, int]:
+        done = self._completion_tokens
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "total_tokens": self.prompt_tokens + done,
+            "completion_tokens": done,
+        }
+
     def _chunk(self, choices: list[dict[str, Any]], **extra: Any) -> bytes:
+        if self.continuous_usage and "usage" not in extra:
+            extra["usage"] = self._running_usage()
         obj = {
             "id": self.id,
             "object": "chat.completion.chunk",
@@ -180,36 +219,58 @@ class OpenAIFormat:
         return {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
 
     def opening(self) -> bytes:
+        # vLLM sends its role chunk with the first token, not before: see piece().
+        return b""
+
+    def _role_chunk(self) -> bytes:
         return self._chunk([self._choice({"role": "assistant", "content": ""})])
 
     def piece(self, piece: Piece) -> bytes:
-        # The hot path: the same bytes as _chunk() would give, without building dicts.
+        head = b""
+        if not self._opened:
+            self._opened = True
+            head = self._role_chunk()
         key = "reasoning_content" if piece.kind == "thinking" else "content"
-        return b'%s%s":%s},"logprobs":null,"finish_reason":null}]}\n\n' % (
+        self._completion_tokens += piece.tokens
+        if self.continuous_usage:
+            return head + self._chunk([self._choice({key: piece.text})])
+        # The hot path: the same bytes as _chunk() would give, without building dicts.
+        return head + b'%s%s":%s},"logprobs":null,"finish_reason":null}]}\n\n' % (
             self._piece_prefix,
             key.encode(),
             dumps(piece.text).encode(),
         )
 
+    def progress(self, total: int, cache: int, processed: int, time_ms: int) -> bytes:
+        return b""  # vLLM has no prefill progress events
+
     def closing(self, reply: Reply, end: float) -> bytes:
-        out = self._chunk([self._choice({}, reply.finish_reason)])
+        head = b"" if self._opened else self._role_chunk()
+        final = self._choice({}, reply.finish_reason)
+        final["stop_reason"] = None
+        out = head + self._chunk([final])
         if self.include_usage:
             out += self._chunk([], usage=usage(reply))
         return out + b"data: [DONE]\n\n"
 
     def whole(self, reply: Reply, end: float) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": "".join(reply.text)}
-        if reply.thinking:
-            message["reasoning_content"] = "".join(reply.thinking)
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "reasoning_content": "".join(reply.thinking) if reply.thinking else None,
+            "content": "".join(reply.text),
+            "tool_calls": [],
+        }
         choice = {"index": 0, "message": message, "logprobs": None}
         choice["finish_reason"] = reply.finish_reason
+        choice["stop_reason"] = None
         return {
             "id": self.id,
             "object": "chat.completion",
             "created": self.created,
             "model": self.model,
             "choices": [choice],
-            "usage": usage(reply),
+            "usage": {**usage(reply), "prompt_tokens_details": None},
+            "prompt_logprobs": None,
         }
 
     def error_event(self, message: str) -> bytes:

@@ -48,13 +48,14 @@ async def test_empty_messages_load_the_cold_model(start_lab) -> None:
     assert generate.json()["done_reason"] == "load"
 
 
-async def test_cold_request_reports_load_duration_then_warm_does_not(start_lab) -> None:
+async def test_cold_request_reports_load_duration_then_warm_a_small_one(start_lab) -> None:
     _, client = await start_lab(start_loaded=False, load_ms=150)
     cold = (await client.post("/api/chat", json=chat_body(stream=False))).json()
     assert cold["load_duration"] >= 150_000_000  # nanoseconds
     assert cold["total_duration"] >= cold["load_duration"] + cold["prompt_eval_duration"]
     warm = (await client.post("/api/chat", json=chat_body(stream=False))).json()
-    assert "load_duration" not in warm
+    # Real Ollama sets it on every done response (server/routes.go): small but present.
+    assert 0 < warm["load_duration"] < 50_000_000
 
 
 async def test_keep_alive_zero_unloads(lab) -> None:

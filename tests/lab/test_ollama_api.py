@@ -40,7 +40,7 @@ async def test_chat_streams_ndjson_objects_like_the_docs(lab) -> None:
     # nanoseconds: a 5 ms TTFT is millions, not thousands
     assert final["prompt_eval_duration"] > 4_000_000
     assert final["total_duration"] > final["prompt_eval_duration"]
-    assert "load_duration" not in final  # warm: zero, left out like Go's omitempty
+    assert final["load_duration"] > 0  # warm: small, but on every final line
     # Go's encoding/json: compact, no spaces after separators
     assert response.content.split(b"\n")[0].startswith(b'{"model":"tachy-lab","created_at":"')
 
@@ -100,7 +100,7 @@ async def test_unknown_model_is_404_with_error_string(lab) -> None:
     _, client = lab
     response = await client.post("/api/chat", json={**chat_body(), "model": "nope:7b"})
     assert response.status_code == 404
-    assert response.json() == {"error": 'model "nope:7b" not found, try pulling it first'}
+    assert response.json() == {"error": "model 'nope:7b' not found"}
     shown = await client.post("/api/show", json={"model": "nope"})
     assert shown.status_code == 404 and "error" in shown.json()
 

@@ -49,11 +49,11 @@ async def _pick(app: Any, name: str) -> None:
     await until(lambda: app.demo.scenario == name)
 
 
-def test_menu_lists_start_stop_and_the_ten_presets(make_app, server) -> None:
+def test_menu_lists_start_stop_and_every_preset(make_app, server) -> None:
     app = make_app(server.url)
     texts = [a.text() for a in _menu(app).actions() if not a.isSeparator()]
     assert texts == ["Start latency lab", "Stop latency lab", *PRESETS]
-    assert len(PRESETS) == 10
+    assert len(PRESETS) == 11  # the tiers, faults, cold start, thinking and prefill
     assert _action(app, "Start latency lab").isEnabled()
     assert not _action(app, "Stop latency lab").isEnabled()
     assert not any(_action(app, name).isEnabled() for name in PRESETS)  # no lab yet
