@@ -79,7 +79,7 @@ async def test_second_request_reuses_the_cached_prefix(start_lab) -> None:
 
 
 async def test_timings_on_the_last_chunk_and_usage(start_lab) -> None:
-    _, client = await start_lab(server="llamacpp", tpot_ms=2)
+    _, client = await start_lab(server="llamacpp", tpot_ms=10)
     body = chat_body(stream=True, stream_options={"include_usage": True})
     events = [
         json.loads(e)
@@ -97,7 +97,7 @@ async def test_timings_on_the_last_chunk_and_usage(start_lab) -> None:
         "predicted_n", "predicted_ms", "predicted_per_token_ms", "predicted_per_second",
     ]  # fmt: skip
     assert timings["predicted_n"] == 8 and timings["prompt_ms"] >= 4.0
-    assert 300 < timings["predicted_per_second"] < 700  # 2 ms per token
+    assert 60 < timings["predicted_per_second"] < 130  # 10 ms per token: 100/s
     assert all("timings" not in e for e in events[:-1])
     whole = (await client.post("/v1/chat/completions", json=chat_body())).json()
     assert whole["object"] == "chat.completion" and whole["timings"]["predicted_n"] == 8
