@@ -50,6 +50,31 @@ def spawn(coro: Coroutine[Any, Any, Any], name: str = "") -> asyncio.Task[Any]:
     return task
 
 
+class KeptTasks:
+    """The tasks one owner started and has not seen finish: `spawn` through this and
+    `aclose` on quit, so none outlives its owner or runs on a closed backend."""
+
+    def __init__(self) -> None:
+        self._running: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coro: Coroutine[Any, Any, Any], name: str = "") -> asyncio.Task[Any]:
+        task = spawn(coro, name)
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        return task
+
+    def __len__(self) -> int:
+        return len(self._running)
+
+    async def aclose(self) -> None:
+        """Cancel what is still running and wait until it has stopped."""
+        running = list(self._running)
+        for task in running:
+            task.cancel()
+        if running:
+            await asyncio.wait(running)
+
+
 def _report_failure(task: asyncio.Task[Any]) -> None:
     if task.cancelled():
         return

@@ -18,7 +18,7 @@ from PySide6.QtGui import QAction, QActionGroup
 
 from client.lab.scenario import PRESETS
 from client.services.servers import ServerChoice
-from client.ui.async_errors import spawn
+from client.ui.async_errors import KeptTasks
 
 if TYPE_CHECKING:
     from client.lab import RunningLab
@@ -39,6 +39,7 @@ class DemoMenu(QObject):
         self.choice: ServerChoice | None = None  # the lab, as a server of the picker
         self.previous: ServerChoice | None = None  # what to go back to on Stop
         self.task: asyncio.Task[Any] | None = None  # the last start / switch / stop
+        self.tasks = KeptTasks()  # all of them still running, cancelled at quit
         self.start_action = self._action("Start latency lab", "startLab", self.start)
         self.stop_action = self._action("Stop latency lab", "stopLab", self.stop)
         self.menu.addSeparator()
@@ -76,17 +77,17 @@ class DemoMenu(QObject):
     def start(self) -> None:
         if self.lab is None and not self._working():
             self.start_action.setEnabled(False)  # no second lab from a double click
-            self.task = spawn(self._start(), "start the latency lab")
+            self.task = self.tasks.spawn(self._start(), "start the latency lab")
 
     def pick(self, name: str) -> None:
         self.scenario_actions[name].setChecked(True)
         if self.lab is not None:
-            self.task = spawn(self._pick(self.lab, name), "switch the lab's scenario")
+            self.task = self.tasks.spawn(self._pick(self.lab, name), "switch the lab's scenario")
 
     def stop(self) -> None:
         if self.lab is not None:
             self.stop_action.setEnabled(False)
-            self.task = spawn(self._stop(self.lab), "stop the latency lab")
+            self.task = self.tasks.spawn(self._stop(self.lab), "stop the latency lab")
 
     def _working(self) -> bool:
         return self.task is not None and not self.task.done()
@@ -95,9 +96,12 @@ class DemoMenu(QObject):
     async def _start(self) -> None:
         from client.lab import run_in_thread  # aiohttp loads only when the lab starts
 
-        loop = asyncio.get_running_loop()
+        starting = asyncio.get_running_loop().run_in_executor(None, run_in_thread, FIRST_SCENARIO)
         try:
-            lab = await loop.run_in_executor(None, run_in_thread, FIRST_SCENARIO)
+            lab = await asyncio.shield(starting)
+        except asyncio.CancelledError:  # quitting while it starts: stop it once it has
+            starting.add_done_callback(_stop_started_lab)
+            raise
         except Exception:
             self._show_running(False)
             raise
@@ -115,8 +119,8 @@ class DemoMenu(QObject):
 
     async def _stop(self, lab: RunningLab) -> None:
         self.servers.page.stop()  # an answer from the lab ends here, its text kept
+        self.lab = None  # stopping from here on, even if quitting cancels the wait
         await asyncio.get_running_loop().run_in_executor(None, lab.stop)
-        self.lab = None
         choice, self.choice = self.choice, None
         previous, self.previous = self.previous, None
         self._show_running(False)
@@ -135,7 +139,13 @@ class DemoMenu(QObject):
             self.servers.use_local()  # what the app does when it knows no server
 
     async def aclose(self) -> None:
-        """At quit: stop the lab's thread (its sockets close with it)."""
+        """At quit: cancel what is under way, stop the lab's thread (its sockets too)."""
+        await self.tasks.aclose()
         lab, self.lab = self.lab, None
         if lab is not None:
             await asyncio.get_running_loop().run_in_executor(None, lab.stop)
+
+
+def _stop_started_lab(starting: asyncio.Future[RunningLab]) -> None:
+    if not starting.cancelled() and starting.exception() is None:
+        starting.result().stop()

@@ -28,7 +28,7 @@ from client.services.servers import (
     server_choices,
     server_url,
 )
-from client.ui.async_errors import spawn
+from client.ui.async_errors import KeptTasks
 from client.ui.chat_page import ChatPage
 from client.ui.main_window import MainWindow
 from client.ui.server_dialog import AddServerDialog
@@ -62,7 +62,8 @@ class ServerControl(QObject):
         self._engine_task: asyncio.Task[Any] | None = None
         self._dialog: AddServerDialog | None = None
         bar = window.server_bar
-        bar.serverChosen.connect(lambda choice: spawn(self.select(choice), "choose server"))
+        self.tasks = KeptTasks()  # choosing, detecting, starting the engine, saving
+        bar.serverChosen.connect(lambda c: self.tasks.spawn(self.select(c), "choose server"))
         bar.modelChosen.connect(self._on_model)
         bar.addServerRequested.connect(self.open_add_server)
         page.chooseServerRequested.connect(self.show_server_list)
@@ -83,7 +84,7 @@ class ServerControl(QObject):
             choice = ServerChoice(f"Server at {address.split('://', 1)[-1]}", address, api)
             self.window.server_bar.set_choices([choice], choice)
             await self.select(choice, model)
-            spawn(self.refresh_choices(), "detect servers")
+            self.tasks.spawn(self.refresh_choices(), "detect servers")
             return
         choices = await self.refresh_choices()
         first = default_choice(choices, self._last_used())
@@ -169,7 +170,7 @@ class ServerControl(QObject):
         picker = self.window.server_bar.server_picker
         if picker.currentIndex() < 0:
             picker.setPlaceholderText(f"{LOCAL_ENGINE_LABEL} — starting…")
-        self._engine_task = spawn(self._start_local(), "start local engine")
+        self._engine_task = self.tasks.spawn(self._start_local(), "start local engine")
 
     async def _start_local(self) -> None:
         if self.engine is None:
@@ -192,7 +193,9 @@ class ServerControl(QObject):
     def open_add_server(self) -> None:
         if self._dialog is None:
             self._dialog = AddServerDialog(self.window)
-            self._dialog.saved.connect(lambda *a: spawn(self._save_server(*a), "save server"))
+            self._dialog.saved.connect(
+                lambda *a: self.tasks.spawn(self._save_server(*a), "save server")
+            )
         self._dialog.show()  # non-modal: no nested exec(), and the chat stays usable
         self._dialog.raise_()
         self._dialog.activateWindow()
@@ -222,8 +225,9 @@ class ServerControl(QObject):
 
     # --- quit ----------------------------------------------------------------------
     async def aclose(self) -> None:
-        """Close every backend's HTTP client and stop the local engine."""
+        """Stop what is under way, close every backend's HTTP client, stop the engine."""
         try:
+            await self.tasks.aclose()
             await self.pool.aclose()
         finally:
             if self.engine is not None:
