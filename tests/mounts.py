@@ -6,6 +6,7 @@ mount say so when they are skipped.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
@@ -39,3 +40,20 @@ def tmpfs(folder: Path, size_kb: int) -> Iterator[Path]:
 
 def remount_read_only(folder: Path) -> None:
     subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
+
+
+def fill_to_the_brim(folder: Path) -> Path:
+    """Write a file until the file system has not one byte left; delete it for room."""
+    filler = folder / "filler"
+    with filler.open("wb", buffering=0) as file:
+        try:
+            while True:
+                file.write(b"\0" * 4096)
+        except OSError as error:
+            assert error.errno == errno.ENOSPC
+        try:
+            while True:
+                file.write(b"\0")  # the last bytes of the last page too
+        except OSError as error:
+            assert error.errno == errno.ENOSPC
+    return filler

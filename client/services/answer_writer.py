@@ -12,6 +12,7 @@ import asyncio
 import logging
 
 from client.core.events import TokenKind
+from client.services import saving
 from client.store.history import HistoryStore, MessageState
 
 log = logging.getLogger(__name__)
@@ -71,13 +72,17 @@ class AnswerWriter:
             await self.history.db.run(self.history.append_text, self.message_id, text, thinking)
         except KeyError:
             self.gone = self._finished = True  # the message was deleted: nowhere to save
-        except Exception:
+        except Exception as error:
             # Keep the words for the next flush rather than lose them.
-            log.exception("could not save the streaming answer; will try again")
+            if saving.is_saving_trouble(error):
+                saving.report_trouble(error)  # a full disk: said once, not every flush
+            else:
+                log.exception("could not save the streaming answer; will try again")
             self._text.insert(0, text)
             self._thinking.insert(0, thinking)
         else:
             self.flushes += 1
+            saving.report_saved()
 
     def _flushed(self, _: asyncio.Future[None]) -> None:
         self._flushing = None
@@ -102,15 +107,15 @@ class AnswerWriter:
         text, thinking = self._take()
         if self.gone:
             return
-        await self.history.db.run(
-            _append_and_set_state,
-            self.history,
-            self.message_id,
-            text,
-            thinking,
-            state,
-            error_message,
-        )
+        args = (self.history, self.message_id, text, thinking, state, error_message)
+        try:
+            await self.history.db.run(_append_and_set_state, *args)
+        except Exception as error:
+            if not saving.is_saving_trouble(error):
+                raise
+            # No room: the answer is on screen; it is saved once there is room.
+            saving.report_trouble(error)
+            saving.save_when_possible(self.history.db, _append_and_set_state, *args)
 
 
 def _append_and_set_state(

@@ -318,7 +318,15 @@ class Database:
                 self.rollbacks += 1
                 self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
+            try:
+                self._conn.execute("COMMIT")
+            except sqlite3.Error:
+                # A full disk fails the COMMIT and may leave the transaction open: end it,
+                # or every later write would join it and none would ever commit.
+                self.rollbacks += 1
+                if self._conn.in_transaction:
+                    self._conn.execute("ROLLBACK")
+                raise
 
     @property
     def lock(self) -> threading.RLock:

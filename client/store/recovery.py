@@ -125,7 +125,7 @@ def open_history(path: Path | None = None, *, check: bool = True) -> OpenedHisto
     except DatabaseTooNew as error:
         return _in_memory(path, ProblemKind.TOO_NEW, _schema_reason(error))
     except sqlite3.DatabaseError as error:
-        if _is_storage_error(error):
+        if is_storage_error(error):
             return _in_memory(path, ProblemKind.NOT_SAVING, _sqlite_reason(error))
         return _recover(path, str(error))
     except OSError as error:  # the file itself cannot be created or opened
@@ -162,7 +162,7 @@ def _one_line(report: str) -> str:
     return f"integrity check: {text[:120]}"
 
 
-def _is_storage_error(error: sqlite3.DatabaseError) -> bool:
+def is_storage_error(error: sqlite3.DatabaseError) -> bool:
     """The folder or the disk refused, not the file's contents."""
     code = getattr(error, "sqlite_errorcode", None)
     storage = {sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_FULL}

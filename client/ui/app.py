@@ -81,6 +81,7 @@ class TachyApp:
         warm_models: bool = True,
     ) -> None:
         self.warm_models = warm_models  # off in tests whose scripted server counts requests
+        from client.services import saving
         from client.services.stores import Stores
         from client.ui.async_errors import add_error_sink
         from client.ui.chat_page import ChatPage
@@ -94,6 +95,7 @@ class TachyApp:
         self.servers = ServerControl(self.window, self.page, self.stores, engine_factory)
         self.demo = DemoMenu(self.servers, self.servers)
         self.storage_banner = attach_storage_banner(self.window.server_bar, self.stores.problem)
+        saving.add_listener(self.storage_banner.saving_changed)
         self._wire()
         add_error_sink(self._show_error)
 
@@ -137,9 +139,11 @@ class TachyApp:
         await self.servers.start(url, api, model)
 
     async def aclose(self) -> None:
+        from client.services import saving
         from client.ui.async_errors import remove_error_sink
 
         remove_error_sink(self._show_error)
+        saving.remove_listener(self.storage_banner.saving_changed)
         answering = self.page.runner.task
         self.page.stop()
         if answering is not None and not answering.done():

@@ -3,7 +3,7 @@
 Shown when the history was damaged (kept aside, readable rows recovered), written by
 a newer Tachy (shown read-only), or cannot be saved (the data folder is unusable: the
 history lives in memory until quit). Later trouble while saving (a full disk in the
-middle of an answer) reuses it through `show_saving_problem`.
+middle of an answer) reuses it through `saving_changed`.
 """
 
 from __future__ import annotations
@@ -33,15 +33,29 @@ class StorageBanner(QFrame):
         self.dismiss_button.setAccessibleName(self.tr("Dismiss the history warning"))
         self.dismiss_button.clicked.connect(self.hide)
         layout.addWidget(self.dismiss_button)
+        self._saving_trouble = False
         self.hide()
 
     def show_problem(self, problem: HistoryProblem) -> None:
         self.message_label.setText(self.sentence(problem))
         self.show()
 
-    def show_saving_problem(self, sentence: str) -> None:
-        self.message_label.setText(sentence)
-        self.show()
+    def saving_changed(self, reason: str | None) -> None:
+        """client.services.saving's listener: a write waits for room, or all went through."""
+        if reason is not None:
+            self._saving_trouble = True
+            self.message_label.setText(
+                self.tr(
+                    "Tachy cannot save right now ({reason}). Everything stays on screen "
+                    "and is saved as soon as there is room again."
+                ).format(reason=reason)
+            )
+            self.show()
+        elif self._saving_trouble:
+            self._saving_trouble = False
+            self.message_label.setText(
+                self.tr("Saving works again: everything kept meanwhile is saved.")
+            )
 
     def sentence(self, problem: HistoryProblem) -> str:
         if problem.kind is ProblemKind.DAMAGED:

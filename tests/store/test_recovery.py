@@ -13,7 +13,7 @@ import pytest
 from client.store.db import Database
 from client.store.history import HistoryStore
 from client.store.recovery import ProblemKind, first_damage, open_history
-from tests.mounts import needs_mount, remount_read_only, tmpfs
+from tests.mounts import fill_to_the_brim, needs_mount, remount_read_only, tmpfs
 
 CONVERSATIONS = 30
 TURNS = 10  # messages per conversation
@@ -219,3 +219,25 @@ def test_an_unreadable_setting_falls_back_to_its_default_with_a_log_note(
             assert tier_thresholds(settings) == DEFAULT_THRESHOLDS
             assert settings.all() == {"keep_alive": "5m"}
         assert "'tier_thresholds' cannot be read" in caplog.text
+
+
+@needs_mount
+def test_a_commit_refused_by_a_full_disk_is_not_shown_as_saved(tmp_path: Path) -> None:
+    """The refused COMMIT counts as a rollback, so the cached path is read again."""
+    with tmpfs(tmp_path / "mount", 1024) as folder:
+        with Database(folder / "tachy.sqlite3") as db:
+            history = HistoryStore(db)
+            chat = history.create_conversation("t")
+            history.active_path(chat.id)  # cached
+            filler = fill_to_the_brim(folder)
+            with pytest.raises(sqlite3.OperationalError, match="full"):
+                for n in range(10_000):  # until a write needs a page the disk has not got
+                    history.add_message(chat.id, "user", f"message {n} " + "x" * 3000)
+            assert not db._conn.in_transaction
+            stored = db.query("SELECT count(*) FROM messages")[0][0]
+            assert len(history.active_path(chat.id)) == stored == n
+            filler.unlink()
+            history.add_message(chat.id, "user", "after the room came back")
+        with Database(folder / "tachy.sqlite3") as reopened:
+            texts = [row[0] for row in reopened.query("SELECT content FROM messages")]
+        assert texts[-1] == "after the room came back"

@@ -11,10 +11,18 @@ import os
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from client.services import saving
 from client.store.db import Database
 from client.store.history import HistoryStore
+from tests.mounts import fill_to_the_brim, needs_mount, tmpfs
+from tests.ui.conftest import until
+from tests.ui.scripted_server import ScriptedOllama
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -149,3 +157,39 @@ def test_a_file_in_place_of_the_data_folder_keeps_the_chat_in_memory(tmp_path: P
     assert any("'is anything lost?'" in s for s in rows)
     assert any(s.startswith("STORED assistant complete") for s in rows), done.stdout
     assert data.read_text() == "a file where the folder should be"
+
+
+@pytest.fixture
+def small_data_disk(data_dir: Path) -> Iterator[Path]:
+    """The data folder on a 1 MiB tmpfs (set up before the app, so unmounted after it)."""
+    with tmpfs(data_dir, 1024) as folder:
+        yield folder
+
+
+@needs_mount
+def test_the_disk_filling_mid_answer_keeps_it_on_screen_and_saves_it_later(
+    small_data_disk: Path, make_app: Any, server: ScriptedOllama, run: Any
+) -> None:
+    server.default = [("token", "First words."), ("hang",), ("token", " Then more."), ("done",)]
+    app = make_app(server.url)
+    history = app.stores.history
+
+    def answer() -> Any:
+        chats = history.list_conversations()
+        path = history.active_path(chats[0].id) if chats else []
+        return path[-1] if len(path) == 2 else None
+
+    app.page.send("tell me everything")
+    run(until(lambda: answer() is not None and answer().content == "First words."))
+    filler = fill_to_the_brim(small_data_disk)
+    server.release.set()
+    run(until(lambda: app.page.runner.task is None or app.page.runner.task.done()))
+    banner = app.storage_banner
+    assert banner.isVisible()
+    assert "cannot save right now" in banner.message_label.text()
+    assert "First words. Then more." in app.window.chat_view.toPlainText()
+    assert answer().state == "streaming"  # on disk: only what fitted
+    filler.unlink()
+    run(until(lambda: saving.waiting_writes() == 0, 15))
+    assert (answer().content, answer().state) == ("First words. Then more.", "complete")
+    assert "Saving works again" in banner.message_label.text()
