@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -12,8 +15,10 @@ if TYPE_CHECKING:
     from client.backends.local_engine import LocalEngine
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-# Keep tests away from the user's real settings, history and keyring.
-os.environ.setdefault("TACHY_TEST", "1")
+# Keep tests (and the app processes they start) away from the user's real history and
+# window settings: one temporary data folder for the run, unless a test sets its own.
+os.environ["TACHY_DATA_DIR"] = tempfile.mkdtemp(prefix="tachy-test-data-")
+atexit.register(shutil.rmtree, os.environ["TACHY_DATA_DIR"], True)
 
 
 @pytest.fixture(scope="session")

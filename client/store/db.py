@@ -39,10 +39,8 @@ Times are unix seconds (UTC) as REAL.
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import sqlite3
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -66,22 +64,12 @@ class DatabaseTooNew(RuntimeError):
 
 
 def data_dir() -> Path:
-    """$TACHY_DATA_DIR, else the platform's user data dir (XDG on Linux).
-
-    Under the test suite ($TACHY_TEST set) without an override, a temporary folder
-    for this process: a test must never write into the user's real history.
-    """
+    """$TACHY_DATA_DIR (a portable install; the test suite points it at a temporary
+    folder), else the platform's user data dir (XDG on Linux)."""
     override = os.environ.get(DATA_DIR_ENV)
     if override:
         return Path(override)
-    if os.environ.get("TACHY_TEST"):
-        return _test_data_dir()
     return Path(platformdirs.user_data_dir("tachy", appauthor=False))
-
-
-@functools.cache
-def _test_data_dir() -> Path:
-    return Path(tempfile.mkdtemp(prefix="tachy-test-data-"))
 
 
 def database_path() -> Path:

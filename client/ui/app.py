@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -53,20 +53,6 @@ class FirstPaintLog(QObject):
             watched.removeEventFilter(self)
             log.info("window first painted at %.6f", time.time())
         return False
-
-
-def apply_test_hooks(tachy: TachyApp) -> None:
-    """Environment hooks for tests and benchmarks that run the app as a process:
-    TACHY_OPEN_CONVERSATION=<id> opens that stored conversation at start;
-    TACHY_AUTOSEND=<question> sends it (it waits for the server like a typed one)."""
-    opened = os.environ.get("TACHY_OPEN_CONVERSATION")
-    if opened:
-        tachy.page.show_conversation(int(opened))
-        count = len(tachy.window.chat_view.keys())
-        log.info("conversation %s opened with %d messages", opened, count)
-    question = os.environ.get("TACHY_AUTOSEND")
-    if question:
-        tachy.page.send(question)
 
 
 class TachyApp:
@@ -207,7 +193,14 @@ def app_icon() -> QIcon:
     return icon
 
 
-def run_app(url: str | None = None, api: str = "auto", model: str | None = None) -> int:
+def run_app(
+    url: str | None = None,
+    api: str = "auto",
+    model: str | None = None,
+    on_ready: Callable[[TachyApp], None] | None = None,
+) -> int:
+    """The app until its window closes; on_ready(app) runs once it is wired, before
+    the loop (tests/app_process.py drives the real process through it)."""
     import qasync
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
@@ -245,7 +238,8 @@ def run_app(url: str | None = None, api: str = "auto", model: str | None = None)
         quit_event.set()
     close_on_signals(loop, window)
     log.info("window ready at %.6f", time.time())
-    apply_test_hooks(tachy)
+    if on_ready is not None:
+        on_ready(tachy)
 
     async def main() -> None:
         starting = spawn(tachy.start(url, api, model), "start")

@@ -32,6 +32,8 @@ from client.core.timeline import now_ns
 from client.store.db import Database
 from client.store.history import HistoryStore
 from client.ui.chat_view import ChatView
+from tests.app_process import ROOT as APP_ROOT
+from tests.app_process import command as app_process_command
 from tests.machine import QUIET_STEAL, StealMeter
 from tests.ui.conftest import data_dir, make_app, run, server, until  # noqa: F401
 
@@ -77,7 +79,7 @@ class PaintLog(QObject):
 
 # --- processes ---------------------------------------------------------------------
 def child_env(data: Path, **extra: str) -> dict[str, str]:
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TACHY_DATA_DIR=str(data), TACHY_TEST="1")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TACHY_DATA_DIR=str(data))
     env.update(extra)
     return env
 
@@ -111,13 +113,15 @@ def lab_url(tmp_path: Path) -> Iterator[str]:
 
 
 class Launched:
-    """`python -m client --url URL` as a process; waits for its log lines on stderr."""
+    """The app (`python -m client` or tests/app_process.py) as a process; waits for
+    its log lines on stderr."""
 
     def __init__(self, args: list[str], env: dict[str, str]) -> None:
         self.started = time.time()
         self.process = subprocess.Popen(
-            args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env
-        )
+            args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+            cwd=APP_ROOT,
+        )  # fmt: skip
 
     def wait_for(self, words: str, timeout_s: float = 30.0) -> str:
         assert self.process.stderr is not None
@@ -476,10 +480,12 @@ def launch_round(attempt: int, env: dict[str, str], lab_url: str) -> float:
 
 
 # --- 5. memory -------------------------------------------------------------------------
-def rss_mb_with(env: dict[str, str], lab_url: str, opened: bool) -> float:
-    launched = Launched([sys.executable, "-m", "client", "--url", lab_url], env)
+def rss_mb_with(env: dict[str, str], lab_url: str, opened: int | None = None) -> float:
+    """Peak RSS of the app, with a stored conversation opened at start (or none)."""
+    options = ["--open-conversation", str(opened)] if opened is not None else []
+    launched = Launched(app_process_command(*options, "--url", lab_url), env)
     try:
-        if opened:
+        if opened is not None:
             line = launched.wait_for("opened with")
             assert "with 2000 messages" in line
         else:
@@ -500,10 +506,8 @@ def test_memory_under_300_mb_with_2000_messages_open(lab_url, tmp_path):
     db = Database(data / "tachy.sqlite3")
     conversation_id = fill_conversation(HistoryStore(db), 2000, "Big")
     db.close()
-    empty = rss_mb_with(child_env(tmp_path / "empty"), lab_url, opened=False)
-    full = rss_mb_with(
-        child_env(data, TACHY_OPEN_CONVERSATION=str(conversation_id)), lab_url, opened=True
-    )
+    empty = rss_mb_with(child_env(tmp_path / "empty"), lab_url)
+    full = rss_mb_with(child_env(data), lab_url, opened=conversation_id)
     report(
         "memory",
         f"RSS with 2,000 messages open {full:.0f} MB; empty app {empty:.0f} MB; "

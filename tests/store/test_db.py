@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -28,18 +29,17 @@ def test_lives_in_tachy_data_dir_readable_only_by_the_user(data_dir: Path) -> No
 
 def test_default_dir_is_the_platform_user_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TACHY_DATA_DIR", raising=False)
-    monkeypatch.delenv("TACHY_TEST", raising=False)
     monkeypatch.setattr(db_module.platformdirs, "user_data_dir", lambda *a, **k: "/x/tachy")
     assert db_module.data_dir() == Path("/x/tachy")
 
 
-def test_tests_never_touch_the_real_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("TACHY_DATA_DIR", raising=False)
-    monkeypatch.setenv("TACHY_TEST", "1")
-    monkeypatch.setattr(db_module.platformdirs, "user_data_dir", lambda *a, **k: "/x/tachy")
+def test_tests_never_touch_the_real_data_dir() -> None:
+    """tests/conftest.py points $TACHY_DATA_DIR at a temporary folder for the run."""
+    import platformdirs
+
     folder = db_module.data_dir()
-    assert folder != Path("/x/tachy") and folder.is_dir()
-    assert db_module.data_dir() == folder  # the same one for the whole process
+    assert folder != Path(platformdirs.user_data_dir("tachy", appauthor=False))
+    assert folder.is_relative_to(tempfile.gettempdir()) and folder.is_dir()
 
 
 def test_migrates_an_empty_file_to_the_latest_version(data_dir: Path) -> None:

@@ -1,7 +1,7 @@
 """Crash recovery: the app, a real process, is killed (SIGKILL) mid-answer and reopened.
 
 A slow scripted server (its own thread) streams a long answer and notes what it has
-sent and when. The app process asks through the TACHY_AUTOSEND hook (client/ui/app.py)
+sent and when. The app process (tests/app_process.py --send) asks
 and saves the answer as it streams. After some text is in SQLite the process is
 killed: every word the server sent more than 250 ms before the kill must be stored.
 Reopened, the answer shows as interrupted with Continue, and Continue appends to it.
@@ -15,7 +15,6 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +26,8 @@ from aiohttp import web
 from PySide6.QtCore import Qt
 
 from client.services.outcomes import NextStep
+from tests.app_process import ROOT as APP_ROOT
+from tests.app_process import command as app_process_command
 from tests.ui.conftest import until
 
 TOKEN_EVERY_S = 0.02  # 50 tokens/s: a slow local model
@@ -163,13 +164,13 @@ def test_killed_mid_answer_loses_at_most_250_ms_and_offers_continue(
     slow_server, data_dir, make_app, run, qtbot
 ):
     database = data_dir / "tachy.sqlite3"
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", TACHY_AUTOSEND="Tell me a long story")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     log = data_dir.parent / "app.log"
     with log.open("w") as log_file:
         app_process = subprocess.Popen(
-            [sys.executable, "-m", "client", "--url", slow_server.url, "--api", "ollama",
-             "--model", "scripted:1b"],
-            env=env, stdout=log_file, stderr=subprocess.STDOUT,
+            app_process_command("--send", "Tell me a long story", "--url", slow_server.url,
+                                "--api", "ollama", "--model", "scripted:1b"),
+            env=env, stdout=log_file, stderr=subprocess.STDOUT, cwd=APP_ROOT,
         )  # fmt: skip
     try:
         try:
