@@ -12,15 +12,17 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from client.services.outcomes import NextStep
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
+# Translated where shown (ActionBar.tr); QT_TRANSLATE_NOOP marks them for lupdate.
 STEP_LABELS = {
-    NextStep.CONTINUE: "Continue",
-    NextStep.RETRY: "Retry",
-    NextStep.EDIT_QUESTION: "Edit question",
-    NextStep.CHOOSE_SERVER: "Choose another server",
-    NextStep.USE_LOCAL: "Use the local model",
-    NextStep.KEEP_WAITING: "Keep waiting",
-    NextStep.CANCEL: "Cancel",
+    NextStep.CONTINUE: QT_TRANSLATE_NOOP("ActionBar", "Continue"),
+    NextStep.RETRY: QT_TRANSLATE_NOOP("ActionBar", "Retry"),
+    NextStep.EDIT_QUESTION: QT_TRANSLATE_NOOP("ActionBar", "Edit question"),
+    NextStep.CHOOSE_SERVER: QT_TRANSLATE_NOOP("ActionBar", "Choose another server"),
+    NextStep.USE_LOCAL: QT_TRANSLATE_NOOP("ActionBar", "Use the local model"),
+    NextStep.KEEP_WAITING: QT_TRANSLATE_NOOP("ActionBar", "Keep waiting"),
+    NextStep.CANCEL: QT_TRANSLATE_NOOP("ActionBar", "Cancel"),
 }
 
 
@@ -58,7 +60,7 @@ class ActionBar(QFrame):
         self.show()
 
     def show_steps(self, message: str, steps: Sequence[NextStep]) -> None:
-        self.show_choices(message, [(step.value, STEP_LABELS[step]) for step in steps])
+        self.show_choices(message, [(step.value, self.tr(STEP_LABELS[step])) for step in steps])
 
     def button(self, name: str) -> QPushButton:
         return self.buttons[name]

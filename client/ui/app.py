@@ -19,13 +19,14 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, QSettings
+from PySide6.QtCore import QEvent, QLocale, QObject, QSettings
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
 from client import __version__
 from client.ui.main_window import MainWindow
 from client.ui.resources import APP_ID, icon_svg, resource
+from client.ui.translations import chosen_language, install_translations
 
 if TYPE_CHECKING:  # client.store loads after the first paint (about 0.1 s of imports)
     from client.services.stores import Stores
@@ -98,6 +99,13 @@ class TachyApp:
         w.add_shortcut("quit", "Ctrl+Q", w.close)  # Cmd+Q on macOS (Qt maps Ctrl)
         self._attach_hud()
         self._attach_warming()
+        self._attach_language_menu()
+
+    def _attach_language_menu(self) -> None:
+        from client.ui.language_menu import LanguageMenu
+
+        w = self.window
+        self.language_menu = LanguageMenu(w.menuBar(), w.settings, w.stage_label)
 
     def _attach_warming(self) -> None:
         # After the HUD: the warming link sits in front of the runner's HUD listener.
@@ -197,6 +205,7 @@ def run_app(
     url: str | None = None,
     api: str = "auto",
     model: str | None = None,
+    lang: str | None = None,
     on_ready: Callable[[TachyApp], None] | None = None,
 ) -> int:
     """The app until its window closes; on_ready(app) runs once it is wired, before
@@ -209,6 +218,8 @@ def run_app(
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     identify_app(app)
+    translators = install_translations(app, chosen_language(lang, qt_settings()))
+    log.info("language %s (%d translation files)", QLocale().name(), len(translators))
     style = resource("style.qss")
     if style.exists():
         app.setStyleSheet(style.read_text(encoding="utf-8"))

@@ -12,6 +12,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
+
 from client.services.errors import TachyError
 
 log = logging.getLogger("tachy.ui")
@@ -33,7 +35,9 @@ def remove_error_sink(sink: ErrorSink) -> None:
 def user_sentence(error: BaseException) -> str:
     if isinstance(error, TachyError):
         return error.user_message
-    return "Something went wrong; the details are in the log. Your text is kept."
+    return QCoreApplication.translate(
+        "Errors", "Something went wrong; the details are in the log. Your text is kept."
+    )
 
 
 def report(error: BaseException, context: str = "") -> None:

@@ -8,23 +8,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QLocale, QObject, Signal
 
 from client.services.outcomes import NextStep, Outcome, SlowStart
 from client.ui.async_errors import report
 from client.ui.chat_view import ShownMessage
 from client.ui.generation_runner import GenerationRunner, temporary_key
 from client.ui.main_window import MainWindow
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 # What a stored answer's state offers when its conversation is opened again.
-RESUMABLE = {
-    "stopped": ("This answer was stopped; the text so far is kept.",
-                (NextStep.CONTINUE, NextStep.RETRY)),
-    "interrupted": ("This answer was interrupted; the text so far is kept.",
-                    (NextStep.CONTINUE, NextStep.RETRY)),
-    "failed": ("This answer failed.", (NextStep.RETRY, NextStep.EDIT_QUESTION)),
-}  # fmt: skip
-NO_SERVER_YET = "Starting local model… your question is kept and goes out when it is ready."
+STOPPED_KEPT = QT_TRANSLATE_NOOP("ChatPage", "This answer was stopped; the text so far is kept.")
+INTERRUPTED_KEPT = QT_TRANSLATE_NOOP(
+    "ChatPage", "This answer was interrupted; the text so far is kept."
+)
+RESUMABLE = {  # the sentences are shown through ChatPage.tr
+    "stopped": (STOPPED_KEPT, (NextStep.CONTINUE, NextStep.RETRY)),
+    "interrupted": (INTERRUPTED_KEPT, (NextStep.CONTINUE, NextStep.RETRY)),
+    "failed": (
+        QT_TRANSLATE_NOOP("ChatPage", "This answer failed."),
+        (NextStep.RETRY, NextStep.EDIT_QUESTION),
+    ),
+}
+NO_SERVER_YET = QT_TRANSLATE_NOOP(
+    "ChatPage", "Starting local model… your question is kept and goes out when it is ready."
+)
 
 
 class ChatPage(QObject):
@@ -94,7 +102,7 @@ class ChatPage(QObject):
                 return
             self._pending_question = text
             self._show_question(text)
-            self.window.stage_label.setText(NO_SERVER_YET)
+            self.window.stage_label.setText(self.tr(NO_SERVER_YET))
             return
         self._last_question = text
         if self._editing is not None:
@@ -154,9 +162,12 @@ class ChatPage(QObject):
 
     # --- outcomes ------------------------------------------------------------------
     def _on_slow_start(self, event: SlowStart) -> None:
-        seconds = f"{event.waited_s:.1f}"
+        seconds = QLocale().toString(float(event.waited_s), "f", 1)
         self.window.outcome_bar.show_steps(
-            f"No answer after {seconds} s. The server may be loading the model.", event.next_steps
+            self.tr("No answer after {seconds} s. The server may be loading the model.").format(
+                seconds=seconds
+            ),
+            event.next_steps,
         )
 
     def _on_answer_started(self) -> None:
@@ -283,7 +294,7 @@ class ChatPage(QObject):
         if last is not None and last.role == "assistant" and last.state in RESUMABLE:
             self._outcome_key = last.key
             sentence, steps = RESUMABLE[last.state]
-            self.window.outcome_bar.show_steps(sentence, steps)
+            self.window.outcome_bar.show_steps(self.tr(sentence), steps)
 
     def _shown(self, message: Any) -> ShownMessage:
         version = None
@@ -331,5 +342,5 @@ class ChatPage(QObject):
 
 def _outcome_sentence(finished: Any) -> str:
     if finished.outcome is Outcome.STOPPED:
-        return "Stopped. The text so far is kept."
+        return QCoreApplication.translate("ChatPage", "Stopped. The text so far is kept.")
     return str(finished.error_message or "")

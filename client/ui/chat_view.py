@@ -47,6 +47,7 @@ from client.ui.chat_text import (
     thinking_char_format,
     thinking_format,
 )
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.safe_markdown import (
     WEB_SCHEMES,
     SafeDocument,
@@ -70,13 +71,13 @@ EARLIER_BATCH = 40
 # after the end, hud_link) have run; a shorter one at once (a few ms at most).
 FINAL_RENDER_LATER_CHARS = 4000
 FINAL_RENDER_DELAY_MS = 4 * FRAME_MS
-STATE_LABELS = {
-    "stopped": "stopped",
-    "interrupted": "interrupted",
-    "failed": "failed",
-    "unreachable": "not sent: server unreachable",
-    "timed_out": "cancelled while waiting",
-    "streaming": "writing…",
+STATE_LABELS = {  # shown through ChatView.tr
+    "stopped": QT_TRANSLATE_NOOP("ChatView", "stopped"),
+    "interrupted": QT_TRANSLATE_NOOP("ChatView", "interrupted"),
+    "failed": QT_TRANSLATE_NOOP("ChatView", "failed"),
+    "unreachable": QT_TRANSLATE_NOOP("ChatView", "not sent: server unreachable"),
+    "timed_out": QT_TRANSLATE_NOOP("ChatView", "cancelled while waiting"),
+    "streaming": QT_TRANSLATE_NOOP("ChatView", "writing…"),
 }
 
 
@@ -118,7 +119,7 @@ class ChatView(QTextBrowser):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("chatView")
-        self.setAccessibleName("Chat")
+        self.setAccessibleName(self.tr("Chat"))
         self.safe_document = SafeDocument(self)
         self.setDocument(self.safe_document)
         self.setOpenLinks(False)
@@ -149,7 +150,7 @@ class ChatView(QTextBrowser):
         # "Earlier messages not sent" line above this message (prompt budget cut).
         self._cut_before: int | None = None
         self._cut_text = ""
-        copy_action = QAction("Copy code block", self)
+        copy_action = QAction(self.tr("Copy code block"), self)
         copy_action.triggered.connect(self._copy_code_under_cursor)
         self._copy_code_action = copy_action
 
@@ -565,12 +566,13 @@ class ChatView(QTextBrowser):
         at, before = frame.firstPosition(), self.document().characterCount()
         cursor = clear_frame(self.document(), frame)
         header = thinking_char_format(self.font().pointSizeF())
-        cursor.insertText("Thinking", header)
+        cursor.insertText(self.tr("Thinking"), header)
         if not block.streaming:
             link = self._link_format("thinking", block.message.key)
             shrink(link, self.font().pointSizeF())
             cursor.insertText("   ", header)
-            cursor.insertText("Hide thinking" if block.thinking_open else "Show thinking", link)
+            shown = self.tr("Hide thinking") if block.thinking_open else self.tr("Show thinking")
+            cursor.insertText(shown, link)
         block.thinking_rendered = 0
         if block.streaming or block.thinking_open:
             cursor.insertBlock(QTextBlockFormat(), header)
@@ -602,18 +604,18 @@ class ChatView(QTextBrowser):
             return  # an answer not begun yet shows nothing
         grey = QTextCharFormat()
         grey.setForeground(QColor("#7a7a7a"))
-        label = "You" if message.role == "user" else "Answer"
-        state = STATE_LABELS.get(message.state, "")
+        label = self.tr("You") if message.role == "user" else self.tr("Answer")
+        state = self.tr(STATE_LABELS[message.state]) if message.state in STATE_LABELS else ""
         cursor.insertText(label + (f" · {state}" if state else ""), grey)
         if message.state == "streaming":
             self._cut_line(cursor, message.key, grey)
             return
-        links: list[tuple[str, str]] = [("Copy", "copy")]
+        links: list[tuple[str, str]] = [(self.tr("Copy"), "copy")]
         if message.role == "user":
-            links.append(("Edit", "edit"))
+            links.append((self.tr("Edit"), "edit"))
         else:
             if message.key > 0:
-                links.append(("Timing", "timing"))  # its waterfall in the latency HUD
+                links.append((self.tr("Timing"), "timing"))  # its waterfall in the latency HUD
             if message.version is not None and message.version[1] > 1:
                 index, count = message.version
                 links += [("‹", "prev"), (f"{index}/{count}", "none"), ("›", "next")]
@@ -665,7 +667,7 @@ class ChatView(QTextBrowser):
             cursor.setPosition(self.document().findBlock(position).position())
             cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
             cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            cursor.insertText("Copy code", self._link_format("copycode", copy_id))
+            cursor.insertText(self.tr("Copy code"), self._link_format("copycode", copy_id))
 
     # --- interaction -------------------------------------------------------------
     def _on_anchor(self, url: QUrl) -> None:

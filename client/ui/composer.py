@@ -14,8 +14,8 @@ class Composer(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("composer")
-        self.setAccessibleName("Message")
-        self.setPlaceholderText("Ask anything — Enter sends, Shift+Enter for a new line")
+        self.setAccessibleName(self.tr("Message"))
+        self.setPlaceholderText(self.tr("Ask anything — Enter sends, Shift+Enter for a new line"))
         self.setTabChangesFocus(True)
         self.setMaximumHeight(140)
 

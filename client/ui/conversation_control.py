@@ -72,8 +72,9 @@ class ConversationControl(QObject):
         self._deleted = conversation_id
         if conversation_id == self.page.conversation_id:
             self.page.show_conversation(None)
-        title = (conversation.title if conversation else "") or "the conversation"
-        self.window.undo_bar.show_choices(f"Deleted “{title}”.", [("undo", "Undo")])
+        title = (conversation.title if conversation else "") or self.tr("the conversation")
+        deleted = self.tr("Deleted “{title}”.").format(title=title)
+        self.window.undo_bar.show_choices(deleted, [("undo", self.tr("Undo"))])
         self.refresh()
 
     def _on_undo(self, name: str) -> None:
@@ -84,7 +85,7 @@ class ConversationControl(QObject):
 
     def export(self, conversation_id: int, kind: str) -> None:
         caption, suffix = EXPORT_FILTERS[kind]
-        dialog = QFileDialog(self.window, "Export conversation", "", caption)
+        dialog = QFileDialog(self.window, self.tr("Export conversation"), "", caption)
         dialog.setObjectName("exportDialog")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
         dialog.setDefaultSuffix(suffix.lstrip("."))
@@ -103,4 +104,4 @@ class ConversationControl(QObject):
         except Exception as error:
             report(error, "export")
             return
-        self.window.stage_label.setText(f"Exported to {path}")
+        self.window.stage_label.setText(self.tr("Exported to {path}").format(path=path))

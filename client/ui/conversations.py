@@ -17,7 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-UNTITLED = "New conversation"
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
+
+UNTITLED = QT_TRANSLATE_NOOP("ConversationPanel", "New conversation")
 SEARCH_DELAY_MS = 150
 
 
@@ -37,19 +39,19 @@ class ConversationPanel(QWidget):
         top = QHBoxLayout()
         self.search_box = QLineEdit(self)
         self.search_box.setObjectName("searchBox")
-        self.search_box.setAccessibleName("Search conversations")
-        self.search_box.setPlaceholderText("Search (Ctrl+F)")
+        self.search_box.setAccessibleName(self.tr("Search conversations"))
+        self.search_box.setPlaceholderText(self.tr("Search (Ctrl+F)"))
         self.search_box.setClearButtonEnabled(True)
-        self.new_button = QPushButton("New", self)
+        self.new_button = QPushButton(self.tr("New"), self)
         self.new_button.setObjectName("newButton")
-        self.new_button.setAccessibleName("New conversation")
-        self.new_button.setToolTip("New conversation (Ctrl+N)")
+        self.new_button.setAccessibleName(self.tr("New conversation"))
+        self.new_button.setToolTip(self.tr("New conversation (Ctrl+N)"))
         top.addWidget(self.search_box, 1)
         top.addWidget(self.new_button)
         layout.addLayout(top)
         self.list = QListWidget(self)
         self.list.setObjectName("conversationList")
-        self.list.setAccessibleName("Conversations")
+        self.list.setAccessibleName(self.tr("Conversations"))
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -76,7 +78,7 @@ class ConversationPanel(QWidget):
         try:
             self.list.clear()
             for conversation in conversations:
-                item = QListWidgetItem(conversation.title or UNTITLED)
+                item = QListWidgetItem(conversation.title or self.tr(UNTITLED))
                 item.setData(Qt.ItemDataRole.UserRole, conversation.id)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                 self.list.addItem(item)
@@ -117,13 +119,14 @@ class ConversationPanel(QWidget):
             return
         conversation_id = int(item.data(Qt.ItemDataRole.UserRole))
         menu = QMenu(self)
-        menu.addAction("Rename", lambda: self.list.editItem(item))
+        menu.addAction(self.tr("Rename"), lambda: self.list.editItem(item))
         menu.addAction(
-            "Export as Markdown…", lambda: self.exportRequested.emit(conversation_id, "markdown")
+            self.tr("Export as Markdown…"),
+            lambda: self.exportRequested.emit(conversation_id, "markdown"),
         )
         menu.addAction(
-            "Export as JSON…", lambda: self.exportRequested.emit(conversation_id, "json")
+            self.tr("Export as JSON…"), lambda: self.exportRequested.emit(conversation_id, "json")
         )
         menu.addSeparator()
-        menu.addAction("Delete", lambda: self.deleteRequested.emit(conversation_id))
+        menu.addAction(self.tr("Delete"), lambda: self.deleteRequested.emit(conversation_id))
         menu.popup(self.list.viewport().mapToGlobal(position))

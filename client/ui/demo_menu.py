@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QActionGroup
 from client.lab.scenario import PRESETS
 from client.services.servers import ServerChoice
 from client.ui.async_errors import KeptTasks
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 if TYPE_CHECKING:
     from client.lab import RunningLab
@@ -27,6 +28,20 @@ if TYPE_CHECKING:
 LAB_NAME = "Latency lab (demo)"
 LAB_MODEL = "tachy-lab:latest"
 FIRST_SCENARIO = "fast"
+# The lab's preset names as the menu shows them (tests/ui/test_translations.py checks
+# this list against client.lab.scenario.PRESETS).
+SCENARIO_NAMES = (
+    QT_TRANSLATE_NOOP("DemoMenu", "instant"),
+    QT_TRANSLATE_NOOP("DemoMenu", "fast"),
+    QT_TRANSLATE_NOOP("DemoMenu", "typing"),
+    QT_TRANSLATE_NOOP("DemoMenu", "slow"),
+    QT_TRANSLATE_NOOP("DemoMenu", "cold-start"),
+    QT_TRANSLATE_NOOP("DemoMenu", "thinking"),
+    QT_TRANSLATE_NOOP("DemoMenu", "flaky"),
+    QT_TRANSLATE_NOOP("DemoMenu", "stall"),
+    QT_TRANSLATE_NOOP("DemoMenu", "reset"),
+    QT_TRANSLATE_NOOP("DemoMenu", "overloaded"),
+)
 
 
 class DemoMenu(QObject):
@@ -40,14 +55,16 @@ class DemoMenu(QObject):
         self.previous: ServerChoice | None = None  # what to go back to on Stop
         self.task: asyncio.Task[Any] | None = None  # the last start / switch / stop
         self.tasks = KeptTasks()  # all of them still running, cancelled at quit
-        self.start_action = self._action("Start latency lab", "startLab", self.start)
-        self.stop_action = self._action("Stop latency lab", "stopLab", self.stop)
+        self.start_action = self._action(self.tr("Start latency lab"), "startLab", self.start)
+        self.stop_action = self._action(self.tr("Stop latency lab"), "stopLab", self.stop)
         self.menu.addSeparator()
         self.scenarios = QActionGroup(self)
         self.scenarios.setExclusive(True)
         self.scenario_actions: dict[str, QAction] = {}
         for name in PRESETS:
-            action = self._action(name, f"scenario-{name}", lambda _=False, n=name: self.pick(n))
+            action = self._action(
+                self.tr(name), f"scenario-{name}", lambda _=False, n=name: self.pick(n)
+            )
             action.setCheckable(True)
             self.scenarios.addAction(action)
             self.scenario_actions[name] = action

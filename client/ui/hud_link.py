@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 
 from client.core.events import TokenKind
 from client.ui.async_errors import report
@@ -64,7 +64,9 @@ def _show_timing(app: Any, hud: Any, message_id: int) -> None:
         app.window.hud_dock.show()
         app.window.hud_dock.raise_()
     else:
-        app.window.stage_label.setText("No timing was recorded for that answer.")
+        app.window.stage_label.setText(
+            QCoreApplication.translate("HudLink", "No timing was recorded for that answer.")
+        )
 
 
 def _show_last_n(hud: Any) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -15,6 +16,9 @@ from PySide6.QtWidgets import (
     QToolButton,
     QWidget,
 )
+
+from client.ui.elided_combo import MiddleElidedComboBox
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 if TYPE_CHECKING:  # the window is painted before the network stack (httpx) is imported
     from client.services.servers import ServerChoice
@@ -34,22 +38,22 @@ class ServerBar(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.server_picker = QComboBox(self)
         self.server_picker.setObjectName("serverPicker")
-        self.server_picker.setAccessibleName("Server")
+        self.server_picker.setAccessibleName(self.tr("Server"))
         self.server_picker.setMinimumContentsLength(16)
-        self.model_picker = QComboBox(self)
+        self.model_picker = MiddleElidedComboBox(self)  # "llama-3.1-8b…q4_K_M": both ends
         self.model_picker.setObjectName("modelPicker")
-        self.model_picker.setAccessibleName("Model")
+        self.model_picker.setAccessibleName(self.tr("Model"))
         self.model_picker.setMinimumContentsLength(14)
         # "+" rather than "Add server…": with the latency dock open, the bar's width
         # went to this button and the server's name was cut ("Local model (SmolLM2").
         self.add_button = QToolButton(self)
         self.add_button.setText("+")
-        self.add_button.setToolTip("Add server…")
+        self.add_button.setToolTip(self.tr("Add server…"))
         self.add_button.setObjectName("addServerButton")
-        self.add_button.setAccessibleName("Add server")
-        layout.addWidget(QLabel("Server:", self))
+        self.add_button.setAccessibleName(self.tr("Add server"))
+        layout.addWidget(_buddy(self.tr("&Server:"), self.server_picker))
         layout.addWidget(self.server_picker, 2)
-        layout.addWidget(QLabel("Model:", self))
+        layout.addWidget(_buddy(self.tr("&Model:"), self.model_picker))
         layout.addWidget(self.model_picker, 1)
         layout.addWidget(self.add_button)
         self._choices: list[ServerChoice] = []
@@ -70,7 +74,7 @@ class ServerBar(QWidget):
             for index, choice in enumerate(self._choices):
                 self.server_picker.addItem(picker_text(choice))
                 self.server_picker.setItemData(
-                    index, f"{choice.name}  —  {choice.url}", Qt.ItemDataRole.ToolTipRole
+                    index, f"{shown_name(choice)}  —  {choice.url}", Qt.ItemDataRole.ToolTipRole
                 )
             if current is not None:
                 keys = [choice.key for choice in self._choices]
@@ -123,7 +127,40 @@ class ServerBar(QWidget):
             self.modelChosen.emit(name)
 
 
+def _buddy(text: str, field: QWidget) -> QLabel:
+    """A label that names its field for screen readers; Alt+its letter focuses it."""
+    label = QLabel(text, field.parentWidget())
+    label.setBuddy(field)
+    return label
+
+
+# Names the app gives its own servers (client.services.servers, client.ui.demo_menu),
+# translated where shown; a saved server keeps the name its user typed.
+OWN_SERVER_NAMES = (
+    QT_TRANSLATE_NOOP("ServerBar", "Local model (SmolLM2-135M)"),
+    QT_TRANSLATE_NOOP("ServerBar", "Latency lab (demo)"),
+)
+
+
+# client.services.servers names the servers it detects "<kind> on this computer (<port>)".
+DETECTED_NAME = re.compile(r"(Ollama|OpenAI-compatible server) on this computer \((\d+)\)")
+
+
+def shown_name(choice: ServerChoice) -> str:
+    detected = DETECTED_NAME.fullmatch(choice.name)
+    if detected is None:
+        return QCoreApplication.translate("ServerBar", choice.name)
+    if detected[1] == "Ollama":
+        text = QCoreApplication.translate("ServerBar", "Ollama on this computer ({port})")
+    else:
+        text = QCoreApplication.translate(
+            "ServerBar", "OpenAI-compatible server on this computer ({port})"
+        )
+    return text.format(port=detected[2])
+
+
 def picker_text(choice: ServerChoice) -> str:
     """The local engine's port changes at every start and means nothing to the user:
     its name alone. Other servers show their address (the tooltip has both)."""
-    return choice.name if choice.is_local else f"{choice.name}  —  {choice.url}"
+    name = shown_name(choice)
+    return name if choice.is_local else f"{name}  —  {choice.url}"

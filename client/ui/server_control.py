@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from client.services.errors import InvalidServerAddress
 from client.services.servers import (
@@ -31,13 +31,14 @@ from client.services.servers import (
 from client.ui.async_errors import KeptTasks
 from client.ui.chat_page import ChatPage
 from client.ui.main_window import MainWindow
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.server_dialog import AddServerDialog
 
 if TYPE_CHECKING:
     from client.services.stores import Stores
 
 LAST_SERVER = "last_server"  # settings key: [url, api]
-STARTING_LOCAL = "Starting local model…"
+STARTING_LOCAL = QT_TRANSLATE_NOOP("ServerControl", "Starting local model…")
 
 
 class ServerControl(QObject):
@@ -81,7 +82,8 @@ class ServerControl(QObject):
                 self.window.stage_label.setText(error.user_message)
                 await self.refresh_choices()
                 return
-            choice = ServerChoice(f"Server at {address.split('://', 1)[-1]}", address, api)
+            where = address.split("://", 1)[-1]
+            choice = ServerChoice(self.tr("Server at {where}").format(where=where), address, api)
             self.window.server_bar.set_choices([choice], choice)
             await self.select(choice, model)
             self.tasks.spawn(self.refresh_choices(), "detect servers")
@@ -166,10 +168,11 @@ class ServerControl(QObject):
     def use_local(self) -> None:
         if self._engine_task is not None and not self._engine_task.done():
             return
-        self.window.stage_label.setText(STARTING_LOCAL)
+        self.window.stage_label.setText(self.tr(STARTING_LOCAL))
         picker = self.window.server_bar.server_picker
         if picker.currentIndex() < 0:
-            picker.setPlaceholderText(f"{LOCAL_ENGINE_LABEL} — starting…")
+            name = QCoreApplication.translate("ServerBar", LOCAL_ENGINE_LABEL)
+            picker.setPlaceholderText(self.tr("{name} — starting…").format(name=name))
         self._engine_task = self.tasks.spawn(self._start_local(), "start local engine")
 
     async def _start_local(self) -> None:
@@ -186,7 +189,7 @@ class ServerControl(QObject):
         choices = [*self.window.server_bar.choices, choice]
         self.window.server_bar.set_choices(server_choices(choices, []), choice)
         await self.select(choice, self.engine.model)
-        if self.window.stage_label.text() == STARTING_LOCAL:
+        if self.window.stage_label.text() == self.tr(STARTING_LOCAL):
             self.window.stage_label.setText("")
 
     # --- saved endpoints -----------------------------------------------------------

@@ -22,7 +22,7 @@ class AddServerDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("addServerDialog")
-        self.setWindowTitle("Add server")
+        self.setWindowTitle(self.tr("Add server"))
         form = QFormLayout(self)
         self.name_edit = QLineEdit(self)
         self.name_edit.setObjectName("serverNameEdit")
@@ -35,14 +35,18 @@ class AddServerDialog(QDialog):
         self.key_edit = QLineEdit(self)
         self.key_edit.setObjectName("serverKeyEdit")
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key_edit.setPlaceholderText("optional; stored in the system keyring")
+        self.key_edit.setPlaceholderText(self.tr("optional; stored in the system keyring"))
         self.error_label = QLabel(self)
         self.error_label.setObjectName("serverDialogError")
         self.error_label.setWordWrap(True)
-        form.addRow("Name", self.name_edit)
-        form.addRow("URL", self.url_edit)
-        form.addRow("API", self.api_picker)
-        form.addRow("API key", self.key_edit)
+        form.addRow(self.tr("&Name"), self.name_edit)  # the label is the field's buddy
+        form.addRow(self.tr("&URL"), self.url_edit)
+        form.addRow(self.tr("&API"), self.api_picker)
+        form.addRow(self.tr("API &key"), self.key_edit)
+        for field in (self.name_edit, self.url_edit, self.api_picker, self.key_edit):
+            label = form.labelForField(field)
+            if isinstance(label, QLabel):
+                field.setAccessibleName(label.text().replace("&", ""))
         form.addRow(self.error_label)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
@@ -57,7 +61,7 @@ class AddServerDialog(QDialog):
     def _save(self) -> None:
         name, url = self.name_edit.text().strip(), self.url_edit.text().strip()
         if not name or not url:
-            self.show_error("A server needs a name and a URL.")
+            self.show_error(self.tr("A server needs a name and a URL."))
             return
         self.saved.emit(name, url, self.api_picker.currentText(), self.key_edit.text())
         self.key_edit.clear()  # the key lives in the keyring from here on, not in a widget

@@ -7,17 +7,22 @@ own stamps (RequestTimeline stages), so the line tells the truth about the wait.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication, QLocale
+
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
+
 TYPING_AFTER_MS = 300
 STAGE_AFTER_MS = 1000
 
 STAGE_WORDS = {
-    "loading": "Loading model",  # the words: "Loading model…"
-    "understanding": "Reading your question",
-    "retrieving": "Looking things up",
-    "thinking": "Thinking",
-    "answering": "Answering",
+    "loading": QT_TRANSLATE_NOOP("Waiting", "Loading model"),  # the "Loading model…"
+    "understanding": QT_TRANSLATE_NOOP("Waiting", "Reading your question"),
+    "retrieving": QT_TRANSLATE_NOOP("Waiting", "Looking things up"),
+    "thinking": QT_TRANSLATE_NOOP("Waiting", "Thinking"),
+    "answering": QT_TRANSLATE_NOOP("Waiting", "Answering"),
 }
-TYPING = "Typing…"
+WORKING = QT_TRANSLATE_NOOP("Waiting", "Working")
+TYPING = QT_TRANSLATE_NOOP("Waiting", "Typing…")
 
 
 def waiting_text(elapsed_ms: float, stage: str | None) -> str:
@@ -25,6 +30,11 @@ def waiting_text(elapsed_ms: float, stage: str | None) -> str:
     if elapsed_ms < TYPING_AFTER_MS:
         return ""
     if elapsed_ms < STAGE_AFTER_MS:
-        return TYPING
-    words = STAGE_WORDS.get(stage or "understanding", "Working")
-    return f"{words}… {elapsed_ms / 1000:.1f} s"
+        return QCoreApplication.translate("Waiting", TYPING)
+    words = QCoreApplication.translate(
+        "Waiting", STAGE_WORDS.get(stage or "understanding", WORKING)
+    )
+    seconds = QLocale().toString(elapsed_ms / 1000, "f", 1)
+    return QCoreApplication.translate("Waiting", "{stage}… {seconds} s").format(
+        stage=words, seconds=seconds
+    )

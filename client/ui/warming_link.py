@@ -33,22 +33,24 @@ from client.services.tokenize import PromptTokenCounter
 from client.services.turns import context_of
 from client.services.warming import WARM_PROMPT, KeepAliveWarmer
 from client.ui.async_errors import report, spawn
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.status_text import model_state_text, prediction_text
 
 log = logging.getLogger(__name__)
 
 KEEP_ALIVE_KEY = "keep_alive"  # settings: "30m", "1h" ... or None (let the server unload it)
 PROMPT_BUDGET_KEY = "prompt_budget"  # settings: tokens, or None (from the model's context)
-KEEP_ALIVE_CHOICES: tuple[tuple[str, str | None], ...] = (
-    ("Keep the model loaded 5 min", "5m"),
-    ("Keep the model loaded 30 min", "30m"),
-    ("Keep the model loaded 1 h", "1h"),
-    ("Let the server unload it", None),
+KEEP_ALIVE_CHOICES: tuple[tuple[str, str | None], ...] = (  # shown through WarmingLink.tr
+    (QT_TRANSLATE_NOOP("WarmingLink", "Keep the model loaded 5 min"), "5m"),
+    (QT_TRANSLATE_NOOP("WarmingLink", "Keep the model loaded 30 min"), "30m"),
+    (QT_TRANSLATE_NOOP("WarmingLink", "Keep the model loaded 1 h"), "1h"),
+    (QT_TRANSLATE_NOOP("WarmingLink", "Let the server unload it"), None),
 )
 BUDGET_CHOICES: tuple[tuple[str, int | None], ...] = (
-    ("Prompt budget: the model's context", None),
-    ("Prompt budget: 8,000 tokens", 8000),
-    ("Prompt budget: 4,000 tokens", 4000),
-    ("Prompt budget: 2,000 tokens", 2000),
+    (QT_TRANSLATE_NOOP("WarmingLink", "Prompt budget: the model's context"), None),
+    (QT_TRANSLATE_NOOP("WarmingLink", "Prompt budget: 8,000 tokens"), 8000),
+    (QT_TRANSLATE_NOOP("WarmingLink", "Prompt budget: 4,000 tokens"), 4000),
+    (QT_TRANSLATE_NOOP("WarmingLink", "Prompt budget: 2,000 tokens"), 2000),
 )
 TYPING_WARM_MS = 300  # the first keystroke warms this soon after; later ones ride along
 # An opened conversation's prefix is warmed once the user stays on it this long: a
@@ -64,7 +66,7 @@ REFRESH_MS = 30_000  # "warm · N min left" is re-read this often
 # The predictor's samples per server and model, so a restart predicts from the start.
 LEARNED_KEY = "ttft_learned"  # settings key: "ttft_learned <server> <model>"
 SAVE_DELAY_MS = 200  # saved this long after an answer ends: its last paint comes first
-CUT_MARKER = "Earlier messages not sent: context budget"
+CUT_MARKER = QT_TRANSLATE_NOOP("WarmingLink", "Earlier messages not sent: context budget")
 _UNCOUNTED = object()
 
 
@@ -130,13 +132,15 @@ class WarmingLink(QObject):
         bar = self.window.server_bar
         self.state_label = QLabel("", bar)
         self.state_label.setObjectName("modelState")
-        self.state_label.setAccessibleName("Model state")
+        self.state_label.setAccessibleName(self.tr("Model state"))
         self.options_button = QToolButton(bar)
         self.options_button.setObjectName("warmingOptions")
-        self.options_button.setText("Keep-alive ▾")
+        self.options_button.setText(self.tr("Keep-alive ▾"))
         # Fusion draws InstantPopup's arrow over the text's end; the ▾ in the text replaces it.
         self.options_button.setStyleSheet("QToolButton::menu-indicator { image: none; }")
-        self.options_button.setToolTip("How long the model stays loaded; the prompt budget")
+        self.options_button.setToolTip(
+            self.tr("How long the model stays loaded; the prompt budget")
+        )
         self.options_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.options_menu = QMenu(self.options_button)
         self.keep_alive_actions = self._add_choices(
@@ -153,7 +157,7 @@ class WarmingLink(QObject):
         layout.insertWidget(at + 1, self.options_button)
         self.prediction_label = QLabel("", self.window)
         self.prediction_label.setObjectName("ttftPrediction")
-        self.prediction_label.setAccessibleName("Predicted wait")
+        self.prediction_label.setAccessibleName(self.tr("Predicted wait"))
         composer_parent = self.window.composer.parentWidget()
         centre = composer_parent.layout() if composer_parent is not None else None
         if centre is not None:  # the line right under the composer
@@ -162,7 +166,7 @@ class WarmingLink(QObject):
         hud = getattr(self.app, "hud", None)
         hud_layout = hud.layout() if isinstance(hud, QWidget) else None
         if hud_layout is not None:  # a line at the foot of the latency HUD
-            self.hud_label = QLabel("Prediction error: not measured yet")
+            self.hud_label = QLabel(self.tr("Prediction error: not measured yet"))
             self.hud_label.setObjectName("predictionError")
             hud_layout.addWidget(self.hud_label)
 
@@ -172,7 +176,7 @@ class WarmingLink(QObject):
         group = QActionGroup(self.options_menu)
         actions = []
         for text, value in choices:
-            action = QAction(text, self.options_menu)
+            action = QAction(self.tr(text), self.options_menu)
             action.setCheckable(True)
             action.setChecked(value == current)
             action.triggered.connect(lambda _=False, v=value: chosen(v))
@@ -289,10 +293,13 @@ class WarmingLink(QObject):
         self._show_prediction()
 
     def _show_status(self) -> None:
-        self.state_label.setText(self.warmer.status.label())
+        self.state_label.setText(model_state_text(self.warmer.status))
         tip = self.warmer.policy_description
         if self.warmer.last_error:
-            tip += f"\nThe last warm-up failed: {self.warmer.last_error}"
+            failed = self.tr("The last warm-up failed: {error}").format(
+                error=self.warmer.last_error
+            )
+            tip += "\n" + failed
         self.state_label.setToolTip(tip)
         self.options_button.setToolTip(tip)
 
@@ -328,7 +335,7 @@ class WarmingLink(QObject):
             self._draft = (text.strip(), tokens, -1.0)
             return
         self._draft = (text.strip(), tokens, prediction.ttft_ms)
-        self.prediction_label.setText(prediction.label())
+        self.prediction_label.setText(prediction_text(prediction))
 
     def _recount_base(self) -> None:
         """Tokens of the open conversation the server has not seen (its prompt cache
@@ -467,13 +474,12 @@ class WarmingLink(QObject):
             return
         error = self.predictor.median_error_pct()
         if error is None:
-            self.hud_label.setText("Prediction error: not measured yet")
+            self.hud_label.setText(self.tr("Prediction error: not measured yet"))
             return
         count = self.predictor.error_count
-        requests = "1 request" if count == 1 else f"{count} requests"
-        self.hud_label.setText(
-            f"Predicted vs actual first token: median error {error:.0f} % ({requests})"
-        )
+        requests = self.tr("1 request") if count == 1 else self.tr("{n} requests").format(n=count)
+        text = self.tr("Predicted vs actual first token: median error {error} % ({requests})")
+        self.hud_label.setText(text.format(error=f"{error:.0f}", requests=requests))
 
     def _on_conversation_opened(self) -> None:
         self._recount_base()
@@ -497,12 +503,12 @@ class WarmingLink(QObject):
         fitted = fit_to_budget(messages, session.prompt_budget, session.token_counter)
         cut = ids[fitted.cut_index] if fitted.cut_index is not None else None
         if cut is not None and self.window.chat_view.has_message(cut):
-            self.window.chat_view.mark_cut(cut, CUT_MARKER)
+            self.window.chat_view.mark_cut(cut, self.tr(CUT_MARKER))
 
     def _on_ended(self, generation: Any, _key: int) -> None:
         cut = getattr(generation, "cut_before_message_id", None)
         if cut is not None and self.window.chat_view.has_message(cut):
-            self.window.chat_view.mark_cut(cut, CUT_MARKER)
+            self.window.chat_view.mark_cut(cut, self.tr(CUT_MARKER))
         self._recount_base()
 
     async def aclose(self) -> None:

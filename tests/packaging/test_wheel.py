@@ -36,6 +36,11 @@ def test_the_wheel_ships_the_desktop_files_and_icons(wheel_names: set[str]) -> N
     assert f"client/resources/icons/hicolor/scalable/apps/{APP_ID}.svg" in wheel_names
 
 
+def test_the_wheel_ships_the_compiled_translations(wheel_names: set[str]) -> None:
+    for catalogue in ("tachy", "pyqtgraph"):
+        assert f"client/resources/translations/{catalogue}_zh_CN.qm" in wheel_names
+
+
 def test_the_wheel_leaves_out_sources_and_screenshots(wheel_names: set[str]) -> None:
     assert not [n for n in wheel_names if n.endswith(".ts") or "screenshot" in n]
     assert "client/ui/app.py" in wheel_names and "client/py.typed" in wheel_names

@@ -65,11 +65,11 @@ class LatencyHud(QWidget):
         self.server = ServerView()
         self.tabs = QTabWidget()
         for widget, title in (
-            (self.live, "Live"),
-            (self.requests, "Requests"),
-            (self.waterfall, "Waterfall"),
-            (self.tier, "Tier"),
-            (self.server, "Server"),
+            (self.live, self.tr("Live")),
+            (self.requests, self.tr("Requests")),
+            (self.waterfall, self.tr("Waterfall")),
+            (self.tier, self.tr("Tier")),
+            (self.server, self.tr("Server")),
         ):
             self.tabs.addTab(widget, title)
         self.frame_timer = QTimer(self)
@@ -210,7 +210,11 @@ class LatencyHud(QWidget):
 
     def show_waterfall(self, record: HudRecord) -> None:
         when = time.strftime("%H:%M:%S", time.localtime(record.time))
-        title = f"{record.model or 'request'} at {when} · {record.outcome or 'unknown outcome'}"
+        title = self.tr("{model} at {when} · {outcome}").format(
+            model=record.model or self.tr("request"),
+            when=when,
+            outcome=record.outcome or self.tr("unknown outcome"),
+        )
         self.waterfall.show_waterfall(build_waterfall(record), title)
 
     def _thresholds_edited(self, thresholds: TierThresholds) -> None:
@@ -268,9 +272,9 @@ class LatencyHud(QWidget):
 
     def _export_buttons(self) -> QHBoxLayout:
         row = QHBoxLayout()
-        metrics = QPushButton("Export metrics…")
+        metrics = QPushButton(self.tr("Export metrics…"))
         metrics.clicked.connect(self._ask_export_metrics)
-        graphs = QPushButton("Save graphs…")
+        graphs = QPushButton(self.tr("Save graphs…"))
         graphs.clicked.connect(self._ask_export_graphs)
         row.addStretch(1)
         row.addWidget(metrics)
@@ -279,14 +283,14 @@ class LatencyHud(QWidget):
 
     def _ask_export_metrics(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export metrics", "tachy-metrics.json", "JSON (*.json);;CSV (*.csv)"
+            self, self.tr("Export metrics"), "tachy-metrics.json", "JSON (*.json);;CSV (*.csv)"
         )
         if path:
             self.export_metrics(path)
 
     def _ask_export_graphs(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
-            self, "Save graphs", "tachy.png", "PNG (*.png);;SVG (*.svg)"
+            self, self.tr("Save graphs"), "tachy.png", "PNG (*.png);;SVG (*.svg)"
         )
         if path:
             self.export_graphs(path)

@@ -47,17 +47,17 @@ def _fast_curve(curve: pg.PlotDataItem) -> pg.PlotDataItem:
 class LivePlot(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.summary = QLabel("No reply yet.")
+        self.summary = QLabel(self.tr("No reply yet."))
         # Its text changes every few frames: a fixed-size line, so a change repaints the
         # label alone instead of laying out (and repainting) the whole dock.
         self.summary.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self._summary_at = 0.0
         self.graphs = pg.GraphicsLayoutWidget()
         self.rate_plot = self.graphs.addPlot(row=0, col=0)
-        self.rate_plot.setLabel("left", "tokens/s")
+        self.rate_plot.setLabel("left", self.tr("tokens/s"))
         self.gap_plot = self.graphs.addPlot(row=1, col=0)
-        self.gap_plot.setLabel("left", "gap (ms)")
-        self.gap_plot.setLabel("bottom", "seconds since request written")
+        self.gap_plot.setLabel("left", self.tr("gap (ms)"))
+        self.gap_plot.setLabel("bottom", self.tr("seconds since request written"))
         self.gap_plot.setXLink(self.rate_plot)
         for plot in (self.rate_plot, self.gap_plot):
             plot.disableAutoRange()
@@ -118,6 +118,5 @@ class LivePlot(QWidget):
 
     def show_summary(self, stream: LiveStream, rate_now: int) -> None:
         self._summary_at = time.monotonic()
-        self.summary.setText(
-            f"{rate_now} tokens/s now · {stream.tokens} chunks · {stream.stalls} stalls"
-        )
+        text = self.tr("{rate} tokens/s now · {chunks} chunks · {stalls} stalls")
+        self.summary.setText(text.format(rate=rate_now, chunks=stream.tokens, stalls=stream.stalls))

@@ -23,9 +23,16 @@ from client.core.stats import Summary
 from client.core.tiers import Tier, TierThresholds
 from client.services.hud_model import STAT_FIELDS, HudRecord, RequestBook, Scope, ScopeStats
 from client.ui.hud.palette import BAND_ALPHA, TIER_COLORS
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
-SCOPE_NAMES = {Scope.SESSION: "This session", Scope.MODEL: "This model", Scope.LAST_N: "Last N"}
-COLUMNS = ("n", "mean", "P50", "P95", "P99")
+SCOPE_NAMES = {  # shown through RequestsView.tr
+    Scope.SESSION: QT_TRANSLATE_NOOP("RequestsView", "This session"),
+    Scope.MODEL: QT_TRANSLATE_NOOP("RequestsView", "This model"),
+    Scope.LAST_N: QT_TRANSLATE_NOOP("RequestsView", "Last N"),
+}
+# The metric names (ttft_ms ...) and n / P50 are the design's names, the same in
+# bench and exports: not translated.
+COLUMNS = ("n", QT_TRANSLATE_NOOP("RequestsView", "mean"), "P50", "P95", "P99")
 SLOW_BAND_TOP_MS = 1e7  # the slow band reaches beyond any plotted value
 
 
@@ -37,7 +44,7 @@ class RequestsView(QWidget):
         super().__init__(parent)
         self.plot = pg.PlotWidget()
         self.plot.setLabel("left", "TTFT (ms)")  # units= would print "kms" past 1 s
-        self.plot.setLabel("bottom", "request")
+        self.plot.setLabel("bottom", self.tr("request"))
         self.bands = [pg.LinearRegionItem(orientation="horizontal", movable=False) for _ in Tier]
         for band, tier in zip(self.bands, Tier, strict=True):
             band.setBrush(pg.mkBrush(*TIER_COLORS[tier], BAND_ALPHA))
@@ -49,11 +56,11 @@ class RequestsView(QWidget):
         self.shown: list[HudRecord] = []  # the records behind the plotted points
         self.scope = QComboBox()
         for scope, name in SCOPE_NAMES.items():
-            self.scope.addItem(name, scope)
+            self.scope.addItem(self.tr(name), scope)
         self.last_n = QSpinBox(minimum=1, maximum=100_000, value=50)
-        self.exclude_cold = QCheckBox("Exclude cold")
+        self.exclude_cold = QCheckBox(self.tr("Exclude cold"))
         self.table = QTableWidget(len(STAT_FIELDS), len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setHorizontalHeaderLabels([self.tr(column) for column in COLUMNS])
         self.table.setVerticalHeaderLabels(list(STAT_FIELDS))
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         # All five columns in the dock's width: P95/P99 must not hide behind a scroll bar.
@@ -68,7 +75,13 @@ class RequestsView(QWidget):
         ):
             signal.connect(self.scope_changed)
         controls = QHBoxLayout()
-        for widget in (QLabel("Scope:"), self.scope, QLabel("N:"), self.last_n, self.exclude_cold):
+        for widget in (
+            QLabel(self.tr("Scope:")),
+            self.scope,
+            QLabel("N:"),
+            self.last_n,
+            self.exclude_cold,
+        ):
             controls.addWidget(widget)
         controls.addStretch(1)
         layout = QVBoxLayout(self)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from client.services.server_stats import ServerSnapshot, ServerStatsPoller
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 POLL_INTERVAL_MS = 1000
 
@@ -33,17 +34,28 @@ POLL_INTERVAL_MS = 1000
 SERVER_NAMES = {"vllm": "vLLM", "llamacpp": "llama.cpp server", "ollama": "Ollama"}
 
 
+FIGURE_NAMES = (  # the figures' row names, translated where shown (ServerView.tr)
+    QT_TRANSLATE_NOOP("ServerView", "running"),
+    QT_TRANSLATE_NOOP("ServerView", "waiting"),
+    QT_TRANSLATE_NOOP("ServerView", "kv cache"),
+    QT_TRANSLATE_NOOP("ServerView", "server TTFT"),
+    QT_TRANSLATE_NOOP("ServerView", "draft acceptance"),
+)
+
+
 class ServerView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.status = QLabel("No server chosen.")
+        self.status = QLabel(self.tr("No server chosen."))
         self.status.setWordWrap(True)
         self.figures = {
             name: QLabel("–")
             for name in ("running", "waiting", "kv cache", "server TTFT", "draft acceptance")
         }
         self.models = QTableWidget(0, 3)
-        self.models.setHorizontalHeaderLabels(["loaded model", "VRAM", "unloads in"])
+        self.models.setHorizontalHeaderLabels(
+            [self.tr("loaded model"), self.tr("VRAM"), self.tr("unloads in")]
+        )
         self.models.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.models.verticalHeader().hide()  # row numbers mean nothing here
         header = self.models.horizontalHeader()
@@ -51,7 +63,7 @@ class ServerView(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # model names are long
         form = QFormLayout()
         for name, label in self.figures.items():
-            form.addRow(name, label)
+            form.addRow(self.tr(name), label)  # the keys are marked in FIGURE_NAMES
         layout = QVBoxLayout(self)
         layout.addWidget(self.status)
         layout.addLayout(form)
@@ -74,7 +86,7 @@ class ServerView(QWidget):
             self._client = httpx.AsyncClient(limits=httpx.Limits(max_keepalive_connections=0))
         self.poller = ServerStatsPoller(self._client, url, api, model)
         self.snapshot = None
-        self.status.setText(f"Asking {url} …")
+        self.status.setText(self.tr("Asking {url} …").format(url=url))
 
     def start(self) -> None:
         """Poll now and every second (the HUD calls this when it becomes visible)."""
@@ -116,8 +128,9 @@ class ServerView(QWidget):
     def show_snapshot(self, snap: ServerSnapshot) -> None:
         self.snapshot = snap
         self.polls += 1
-        kind = SERVER_NAMES.get(snap.kind, snap.kind or "Server")
-        self.status.setText(snap.error or f"{kind} · updated {_clock()}")
+        kind = SERVER_NAMES.get(snap.kind, snap.kind or self.tr("Server"))
+        updated = self.tr("{kind} · updated {clock}").format(kind=kind, clock=_clock())
+        self.status.setText(snap.error or updated)
         self.figures["running"].setText(_number(snap.running))
         self.figures["waiting"].setText(_number(snap.waiting))
         self.figures["kv cache"].setText(_percent(snap.kv_cache_use))
@@ -137,7 +150,8 @@ class ServerView(QWidget):
         for row, model in enumerate(models):
             left = model.seconds_left(now)
             vram = "–" if model.size_vram is None else f"{model.size_vram / 2**30:.2f} GiB"
-            until = "stays loaded" if left is None and model.expires_at else _countdown(left)
+            stays = left is None and model.expires_at
+            until = self.tr("stays loaded") if stays else _countdown(left)
             for column, text in enumerate((model.name, vram, until)):
                 self.models.setItem(row, column, QTableWidgetItem(text))
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QLocale, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
-from client.services.hud_model import TIER_BEHAVIOUR
 from client.ui.hud.palette import TIER_COLORS
+from client.ui.tier_words import tier_behaviour, tier_name
 
 
 class TierView(QWidget):
@@ -23,7 +23,8 @@ class TierView(QWidget):
         font.setPointSize(48)
         font.setBold(True)
         self.tier_label.setFont(font)
-        self.ttft_label = QLabel("No reply yet.")
+        self._tier: Tier | None = None
+        self.ttft_label = QLabel(self.tr("No reply yet."))
         self.ttft_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.behaviour_label = QLabel("")
         self.behaviour_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -37,7 +38,9 @@ class TierView(QWidget):
         ]
         form = QFormLayout()
         for text, edit in zip(
-            ("instant below", "fast below", "typing below"), self.edits, strict=True
+            (self.tr("instant below"), self.tr("fast below"), self.tr("typing below")),
+            self.edits,
+            strict=True,
         ):
             form.addRow(text, edit)
             edit.valueChanged.connect(self._edited)
@@ -70,17 +73,20 @@ class TierView(QWidget):
 
     def show_reply(self, ttft_ms: float | None, thresholds: TierThresholds) -> None:
         if ttft_ms is None:
+            self._tier = None
             self.tier_label.setText("–")
-            self.ttft_label.setText("The last reply had no first token.")
+            self.ttft_label.setText(self.tr("The last reply had no first token."))
             self.behaviour_label.setText("")
             return
         tier = thresholds.tier_of(ttft_ms)
-        self.tier_label.setText(tier.value.upper())
+        self._tier = tier
+        self.tier_label.setText(tier_name(tier).upper())
         red, green, blue = TIER_COLORS[tier]
         self.tier_label.setStyleSheet(f"color: rgb({red}, {green}, {blue});")
-        self.ttft_label.setText(f"time to first token {ttft_ms:.1f} ms")
-        self.behaviour_label.setText(f"The window showed: {TIER_BEHAVIOUR[tier]}")
+        ms = QLocale().toString(ttft_ms, "f", 1)
+        self.ttft_label.setText(self.tr("time to first token {ms} ms").format(ms=ms))
+        shown = self.tr("The window showed: {what}").format(what=tier_behaviour(tier))
+        self.behaviour_label.setText(shown)
 
     def shown_tier(self) -> Tier | None:
-        text = self.tier_label.text().lower()
-        return Tier(text) if text in {t.value for t in Tier} else None
+        return self._tier

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from client.services.hud_model import Waterfall
@@ -15,10 +16,10 @@ MOMENT_WIDTH_FRACTION = 0.004  # a moment (first token ...) is a thin bar this w
 class WaterfallView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.caption = QLabel("Send a message, or click a point in Requests.")
+        self.caption = QLabel(self.tr("Send a message, or click a point in Requests."))
         self.caption.setWordWrap(True)
         self.plot = pg.PlotWidget()
-        self.plot.setLabel("bottom", "ms since request written")  # no units=: "kms"
+        self.plot.setLabel("bottom", self.tr("ms since request written"))  # no units=: "kms"
         self.plot.invertY(True)  # first phase on top, like a browser's waterfall
         self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brushes=[])
         self.plot.addItem(self.bars)
@@ -50,10 +51,19 @@ def _duration(start: float, end: float) -> str:
 
 def _summary(w: Waterfall) -> str:
     client = next((r.start_ms for r in w.rows if r.label == "first token"), None)
-    parts = [f"client TTFT {client:.1f} ms" if client is not None else "no first token"]
-    if w.server_ttft_ms is not None and w.transport_and_queue_ms is not None:
-        parts.append(f"server ({w.server_source}) {w.server_ttft_ms:.1f} ms")
-        parts.append(f"transport + queue {w.transport_and_queue_ms:.1f} ms")
+    if client is not None:
+        parts = [
+            QCoreApplication.translate("WaterfallView", "client TTFT {ms} ms").format(
+                ms=f"{client:.1f}"
+            )
+        ]
     else:
-        parts.append("the server reported no timings")
+        parts = [QCoreApplication.translate("WaterfallView", "no first token")]
+    if w.server_ttft_ms is not None and w.transport_and_queue_ms is not None:
+        server = QCoreApplication.translate("WaterfallView", "server ({source}) {ms} ms")
+        parts.append(server.format(source=w.server_source, ms=f"{w.server_ttft_ms:.1f}"))
+        transport = QCoreApplication.translate("WaterfallView", "transport + queue {ms} ms")
+        parts.append(transport.format(ms=f"{w.transport_and_queue_ms:.1f}"))
+    else:
+        parts.append(QCoreApplication.translate("WaterfallView", "the server reported no timings"))
     return " · ".join(parts)

@@ -1,0 +1,836 @@
+<?xml version='1.0' encoding='utf-8'?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>ActionBar</name>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Edit question</source>
+        <translation>编辑问题</translation>
+    </message>
+    <message>
+        <source>Choose another server</source>
+        <translation>选择其他服务器</translation>
+    </message>
+    <message>
+        <source>Use the local model</source>
+        <translation>使用本地模型</translation>
+    </message>
+    <message>
+        <source>Keep waiting</source>
+        <translation>继续等待</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>AddServerDialog</name>
+    <message>
+        <source>Add server</source>
+        <translation>添加服务器</translation>
+    </message>
+    <message>
+        <source>optional; stored in the system keyring</source>
+        <translation>可选；保存在系统密钥环中</translation>
+    </message>
+    <message>
+        <source>&amp;Name</source>
+        <translation>名称(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;URL</source>
+        <translation>网址(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;API</source>
+        <translation>接口(&amp;A)</translation>
+    </message>
+    <message>
+        <source>API &amp;key</source>
+        <translation>接口密钥(&amp;K)</translation>
+    </message>
+    <message>
+        <source>A server needs a name and a URL.</source>
+        <translation>服务器需要名称和网址。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatPage</name>
+    <message>
+        <source>This answer was stopped; the text so far is kept.</source>
+        <translation>此回答已停止；已生成的文字已保留。</translation>
+    </message>
+    <message>
+        <source>This answer was interrupted; the text so far is kept.</source>
+        <translation>此回答被中断；已生成的文字已保留。</translation>
+    </message>
+    <message>
+        <source>This answer failed.</source>
+        <translation>此回答失败。</translation>
+    </message>
+    <message>
+        <source>Starting local model… your question is kept and goes out when it is ready.</source>
+        <translation>正在启动本地模型……你的问题已保留，模型就绪后立即发送。</translation>
+    </message>
+    <message>
+        <source>No answer after {seconds} s. The server may be loading the model.</source>
+        <translation>{seconds} 秒后仍无回答。服务器可能正在加载模型。</translation>
+    </message>
+    <message>
+        <source>Stopped. The text so far is kept.</source>
+        <translation>已停止。已生成的文字已保留。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>not sent: server unreachable</source>
+        <translation>未发送：无法连接服务器</translation>
+    </message>
+    <message>
+        <source>cancelled while waiting</source>
+        <translation>等待时已取消</translation>
+    </message>
+    <message>
+        <source>writing…</source>
+        <translation>正在书写…</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>聊天</translation>
+    </message>
+    <message>
+        <source>Copy code block</source>
+        <translation>复制代码块</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>Hide thinking</source>
+        <translation>隐藏思考</translation>
+    </message>
+    <message>
+        <source>Show thinking</source>
+        <translation>显示思考</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Timing</source>
+        <translation>计时</translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation>复制代码</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Ask anything — Enter sends, Shift+Enter for a new line</source>
+        <translation>随便问——Enter 发送，Shift+Enter 换行</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationControl</name>
+    <message>
+        <source>the conversation</source>
+        <translation>该对话</translation>
+    </message>
+    <message>
+        <source>Deleted “{title}”.</source>
+        <translation>已删除“{title}”。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Export conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationPanel</name>
+    <message>
+        <source>New conversation</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Search conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Search (Ctrl+F)</source>
+        <translation>搜索 (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>New</source>
+        <translation>新建</translation>
+    </message>
+    <message>
+        <source>New conversation (Ctrl+N)</source>
+        <translation>新对话 (Ctrl+N)</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>对话列表</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <source>Export as Markdown…</source>
+        <translation>导出为 Markdown…</translation>
+    </message>
+    <message>
+        <source>Export as JSON…</source>
+        <translation>导出为 JSON…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+</context>
+<context>
+    <name>DemoMenu</name>
+    <message>
+        <source>instant</source>
+        <translation>即时</translation>
+    </message>
+    <message>
+        <source>fast</source>
+        <translation>快速</translation>
+    </message>
+    <message>
+        <source>typing</source>
+        <translation>输入中</translation>
+    </message>
+    <message>
+        <source>slow</source>
+        <translation>缓慢</translation>
+    </message>
+    <message>
+        <source>cold-start</source>
+        <translation>冷启动</translation>
+    </message>
+    <message>
+        <source>thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>flaky</source>
+        <translation>时好时坏</translation>
+    </message>
+    <message>
+        <source>stall</source>
+        <translation>停顿</translation>
+    </message>
+    <message>
+        <source>reset</source>
+        <translation>连接重置</translation>
+    </message>
+    <message>
+        <source>overloaded</source>
+        <translation>过载</translation>
+    </message>
+    <message>
+        <source>Start latency lab</source>
+        <translation>启动延迟实验室</translation>
+    </message>
+    <message>
+        <source>Stop latency lab</source>
+        <translation>停止延迟实验室</translation>
+    </message>
+</context>
+<context>
+    <name>Errors</name>
+    <message>
+        <source>Something went wrong; the details are in the log. Your text is kept.</source>
+        <translation>出了点问题，详情见日志。你的文字已保留。</translation>
+    </message>
+</context>
+<context>
+    <name>HudLink</name>
+    <message>
+        <source>No timing was recorded for that answer.</source>
+        <translation>该回答没有记录计时。</translation>
+    </message>
+</context>
+<context>
+    <name>LanguageMenu</name>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>系统语言</translation>
+    </message>
+    <message>
+        <source>The new language is used from the next start of Tachy.</source>
+        <translation>新语言将在下次启动 Tachy 时生效。</translation>
+    </message>
+</context>
+<context>
+    <name>LatencyHud</name>
+    <message>
+        <source>Live</source>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Waterfall</source>
+        <translation>瀑布图</translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation>档位</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>{model} at {when} · {outcome}</source>
+        <translation>{model}，{when} · {outcome}</translation>
+    </message>
+    <message>
+        <source>request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>unknown outcome</source>
+        <translation>结果未知</translation>
+    </message>
+    <message>
+        <source>Export metrics…</source>
+        <translation>导出指标…</translation>
+    </message>
+    <message>
+        <source>Save graphs…</source>
+        <translation>保存图表…</translation>
+    </message>
+    <message>
+        <source>Export metrics</source>
+        <translation>导出指标</translation>
+    </message>
+    <message>
+        <source>Save graphs</source>
+        <translation>保存图表</translation>
+    </message>
+</context>
+<context>
+    <name>LivePlot</name>
+    <message>
+        <source>No reply yet.</source>
+        <translation>尚无回复。</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>词元/秒</translation>
+    </message>
+    <message>
+        <source>gap (ms)</source>
+        <translation>间隔（毫秒）</translation>
+    </message>
+    <message>
+        <source>seconds since request written</source>
+        <translation>请求发出后的秒数</translation>
+    </message>
+    <message>
+        <source>{rate} tokens/s now · {chunks} chunks · {stalls} stalls</source>
+        <translation>当前 {rate} 词元/秒 · {chunks} 个片段 · {stalls} 次停顿</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Tachy</source>
+        <translation>Tachy</translation>
+    </message>
+    <message>
+        <source>What to do next</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send (Enter)</source>
+        <translation>发送 (Enter)</translation>
+    </message>
+    <message>
+        <source>Stop the answer (Esc)</source>
+        <translation>停止回答 (Esc)</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>&amp;Demo</source>
+        <translation>演示(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <source>Latency HUD</source>
+        <translation>延迟面板</translation>
+    </message>
+</context>
+<context>
+    <name>RequestsView</name>
+    <message>
+        <source>This session</source>
+        <translation>本次会话</translation>
+    </message>
+    <message>
+        <source>This model</source>
+        <translation>当前模型</translation>
+    </message>
+    <message>
+        <source>Last N</source>
+        <translation>最近 N 次</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Exclude cold</source>
+        <translation>排除冷启动</translation>
+    </message>
+    <message>
+        <source>Scope:</source>
+        <translation>范围：</translation>
+    </message>
+</context>
+<context>
+    <name>ServerBar</name>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Add server…</source>
+        <translation>添加服务器…</translation>
+    </message>
+    <message>
+        <source>Add server</source>
+        <translation>添加服务器</translation>
+    </message>
+    <message>
+        <source>&amp;Server:</source>
+        <translation>服务器(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>模型(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>Local model (SmolLM2-135M)</source>
+        <translation>本地模型 (SmolLM2-135M)</translation>
+    </message>
+    <message>
+        <source>Latency lab (demo)</source>
+        <translation>延迟实验室（演示）</translation>
+    </message>
+</context>
+<context>
+    <name>ServerControl</name>
+    <message>
+        <source>Starting local model…</source>
+        <translation>正在启动本地模型…</translation>
+    </message>
+    <message>
+        <source>Server at {where}</source>
+        <translation>{where} 上的服务器</translation>
+    </message>
+    <message>
+        <source>{name} — starting…</source>
+        <translation>{name}——正在启动…</translation>
+    </message>
+    <message>
+        <source>Ollama on this computer ({port})</source>
+        <translation>本机 Ollama（{port}）</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server on this computer ({port})</source>
+        <translation>本机 OpenAI 兼容服务器（{port}）</translation>
+    </message>
+</context>
+<context>
+    <name>ServerView</name>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>kv cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>server TTFT</source>
+        <translation>服务器首字延迟</translation>
+    </message>
+    <message>
+        <source>draft acceptance</source>
+        <translation>草稿接受率</translation>
+    </message>
+    <message>
+        <source>No server chosen.</source>
+        <translation>尚未选择服务器。</translation>
+    </message>
+    <message>
+        <source>loaded model</source>
+        <translation>已加载模型</translation>
+    </message>
+    <message>
+        <source>VRAM</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>unloads in</source>
+        <translation>卸载倒计时</translation>
+    </message>
+    <message>
+        <source>Asking {url} …</source>
+        <translation>正在询问 {url} …</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>{kind} · updated {clock}</source>
+        <translation>{kind} · 更新于 {clock}</translation>
+    </message>
+    <message>
+        <source>stays loaded</source>
+        <translation>保持加载</translation>
+    </message>
+</context>
+<context>
+    <name>StatusText</name>
+    <message>
+        <source>{n} h</source>
+        <translation>{n} 小时</translation>
+    </message>
+    <message>
+        <source>{n} min</source>
+        <translation>{n} 分钟</translation>
+    </message>
+    <message>
+        <source>{n} s</source>
+        <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <source>loading…</source>
+        <translation>加载中…</translation>
+    </message>
+    <message>
+        <source>cold</source>
+        <translation>未加载</translation>
+    </message>
+    <message>
+        <source>warm</source>
+        <translation>已就绪</translation>
+    </message>
+    <message>
+        <source>warm · {left} left</source>
+        <translation>已就绪 · 剩余 {left}</translation>
+    </message>
+    <message>
+        <source>{n} ms</source>
+        <translation>{n} 毫秒</translation>
+    </message>
+    <message>
+        <source>≈ {amount} to first token, after the model loads</source>
+        <translation>模型加载后，约 {amount} 出现首个词元</translation>
+    </message>
+    <message>
+        <source>≈ {amount} to first token</source>
+        <translation>约 {amount} 出现首个词元</translation>
+    </message>
+</context>
+<context>
+    <name>TierView</name>
+    <message>
+        <source>No reply yet.</source>
+        <translation>尚无回复。</translation>
+    </message>
+    <message>
+        <source>instant below</source>
+        <translation>即时上限</translation>
+    </message>
+    <message>
+        <source>fast below</source>
+        <translation>快速上限</translation>
+    </message>
+    <message>
+        <source>typing below</source>
+        <translation>输入中上限</translation>
+    </message>
+    <message>
+        <source>The last reply had no first token.</source>
+        <translation>上一条回复没有首个词元。</translation>
+    </message>
+    <message>
+        <source>time to first token {ms} ms</source>
+        <translation>首个词元用时 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>The window showed: {what}</source>
+        <translation>窗口显示了：{what}</translation>
+    </message>
+</context>
+<context>
+    <name>Tiers</name>
+    <message>
+        <source>instant</source>
+        <translation>即时</translation>
+    </message>
+    <message>
+        <source>fast</source>
+        <translation>快速</translation>
+    </message>
+    <message>
+        <source>typing</source>
+        <translation>输入中</translation>
+    </message>
+    <message>
+        <source>slow</source>
+        <translation>缓慢</translation>
+    </message>
+    <message>
+        <source>nothing: the reply feels instant</source>
+        <translation>无：回复感觉即时</translation>
+    </message>
+    <message>
+        <source>nothing: the reply came before the typing indicator</source>
+        <translation>无：回复在输入提示之前到达</translation>
+    </message>
+    <message>
+        <source>typing indicator</source>
+        <translation>输入提示</translation>
+    </message>
+    <message>
+        <source>stages (understanding, thinking, answering)</source>
+        <translation>阶段（理解、思考、回答）</translation>
+    </message>
+</context>
+<context>
+    <name>Waiting</name>
+    <message>
+        <source>Loading model</source>
+        <translation>正在加载模型</translation>
+    </message>
+    <message>
+        <source>Reading your question</source>
+        <translation>正在阅读你的问题</translation>
+    </message>
+    <message>
+        <source>Looking things up</source>
+        <translation>正在查找资料</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>正在思考</translation>
+    </message>
+    <message>
+        <source>Answering</source>
+        <translation>正在回答</translation>
+    </message>
+    <message>
+        <source>Working</source>
+        <translation>正在处理</translation>
+    </message>
+    <message>
+        <source>Typing…</source>
+        <translation>正在输入…</translation>
+    </message>
+    <message>
+        <source>{stage}… {seconds} s</source>
+        <translation>{stage}… {seconds} 秒</translation>
+    </message>
+</context>
+<context>
+    <name>WarmingLink</name>
+    <message>
+        <source>Keep the model loaded 5 min</source>
+        <translation>模型保持加载 5 分钟</translation>
+    </message>
+    <message>
+        <source>Keep the model loaded 30 min</source>
+        <translation>模型保持加载 30 分钟</translation>
+    </message>
+    <message>
+        <source>Keep the model loaded 1 h</source>
+        <translation>模型保持加载 1 小时</translation>
+    </message>
+    <message>
+        <source>Let the server unload it</source>
+        <translation>由服务器决定何时卸载</translation>
+    </message>
+    <message>
+        <source>Prompt budget: the model's context</source>
+        <translation>提示预算：模型的上下文长度</translation>
+    </message>
+    <message>
+        <source>Prompt budget: 8,000 tokens</source>
+        <translation>提示预算：8,000 词元</translation>
+    </message>
+    <message>
+        <source>Prompt budget: 4,000 tokens</source>
+        <translation>提示预算：4,000 词元</translation>
+    </message>
+    <message>
+        <source>Prompt budget: 2,000 tokens</source>
+        <translation>提示预算：2,000 词元</translation>
+    </message>
+    <message>
+        <source>Earlier messages not sent: context budget</source>
+        <translation>较早的消息未发送：超出上下文预算</translation>
+    </message>
+    <message>
+        <source>Model state</source>
+        <translation>模型状态</translation>
+    </message>
+    <message>
+        <source>Keep-alive ▾</source>
+        <translation>保持加载 ▾</translation>
+    </message>
+    <message>
+        <source>How long the model stays loaded; the prompt budget</source>
+        <translation>模型保持加载多久；提示预算</translation>
+    </message>
+    <message>
+        <source>Predicted wait</source>
+        <translation>预计等待</translation>
+    </message>
+    <message>
+        <source>Prediction error: not measured yet</source>
+        <translation>预测误差：尚未测量</translation>
+    </message>
+    <message>
+        <source>The last warm-up failed: {error}</source>
+        <translation>上次预热失败：{error}</translation>
+    </message>
+    <message>
+        <source>1 request</source>
+        <translation>1 个请求</translation>
+    </message>
+    <message>
+        <source>{n} requests</source>
+        <translation>{n} 个请求</translation>
+    </message>
+    <message>
+        <source>Predicted vs actual first token: median error {error} % ({requests})</source>
+        <translation>首个词元预测与实际：误差中位数 {error} %（{requests}）</translation>
+    </message>
+</context>
+<context>
+    <name>WaterfallView</name>
+    <message>
+        <source>Send a message, or click a point in Requests.</source>
+        <translation>发送一条消息，或在“请求”中点击一个点。</translation>
+    </message>
+    <message>
+        <source>ms since request written</source>
+        <translation>请求发出后的毫秒数</translation>
+    </message>
+    <message>
+        <source>client TTFT {ms} ms</source>
+        <translation>客户端首字延迟 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>no first token</source>
+        <translation>没有首个词元</translation>
+    </message>
+    <message>
+        <source>server ({source}) {ms} ms</source>
+        <translation>服务器（{source}）{ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>transport + queue {ms} ms</source>
+        <translation>传输 + 排队 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>the server reported no timings</source>
+        <translation>服务器未报告计时</translation>
+    </message>
+</context>
+</TS>
