@@ -40,6 +40,7 @@ SCENARIO_NAMES = (
     QT_TRANSLATE_NOOP("DemoMenu", "flaky"),
     QT_TRANSLATE_NOOP("DemoMenu", "stall"),
     QT_TRANSLATE_NOOP("DemoMenu", "reset"),
+    QT_TRANSLATE_NOOP("DemoMenu", "prefill"),
     QT_TRANSLATE_NOOP("DemoMenu", "overloaded"),
 )
 

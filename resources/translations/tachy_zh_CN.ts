@@ -277,6 +277,10 @@
         <translation>连接重置</translation>
     </message>
     <message>
+        <source>prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
         <source>overloaded</source>
         <translation>过载</translation>
     </message>
@@ -504,6 +508,14 @@
         <source>Latency lab (demo)</source>
         <translation>延迟实验室（演示）</translation>
     </message>
+    <message>
+        <source>Ollama on this computer ({port})</source>
+        <translation>本机 Ollama（{port}）</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server on this computer ({port})</source>
+        <translation>本机 OpenAI 兼容服务器（{port}）</translation>
+    </message>
 </context>
 <context>
     <name>ServerControl</name>
@@ -518,14 +530,6 @@
     <message>
         <source>{name} — starting…</source>
         <translation>{name}——正在启动…</translation>
-    </message>
-    <message>
-        <source>Ollama on this computer ({port})</source>
-        <translation>本机 Ollama（{port}）</translation>
-    </message>
-    <message>
-        <source>OpenAI-compatible server on this computer ({port})</source>
-        <translation>本机 OpenAI 兼容服务器（{port}）</translation>
     </message>
 </context>
 <context>
@@ -624,6 +628,41 @@
     <message>
         <source>≈ {amount} to first token</source>
         <translation>约 {amount} 出现首个词元</translation>
+    </message>
+</context>
+<context>
+    <name>StorageBanner</name>
+    <message>
+        <source>History warning</source>
+        <translation>历史记录警告</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Dismiss the history warning</source>
+        <translation>关闭历史记录警告</translation>
+    </message>
+    <message>
+        <source>Tachy cannot save right now ({reason}). Everything stays on screen and is saved as soon as there is room again.</source>
+        <translation>Tachy 暂时无法保存（{reason}）。所有内容都留在屏幕上，一旦有空间就会保存。</translation>
+    </message>
+    <message>
+        <source>Saving works again: everything kept meanwhile is saved.</source>
+        <translation>保存已恢复：期间保留的内容都已保存。</translation>
+    </message>
+    <message>
+        <source>Your history was damaged ({reason}). It was kept as {kept}, and {rows} readable entries were recovered into a new history.</source>
+        <translation>你的历史记录已损坏（{reason}）。原文件保留为 {kept}，{rows} 条可读记录已恢复到新的历史记录中。</translation>
+    </message>
+    <message>
+        <source>This history was written by a newer Tachy ({reason}). It is shown read-only from {path}; nothing you do now is saved. Update Tachy to keep chatting in it.</source>
+        <translation>此历史记录由更新版本的 Tachy 写入（{reason}）。它以只读方式从 {path} 显示；现在的操作都不会保存。请更新 Tachy 以继续在其中聊天。</translation>
+    </message>
+    <message>
+        <source>Nothing is being saved: Tachy cannot write to {folder} ({reason}). Your conversations are kept in memory until you quit. Fix the folder, or set TACHY_DATA_DIR to another one, and restart.</source>
+        <translation>当前不会保存任何内容：Tachy 无法写入 {folder}（{reason}）。你的对话保留在内存中，直到退出。请修复该文件夹，或将 TACHY_DATA_DIR 设为其他文件夹，然后重启。</translation>
     </message>
 </context>
 <context>
