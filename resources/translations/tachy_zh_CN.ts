@@ -1,4 +1,4 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
@@ -785,7 +785,7 @@
         <translation>由服务器决定何时卸载</translation>
     </message>
     <message>
-        <source>Prompt budget: the model's context</source>
+        <source>Prompt budget: the model&apos;s context</source>
         <translation>提示预算：模型的上下文长度</translation>
     </message>
     <message>
