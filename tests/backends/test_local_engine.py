@@ -1,4 +1,5 @@
-"""The real local engine (llama-cpp-python + SmolLM2-135M): start, stream, cancel, stop.
+"""The real local engine (llama-server from xllamacpp + SmolLM2-135M): start, stream,
+cancel, stop.
 
 All but the error-message tests share the one session engine (tests/conftest.py).
 """
@@ -120,7 +121,8 @@ async def test_streamed_chat_counts_text_chunks_only(local_engine: LocalEngine) 
         await client.aclose()
 
     deltas = sse_deltas(bytes(transport.received))
-    assert deltas[0] == {"role": "assistant"}  # the server does send a role-only chunk ...
+    # the server does send a role-only chunk ({"role": "assistant", "content": null}) ...
+    assert deltas[0]["role"] == "assistant" and not deltas[0].get("content")
     assert tokens == [d["content"] for d in deltas if d.get("content")]  # ... never a token
     assert tokens and all(tokens)
     assert isinstance(stream.outcome, Done)
@@ -134,11 +136,10 @@ async def test_streamed_chat_counts_text_chunks_only(local_engine: LocalEngine) 
     assert metrics.ttfo_ms == metrics.ttft_ms  # no reasoning from this model
     assert metrics.e2el_ms is not None and metrics.e2el_ms >= metrics.ttft_ms
     assert metrics.tier in {t.value for t in Tier}
-    if "llamacpp" in metrics.server:  # a server that reports its own count is believed
-        assert not metrics.output_tokens_estimated
-    else:  # llama-cpp-python sends no usage: the chunk count, flagged
-        assert metrics.output_tokens == len(tokens)
-        assert metrics.output_tokens_estimated
+    # llama-server reports its own counts (usage and timings), and they are believed
+    assert not metrics.output_tokens_estimated
+    assert metrics.output_tokens == metrics.server["llamacpp"]["predicted_n"]
+    assert metrics.output_tokens >= len(tokens)  # a stop token is counted, never sent
     if len(tokens) >= 2:
         assert metrics.tpot_ms is not None and metrics.tpot_ms > 0
         assert metrics.tokens_per_s == pytest.approx(1000 / metrics.tpot_ms)
@@ -274,7 +275,7 @@ def test_missing_engine_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> 
     from client.backends import local_engine
 
     monkeypatch.setattr(local_engine, "engine_installed", lambda: False)
-    with pytest.raises(LocalEngineUnavailable, match="llama-cpp-python") as caught:
+    with pytest.raises(LocalEngineUnavailable, match="xllamacpp") as caught:
         LocalEngine().start_sync()
     assert INSTALL_COMMAND in str(caught.value)
 
@@ -293,3 +294,23 @@ def test_an_engine_that_dies_at_start_up_says_why(
     assert "exited during start-up" in message
     assert "Last lines from the engine:" in message and caught.value.log_tail
     assert not engine.running and engine.pid is None
+
+
+def test_the_supported_engine_range_is_the_local_extra() -> None:
+    """The child's "install ..." advice names the same range pyproject.toml installs,
+    and the installed xllamacpp (the one these tests run) lies inside it."""
+    import importlib.metadata
+    import tomllib
+
+    from client.backends.engine_child import SUPPORTED
+
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    (requirement,) = pyproject["project"]["optional-dependencies"]["local"]
+    assert SUPPORTED == f'"{requirement}"'
+    low, high = (part.split("=")[-1].lstrip("<") for part in requirement.split(","))
+    installed = importlib.metadata.version("xllamacpp")
+
+    def as_tuple(version: str) -> tuple[int, ...]:
+        return tuple(int(part) for part in version.split("."))
+
+    assert as_tuple(low) <= as_tuple(installed) < as_tuple(high)

@@ -37,8 +37,9 @@ def test_chat_streams_the_engines_answer(
     assert done["reason"] in ("stop", "length")
     # the role-only first chunk is not the first token: ttft is after the headers
     assert metrics["headers_ms"] <= metrics["ttft_ms"] <= metrics["e2el_ms"]
-    assert metrics["output_tokens"] == len(tokens)  # llama-cpp-python sends no usage
-    assert metrics["output_tokens_estimated"] is True
+    # llama-server counts the tokens itself (a stop token is counted, never sent)
+    assert metrics["output_tokens"] >= len(tokens)
+    assert metrics["output_tokens_estimated"] is False
 
 
 def test_models_lists_the_engines_model(

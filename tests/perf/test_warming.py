@@ -7,7 +7,7 @@ is reported as such. Against the local engine, a prefix warm-up must take a long
 conversation's prefill out of the next question's wait. Also: the per-keystroke cost
 of the composer's prediction.
 
-Like with like: llama-cpp-python (the local engine) reuses the longest common token
+Like with like: llama-server (the local engine) reuses the longest common token
 prefix of consecutive requests. The first message after warming shares only the chat
 template's start with the warm-up ("Hi"), so every question here starts with a word no
 other question starts with and has the same token count (6, SmolLM2's tokenizer): each
@@ -182,8 +182,7 @@ def long_conversation(topic: str, turns: int = 6) -> list[ChatMessage]:
 
 
 def engine_prompt_eval(engine: LocalEngine) -> str:
-    """The engine's own figure for the last request (llama.cpp's perf log line;
-    llama-cpp-python sends no `timings` in its replies)."""
+    """The engine's own figure for the last request (llama-server's perf log line)."""
     found = re.findall(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens", engine.log_tail(40))
     return f"{float(found[-1][0]):.0f} ms for {found[-1][1]} tokens" if found else "not logged"
 
@@ -193,26 +192,33 @@ def engine_prompt_eval(engine: LocalEngine) -> str:
 async def test_prefix_warm_up_takes_the_conversation_out_of_the_wait(
     local_engine: LocalEngine,
 ) -> None:
-    """A ~600-token conversation: the next question's TTFT without a warm-up (the
-    server's cache holds another conversation) against with a prefix warm-up first."""
+    """A ~600-token conversation: the next question's TTFT without a warm-up (a
+    conversation the engine has never read) against with a prefix warm-up first.
+
+    Every round and side gets a conversation of its own: llama-server keeps earlier
+    prompts in its host-RAM prompt cache (cache_ram_mib) and restores the best match,
+    so a conversation read once is never cold again in this engine's life."""
     backend = OpenAICompatBackend(local_engine.url)
     model = local_engine.model
-    conversation = long_conversation("the sea")
-    # Another conversation: it differs from the first token of the system prompt on,
-    # so the engine's one cache slot holds nothing of `conversation` after it.
+    topics = iter(["the sea", "the moon", "old boats", "red birds"])  # same token counts
+    # Another conversation before each question: it differs from the first token of
+    # the system prompt on, so the slot holds nothing of the next conversation.
     other = [ChatMessage("system", "You answer questions about mountains.")]
-    tokens = sum(estimate_tokens(m) for m in conversation)
     plain, warmed, server = [], [], []
+    tokens = 0
     try:
         for round_ in range(2):  # alternated, so drift in machine load hits both
+            conversation = long_conversation(next(topics))
+            tokens = sum(estimate_tokens(m) for m in conversation)
             await prompt_ttft_ms(backend, model, [*other, ChatMessage("user", "Hi")])
             question = ChatMessage("user", QUESTIONS[2 * round_])
             plain.append(await prompt_ttft_ms(backend, model, [*conversation, question]))
             server.append(f"unwarmed {engine_prompt_eval(local_engine)}")
 
+            conversation = long_conversation(next(topics))
             await prompt_ttft_ms(backend, model, [*other, ChatMessage("user", "Hi")])
             warmer = KeepAliveWarmer(backend, model, policy=ServerPolicy.KEEPS_LOADED)
-            warmer.prefix_provider = lambda: conversation
+            warmer.prefix_provider = lambda conversation=conversation: conversation
             await warmer.warm_now("conversation opened")
             assert warmer.warm_requests == 1 and warmer.last_error is None
             assert warmer.warm("typing") is None  # the same prefix is not sent again

@@ -1,0 +1,71 @@
+"""The local engine's settings: what the parent decides and the child applies.
+
+They cross the process boundary as one JSON argument, so the child needs no other
+part of Tachy to know what to build (client/backends/engine_child.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, replace
+
+THREADS_ENV = "TACHY_ENGINE_THREADS"
+DEFAULT_CONTEXT = 2048  # tokens per slot: the app's largest prompt budget fits
+# Prompt tokens decoded per llama_decode call. The server notices a closed connection
+# only between batches, so this bounds how long a cancelled prefill keeps the CPU busy
+# (tests/perf/test_engine_stop.py measures both sides of the trade).
+DEFAULT_BATCH = 64
+DEFAULT_CACHE_RAM_MIB = 256  # host-RAM prompt cache; a 135M model's KV is ~23 KB/token
+NO_SLEEP = -1
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    threads: int
+    n_ctx: int = DEFAULT_CONTEXT  # per slot
+    n_batch: int = DEFAULT_BATCH
+    n_parallel: int = 1
+    cache_ram_mib: int = DEFAULT_CACHE_RAM_MIB
+    sleep_idle_s: int = NO_SLEEP  # unload the model after this long idle; -1 never
+    spec: str = ""  # speculative decoding, as `tachy serve-local --spec` spells it
+
+    @classmethod
+    def default(cls) -> EngineSettings:
+        return cls(threads=engine_threads())
+
+    def with_changes(self, **changes: object) -> EngineSettings:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    @property
+    def total_ctx(self) -> int:
+        """The server's n_ctx: it splits its context evenly between the slots."""
+        return self.n_ctx * self.n_parallel
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> EngineSettings:
+        return cls(**json.loads(text))
+
+
+def engine_threads() -> int:
+    """TACHY_ENGINE_THREADS if set, else half the cores this process may use.
+
+    llama.cpp waits at a barrier after every layer, so one preempted thread stalls
+    them all. Measured on a busy 2-core machine: 2 threads gave 300-7000 ms between
+    tokens, 1 thread a steady ~55 ms. Half the cores also leaves room for Tachy itself
+    to receive and paint.
+    """
+    override = os.environ.get(THREADS_ENV, "")
+    if override.isdigit() and int(override) > 0:
+        return int(override)
+    return max(cpu_count() // 2, 1)
+
+
+def cpu_count() -> int:
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except AttributeError:  # not Linux
+        return max(os.cpu_count() or 1, 1)
