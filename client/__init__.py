@@ -1,3 +1,4 @@
-"""Tachy: a desktop chat client for local LLM servers, built around perceived latency."""
+"""Tachy: a desktop chat client for local LLM servers, built around perceived latency.
+May import: nothing; its packages import downward: ui -> services -> backends | store -> core."""
 
 __version__ = "0.1.0"

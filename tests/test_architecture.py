@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -34,3 +36,31 @@ def test_code_is_formatted() -> None:
 def test_mypy_finds_nothing() -> None:
     result = _run(sys.executable, "-m", "mypy", "client")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _packages() -> list[Path]:
+    return sorted((ROOT / "client").rglob("__init__.py"))
+
+
+def test_each_package_says_what_lives_there_and_what_it_may_import() -> None:
+    assert len(_packages()) >= 9
+    for init in _packages():
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        lines = doc.splitlines()
+        where = init.relative_to(ROOT)
+        assert len(lines) >= 2 and lines[0].strip(), f"{where}: what lives here (line 1)"
+        assert lines[1].startswith("May import: "), f"{where}: what it may import (line 2)"
+
+
+# A path on some machine, not in the repository (notes, home folders, /tmp files).
+OUTSIDE = re.compile(r"(?<![\w.])/(?:work|home|root|Users|tmp|mnt)/")
+
+
+def test_comments_point_only_inside_the_repo() -> None:
+    pointing_out = []
+    for folder in ("client", "tests"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if OUTSIDE.search(line):
+                    pointing_out.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not pointing_out, "\n".join(pointing_out)

@@ -1,4 +1,5 @@
-"""Talking to LLM servers: Ollama's native API and OpenAI-compatible servers.
+"""Talking to LLM servers: Ollama's native API and OpenAI-compatible servers; all the HTTP.
+May import: client.core, httpx; never client.store, client.services, client.ui, client.cli.
 
 backend = await make_backend("http://127.0.0.1:11434")       # api detected
 backend = backend_for("http://127.0.0.1:8000", "openai")     # api known, no I/O

@@ -5,7 +5,7 @@
     async for event in generation:  # StageChanged / Token / SlowStart / Finished
         ...
 
-The contract with the ui is /work/notes/session_api.md; a Generation is described in
+The contract with the ui is this class's methods; a Generation is described in
 client/services/generation.py. Every action stores its messages before sending, so no
 question and no word of an answer is ever lost, and the ui only paints.
 """

@@ -1,1 +1,3 @@
-"""ui: the PySide6 widgets, the qasync bootstrap, and the latency HUD (client.ui.hud)."""
+"""The window: PySide6 widgets, the qasync bootstrap, the latency HUD (ui.hud); the only Qt.
+May import: client.services, client.core, client.lab (demo menu); never client.store, backends.
+"""

@@ -6,7 +6,6 @@ with short timeouts set on the session. Each row asserts what the user is left w
 message state (in the window and in SQLite), the exact text that arrived, the actions
 offered, the question stored, and a composer that works afterwards (a normal question
 on a healthy scenario completes).
-The same table is in /work/notes/fault_matrix.md (for the README).
 """
 
 from __future__ import annotations

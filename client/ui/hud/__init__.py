@@ -1,4 +1,5 @@
 """The latency HUD: a dockable panel for the main window.
+May import: client.ui, client.services, client.core (like the rest of the window).
 
 How the window wires it (all calls on the GUI thread)::
 
