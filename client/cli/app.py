@@ -13,6 +13,4 @@ if TYPE_CHECKING:
 def run(args: argparse.Namespace, on_ready: Callable[[TachyApp], None] | None = None) -> int:
     from client.ui.app import run_app
 
-    return run_app(
-        url=args.url, api=args.api, model=args.model, lang=args.lang, on_ready=on_ready
-    )
+    return run_app(url=args.url, api=args.api, model=args.model, lang=args.lang, on_ready=on_ready)
