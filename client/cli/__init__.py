@@ -20,6 +20,7 @@ SUBCOMMANDS = {
     "serve-local": ("serve_local", "Run the embedded local engine (SmolLM2-135M)"),
     "lab": ("lab", "Run the latency lab: a simulated server or a chaos proxy"),
     "metrics": ("metrics", "Print stored per-request latency metrics"),
+    "kb": ("kb", "The knowledge base of your own documents: add, list, remove, search"),
 }
 EXIT_BAD_ADDRESS = 2  # like argparse's own exit for bad arguments
 
