@@ -4,6 +4,7 @@ from client.core.passages import (
     MAX_LINE_CHARS,
     MAX_TOKENS,
     TARGET_TOKENS,
+    choose_terms,
     cut_passages,
     estimate_tokens,
     fts_query,
@@ -80,3 +81,11 @@ def test_fts_query_quotes_every_term() -> None:
 def test_token_estimate_counts_words_and_unspaced_characters() -> None:
     assert estimate_tokens("one two three") == 3
     assert estimate_tokens("北京大学") == 4
+
+
+def test_common_terms_are_left_out_only_when_rarer_ones_are_asked() -> None:
+    counts = {"notes": 3000, "kyoto": 4, "hotel": 40, "absent": 0}
+    assert choose_terms(["notes", "hotel", "kyoto", "absent"], counts, 6000) == ["kyoto", "hotel"]
+    assert choose_terms(["notes"], counts, 6000) == ["notes"]
+    # In a small index nothing is common: ranking a few hundred passages is cheap.
+    assert choose_terms(["notes", "kyoto"], {"notes": 400, "kyoto": 4}, 500) == ["kyoto", "notes"]
