@@ -21,6 +21,7 @@ SUBCOMMANDS = {
     "lab": ("lab", "Run the latency lab: a simulated server or a chaos proxy"),
     "metrics": ("metrics", "Print stored per-request latency metrics"),
     "kb": ("kb", "The knowledge base of your own documents: add, list, remove, search"),
+    "doctor": ("doctor", "Check this machine: data folder, history, keyring, engine, display"),
 }
 EXIT_BAD_ADDRESS = 2  # like argparse's own exit for bad arguments
 

@@ -88,6 +88,7 @@ class TachyApp:
 
     def _wire(self) -> None:
         from client.ui.conversation_control import ConversationControl
+        from client.ui.doctor_dialog import HelpMenu
 
         self.conversations = ConversationControl(self.window, self.page, self.stores)
         w, page = self.window, self.page
@@ -100,6 +101,7 @@ class TachyApp:
         self._attach_hud()
         self._attach_warming()
         self._attach_language_menu()
+        self.help_menu = HelpMenu(self.window)
 
     def _attach_language_menu(self) -> None:
         from client.ui.language_menu import LanguageMenu
