@@ -11,6 +11,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Iterable
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
@@ -58,7 +59,7 @@ class DoctorDialog(QDialog):
             self.summary.setText(self.tr("The checks stopped: {error}").format(error=error))
         elif failed:
             self.summary.setText(
-                self.tr("%n check(s) failed; each says how to fix it.", "", failed)
+                self.tr("Checks failed: {n}. Each says how to fix it.").format(n=failed)
             )
         else:
             self.summary.setText(self.tr("All checks passed."))
@@ -104,9 +105,11 @@ class HelpMenu:
     def __init__(self, window: QMainWindow, checks: Checks = iter_checks) -> None:
         self.window = window
         self.checks = checks
-        self.menu = window.menuBar().addMenu(window.tr("&Help"))
+        self.menu = window.menuBar().addMenu(QCoreApplication.translate("HelpMenu", "&Help"))
         self.menu.setObjectName("helpMenu")
-        self.check_action = self.menu.addAction(window.tr("Check this machine…"))
+        self.check_action = self.menu.addAction(
+            QCoreApplication.translate("HelpMenu", "Check this machine…")
+        )
         self.check_action.setObjectName("checkMachineAction")
         self.check_action.triggered.connect(self.show_checks)
         self.dialog: DoctorDialog | None = None

@@ -294,10 +294,48 @@
     </message>
 </context>
 <context>
+    <name>DoctorDialog</name>
+    <message>
+        <source>Check this machine</source>
+        <translation>检查本机</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>Check report</source>
+        <translation>检查报告</translation>
+    </message>
+    <message>
+        <source>The checks stopped: {error}</source>
+        <translation>检查中止：{error}</translation>
+    </message>
+    <message>
+        <source>Checks failed: {n}. Each says how to fix it.</source>
+        <translation>未通过的检查：{n} 项。每项都说明了修复方法。</translation>
+    </message>
+    <message>
+        <source>All checks passed.</source>
+        <translation>所有检查均已通过。</translation>
+    </message>
+</context>
+<context>
     <name>Errors</name>
     <message>
         <source>Something went wrong; the details are in the log. Your text is kept.</source>
         <translation>出了点问题，详情见日志。你的文字已保留。</translation>
+    </message>
+</context>
+<context>
+    <name>HelpMenu</name>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Check this machine…</source>
+        <translation>检查本机…</translation>
     </message>
 </context>
 <context>
