@@ -22,6 +22,7 @@ from client.backends import make_backend
 from client.backends.base import Backend
 from client.backends.errors import BackendUnreachable, TachyError
 from client.backends.local_engine import LocalEngine
+from client.cli import bench_modes
 from client.core.stats import Summary
 from client.services.bench import (
     DEFAULT_PROMPT,
@@ -31,6 +32,7 @@ from client.services.bench import (
     run_bench,
     unload_ollama_model,
 )
+from client.services.bench_sweep import run_sweep
 from client.services.warming import cold_start_then_warm
 
 EXIT_FAILED = 1
@@ -73,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the results as JSON to FILE (to stdout without FILE)",
     )
     parser.add_argument("--local", action="store_true", help="start the local engine for the run")
+    bench_modes.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,8 +114,14 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
                 concurrency=args.concurrency,
                 cold=args.cold,
                 warming=args.cold and args.warming,
+                **bench_modes.settings_extras(args),
             )
             progress = ProgressBar(sys.stderr)
+            if args.sweep:
+                points = await run_sweep(backend, settings, args.sweep, progress)
+                progress.finish()
+                bench_modes.write_sweep(points, args)
+                return 0 if any(p.report.figures().completed for p in points) else EXIT_FAILED
             make_cold = _cold_hook(backend, model, engine) if args.cold else None
             if settings.warming:
                 make_cold = cold_start_then_warm(make_cold, backend, model, engine=engine)
@@ -124,6 +133,7 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
         if engine is not None:
             await engine.stop()
     _write_outputs(report, args.json)
+    bench_modes.write_files(report, args)
     return _exit_code(report)
 
 
@@ -202,6 +212,7 @@ def format_report(report: BenchReport) -> str:
     if server:
         lines.append("server-reported:")
         lines.extend(_summary_row(name, summary) for name, summary in server.items())
+    lines.extend(["", *bench_modes.run_lines(report)])
     if (cold := report.cold_result) is not None:
         lines.extend(["", _cold_line(cold, s.warming)])
     for result in report.results:

@@ -16,7 +16,6 @@ every request the same work, so the cold and warm figures compare like with like
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -28,6 +27,8 @@ from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, Failed
 from client.core.metrics import RequestMetrics
 from client.core.stats import Summary, summarize
+from client.services.bench_figures import RunFigures, goodput, run_figures
+from client.services.bench_load import poisson_offsets, send_all
 
 DEFAULT_PROMPT = "Write a short paragraph about the sea."
 CLIENT_METRICS = ("ttft_ms", "ttfo_ms", "tpot_ms", "itl_ms", "e2el_ms", "tokens_per_s")
@@ -58,6 +59,12 @@ class BenchSettings:
     timeouts: StreamTimeouts = field(default_factory=StreamTimeouts)
     vary_start: bool | None = None  # None: with `cold` (see the module docstring)
     warming: bool = False  # with `cold`: the model was warmed as the app does at start
+    # Request-rate mode (client/services/bench_load.py): Poisson arrivals at this many
+    # requests per second, capped by max_concurrency when set; None: `concurrency`.
+    request_rate: float | None = None
+    max_concurrency: int | None = None
+    seed: int = 0
+    slo: dict[str, float] | None = None  # goodput SLOs in ms (bench_figures.parse_slo)
 
     def request(self, index: int = 0) -> ChatRequest:
         """The index-th request of the run (the cold one is 0)."""
@@ -140,6 +147,17 @@ class BenchReport:
     api: str
     settings: BenchSettings
     results: list[RequestResult] = field(default_factory=list)
+    duration_s: float = 0.0  # wall time of the measured requests (warm-up excluded)
+
+    def figures(self) -> RunFigures:
+        ok = [r.metrics for r in self.warm_results if r.ok]
+        return run_figures(ok, sum(not r.ok for r in self.warm_results), self.duration_s)
+
+    def goodput(self) -> dict[str, Any] | None:
+        if not self.settings.slo:
+            return None
+        ok = [r.metrics for r in self.warm_results if r.ok]
+        return goodput(ok, len(self.warm_results), self.duration_s, self.settings.slo)
 
     @property
     def cold_result(self) -> RequestResult | None:
@@ -189,6 +207,9 @@ class BenchReport:
             "output_tokens_estimated": self.output_tokens_estimated,
             "cold": self.cold_result.as_dict() if self.cold_result else None,
             "warmed_before_first": self.settings.warming,
+            "request_rate": self.settings.request_rate,
+            **self.figures().as_dict(),
+            "goodput": self.goodput(),
             **{name: _summary_dict(summary) for name, summary in summaries.items()},
             "server_timings": {
                 name: summary.as_dict() for name, summary in self.server_summaries().items()
@@ -247,24 +268,26 @@ async def run_bench(
             await measure_one(backend, settings, index=index + 1)
             step()
     first = 1 + (0 if settings.cold else settings.warmup)
+    started = time.monotonic()
     report.results.extend(await _measure_many(backend, settings, step, first))
+    report.duration_s = time.monotonic() - started
     return report
 
 
 async def _measure_many(
     backend: Backend, settings: BenchSettings, step: Callable[[], None], first: int = 1
 ) -> list[RequestResult]:
-    gate = asyncio.Semaphore(max(settings.concurrency, 1))
-
     async def measured(index: int) -> RequestResult:
-        async with gate:
-            result = await measure_one(backend, settings, index=index)
+        result = await measure_one(backend, settings, index=first + index)
         step()
         return result
 
-    async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(measured(first + i)) for i in range(settings.n)]
-    return sorted((t.result() for t in tasks), key=lambda r: r.started_at)
+    if settings.request_rate:
+        offsets = poisson_offsets(settings.request_rate, settings.n, settings.seed)
+        results = await send_all(measured, settings.n, settings.max_concurrency, offsets)
+    else:
+        results = await send_all(measured, settings.n, max(settings.concurrency, 1))
+    return sorted(results, key=lambda r: r.started_at)
 
 
 async def unload_ollama_model(backend: Backend, model: str) -> None:

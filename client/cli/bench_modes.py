@@ -1,0 +1,169 @@
+"""The `tachy bench` options beyond a fixed-concurrency table: request rate, SLOs and
+goodput, per-request export, the PNG report and the concurrency sweep."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from client.services.bench import BenchReport
+from client.services.bench_export import ExportError, write_export
+from client.services.bench_figures import SloError, parse_slo
+from client.services.bench_sweep import SweepError, SweepPoint, knee, parse_levels, tier_crossings
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--request-rate",
+        type=_rate,
+        metavar="PER_S",
+        help="send requests as a Poisson process at this rate instead of a fixed concurrency",
+    )
+    parser.add_argument(
+        "--max-concurrency",
+        type=_positive,
+        metavar="N",
+        help="with --request-rate: at most N requests in flight",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the arrival times (0)")
+    parser.add_argument(
+        "--slo",
+        type=_slo,
+        metavar="NAME=MS,...",
+        help="service-level objectives for goodput, e.g. ttft=300,tpot=50 (also itl, e2el)",
+    )
+    parser.add_argument(
+        "--export", type=Path, metavar="FILE", help="per-request figures to FILE.csv or FILE.json"
+    )
+    parser.add_argument(
+        "--report", type=Path, metavar="FILE.png", help="draw histograms and a timeline to a PNG"
+    )
+    parser.add_argument(
+        "--sweep",
+        type=_levels,
+        metavar="1,2,4,8",
+        help="run at each concurrency and print (and with --report draw) the curve",
+    )
+
+
+def settings_extras(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "request_rate": args.request_rate,
+        "max_concurrency": args.max_concurrency,
+        "seed": args.seed,
+        "slo": args.slo,
+    }
+
+
+def run_lines(report: BenchReport) -> list[str]:
+    """Throughput and goodput lines under the percentile table."""
+    figures = report.figures()
+    lines = [
+        f"throughput: {figures.request_throughput:.2f} requests/s, "
+        f"{figures.output_throughput:.1f} output tokens/s over {figures.duration_s:.2f} s"
+    ]
+    if report.settings.request_rate:
+        lines.append(f"arrivals: Poisson at {report.settings.request_rate:g} requests/s")
+    if (good := report.goodput()) is not None:
+        slo = ", ".join(f"{k} <= {v:g} ms" for k, v in good["slo_ms"].items())
+        lines.append(
+            f"goodput: {good['requests']} of {len(report.warm_results)} requests met {slo} "
+            f"({good['fraction']:.0%}, {good['per_s']:.2f}/s)"
+        )
+    return lines
+
+
+def write_files(report: BenchReport, args: argparse.Namespace) -> None:
+    """--export and --report; a failure is one sentence on stderr, the table stays."""
+    if args.export is not None:
+        try:
+            write_export(report, args.export)
+        except ExportError as error:
+            print(f"tachy bench: {error}", file=sys.stderr)
+    if args.report is not None:
+        from client.ui.bench_report import save_bench_report  # Qt only when asked
+
+        try:
+            save_bench_report(report, args.report)
+        except OSError as error:
+            print(f"tachy bench: {error}", file=sys.stderr)
+
+
+def format_sweep(points: list[SweepPoint]) -> str:
+    lines = [f"{'concurrency':>11}{'ttft_p50':>10}{'ttft_p95':>10}{'tokens/s':>10}{'errors':>8}"]
+    for p in points:
+        lines.append(
+            f"{p.concurrency:>11}{_fmt(p.ttft_p50_ms):>10}{_fmt(p.ttft_p95_ms):>10}"
+            f"{p.output_throughput:>10.1f}{p.errors:>8}"
+        )
+    found = knee(points)
+    if found is not None:
+        lines.append(f"knee: concurrency {found} (the last level whose TTFT P95 stays within 1.5x)")
+    for bound, level, before in tier_crossings(points):
+        where = f"between concurrency {before} and {level}" if before else f"at concurrency {level}"
+        lines.append(f"TTFT P95 crosses {bound:.0f} ms {where}")
+    return "\n".join(lines) + "\n"
+
+
+def write_sweep(points: list[SweepPoint], args: argparse.Namespace) -> None:
+    table_stream = sys.stderr if args.json == "-" else sys.stdout
+    table_stream.write(format_sweep(points))
+    table_stream.flush()
+    if args.json is not None:
+        data = {
+            "sweep": [p.as_dict() for p in points],
+            "knee": knee(points),
+            "tier_crossings": [
+                {"bound_ms": b, "concurrency": c, "after": a} for b, c, a in tier_crossings(points)
+            ],
+        }
+        text = json.dumps(data, indent=2)
+        if args.json == "-":
+            print(text)
+        else:
+            Path(args.json).write_text(text + "\n", encoding="utf-8")
+    if args.report is not None:
+        from client.ui.bench_report import save_sweep_report
+
+        try:
+            save_sweep_report(points, knee(points), args.report)
+        except OSError as error:
+            print(f"tachy bench: {error}", file=sys.stderr)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("must be a number of requests per second") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _slo(text: str) -> dict[str, float]:
+    try:
+        return parse_slo(text)
+    except SloError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _levels(text: str) -> list[int]:
+    try:
+        return parse_levels(text)
+    except SweepError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None

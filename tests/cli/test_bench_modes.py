@@ -1,0 +1,84 @@
+"""`tachy bench` modes from the command line against the lab: --slo, --export, --report,
+--request-rate, --sweep (table, JSON, PNG) and one sentence for a bad option."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+from client.cli import main
+from client.lab import RunningLab, run_in_thread, scenario_from_dict
+
+
+@pytest.fixture
+def lab_url() -> Iterator[str]:
+    dials = {"ttft": 30, "tpot_ms": 2, "output_tokens": 10, "capacity": 2, "seed": 1}
+    running: RunningLab = run_in_thread(scenario_from_dict(dials))
+    yield running.url
+    running.stop()
+
+
+def _bench(url: str, *extra: str) -> list[str]:
+    return ["bench", "--url", url, "--api", "openai", "-m", "tachy-lab", *extra]
+
+
+def test_slo_export_and_report(
+    lab_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    png, csv_file = tmp_path / "report.png", tmp_path / "requests.csv"
+    args = ["-n", "6", "--slo", "ttft=1000,tpot=100", "--export", str(csv_file)]
+    code = main(_bench(lab_url, *args, "--report", str(png), "--json"))
+    out, err = capsys.readouterr()
+    assert code == 0
+    data = json.loads(out)
+    assert data["goodput"]["requests"] == 6 and data["goodput"]["fraction"] == 1.0
+    assert data["request_throughput"] > 0 and data["output_throughput"] > 0
+    assert "goodput: 6 of 6 requests met ttft <= 1000 ms, tpot <= 100 ms" in err
+    assert "throughput:" in err
+    assert len(csv_file.read_text().splitlines()) == 7  # a header and 6 requests
+    image = QImage(str(png))
+    assert not image.isNull() and image.width() == 1200 and image.height() > 800
+
+
+def test_request_rate(lab_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(_bench(lab_url, "-n", "5", "--request-rate", "50", "--json"))
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["request_rate"] == 50.0 and data["completed"] == 5
+
+
+def test_sweep_prints_the_curve_knee_and_tier_crossings(
+    lab_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    png = tmp_path / "sweep.png"
+    code = main(_bench(lab_url, "-n", "4", "--sweep", "1,2,4", "--report", str(png), "--json"))
+    out, err = capsys.readouterr()
+    assert code == 0
+    data = json.loads(out)
+    assert [p["concurrency"] for p in data["sweep"]] == [1, 2, 4]
+    assert data["knee"] == 2  # the lab's capacity
+    assert "knee: concurrency 2" in err
+    header = ["concurrency", "ttft_p50", "ttft_p95", "tokens/s", "errors"]
+    assert any(line.split() == header for line in err.splitlines())
+    assert not QImage(str(png)).isNull()
+
+
+@pytest.mark.parametrize(
+    ("option", "words"),
+    [
+        (["--slo", "fast=3"], "is not an SLO"),
+        (["--sweep", "1,x"], "give concurrency levels"),
+        (["--request-rate", "0"], "must be more than 0"),
+    ],
+)
+def test_bad_options_get_one_sentence(
+    lab_url: str, option: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(_bench(lab_url, *option))
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
