@@ -22,10 +22,12 @@ from client.backends.base import Backend
 from client.backends.errors import BackendUnreachable, StreamInterrupted, TachyError
 from client.backends.local_engine import LocalEngine, LocalEngineUnavailable
 from client.backends.stream import ChatStream, StreamTimeouts
+from client.cli import chat_kb
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Failed, Started, StreamEvent, Token, TokenKind, as_dict
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
+from client.services.retrieval import Retrieval, question_with_passages
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
@@ -57,6 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="give up when tokens stop for S seconds (15; 0: wait forever)",
     )
+    chat_kb.add_arguments(parser)
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,9 +87,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _chat(args: argparse.Namespace) -> int:
+    text = sys.stdin.read() if args.text == "-" else args.text
+    found = await chat_kb.retrieve(args, text) if args.kb else None
+    if found is not None:
+        chat_kb.report_retrieved(found, args.json)
     async with ServerChoice(args) as backend:
         model = args.model or await first_model(backend)
-        stream = backend.chat(_request(args, model), _timeouts(args))
+        stream = backend.chat(_request(args, model, text, found), _timeouts(args))
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
         try:
             async with stream:
@@ -98,6 +105,8 @@ async def _chat(args: argparse.Namespace) -> int:
         printer.finish(stream)
         if args.json and isinstance(stream.outcome, Failed):
             _say(stream.outcome.message)
+        if found is not None:
+            chat_kb.report_sources(found)
         return _exit_code(stream)
 
 
@@ -159,10 +168,12 @@ def _api_key(variable: str | None) -> str | None:
     return key
 
 
-def _request(args: argparse.Namespace, model: str) -> ChatRequest:
+def _request(
+    args: argparse.Namespace, model: str, text: str, found: Retrieval | None = None
+) -> ChatRequest:
     messages = [ChatMessage("system", args.system)] if args.system else []
-    text = sys.stdin.read() if args.text == "-" else args.text
-    messages.append(ChatMessage("user", text))
+    passages = found.passages if found is not None else []
+    messages.append(ChatMessage("user", question_with_passages(text, passages)))
     options = GenerationOptions(
         temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens
     )

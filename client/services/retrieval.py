@@ -28,7 +28,7 @@ __all__ = [
     "Hit",
     "Retrieval",
     "citation",
-    "passages_prompt",
+    "question_with_passages",
     "search_within",
 ]
 
@@ -137,9 +137,14 @@ PROMPT_HEAD = (
 )
 
 
-def passages_prompt(passages: list[Hit]) -> str:
-    """The message that carries the passages to the model, each with its source."""
+def question_with_passages(question: str, passages: list[Hit]) -> str:
+    """The user message that carries the passages, each with its source, before the
+    question. Put last in the request, it leaves the conversation before it as the
+    server's prompt cache holds it."""
+    if not passages:
+        return question
     blocks = [PROMPT_HEAD]
     for number, hit in enumerate(passages, start=1):
         blocks.append(f"[{number}] {citation(hit)}\n{hit.text}")
+    blocks.append(f"Question: {question}")
     return "\n\n".join(blocks)
