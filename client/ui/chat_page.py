@@ -11,6 +11,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication, QLocale, QObject, Signal
 
 from client.services.outcomes import NextStep, Outcome, SlowStart
+from client.ui.answer_footer import footer_text
 from client.ui.async_errors import report
 from client.ui.chat_view import ShownMessage
 from client.ui.generation_runner import GenerationRunner, temporary_key
@@ -183,12 +184,16 @@ class ChatPage(QObject):
         w.composer.setFocus()
         if finished is None:
             return
+        w.chat_view.set_footer(key, footer_text(finished.metrics))
         w.stage_label.setText(finished.error_message)
         if key > 0 and self.history is not None:
             self._refresh_version(key)
         steps = list(finished.next_steps)
         if steps:
-            w.outcome_bar.show_steps(_outcome_sentence(finished), steps)
+            # Said once: the status line has the failure's sentence, the bar only what
+            # to do about it (it has its own sentence for a Stop).
+            sentence = _outcome_sentence(finished)
+            w.outcome_bar.show_steps("" if sentence == finished.error_message else sentence, steps)
             self._outcome_key = key
         else:
             w.outcome_bar.clear()
@@ -289,6 +294,7 @@ class ChatPage(QObject):
             self.window.chat_view.clear_messages()
             return
         shown = [self._shown(message) for message in self.history.active_path(conversation_id)]
+        self._add_footers(shown)
         self.window.chat_view.set_messages(shown)
         last = shown[-1] if shown else None
         if last is not None and last.role == "assistant" and last.state in RESUMABLE:
@@ -309,6 +315,20 @@ class ChatPage(QObject):
             version,
             thinking=getattr(message, "thinking", "") or "",
         )
+
+    def _add_footers(self, shown: list[ShownMessage]) -> None:
+        """Each stored answer's footer, from its last request's stored metrics."""
+        answers = [m for m in shown if m.role == "assistant"]
+        if self.metrics_store is None or not answers:
+            return
+        try:
+            records = self.metrics_store.for_messages([m.key for m in answers])
+        except Exception as error:  # the chat shows without its footers
+            report(error, "reading the answers' metrics")
+            return
+        for message in answers:
+            if records.get(message.key):
+                message.footer = footer_text(records[message.key][-1])
 
     # --- helpers -------------------------------------------------------------------
     def _truncate_view(self, key: int) -> None:

@@ -47,6 +47,7 @@ from client.ui.chat_text import (
     thinking_char_format,
     thinking_format,
 )
+from client.ui.code_highlight import highlight
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.safe_markdown import (
     WEB_SCHEMES,
@@ -55,6 +56,7 @@ from client.ui.safe_markdown import (
     insert_markdown,
     is_code_block,
 )
+from client.ui.theme import is_dark
 
 __all__ = ["THINKING_GREY", "ChatView", "ShownMessage"]
 
@@ -91,6 +93,7 @@ class ShownMessage:
     state: str = "complete"
     version: tuple[int, int] | None = None  # (1-based index, count) among sibling answers
     thinking: str = ""  # a reasoning model's reasoning, shown above the answer
+    footer: str = ""  # "0.21 s to first token · 48 tok/s ..." (client.ui.answer_footer)
 
 
 @dataclass(slots=True)
@@ -478,6 +481,12 @@ class ChatView(QTextBrowser):
             with one_edit(self.document()):
                 self._render_full(block)
 
+    def set_footer(self, key: int, footer: str) -> None:
+        block = self._blocks.get(key)
+        if block is not None and block.message.footer != footer:
+            block.message.footer = footer
+            self._render_meta(block)
+
     def set_state(self, key: int, state: str) -> None:
         if key in self._earlier_by_key:
             self._render_all_earlier()
@@ -494,6 +503,7 @@ class ChatView(QTextBrowser):
         else:
             self._insert_markdown(cursor, text)
             if not block.streaming:
+                highlight(self.document(), block.content, is_dark(self.palette()))
                 self._add_code_copy_links(block)
         block.settled = SettledPoint()
         block.rendered_settled = block.settled.update(text)
@@ -625,6 +635,8 @@ class ChatView(QTextBrowser):
                 cursor.insertText(text, grey)
             else:
                 cursor.insertText(text, self._link_format(action, message.key))
+        if message.footer:
+            cursor.insertText("   " + message.footer, grey)
         self._cut_line(cursor, message.key, grey)
 
     def _cut_line(self, cursor: QTextCursor, key: int, grey: QTextCharFormat) -> None:

@@ -43,7 +43,26 @@ def insert_markdown(cursor: QTextCursor, text: str, forbidden_scheme: str = "") 
     """Insert Markdown at the cursor, then neutralise what Markdown can still smuggle in."""
     start = cursor.position()
     cursor.insertMarkdown(text, MARKDOWN_FEATURES)
+    keep_opening_code_line(cursor.document(), start, text)
     neutralise(cursor.document(), start, cursor.position(), forbidden_scheme)
+
+
+def keep_opening_code_line(document: QTextDocument, start: int, text: str) -> None:
+    """Qt merges the first inserted block into the cursor's block and drops its block
+    format: Markdown that opens with a code fence lost its first code line from the
+    block (shown as prose, left out by Copy code, not coloured). Give it back the
+    fence's format, read from a three-line probe (cheap for any length)."""
+    lines = text.lstrip(" ").split("\n", 2)
+    if len(lines) < 2 or not lines[0].startswith(("```", "~~~")):
+        return
+    first = document.findBlock(start)
+    if is_code_block(first.blockFormat()):
+        return
+    probe = QTextDocument()
+    probe.setMarkdown(f"{lines[0]}\n{lines[1]}\n{lines[0][:3]}", MARKDOWN_FEATURES)
+    opening = probe.begin().blockFormat()
+    if is_code_block(opening):
+        QTextCursor(first).setBlockFormat(opening)
 
 
 def neutralise(document: QTextDocument, start: int, end: int, forbidden_scheme: str = "") -> None:

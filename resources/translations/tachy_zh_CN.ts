@@ -64,6 +64,21 @@
     </message>
 </context>
 <context>
+    <name>AnswerFooter</name>
+    <message>
+        <source>{s} s to first token</source>
+        <translation>首个词元 {s} 秒</translation>
+    </message>
+    <message>
+        <source>{n} tok/s</source>
+        <translation>{n} 词元/秒</translation>
+    </message>
+    <message>
+        <source>{n} tokens</source>
+        <translation>{n} 个词元</translation>
+    </message>
+</context>
+<context>
     <name>ChatPage</name>
     <message>
         <source>This answer was stopped; the text so far is kept.</source>
