@@ -16,9 +16,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# Import names of optional packages that may not be installed here (so their
-# distribution cannot be looked up), mapped to the distribution pyproject declares.
-NOT_INSTALLED = {"llama_cpp": "llama-cpp-python"}
 
 
 def _normalized(name: str) -> str:
@@ -63,7 +60,7 @@ def _installed() -> Mapping[str, list[str]]:
 
 
 def _distributions(module: str) -> set[str]:
-    known = _installed().get(module) or [NOT_INSTALLED.get(module, module)]
+    known = _installed().get(module) or [module]  # not installed: its own name
     return {_normalized(name) for name in known}
 
 

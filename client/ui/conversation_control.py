@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
+from client.services.conversation_list import ConversationList
 from client.ui.async_errors import report
 from client.ui.chat_page import ChatPage
 from client.ui.main_window import MainWindow
@@ -25,9 +26,7 @@ class ConversationControl(QObject):
         super().__init__(parent)
         self.window = window
         self.page = page
-        self.stores = stores
-        self.history = stores.history
-        self.metrics = stores.metrics
+        self.library = ConversationList(stores)
         self._deleted: int | None = None
         self._export_dialog: QFileDialog | None = None
         panel = window.conversations
@@ -41,10 +40,10 @@ class ConversationControl(QObject):
         page.conversationChanged.connect(lambda _: self.refresh())
 
     def refresh(self) -> None:
-        if self.history is None:
+        if not self.library.available:
             return
         search = self.window.conversations.search_text() or None
-        listed = self.history.list_conversations(search)
+        listed = self.library.list(search)
         self.window.conversations.show_conversations(listed, self.page.conversation_id)
 
     def new(self) -> None:
@@ -58,28 +57,24 @@ class ConversationControl(QObject):
         self.window.composer.setFocus()
 
     def rename(self, conversation_id: int, title: str) -> None:
-        if self.history is None or not title.strip():
-            self.refresh()
-            return
-        self.history.rename(conversation_id, title.strip())
+        self.library.rename(conversation_id, title)
         self.refresh()
 
     def delete(self, conversation_id: int) -> None:
-        if self.history is None:
+        if not self.library.available:
             return
-        conversation = self.history.get_conversation(conversation_id)
-        self.history.soft_delete(conversation_id)
+        title = self.library.delete(conversation_id)
         self._deleted = conversation_id
         if conversation_id == self.page.conversation_id:
             self.page.show_conversation(None)
-        title = (conversation.title if conversation else "") or self.tr("the conversation")
+        title = title or self.tr("the conversation")
         deleted = self.tr("Deleted “{title}”.").format(title=title)
         self.window.undo_bar.show_choices(deleted, [("undo", self.tr("Undo"))])
         self.refresh()
 
     def _on_undo(self, name: str) -> None:
-        if name == "undo" and self._deleted is not None and self.history is not None:
-            self.history.restore(self._deleted)
+        if name == "undo" and self._deleted is not None:
+            self.library.restore(self._deleted)
             self._deleted = None
             self.refresh()
 
@@ -94,12 +89,10 @@ class ConversationControl(QObject):
         dialog.open()  # non-modal for the loop
 
     def export_to(self, conversation_id: int, kind: str, path: Path) -> None:
-        from client.services.stores import export_conversation
-
-        if self.history is None or self.metrics is None:
+        if not self.library.available:
             return
         try:
-            text = export_conversation(self.stores, conversation_id, kind)
+            text = self.library.export(conversation_id, kind)
             path.write_text(text, encoding="utf-8")
         except Exception as error:
             report(error, "export")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from client.services.errors import InvalidServerAddress
+from client.services.saved_servers import SavedServers
 from client.services.servers import (
     LOCAL_ENGINE_LABEL,
     BackendPool,
@@ -37,7 +38,6 @@ from client.ui.server_dialog import AddServerDialog
 if TYPE_CHECKING:
     from client.services.stores import Stores
 
-LAST_SERVER = "last_server"  # settings key: [url, api]
 STARTING_LOCAL = QT_TRANSLATE_NOOP("ServerControl", "Starting local model…")
 
 
@@ -56,6 +56,7 @@ class ServerControl(QObject):
         self.window = window
         self.page = page
         self.stores = stores
+        self.saved = SavedServers(stores)
         self.pool = BackendPool()  # keys come from the keyring, off the loop
         self.engine_factory = engine_factory
         self.engine: Any = None
@@ -89,7 +90,7 @@ class ServerControl(QObject):
             self.tasks.spawn(self.refresh_choices(), "detect servers")
             return
         choices = await self.refresh_choices()
-        first = default_choice(choices, self._last_used())
+        first = default_choice(choices, self.saved.last_used())
         if first is None:
             self.use_local()
         else:
@@ -97,27 +98,11 @@ class ServerControl(QObject):
 
     async def refresh_choices(self) -> list[ServerChoice]:
         detected = await detected_choices()
-        saved = await self._saved_choices()
+        saved = self.saved.choices()
         extra = [self.current] if self.current is not None else []
         choices = server_choices([*saved, *extra], detected)
         self.window.server_bar.set_choices(choices, self.current)
         return choices
-
-    async def _saved_choices(self) -> list[ServerChoice]:
-        endpoints = getattr(self.stores, "endpoints", None)
-        if endpoints is None:
-            return []
-        return [
-            ServerChoice(endpoint.name, endpoint.url, endpoint.api, api_key_name=endpoint.name)
-            for endpoint in endpoints.list()
-        ]
-
-    def _last_used(self) -> tuple[str, str] | None:
-        settings = getattr(self.stores, "settings", None)
-        value = settings.get(LAST_SERVER) if settings is not None else None
-        return (
-            (str(value[0]), str(value[1])) if isinstance(value, list) and len(value) == 2 else None
-        )
 
     # --- choosing ------------------------------------------------------------------
     async def select(self, choice: ServerChoice, model: str | None = None) -> None:
@@ -132,9 +117,7 @@ class ServerControl(QObject):
         self.window.server_bar.set_models(names, chosen)
         self._use(backend, chosen, choice)
         self.serverChanged.emit(normalize_url(choice.url), choice.api, chosen)
-        settings = getattr(self.stores, "settings", None)
-        if settings is not None:
-            settings.set(LAST_SERVER, [choice.url, choice.api])
+        self.saved.remember(choice)
 
     def _use(self, backend: Any, model: str, choice: ServerChoice) -> None:
         session = self.page.session
@@ -204,20 +187,18 @@ class ServerControl(QObject):
         self._dialog.activateWindow()
 
     async def _save_server(self, name: str, url: str, api: str, api_key: str) -> None:
-        endpoints = getattr(self.stores, "endpoints", None)
-        if endpoints is None:
-            return
         try:
-            endpoint = endpoints.save(name, server_url(url), api)
+            choice = self.saved.save(name, url, api)
         except (InvalidServerAddress, ValueError) as error:
             if self._dialog is not None:
                 self._dialog.show_error(str(error))
+            return
+        if choice is None:
             return
         if api_key:
             await save_api_key(name, api_key)
         if self._dialog is not None:
             self._dialog.accept()
-        choice = ServerChoice(endpoint.name, endpoint.url, endpoint.api, api_key_name=endpoint.name)
         await self.forget(choice)
         await self.refresh_choices()
         await self.select(choice)
