@@ -1,4 +1,9 @@
-"""What every backend offers, whatever protocol it speaks."""
+"""What every backend offers, whatever protocol it speaks.
+
+The services (session, warmer, token counter) reach a server only through this
+protocol: each backend does its own HTTP, so nothing outside client.backends needs a
+backend's client, URL paths or attributes it may not have.
+"""
 
 from __future__ import annotations
 
@@ -23,10 +28,41 @@ class Backend(Protocol):
     api: str  # "ollama" or "openai"
     base_url: str
 
+    @property
+    def closed(self) -> bool:
+        """True once its HTTP client is closed (the app is quitting): send nothing."""
+        ...
+
+    @property
+    def supports_continue_final_message(self) -> bool:
+        """Whether the server continues a trailing assistant message when asked by
+        ``ChatRequest.continue_final_message`` (vLLM); Ollama does it unasked."""
+        ...
+
     def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:
-        """A stream for one request; nothing is sent until it is iterated."""
+        """A stream for one request; nothing is sent until it is iterated. Warm-ups
+        and Ollama's keep-alive load request (no messages) go through here too."""
         ...
 
     async def list_models(self) -> list[ModelInfo]: ...
+
+    async def running_models(self) -> list[ModelInfo] | None:
+        """Models loaded in memory now, with when they unload; None when the server
+        does not say (only Ollama's /api/ps does)."""
+        ...
+
+    async def context_length(self, model: str) -> int | None:
+        """The model's context window in tokens; None when not known (never raises)."""
+        ...
+
+    async def server_kind(self) -> str | None:
+        """Which server this is, when it says: "ollama", "llamacpp", "vllm",
+        "llama-cpp-python"; None when unknown (never raises)."""
+        ...
+
+    async def count_tokens(self, text: str, model: str) -> int | None:
+        """The server's own token count of text; None when it has no tokenizer
+        endpoint or did not answer (never raises)."""
+        ...
 
     async def aclose(self) -> None: ...

@@ -38,6 +38,14 @@ class OllamaBackend:
         self._own_client = client is None
         self.client = client or new_client()
 
+    @property
+    def closed(self) -> bool:
+        return self.client.is_closed
+
+    @property
+    def supports_continue_final_message(self) -> bool:
+        return False  # no flag needed: Ollama continues a trailing assistant message
+
     def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:
         """A stream for one request. An empty message list only loads the model
         (Ollama answers done_reason "load")."""
@@ -85,6 +93,24 @@ class OllamaBackend:
             )
             for entry in _model_entries(answer)
         ]
+
+    async def context_length(self, model: str) -> int | None:
+        """From /api/show's model_info, else the /api/ps entry of a loaded model."""
+        try:
+            length = (await self.show(model)).context_length
+            if length:
+                return length
+            return next(
+                (m.context_length for m in await self.list_models() if m.name == model), None
+            )
+        except TachyError:
+            return None
+
+    async def server_kind(self) -> str | None:
+        return "ollama"
+
+    async def count_tokens(self, text: str, model: str) -> int | None:
+        return None  # Ollama has no tokenize endpoint
 
     async def _running_or_none(self) -> list[ModelInfo] | None:
         try:

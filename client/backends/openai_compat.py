@@ -7,15 +7,19 @@ from typing import Any
 import httpx
 
 from client.backends.base import ModelInfo
+from client.backends.errors import TachyError
 from client.backends.http_json import as_dict, error_mapper, new_client, request_json, root_url
 from client.backends.sse import OpenAIStreamDecoder
 from client.backends.stream import ChatStream, HttpCall, StreamTimeouts
+from client.backends.tokenizer import ServerTokenizer
 from client.core.conversation import ChatRequest
 
 # Where servers put a model's context window in /v1/models: vLLM max_model_len,
 # llama.cpp meta.n_ctx_train, LM Studio (api v0) max_context_length, others context_length.
 CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length", "n_ctx")
 META_CONTEXT_KEYS = ("n_ctx", "n_ctx_train")
+# What llama.cpp server, vLLM and llama-cpp-python put in /v1/models' owned_by.
+SERVER_OWNERS = (("llamacpp", "llamacpp"), ("vllm", "vllm"), ("me", "llama-cpp-python"))
 
 
 class OpenAICompatBackend:
@@ -26,12 +30,28 @@ class OpenAICompatBackend:
         base_url: str,
         api_key: str | None = None,
         client: httpx.AsyncClient | None = None,
+        *,
+        supports_continue_final_message: bool = False,
     ) -> None:
         # Users paste both "http://host:8000" and "http://host:8000/v1".
         self.base_url = root_url(base_url, ("/v1/chat/completions", "/v1"))
         self._api_key = api_key
         self._own_client = client is None
         self.client = client or new_client()
+        # Off unless known: the prompt fallback of client.services.continuation works
+        # on every server, a flag a server does not know may be refused.
+        self._continue_final_message = supports_continue_final_message
+        self._tokenizer = ServerTokenizer(self.client, self.base_url, self._headers())
+        self._kind: str | None = None
+        self._kind_known = False
+
+    @property
+    def closed(self) -> bool:
+        return self.client.is_closed
+
+    @property
+    def supports_continue_final_message(self) -> bool:
+        return self._continue_final_message
 
     def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:
         call = HttpCall(
@@ -64,6 +84,36 @@ class OpenAICompatBackend:
             for entry in entries
             if isinstance(entry, dict)
         ]
+
+    async def running_models(self) -> list[ModelInfo] | None:
+        return None  # OpenAI-compatible servers do not say what is loaded
+
+    async def context_length(self, model: str) -> int | None:
+        try:
+            models = await self.list_models()
+        except TachyError:
+            return None
+        return next((m.context_length for m in models if m.name == model), None)
+
+    async def server_kind(self) -> str | None:
+        """llama.cpp server, vLLM and llama-cpp-python say who they are in /v1/models."""
+        if not self._kind_known:
+            self._kind = await self._read_kind()
+            self._kind_known = self._kind is not None  # a failed read is tried again
+        return self._kind
+
+    async def _read_kind(self) -> str | None:
+        try:
+            answer = await request_json(
+                self.client, "GET", f"{self.base_url}/v1/models", headers=self._headers()
+            )
+        except TachyError:
+            return None
+        owners = _owners(answer)
+        return next((kind for owner, kind in SERVER_OWNERS if owner in owners), None)
+
+    async def count_tokens(self, text: str, model: str) -> int | None:
+        return await self._tokenizer.count(text, model)
 
     async def aclose(self) -> None:
         if self._own_client:
@@ -109,3 +159,10 @@ def context_length(entry: dict[str, Any]) -> int | None:
 
 def _positive_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _owners(answer: Any) -> set[str]:
+    entries = answer.get("data") if isinstance(answer, dict) else None
+    if not isinstance(entries, list):
+        return set()
+    return {str(e.get("owned_by", "")).lower() for e in entries if isinstance(e, dict)}

@@ -6,17 +6,18 @@ the model pick up mid-sentence rather than start a new answer:
 - Ollama continues a trailing assistant message by itself: send the conversation
   with the partial answer as the last message.
 - OpenAI-compatible servers that understand ``continue_final_message`` (vLLM) do the
-  same when asked to; ``ChatRequest.continue_final_message`` asks.
+  same when asked to; ``ChatRequest.continue_final_message`` asks. Whether a server
+  does is the backend's to say (Backend.supports_continue_final_message).
 - Other OpenAI-compatible servers (llama.cpp, LM Studio ...) would answer the partial
   message as if it were finished, so a short user prompt asks them to go on, with the
   partial answer included just before it.
+
+client.services.planner lays out the request for each mode.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-
-from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 
 CONTINUATION_PROMPT = (
     "Continue exactly where you stopped, mid-sentence if needed. Do not repeat any of "
@@ -37,44 +38,6 @@ def continue_mode(api: str, supports_continue_final_message: bool | None = None)
     if supports_continue_final_message:
         return ContinueMode.CONTINUE_FINAL_MESSAGE
     return ContinueMode.PROMPT
-
-
-def server_supports_continue_final_message(backend: object) -> bool:
-    """Whether a backend says its server understands ``continue_final_message``.
-
-    Backends may expose either a ``supports_continue_final_message`` flag or the kind
-    of server they detected (``server_kind``/``flavor`` == "vllm"); unknown means no,
-    because the prompt fallback works everywhere.
-    """
-    flag = getattr(backend, "supports_continue_final_message", None)
-    if isinstance(flag, bool):
-        return flag
-    for name in ("server_kind", "flavor", "server"):
-        kind = getattr(backend, name, None)
-        if isinstance(kind, str) and kind.lower() == "vllm":
-            return True
-    return False
-
-
-def continuation_request(
-    model: str,
-    context: list[ChatMessage],
-    partial_answer: str,
-    mode: ContinueMode,
-    options: GenerationOptions | None = None,
-) -> ChatRequest:
-    """The request that makes the model write on after ``partial_answer``.
-
-    ``context`` is the conversation up to and including the question the partial
-    answer replies to (system prompt first, if any).
-    """
-    messages = [*context, ChatMessage("assistant", partial_answer)]
-    request = ChatRequest(model=model, messages=messages, options=options or GenerationOptions())
-    if mode is ContinueMode.CONTINUE_FINAL_MESSAGE:
-        request.continue_final_message = True
-    elif mode is ContinueMode.PROMPT:
-        request.messages.append(ChatMessage("user", CONTINUATION_PROMPT))
-    return request
 
 
 class RepeatedStartFilter:

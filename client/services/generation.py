@@ -19,7 +19,7 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from client.backends.errors import BackendUnreachable, TachyError
 from client.backends.stream import ChatStream, StreamTimeouts
@@ -27,8 +27,9 @@ from client.core.budget import FittedPrompt
 from client.core.conversation import ChatRequest
 from client.core.events import Done, DoneReason, Failed, StreamEvent, Token, TokenKind
 from client.core.metrics import RequestMetrics, compute_metrics
+from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
-from client.services.answer_writer import AnswerWriter
+from client.services.answer_writer import FLUSH_INTERVAL_S, AnswerWriter
 from client.services.outcomes import (
     NEXT_STEPS,
     Finished,
@@ -38,11 +39,10 @@ from client.services.outcomes import (
     Stage,
     StageChanged,
 )
+from client.services.planner import RequestPlan, Route
 from client.services.turns import Turn
-from client.store.history import MessageState
-
-if TYPE_CHECKING:
-    from client.services.session import ChatSession
+from client.store.history import HistoryStore, MessageState
+from client.store.metrics_store import MetricsStore
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +50,28 @@ SessionEvent = StageChanged | Token | SlowStart | Finished
 AnswerFilter = Callable[[str], str]  # answer text in -> the part to show now
 
 
+ModelStateProvider = Callable[[], "str | None"]  # "cold" | "loading" | "warm" | None
+
+
 @dataclass(frozen=True, slots=True)
 class Outgoing:
-    """What a turn sends: the request, and how its answer and context were shaped."""
+    """What a turn sends: its plan, and how its answer is shaped."""
 
-    request: ChatRequest
+    plan: RequestPlan
     answer_filter: AnswerFilter | None = None  # Continue by prompt: drops a restart
-    fitted: FittedPrompt | None = None  # the context after the prompt budget
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """What a generation needs of its session: where it stores, how long it waits."""
+
+    history: HistoryStore
+    metrics_store: MetricsStore | None = None
+    first_token_timeout_s: float = 60.0
+    stall_timeout_s: float = 15.0
+    thresholds: TierThresholds = DEFAULT_THRESHOLDS
+    model_state_provider: ModelStateProvider | None = None
+    flush_interval_s: float = FLUSH_INTERVAL_S
 
 
 RequestBuilder = Callable[[Turn], Outgoing]
@@ -71,7 +86,7 @@ SERVER_LOAD_COLD_MS = 500.0
 class Generation:
     def __init__(
         self,
-        session: ChatSession,
+        settings: RunSettings,
         kind: str,
         prepare: Callable[[], Turn],
         build_request: RequestBuilder,
@@ -82,18 +97,13 @@ class Generation:
         self.assistant_message_id: int | None = None
         self.timeline = RequestTimeline()  # the stream stamps into this same object
         self.finished: Finished | None = None
+        self.plan: RequestPlan | None = None  # what was sent, and to whom
         self.request: ChatRequest | None = None
-        # The prompt budget's cut: the first stored message sent after dropped ones
-        # (the ui draws "earlier messages not sent" above it); None when nothing was cut.
-        self.fitted: FittedPrompt | None = None
-        self.cut_before_message_id: int | None = None
         self.cold = False  # the warmer said cold/loading at the start, or the server loaded it
         self.metrics_record_id: int | None = None  # for MetricsStore.set_paint_ms
-        self._session = session
+        self._settings = settings
         self._prepare = prepare
         self._build_request = build_request
-        self._backend = session.backend
-        self._model = session.model
         self._turn: Turn | None = None
         self._turn_task: asyncio.Future[Turn] | None = None
         self._stream: ChatStream | None = None
@@ -108,6 +118,22 @@ class Generation:
         self._saved = False
         self._iterator: AsyncGenerator[SessionEvent, None] | None = None
         self._closing: asyncio.Future[None] | None = None
+
+    @property
+    def route(self) -> Route | None:
+        """The server and model that answer (None until the request is planned)."""
+        return self.plan.route if self.plan is not None else None
+
+    @property
+    def fitted(self) -> FittedPrompt | None:
+        """The messages sent after the prompt budget, and their token count."""
+        return self.plan.fitted if self.plan is not None else None
+
+    @property
+    def cut_before_message_id(self) -> int | None:
+        """The first stored message sent after ones the budget dropped (the ui draws
+        "earlier messages not sent" above it); None when nothing was cut."""
+        return self.plan.cut.first_kept_id if self.plan is not None else None
 
     def __aiter__(self) -> AsyncGenerator[SessionEvent, None]:
         if self._iterator is None:
@@ -157,22 +183,16 @@ class Generation:
         yield self.finished
 
     async def _start(self) -> None:
-        history = self._session.history
+        history = self._settings.history
         self._turn_task = asyncio.ensure_future(history.db.run(self._prepare))
         # Shielded: if Stop comes now, the messages are still stored and then closed.
         turn = await asyncio.shield(self._turn_task)
         self._take_turn(turn)
         outgoing = self._build_request(turn)
-        self.request, self._answer_filter = outgoing.request, outgoing.answer_filter
-        self.fitted = outgoing.fitted
-        if self.fitted is not None and self.fitted.cut_index is not None:
-            ids = turn.context_ids
-            self.cut_before_message_id = (
-                ids[self.fitted.cut_index] if self.fitted.cut_index < len(ids) else None
-            )
-        self._model = self.request.model
-        timeouts = StreamTimeouts(first_byte_s=None, stall_s=self._session.stall_timeout_s)
-        stream = self._backend.chat(self.request, timeouts)
+        self.plan, self._answer_filter = outgoing.plan, outgoing.answer_filter
+        self.request = self.plan.request()
+        timeouts = StreamTimeouts(first_byte_s=None, stall_s=self._settings.stall_timeout_s)
+        stream = self.plan.route.backend.chat(self.request, timeouts)
         stream.timeline = self.timeline
         self._stream = stream
         self._waiting_since = asyncio.get_running_loop().time()
@@ -183,7 +203,7 @@ class Generation:
         self.user_message_id = turn.user_message_id
         self.assistant_message_id = turn.assistant_message_id
         self._writer = AnswerWriter(
-            self._session.history, turn.assistant_message_id, self._session.flush_interval_s
+            self._settings.history, turn.assistant_message_id, self._settings.flush_interval_s
         )
 
     async def _wait_for_item(self, events: AsyncIterator[StreamEvent]) -> Item:
@@ -205,17 +225,17 @@ class Generation:
         steps: list[float] = []
         if not self._slow_start_sent:
             elapsed = asyncio.get_running_loop().time() - self._waiting_since
-            steps.append(max(0.0, self._session.first_token_timeout_s - elapsed))
-        if self._session.model_state_provider is not None:
+            steps.append(max(0.0, self._settings.first_token_timeout_s - elapsed))
+        if self._settings.model_state_provider is not None:
             steps.append(MODEL_STATE_POLL_S)
         return min(steps) if steps else None
 
     def _notice_while_waiting(self) -> SlowStart | StageChanged | None:
         waited = asyncio.get_running_loop().time() - self._waiting_since
-        if not self._slow_start_sent and waited >= self._session.first_token_timeout_s:
+        if not self._slow_start_sent and waited >= self._settings.first_token_timeout_s:
             self._slow_start_sent = True
             return SlowStart(waited)
-        if self._session.model_state_provider is not None:
+        if self._settings.model_state_provider is not None:
             stage = Stage.LOADING if self._model_state() in COLD_STATES else Stage.UNDERSTANDING
             if stage is not self._stage:
                 return self._enter(stage)
@@ -258,7 +278,7 @@ class Generation:
         return Stage.LOADING if self.cold else Stage.UNDERSTANDING
 
     def _model_state(self) -> str | None:
-        provider = self._session.model_state_provider
+        provider = self._settings.model_state_provider
         if provider is None:
             return None
         try:
@@ -286,7 +306,7 @@ class Generation:
         if self.finished is not None:
             return
         if self._slow_start_sent and not self._has_new_text():
-            waited = self._session.first_token_timeout_s
+            waited = self._settings.first_token_timeout_s
             self._conclude(
                 Outcome.TIMED_OUT,
                 f"No answer arrived within {waited:.1f} s, and the request was cancelled.",
@@ -330,7 +350,7 @@ class Generation:
             steps.insert(0, NextStep.CONTINUE)  # a Continue that failed: the old text is kept
         if not has_text and NextStep.CONTINUE in steps:
             steps = [NextStep.RETRY, NextStep.EDIT_QUESTION]  # nothing to continue
-        if self._session.is_local and NextStep.USE_LOCAL in steps:
+        if self.plan is not None and self.plan.route.is_local and NextStep.USE_LOCAL in steps:
             steps.remove(NextStep.USE_LOCAL)
         return tuple(steps)
 
@@ -339,7 +359,7 @@ class Generation:
         if stream is None:
             return RequestMetrics()
         return compute_metrics(
-            self.timeline, stream.usage, stream.server_timings, self._session.thresholds
+            self.timeline, stream.usage, stream.server_timings, self._settings.thresholds
         )
 
     # ---- saving -----------------------------------------------------------------------
@@ -368,13 +388,14 @@ class Generation:
             await self._writer.finish(self._stored_state(finished), finished.error_message)
         load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
         self.cold = self.cold or load_ms >= SERVER_LOAD_COLD_MS
-        metrics_store = self._session.metrics_store
-        if metrics_store is not None and self._stream is not None:
+        metrics_store = self._settings.metrics_store
+        route = self.route
+        if metrics_store is not None and self._stream is not None and route is not None:
             self.metrics_record_id = await metrics_store.db.run(
                 metrics_store.record,
                 finished.metrics,
-                server=self._session.server_name,
-                model=self._model,
+                server=route.server_name,
+                model=route.model,
                 outcome=finished.outcome.value,
                 message_id=self.assistant_message_id,
                 cold=self.cold,

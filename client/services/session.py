@@ -5,35 +5,44 @@
     async for event in generation:  # StageChanged / Token / SlowStart / Finished
         ...
 
-The contract with the ui is this class's methods; a Generation is described in
-client/services/generation.py. Every action stores its messages before sending, so no
-question and no word of an answer is ever lost, and the ui only paints.
+The session holds the user's settings and the candidate routes (servers and models
+that may answer); each request is planned by client.services.planner, which picks its
+route, and a Generation (client/services/generation.py) runs the plan. Every action
+stores its messages before sending, so no question and no word of an answer is ever
+lost, and the ui only paints. docs/architecture.md follows a message end to end.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 
 from client.backends.base import Backend
-from client.core.budget import FittedPrompt, TokenCounter, estimate_tokens, fit_to_budget
-from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
+from client.core.budget import TokenCounter, estimate_tokens
+from client.core.conversation import ChatMessage, GenerationOptions
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.services import turns
 from client.services.answer_writer import FLUSH_INTERVAL_S
-from client.services.continuation import (
-    ContinueMode,
-    RepeatedStartFilter,
-    continuation_request,
-    continue_mode,
-    server_supports_continue_final_message,
+from client.services.continuation import ContinueMode, RepeatedStartFilter
+from client.services.generation import (
+    Generation,
+    ModelStateProvider,
+    Outgoing,
+    RunSettings,
+    SessionEvent,
 )
-from client.services.generation import Generation, Outgoing, SessionEvent
+from client.services.planner import (
+    PlanInput,
+    PlanSettings,
+    RequestPlan,
+    Route,
+    TtftEstimate,
+    choose_route,
+    plan_request,
+)
 from client.store.db import Database
 from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
-
-ModelStateProvider = Callable[[], "str | None"]  # "cold" | "loading" | "warm" | None
 
 __all__ = ["ChatSession", "Generation", "ModelStateProvider", "SessionEvent"]
 
@@ -54,8 +63,9 @@ class ChatSession:
         is_local: bool = False,
         flush_interval_s: float = FLUSH_INTERVAL_S,
     ) -> None:
-        self.backend = backend  # may be reassigned (server change): next request uses it
-        self.model = model
+        # The candidates the planner chooses from, preferred first; a server or model
+        # change replaces them, and the next request goes to the new one.
+        self.routes: list[Route] = [Route(backend, model, server_name, is_local)]
         self._owned_db: Database | None = None
         if history is None:
             # Without a history the session still needs message ids (Continue,
@@ -64,12 +74,10 @@ class ChatSession:
             history = HistoryStore(self._owned_db, recover=False)
         self.history = history
         self.metrics_store = metrics_store
-        self.server_name = server_name
         self.first_token_timeout_s = first_token_timeout_s
         self.stall_timeout_s = stall_timeout_s
         self.thresholds = thresholds
         self.model_state_provider = model_state_provider  # set by the warmer
-        self.is_local = is_local  # the local engine: "Use the local model" makes no sense
         self.flush_interval_s = flush_interval_s
         self.options = GenerationOptions()
         self.keep_alive: str | int | None = None  # Ollama: how long to keep the model
@@ -81,6 +89,51 @@ class ChatSession:
         # whole conversation. The oldest turns are dropped first.
         self.prompt_budget: int | None = None
         self.token_counter: TokenCounter = estimate_tokens  # or a PromptTokenCounter
+        self.ttft_estimate: TtftEstimate | None = None  # the window's TTFT predictor
+        # What the server's prompt cache is known to hold (the warmer's knowledge).
+        self.prompt_cache: Callable[[], Sequence[ChatMessage]] | None = None
+
+    # ---- the preferred route (the window's server and model pickers set it) -----------
+
+    @property
+    def route(self) -> Route:
+        return self.routes[0]
+
+    @route.setter
+    def route(self, route: Route) -> None:
+        self.routes = [route, *self.routes[1:]]
+
+    @property
+    def backend(self) -> Backend:
+        return self.route.backend
+
+    @backend.setter
+    def backend(self, backend: Backend) -> None:
+        self.route = Route(backend, self.model, self.server_name, self.is_local)
+
+    @property
+    def model(self) -> str:
+        return self.route.model
+
+    @model.setter
+    def model(self, model: str) -> None:
+        self.route = Route(self.backend, model, self.server_name, self.is_local)
+
+    @property
+    def server_name(self) -> str:
+        return self.route.server_name
+
+    @server_name.setter
+    def server_name(self, name: str) -> None:
+        self.route = Route(self.backend, self.model, name, self.is_local)
+
+    @property
+    def is_local(self) -> bool:
+        return self.route.is_local
+
+    @is_local.setter
+    def is_local(self, local: bool) -> None:
+        self.route = Route(self.backend, self.model, self.server_name, local)
 
     # ---- actions (each returns a Generation; nothing runs until it is iterated) -------
 
@@ -88,19 +141,24 @@ class ChatSession:
         self, conversation_id: int | None, question: str, *, system: str | None = None
     ) -> Generation:
         """Ask a new question at the end of the conversation (None: a new one)."""
-        system = system if system is not None else self.system_prompt
+        settings = self.plan_settings(system)
         prepare = partial(
-            turns.ask, self.history, conversation_id, question, system, self._origin()
+            turns.ask,
+            self.history,
+            conversation_id,
+            question,
+            settings.system_prompt,
+            self._origin(),
         )
-        return self._generation("ask", prepare)
+        return self._generation("ask", prepare, settings)
 
     def regenerate(self, assistant_message_id: int) -> Generation:
         """A new answer to the same question; the old one stays as a sibling."""
-        return self._generation("regenerate", self._answer_again(assistant_message_id))
+        return self._answer_again("regenerate", assistant_message_id)
 
     def retry(self, assistant_message_id: int) -> Generation:
         """Ask the question again after a failed or interrupted answer (kept beside it)."""
-        return self._generation("retry", self._answer_again(assistant_message_id))
+        return self._answer_again("retry", assistant_message_id)
 
     def edit_and_resend(self, user_message_id: int, new_text: str) -> Generation:
         """Branch: the edited question beside the old one, and a new answer to it."""
@@ -109,16 +167,15 @@ class ChatSession:
             self.history,
             user_message_id,
             new_text,
-            self.system_prompt,
             self._origin(),
         )
-        return self._generation("edit", prepare)
+        return self._generation("edit", prepare, self.plan_settings())
 
     def continue_message(self, assistant_message_id: int) -> Generation:
         """Ask the model to go on from where the answer stopped; the new text is
         appended to the same message and measured as a request of its own."""
-        prepare = partial(turns.resume, self.history, assistant_message_id, self.system_prompt)
-        return Generation(self, "continue", prepare, self._continuation_request)
+        prepare = partial(turns.resume, self.history, assistant_message_id)
+        return self._generation("continue", prepare, self.plan_settings())
 
     def close(self) -> None:
         """Close the in-memory history, if the session made one."""
@@ -126,50 +183,111 @@ class ChatSession:
             self._owned_db.close()
             self._owned_db = None
 
+    # ---- planning ---------------------------------------------------------------------
+
+    def plan_settings(self, system: str | None = None) -> PlanSettings:
+        """The settings every request of this session is planned with, as they are now."""
+        return PlanSettings(
+            system_prompt=system if system is not None else self.system_prompt,
+            options=self.options,
+            budget=self.prompt_budget,
+            keep_alive=self.keep_alive,
+            think=self.think,
+            continue_final_message=self.continue_final_message,
+        )
+
+    def plan(
+        self,
+        turn: turns.Turn,
+        settings: PlanSettings | None = None,
+        routes: Sequence[Route] | None = None,
+    ) -> RequestPlan:
+        """The plan for a stored turn: what the request sends, and to whom."""
+        history, question = turn.history_and_question()
+        return self.plan_question(
+            history,
+            question,
+            turn.context_ids[: len(history)],
+            text_id=turn.user_message_id,
+            continuing=turn.prior_text,
+            settings=settings,
+            routes=routes,
+        )
+
+    def plan_question(
+        self,
+        history: Sequence[ChatMessage],
+        text: str,
+        history_ids: Sequence[int | None] = (),
+        *,
+        text_id: int | None = None,
+        continuing: str = "",
+        settings: PlanSettings | None = None,
+        routes: Sequence[Route] | None = None,
+    ) -> RequestPlan:
+        """The plan `text` gets after `history`: the session's requests and the
+        warmer's next prefix (a draft not sent yet) both come from here."""
+        cached = self.prompt_cache() if self.prompt_cache is not None else ()
+        return plan_request(
+            PlanInput(
+                history=history,
+                text=text,
+                settings=settings or self.plan_settings(),
+                routes=routes if routes is not None else self.routes,
+                history_ids=history_ids,
+                text_id=text_id,
+                continuing=continuing,
+                count=self.token_counter,
+                ttft=self.ttft_estimate,
+                cached=cached,
+            )
+        )
+
+    def stored_context(
+        self, conversation_id: int | None
+    ) -> tuple[list[ChatMessage], list[int | None]]:
+        """A stored conversation's active path as the model sees it, with its ids."""
+        if conversation_id is None:
+            return [], []
+        return turns.context_of(self.history.active_path(conversation_id))
+
     # ---- requests ---------------------------------------------------------------------
 
-    def _generation(self, kind: str, prepare: Callable[[], turns.Turn]) -> Generation:
-        return Generation(self, kind, prepare, self._request)
+    def _generation(
+        self, kind: str, prepare: Callable[[], turns.Turn], settings: PlanSettings
+    ) -> Generation:
+        routes = list(self.routes)  # a server change while it runs is for the next request
 
-    def _answer_again(self, assistant_message_id: int) -> Callable[[], turns.Turn]:
-        return partial(
+        def build(turn: turns.Turn) -> Outgoing:
+            plan = self.plan(turn, settings, routes)
+            # Asked by a prompt, small models often start the answer over.
+            repeat = turn.prior_text and plan.continue_mode is ContinueMode.PROMPT
+            return Outgoing(plan, RepeatedStartFilter(turn.prior_text).feed if repeat else None)
+
+        return Generation(self._run_settings(), kind, prepare, build)
+
+    def _answer_again(self, kind: str, assistant_message_id: int) -> Generation:
+        prepare = partial(
             turns.answer_again,
             self.history,
             assistant_message_id,
-            self.system_prompt,
             self._origin(),
+        )
+        return self._generation(kind, prepare, self.plan_settings())
+
+    def _run_settings(self) -> RunSettings:
+        return RunSettings(
+            history=self.history,
+            metrics_store=self.metrics_store,
+            first_token_timeout_s=self.first_token_timeout_s,
+            stall_timeout_s=self.stall_timeout_s,
+            thresholds=self.thresholds,
+            model_state_provider=self.model_state_provider,
+            flush_interval_s=self.flush_interval_s,
         )
 
     def _origin(self) -> turns.Origin:
-        return turns.Origin(self.server_name, self.model)
-
-    def _fit(self, messages: list[ChatMessage]) -> FittedPrompt:
-        return fit_to_budget(messages, self.prompt_budget, self.token_counter)
-
-    def _request(self, turn: turns.Turn) -> Outgoing:
-        fitted = self._fit(turn.context)
-        request = ChatRequest(
-            model=self.model,
-            messages=fitted.messages,
-            options=self.options,
-            keep_alive=self.keep_alive,
-            think=self.think,
-        )
-        return Outgoing(request, fitted=fitted)
-
-    def _continuation_request(self, turn: turns.Turn) -> Outgoing:
-        if not turn.prior_text:
-            return self._request(turn)  # stopped before any word: nothing to continue from
-        supported = self.continue_final_message
-        if supported is None:
-            supported = server_supports_continue_final_message(self.backend)
-        mode = continue_mode(self.backend.api, supported)
-        # The partial answer counts against the budget and is always kept with its question.
-        fitted = self._fit([*turn.context, ChatMessage("assistant", turn.prior_text)])
-        context = fitted.messages[:-1]
-        request = continuation_request(self.model, context, turn.prior_text, mode, self.options)
-        request.keep_alive = self.keep_alive
-        request.think = self.think
-        # Asked by a prompt, small models often start the answer over.
-        repeat_filter = RepeatedStartFilter(turn.prior_text).feed
-        return Outgoing(request, repeat_filter if mode is ContinueMode.PROMPT else None, fitted)
+        # Stored with the answer before the request is planned: the route the planner
+        # will choose from the same candidates (choose_route is deterministic).
+        route, _why = choose_route(self.routes)
+        return turns.Origin(route.server_name, route.model)

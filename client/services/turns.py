@@ -1,8 +1,9 @@
-"""Storing the messages of one turn and building the request that answers it.
+"""Storing the messages of one turn, and reading the context that answers it.
 
 Each function here runs on the database's worker thread (one `db.run` call, one
 transaction) before the request is sent, so a turn costs one hop off the loop. The
-context sent is the conversation's active path, as the user sees it.
+context is the conversation's active path, as the user sees it; what of it is sent
+(system prompt, budget) is client.services.planner's decision.
 """
 
 from __future__ import annotations
@@ -23,11 +24,17 @@ class Turn:
     conversation_id: int
     user_message_id: int | None
     assistant_message_id: int
-    context: list[ChatMessage]  # what the model sees, up to the question
-    context_ids: list[int | None]  # the stored message of each (None: not stored)
+    context: list[ChatMessage]  # the stored conversation, up to the question
+    context_ids: list[int | None]  # the stored message of each
     prior_text: str = ""  # Continue: the text already in the message
     prior_thinking: str = ""
     prior_state: MessageState | None = None  # Continue: the state before it resumed
+
+    def history_and_question(self) -> tuple[list[ChatMessage], str]:
+        """The messages before the question, and the question's text."""
+        if self.context and self.context[-1].role == "user":
+            return self.context[:-1], self.context[-1].content
+        return self.context, ""  # no question stored (a bare Continue): nothing new
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,18 +52,12 @@ def title_for(question: str) -> str:
     return first_line[: TITLE_CHARS - 1].rstrip() + "…"
 
 
-def context_of(
-    path: list[StoredMessage], system: str | None = None
-) -> tuple[list[ChatMessage], list[int | None]]:
+def context_of(path: list[StoredMessage]) -> tuple[list[ChatMessage], list[int | None]]:
     """Stored messages as the model sees them, and their ids. Empty messages (an
-    answer that failed before any text) are left out; a system prompt not stored is
-    put first."""
+    answer that failed before any text) are left out."""
     kept = [m for m in path if m.content]
     messages = [ChatMessage(cast(Role, m.role), m.content) for m in kept]
     ids: list[int | None] = [m.id for m in kept]
-    if system and not (messages and messages[0].role == "system"):
-        messages.insert(0, ChatMessage("system", system))
-        ids.insert(0, None)
     return messages, ids
 
 
@@ -82,36 +83,30 @@ def ask(
         parent_id = path[-1].id if path else None
         user = history.add_message(conversation_id, "user", question, parent_id=parent_id)
         assistant = _add_answer(history, user, origin)
-        return Turn(conversation_id, user.id, assistant.id, *context_of([*path, user], system))
+        return Turn(conversation_id, user.id, assistant.id, *context_of([*path, user]))
 
 
-def answer_again(
-    history: HistoryStore, assistant_message_id: int, system: str | None, origin: Origin
-) -> Turn:
+def answer_again(history: HistoryStore, assistant_message_id: int, origin: Origin) -> Turn:
     """A new answer beside an existing one (regenerate, retry); the old one is kept."""
     with history.db.transaction():
         old = _message(history, assistant_message_id, "assistant")
         if old.parent_id is None:
             raise ValueError(f"message {assistant_message_id} answers no question")
         user = _message(history, old.parent_id, "user")
-        return _answer_under(history, user, system, origin)
+        return _answer_under(history, user, origin)
 
 
 def edit_question(
-    history: HistoryStore,
-    user_message_id: int,
-    new_text: str,
-    system: str | None,
-    origin: Origin,
+    history: HistoryStore, user_message_id: int, new_text: str, origin: Origin
 ) -> Turn:
     """The edited question as a new branch beside the old one, and its answer."""
     with history.db.transaction():
         old = _message(history, user_message_id, "user")
         user = history.add_message(old.conversation_id, "user", new_text, parent_id=old.parent_id)
-        return _answer_under(history, user, system, origin)
+        return _answer_under(history, user, origin)
 
 
-def resume(history: HistoryStore, assistant_message_id: int, system: str | None) -> Turn:
+def resume(history: HistoryStore, assistant_message_id: int) -> Turn:
     """Continue a stopped or interrupted answer: it streams again into the same message."""
     with history.db.transaction():
         message = _message(history, assistant_message_id, "assistant")
@@ -119,7 +114,7 @@ def resume(history: HistoryStore, assistant_message_id: int, system: str | None)
         history.set_state(message.id, MessageState.STREAMING, "")
         path = history.active_path(message.conversation_id)
         before = path[: [m.id for m in path].index(message.id)]
-        context, context_ids = context_of(before, system)
+        context, context_ids = context_of(before)
         return Turn(
             conversation_id=message.conversation_id,
             user_message_id=message.parent_id,
@@ -144,12 +139,10 @@ def _add_answer(history: HistoryStore, user: StoredMessage, origin: Origin) -> S
     )
 
 
-def _answer_under(
-    history: HistoryStore, user: StoredMessage, system: str | None, origin: Origin
-) -> Turn:
+def _answer_under(history: HistoryStore, user: StoredMessage, origin: Origin) -> Turn:
     assistant = _add_answer(history, user, origin)
     path = history.active_path(user.conversation_id)
-    context, context_ids = context_of(path[:-1], system)
+    context, context_ids = context_of(path[:-1])
     return Turn(user.conversation_id, user.id, assistant.id, context, context_ids)
 
 

@@ -44,14 +44,13 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from client.backends import backend_for
 from client.backends.base import Backend
 from client.backends.errors import TachyError
-from client.backends.http_json import request_json
 from client.backends.stream import StreamTimeouts
-from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
+from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions, Role
 from client.core.events import Failed
 from client.core.prediction import ModelState
 from client.services.model_status import (
@@ -70,11 +69,16 @@ log = logging.getLogger(__name__)
 WARM_TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=600.0)
 WARM_PROMPT = "Hi"
 
+SERVERS_THAT_KEEP_MODELS_LOADED = {
+    "llamacpp": "The llama.cpp server",
+    "vllm": "vLLM",
+    "llama-cpp-python": "The llama-cpp-python server",
+}
 StatusListener = Callable[["ModelStatus"], None]
 # The messages the next user request will start with (everything before its question,
 # fitted to the budget as the request will be); None when not known.
 PrefixProvider = Callable[[], "Sequence[ChatMessage] | None"]
-Prefix = tuple[tuple[str, str], ...]  # (role, content) of each message
+Prefix = tuple[tuple[Role, str], ...]  # (role, content) of each message
 
 
 class Engine(Protocol):
@@ -82,6 +86,9 @@ class Engine(Protocol):
 
     @property
     def running(self) -> bool: ...
+
+    @property
+    def url(self) -> str: ...
 
     async def start(self) -> None: ...
 
@@ -306,6 +313,11 @@ class KeepAliveWarmer:
             return None
         return None if prefix is None else list(prefix)
 
+    def cached_prompt(self) -> tuple[ChatMessage, ...]:
+        """The messages the server's prompt cache is known to start with (a session's
+        plan counts the rest as the prompt tokens the server must process)."""
+        return tuple(ChatMessage(role, content) for role, content in self._cached or ())
+
     def holds(self, prefix: Sequence[ChatMessage]) -> bool:
         """True when the server's prompt cache is known to start with `prefix`."""
         return self._in_cache(prefix)
@@ -347,8 +359,8 @@ class KeepAliveWarmer:
         self._set_status(ModelStatus(ModelState.LOADING))
         await engine.start()
         # A LocalEngine without a fixed port gets a new one at every start.
-        url = getattr(engine, "url", None)
-        if isinstance(url, str) and getattr(self._backend, "base_url", url) != url:
+        url = engine.url
+        if self._backend is None or self._backend.base_url != url:
             await self._close_own_backend()
             self._own_backend = self._backend = backend_for(url, "openai")
 
@@ -391,8 +403,7 @@ class KeepAliveWarmer:
             raise error if isinstance(error, TachyError) else TachyError(str(error))
 
     async def _refresh_ollama_expiry(self) -> None:
-        client = getattr(self._backend, "client", None)
-        if client is not None and client.is_closed:  # a reply ended as the app closed
+        if self._backend is None or self._backend.closed:  # a reply ended as the app closed
             return
         try:
             unloads_at = await self._ollama_unload_time()
@@ -409,37 +420,22 @@ class KeepAliveWarmer:
 
     async def _ollama_unload_time(self) -> float | None:
         """time.monotonic() when Ollama will unload the model; None if not loaded."""
-        running_models = getattr(self._backend, "running_models", None)
-        if running_models is None:
-            return None
+        running = await self._backend.running_models() if self._backend is not None else None
         wanted = _ollama_name(self._model or "")
-        for info in await running_models():
+        for info in running or []:
             if _ollama_name(info.name) == wanted:
                 moment = unload_time(info.expires_at) if info.expires_at else None
                 return moment if moment is not None else time.monotonic() + FOREVER_S * 2
         return None
 
     async def _detect_policy(self) -> ServerPolicy:
-        """llama.cpp server and vLLM say who they are in /v1/models (owned_by)."""
-        client = getattr(self._backend, "client", None)
-        base_url = getattr(self._backend, "base_url", "")
-        if client is None:
+        """llama.cpp server and vLLM say who they are (client.backends: server_kind)."""
+        kind = await self._backend.server_kind() if self._backend is not None else None
+        name = SERVERS_THAT_KEEP_MODELS_LOADED.get(kind or "")
+        if name is None:
             return ServerPolicy.ONE_TOKEN
-        try:
-            answer = await request_json(client, "GET", f"{base_url}/v1/models")
-        except TachyError:
-            return ServerPolicy.ONE_TOKEN
-        owners = _owners(answer)
-        known = (
-            ("llamacpp", "The llama.cpp server"),
-            ("vllm", "vLLM"),
-            ("me", "The llama-cpp-python server"),
-        )
-        for owner, name in known:
-            if owner in owners:
-                self._server_name = name
-                return ServerPolicy.KEEPS_LOADED
-        return ServerPolicy.ONE_TOKEN
+        self._server_name = name
+        return ServerPolicy.KEEPS_LOADED
 
     # -- state and timers ---------------------------------------------------------
     def _mark_used(self) -> None:
@@ -538,10 +534,3 @@ def _prefix_key(messages: Sequence[ChatMessage]) -> Prefix:
 
 def _ollama_name(name: str) -> str:
     return name if ":" in name else f"{name}:latest"
-
-
-def _owners(answer: Any) -> set[str]:
-    entries = answer.get("data") if isinstance(answer, dict) else None
-    if not isinstance(entries, list):
-        return set()
-    return {str(e.get("owned_by", "")).lower() for e in entries if isinstance(e, dict)}

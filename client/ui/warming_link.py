@@ -25,12 +25,14 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 
-from client.core.budget import TOKENS_PER_MESSAGE, fit_to_budget, prompt_budget
+from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
 from client.core.conversation import ChatMessage
 from client.core.prediction import ModelState, TtftPredictor
+from client.services.generation import Generation
 from client.services.model_status import DEFAULT_KEEP_ALIVE, ModelStatus, WarmSettings
+from client.services.planner import RequestPlan, Route
+from client.services.session import ChatSession
 from client.services.tokenize import PromptTokenCounter
-from client.services.turns import context_of
 from client.services.warming import WARM_PROMPT, KeepAliveWarmer
 from client.ui.async_errors import report, spawn
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
@@ -95,8 +97,8 @@ class WarmingLink(QObject):
         self._draft: tuple[str, int, float] | None = None  # (text, tokens, predicted ms)
         self._sent: tuple[int | None, float | None] = (None, None)
         self._first_token_seen = False
-        # The open conversation as requests send it (read on change, not per key).
-        self._context: list[ChatMessage] | None = None
+        # The open conversation as stored, with its ids (read on change, not per key).
+        self._context: tuple[list[ChatMessage], list[int | None]] | None = None
         self._context_for: object = _UNCOUNTED
         self._build_widgets()
         self._typing_timer = QTimer(self)
@@ -216,21 +218,19 @@ class WarmingLink(QObject):
         engine = self.app.servers.engine if session.is_local else None
         if engine is not None and not hasattr(engine, "running"):
             engine = None
-        self.counter = None
-        if all(hasattr(backend, name) for name in ("client", "base_url", "api")):
-            self.counter = PromptTokenCounter.for_backend(backend, model)
-            session.token_counter = self.counter
+        self.counter = PromptTokenCounter.for_backend(backend, model)
+        session.token_counter = self.counter
         self._answered = None
         self._counted_for = _UNCOUNTED
         self._choose_predictor(session, model)
         self.warmer.set_target(backend, model, engine=engine, reason=reason)
         self._show_status()
-        spawn(self._load_budget(backend, model), "reading the model's context length")
+        spawn(self._load_budget(session.route), "reading the model's context length")
 
-    def _choose_predictor(self, session: Any, model: str) -> None:
+    def _choose_predictor(self, session: ChatSession, model: str) -> None:
         """Each model has its own prefill rate: its own predictor, restored from
         what earlier sessions learned of it."""
-        server = "local" if session.is_local else getattr(session.backend, "base_url", "")
+        server = "local" if session.is_local else session.backend.base_url
         key = f"{LEARNED_KEY} {server} {model}"
         predictor = self._predictors.get(key)
         if predictor is None:
@@ -244,9 +244,16 @@ class WarmingLink(QObject):
         for key in unsaved:
             self._save(key, self._predictors[key].learned())
 
-    def _wire_session(self, session: Any) -> None:
+    def _wire_session(self, session: ChatSession) -> None:
         session.model_state_provider = self.warmer.model_state
         session.keep_alive = self.warmer.request_keep_alive
+        session.ttft_estimate = self._predict_ms
+        session.prompt_cache = self.warmer.cached_prompt
+
+    def _predict_ms(self, tokens: int) -> float | None:
+        """The plan's predicted wait for this many prompt tokens not in the cache."""
+        prediction = self.predictor.predict(tokens, self.warmer.state)
+        return prediction.ttft_ms if prediction is not None else None
 
     # --- settings ------------------------------------------------------------------
     def set_keep_alive(self, value: str | None) -> None:
@@ -270,10 +277,14 @@ class WarmingLink(QObject):
             except Exception as error:
                 report(error, "saving settings")
 
-    async def _load_budget(self, backend: Any, model: str) -> None:
+    async def _load_budget(self, route: Route) -> None:
+        backend, model = route.backend, route.model
         self.context_length = None
         self._apply_budget()
-        self.context_length = await context_length(backend, model)
+        try:
+            self.context_length = await backend.context_length(model)
+        except Exception as error:  # unknown: the whole conversation is sent, as before
+            log.info("context length of %s not known: %s", model, error)
         if self.page.session is not None and self.page.session.model == model:
             self._apply_budget()
             self._on_conversation_opened()  # the one reopened at start, now with its budget
@@ -352,12 +363,9 @@ class WarmingLink(QObject):
             self._base_tokens = self._history_tokens(session, conversation)
         self._show_prediction()
 
-    def _history_tokens(self, session: Any, conversation: int) -> int:
-        history = getattr(session, "history", None)
-        if history is None:
-            return 0
+    def _history_tokens(self, session: ChatSession, conversation: int) -> int:
         try:
-            messages = [ChatMessage(m.role, m.content) for m in history.active_path(conversation)]
+            messages, _ids = session.stored_context(conversation)
         except Exception as error:
             report(error, "reading the conversation")
             return 0
@@ -400,34 +408,28 @@ class WarmingLink(QObject):
         prefix = self.next_prefix()
         return bool(prefix) and prefix is not None and self.warmer.holds(prefix)
 
-    def next_prefix(self) -> list[ChatMessage] | None:
-        """What the next question's request will start with (the warmer's
-        prefix_provider): the open conversation as the session sends it, with the
-        system prompt, fitted to the budget with the draft as the question, as
-        ChatSession._request will fit it. Reads the history only when it changed."""
+    def next_plan(self) -> RequestPlan | None:
+        """The plan the next question will get (the draft, else a short stand-in):
+        the session plans it as it will plan the request when it is sent, so the
+        warmed prefix is that request's start. Reads the history only when it changed."""
         session = self.page.session
         if session is None:
             return None
         conversation = self.page.conversation_id
-        key = (conversation, getattr(session, "system_prompt", None))
-        if self._context is None or self._context_for != key:
-            self._context = self._read_context(session, conversation)
-            self._context_for = key
+        if self._context is None or self._context_for != conversation:
+            self._context = session.stored_context(conversation)
+            self._context_for = conversation
         draft = self.window.composer.toPlainText().strip() or WARM_PROMPT
-        messages = [*self._context, ChatMessage("user", draft)]
-        fitted = fit_to_budget(messages, session.prompt_budget, session.token_counter)
-        return fitted.messages[:-1]
+        history, ids = self._context
+        return session.plan_question(history, draft, ids)
 
-    def _read_context(self, session: Any, conversation: int | None) -> list[ChatMessage]:
-        history = getattr(session, "history", None)
-        path = []
-        if history is not None and conversation is not None:
-            path = list(history.active_path(conversation))
-        messages, _ids = context_of(path, getattr(session, "system_prompt", None))
-        return messages
+    def next_prefix(self) -> list[ChatMessage] | None:
+        """What the next question's request will start with (the warmer's prefix_provider)."""
+        plan = self.next_plan()
+        return list(plan.prefix) if plan is not None else None
 
     # --- requests ------------------------------------------------------------------
-    def request_started(self, generation: Any) -> None:
+    def request_started(self, generation: Generation) -> None:
         self._first_token_seen = False
         draft = self._draft
         asked = getattr(self.page, "_last_question", "")
@@ -445,9 +447,9 @@ class WarmingLink(QObject):
             self._first_token_seen = True
             self.warmer.first_token_received()
 
-    def request_finished(self, generation: Any) -> None:
+    def request_finished(self, generation: Generation) -> None:
         finished = generation.finished
-        metrics = getattr(finished, "metrics", None)
+        metrics = finished.metrics if finished is not None else None
         ok = metrics is not None and metrics.ttft_ms is not None
         fitted = generation.fitted
         self.warmer.user_request_finished(ok, fitted.messages if fitted is not None else None)
@@ -491,22 +493,22 @@ class WarmingLink(QObject):
 
     def _mark_stored_cut(self) -> None:
         """Redraw the budget marker of a reopened conversation: the cut its last request
-        had, fitted again from the stored messages with the session's budget."""
+        had, planned again from the stored messages with the session's budget."""
         session, conversation = self.page.session, self.page.conversation_id
-        history = getattr(session, "history", None)
-        if history is None or conversation is None:
+        if session is None or conversation is None:
             return
-        path = list(history.active_path(conversation))
-        if path and path[-1].role == "assistant":
-            path = path[:-1]  # that answer's request ended with the question before it
-        messages, ids = context_of(path, getattr(session, "system_prompt", None))
-        fitted = fit_to_budget(messages, session.prompt_budget, session.token_counter)
-        cut = ids[fitted.cut_index] if fitted.cut_index is not None else None
+        messages, ids = session.stored_context(conversation)
+        if messages and messages[-1].role == "assistant":
+            messages, ids = messages[:-1], ids[:-1]  # its request ended with the question
+        if not messages or messages[-1].role != "user":
+            return
+        plan = session.plan_question(messages[:-1], messages[-1].content, ids[:-1], text_id=ids[-1])
+        cut = plan.cut.first_kept_id
         if cut is not None and self.window.chat_view.has_message(cut):
             self.window.chat_view.mark_cut(cut, self.tr(CUT_MARKER))
 
-    def _on_ended(self, generation: Any, _key: int) -> None:
-        cut = getattr(generation, "cut_before_message_id", None)
+    def _on_ended(self, generation: Generation, _key: int) -> None:
+        cut = generation.cut_before_message_id
         if cut is not None and self.window.chat_view.has_message(cut):
             self.window.chat_view.mark_cut(cut, self.tr(CUT_MARKER))
         self._recount_base()
@@ -527,7 +529,7 @@ class _RunnerListener:
         self.link = link
         self.inner = inner
 
-    def request_started(self, generation: Any) -> None:
+    def request_started(self, generation: Generation) -> None:
         self._guard(self.link.request_started, generation)
         if self.inner is not None:
             self.inner.request_started(generation)
@@ -537,7 +539,7 @@ class _RunnerListener:
         if self.inner is not None:
             self.inner.token(kind, chars, at_ns)
 
-    def request_finished(self, generation: Any) -> None:
+    def request_finished(self, generation: Generation) -> None:
         self._guard(self.link.request_finished, generation)
         if self.inner is not None:
             self.inner.request_finished(generation)
@@ -547,22 +549,6 @@ class _RunnerListener:
             call(*args)
         except Exception as error:  # warming and prediction must never break the chat
             report(error, "keeping the model warm")
-
-
-async def context_length(backend: Any, model: str) -> int | None:
-    """The model's context length: Ollama /api/show, else the /v1/models entry."""
-    try:
-        show = getattr(backend, "show", None)
-        if show is not None:
-            length = (await show(model)).context_length
-            if length:
-                return int(length)
-        for info in await backend.list_models():
-            if info.name == model and info.context_length:
-                return int(info.context_length)
-    except Exception as error:  # unknown: the whole conversation is sent, as before
-        log.info("context length of %s not known: %s", model, error)
-    return None
 
 
 def attach_warming(app: Any) -> WarmingLink | None:

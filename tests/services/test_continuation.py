@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
-from client.backends import ollama, openai_compat
-from client.core.conversation import ChatMessage, GenerationOptions
+from client.backends import OllamaBackend, OpenAICompatBackend, ollama, openai_compat
+from client.backends.base import Backend
+from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.services.continuation import (
     CONTINUATION_PROMPT,
     ContinueMode,
     RepeatedStartFilter,
-    continuation_request,
     continue_mode,
-    server_supports_continue_final_message,
 )
-
-CONTEXT = [ChatMessage("system", "Be brief."), ChatMessage("user", "Count to five")]
+from client.services.planner import PlanInput, PlanSettings, Route, plan_request
 
 
 def test_mode_per_server() -> None:
@@ -26,22 +22,22 @@ def test_mode_per_server() -> None:
     assert continue_mode("openai") is ContinueMode.PROMPT
 
 
+def continued(backend: Backend, options: GenerationOptions | None = None) -> ChatRequest:
+    """The request that continues "One, two," on this backend's server."""
+    settings = PlanSettings(system_prompt="Be brief.", options=options or GenerationOptions())
+    given = PlanInput([], "Count to five", settings, [Route(backend, "m")], continuing="One, two,")
+    return plan_request(given).request()
+
+
 def test_what_a_backend_says_about_continue_final_message() -> None:
-    assert server_supports_continue_final_message(SimpleNamespace(server_kind="vllm"))
-    assert server_supports_continue_final_message(SimpleNamespace(flavor="vLLM"))
-    assert server_supports_continue_final_message(
-        SimpleNamespace(supports_continue_final_message=True, server_kind="llamacpp")
-    )
-    assert not server_supports_continue_final_message(
-        SimpleNamespace(supports_continue_final_message=False, server_kind="vllm")
-    )
-    assert not server_supports_continue_final_message(SimpleNamespace(server_kind="llamacpp"))
-    assert not server_supports_continue_final_message(object())
+    assert not OpenAICompatBackend("http://127.0.0.1:9").supports_continue_final_message
+    vllm = OpenAICompatBackend("http://127.0.0.1:9", supports_continue_final_message=True)
+    assert vllm.supports_continue_final_message
+    assert not OllamaBackend("http://127.0.0.1:9").supports_continue_final_message
 
 
 def test_ollama_continues_the_trailing_assistant_message() -> None:
-    request = continuation_request("m", CONTEXT, "One, two,", ContinueMode.TRAILING_ASSISTANT)
-    body = ollama.chat_body(request)
+    body = ollama.chat_body(continued(OllamaBackend("http://127.0.0.1:9")))
     assert body["messages"] == [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Count to five"},
@@ -51,7 +47,8 @@ def test_ollama_continues_the_trailing_assistant_message() -> None:
 
 
 def test_vllm_gets_continue_final_message() -> None:
-    request = continuation_request("m", CONTEXT, "One, two,", ContinueMode.CONTINUE_FINAL_MESSAGE)
+    vllm = OpenAICompatBackend("http://127.0.0.1:9", supports_continue_final_message=True)
+    request = continued(vllm)
     assert request.continue_final_message
     body = openai_compat.chat_body(request)
     assert body["continue_final_message"] is True
@@ -61,7 +58,7 @@ def test_vllm_gets_continue_final_message() -> None:
 
 def test_other_openai_servers_get_a_continuation_prompt_after_the_partial_answer() -> None:
     options = GenerationOptions(temperature=0.0, max_tokens=50)
-    request = continuation_request("m", CONTEXT, "One, two,", ContinueMode.PROMPT, options)
+    request = continued(OpenAICompatBackend("http://127.0.0.1:9"), options)
     assert not request.continue_final_message
     assert request.messages[-2:] == [
         ChatMessage("assistant", "One, two,"),
@@ -71,12 +68,6 @@ def test_other_openai_servers_get_a_continuation_prompt_after_the_partial_answer
     body = openai_compat.chat_body(request)
     assert "continue_final_message" not in body
     assert (body["temperature"], body["max_tokens"]) == (0.0, 50)
-
-
-def test_the_context_list_is_not_changed() -> None:
-    context = list(CONTEXT)
-    continuation_request("m", context, "x", ContinueMode.PROMPT)
-    assert context == CONTEXT
 
 
 def feed_all(partial: str, chunks: list[str]) -> list[str]:

@@ -90,7 +90,7 @@ async def test_server_tokenizer_counts_are_used(serve: Any, path: str, handler: 
 async def test_no_tokenizer_falls_back_to_the_estimate(serve: Any) -> None:
     url = await serve({})
     async with httpx.AsyncClient() as client:
-        counter = PromptTokenCounter(client, url, "m", api="openai")
+        counter = PromptTokenCounter(OpenAICompatBackend(url, client=client), "m")
         total = await counter.count_messages(MESSAGES)
         assert counter.source == "estimate"
         assert total == sum(estimate_tokens(m) for m in MESSAGES)
@@ -107,7 +107,7 @@ async def test_ollama_is_never_asked() -> None:
 async def test_unseen_text_is_estimated_with_the_servers_ratio(serve: Any) -> None:
     url = await serve({"/tokenize": llamacpp_tokenize})
     async with httpx.AsyncClient() as client:
-        counter = PromptTokenCounter(client, url, "m")
+        counter = PromptTokenCounter(OpenAICompatBackend(url, client=client), "m")
         text = " ".join(["word"] * 100)  # 499 characters, 100 "tokens": 4.99 chars/token
         await counter.prepare([ChatMessage("user", text)])
         assert counter.count_text(text) == 100
@@ -118,7 +118,7 @@ async def test_unseen_text_is_estimated_with_the_servers_ratio(serve: Any) -> No
 async def test_counter_plugs_into_the_budget(serve: Any) -> None:
     url = await serve({"/tokenize": llamacpp_tokenize})
     async with httpx.AsyncClient() as client:
-        counter = PromptTokenCounter(client, url, "m")
+        counter = PromptTokenCounter(OpenAICompatBackend(url, client=client), "m")
         conversation = [*MESSAGES, ChatMessage("user", "eight nine")]
         await counter.prepare(conversation)
         fitted = fit_to_budget(conversation, 20, counter)
