@@ -23,10 +23,11 @@ from client.backends.errors import BackendUnreachable, StreamInterrupted, TachyE
 from client.backends.local_engine import LocalEngine, LocalEngineUnavailable
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.cli import chat_kb
-from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
+from client.core.conversation import ChatRequest, GenerationOptions
 from client.core.events import Failed, Started, StreamEvent, Token, TokenKind, as_dict
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
+from client.services.planner import PlanInput, PlanSettings, Route, plan_request
 from client.services.retrieval import Retrieval, question_with_passages
 
 EXIT_FAILED = 1
@@ -93,7 +94,7 @@ async def _chat(args: argparse.Namespace) -> int:
         chat_kb.report_retrieved(found, args.json)
     async with ServerChoice(args) as backend:
         model = args.model or await first_model(backend)
-        stream = backend.chat(_request(args, model, text, found), _timeouts(args))
+        stream = backend.chat(_request(args, backend, model, text, found), _timeouts(args))
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
         try:
             async with stream:
@@ -169,15 +170,20 @@ def _api_key(variable: str | None) -> str | None:
 
 
 def _request(
-    args: argparse.Namespace, model: str, text: str, found: Retrieval | None = None
+    args: argparse.Namespace,
+    backend: Backend,
+    model: str,
+    text: str,
+    found: Retrieval | None = None,
 ) -> ChatRequest:
-    messages = [ChatMessage("system", args.system)] if args.system else []
+    """The request, planned as the app plans a first message (client.services.planner)."""
     passages = found.passages if found is not None else []
-    messages.append(ChatMessage("user", question_with_passages(text, passages)))
+    text = question_with_passages(text, passages)
     options = GenerationOptions(
         temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens
     )
-    return ChatRequest(model, messages, options)
+    settings = PlanSettings(system_prompt=args.system or None, options=options)
+    return plan_request(PlanInput([], text, settings, [Route(backend, model)])).request()
 
 
 def _timeouts(args: argparse.Namespace) -> StreamTimeouts:

@@ -23,12 +23,13 @@ from typing import Any
 
 from client.backends.base import Backend
 from client.backends.stream import StreamTimeouts
-from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
+from client.core.conversation import ChatRequest, GenerationOptions
 from client.core.events import Done, Failed
 from client.core.metrics import RequestMetrics
 from client.core.stats import Summary, summarize
 from client.services.bench_figures import RunFigures, goodput, run_figures
 from client.services.bench_load import poisson_offsets, send_all
+from client.services.planner import PlanInput, PlanSettings, Route, plan_request
 
 DEFAULT_PROMPT = "Write a short paragraph about the sea."
 CLIENT_METRICS = ("ttft_ms", "ttfo_ms", "tpot_ms", "itl_ms", "e2el_ms", "tokens_per_s")
@@ -66,13 +67,14 @@ class BenchSettings:
     seed: int = 0
     slo: dict[str, float] | None = None  # goodput SLOs in ms (bench_figures.parse_slo)
 
-    def request(self, index: int = 0) -> ChatRequest:
-        """The index-th request of the run (the cold one is 0)."""
-        return ChatRequest(
-            model=self.model,
-            messages=[ChatMessage("user", self.message(index))],
-            options=GenerationOptions(max_tokens=self.max_tokens, temperature=self.temperature),
+    def request(self, backend: Backend, index: int = 0) -> ChatRequest:
+        """The index-th request of the run (the cold one is 0), planned as the app
+        plans a first message (client.services.planner)."""
+        options = GenerationOptions(max_tokens=self.max_tokens, temperature=self.temperature)
+        given = PlanInput(
+            [], self.message(index), PlanSettings(options=options), [Route(backend, self.model)]
         )
+        return plan_request(given).request()
 
     def message(self, index: int = 0) -> str:
         vary = self.cold if self.vary_start is None else self.vary_start
@@ -227,7 +229,7 @@ async def measure_one(
 ) -> RequestResult:
     """One streamed request; never raises except when cancelled."""
     started_at = time.time()
-    async with backend.chat(settings.request(index), settings.timeouts) as stream:
+    async with backend.chat(settings.request(backend, index), settings.timeouts) as stream:
         async for _event in stream:
             pass
     outcome = stream.outcome
