@@ -3,25 +3,22 @@
 Painting rules (issue 3): the first chunk of an answer is inserted as plain text and
 painted synchronously in the same event-loop turn; later chunks are buffered and
 flushed at most once per display frame (16 ms). A flush re-renders only the unsettled
-tail of the streaming message (the text after its last blank line outside a code
-fence), so appending costs time in proportion to the new text, not to the whole
-conversation.
+tail of the streaming message (chat_content.py), so appending costs time in proportion
+to the new text, not to the whole conversation. The label under each message is
+chat_labels.py's, a reasoning model's reasoning chat_reasoning.py's.
 """
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
 from functools import partial
 
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QAction,
-    QColor,
     QContextMenuEvent,
     QDesktopServices,
     QGuiApplication,
-    QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
     QTextFrame,
@@ -29,40 +26,20 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from client.ui.chat_document import (
-    clear_frame,
-    code_block_text_at,
-    code_runs,
-    hide,
-    hide_empty_blocks_before_frames,
-    hide_empty_paragraphs_around,
-    one_edit,
-)
-from client.ui.chat_text import (
-    THINKING_GREY,
-    content_format,
-    meta_format,
-    shrink,
-    soft_cut,
-    thinking_char_format,
-    thinking_format,
-)
+from client.ui.chat_blocks import MessageBlock, ShownMessage
+from client.ui.chat_content import render_full, render_tail
+from client.ui.chat_document import code_block_text_at, hide_empty_paragraphs_around, one_edit
+from client.ui.chat_labels import MessageLabels
+from client.ui.chat_reasoning import ReasoningFrames
+from client.ui.chat_text import THINKING_GREY, content_format, meta_format, thinking_format
 from client.ui.code_highlight import highlight
-from client.ui.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.safe_markdown import (
-    WEB_SCHEMES,
-    SafeDocument,
-    SettledPoint,
-    insert_markdown,
-    is_code_block,
-)
+from client.ui.safe_markdown import WEB_SCHEMES, SafeDocument, is_code_block
 from client.ui.theme import is_dark
 
 __all__ = ["THINKING_GREY", "ChatView", "ShownMessage"]
 
 FRAME_MS = 16
 PAGE_SIZE = 16  # messages per page frame (see _page)
-CHUNK_CHARS = 1500  # a streaming answer's settled text per chunk frame (see _render_tail)
 # Opening a long conversation renders its last SHOWN_FIRST messages at once and the
 # earlier ones above them in batches, in later loop turns (Qt lays out a 2,000-message
 # document in about a second; the last screenful is what the user looks at).
@@ -73,47 +50,6 @@ EARLIER_BATCH = 40
 # after the end, hud_link) have run; a shorter one at once (a few ms at most).
 FINAL_RENDER_LATER_CHARS = 4000
 FINAL_RENDER_DELAY_MS = 4 * FRAME_MS
-STATE_LABELS = {  # shown through ChatView.tr
-    "stopped": QT_TRANSLATE_NOOP("ChatView", "stopped"),
-    "interrupted": QT_TRANSLATE_NOOP("ChatView", "interrupted"),
-    "failed": QT_TRANSLATE_NOOP("ChatView", "failed"),
-    "unreachable": QT_TRANSLATE_NOOP("ChatView", "not sent: server unreachable"),
-    "timed_out": QT_TRANSLATE_NOOP("ChatView", "cancelled while waiting"),
-    "streaming": QT_TRANSLATE_NOOP("ChatView", "writing…"),
-}
-
-
-@dataclass(slots=True)
-class ShownMessage:
-    """A message as the chat shows it (the ui's own view of a stored message)."""
-
-    key: int
-    role: str  # "user" | "assistant" | "system"
-    text: str
-    state: str = "complete"
-    version: tuple[int, int] | None = None  # (1-based index, count) among sibling answers
-    thinking: str = ""  # a reasoning model's reasoning, shown above the answer
-    footer: str = ""  # "0.21 s to first token · 48 tok/s ..." (client.ui.answer_footer)
-
-
-@dataclass(slots=True)
-class _Block:
-    message: ShownMessage
-    content: QTextFrame
-    meta: QTextFrame
-    tail_start: int = -1  # document position where the unsettled tail begins
-    rendered_settled: int = 0  # chars of message.text rendered for good
-    settled: SettledPoint = field(default_factory=SettledPoint)
-    streaming: bool = False
-    painted_first: bool = False
-    chunk: QTextFrame | None = None  # the frame receiving settled text while streaming
-    thinking_frame: QTextFrame | None = None  # above `content`, made on first need
-    thinking_open: bool = True  # the reasoning is shown (collapsed: only its header)
-    thinking_rendered: int = 0  # chars of message.thinking in the document
-    thinking_painted: bool = False  # the first reasoning chunk of this stream is painted
-    reserved: bool = False  # laid out before its first token; no label until text comes
-    meta_shown: bool = True  # the label under it matches its state
-    final_due: bool = False  # streamed; its final render comes a loop turn later
 
 
 class ChatView(QTextBrowser):
@@ -131,9 +67,8 @@ class ChatView(QTextBrowser):
         self.document().setUndoRedoEnabled(False)
         self.anchorClicked.connect(self._on_anchor)
         self._action_scheme = f"tachy-{secrets.token_hex(4)}"
-        self._blocks: dict[int, _Block] = {}
+        self._blocks: dict[int, MessageBlock] = {}
         self._order: list[int] = []
-        self._code_copies: dict[int, str] = {}
         self._pages: list[QTextFrame] = []
         self._in_last_page = 0
         self._flush_timer = QTimer(self)
@@ -150,9 +85,10 @@ class ChatView(QTextBrowser):
         self._earlier_timer.setInterval(0)
         self._earlier_timer.timeout.connect(self._render_earlier)
         self.flush_count = 0  # how many coalesced flushes ran (tests, benchmarks)
-        # "Earlier messages not sent" line above this message (prompt budget cut).
-        self._cut_before: int | None = None
-        self._cut_text = ""
+        self.labels = MessageLabels(self.safe_document, self._action_scheme, self._key_before)
+        self.reasoning = ReasoningFrames(
+            self.safe_document, self._blocks, self.labels.link_format, self._point_size
+        )
         copy_action = QAction(self.tr("Copy code block"), self)
         copy_action.triggered.connect(self._copy_code_under_cursor)
         self._copy_code_action = copy_action
@@ -168,10 +104,9 @@ class ChatView(QTextBrowser):
         self._earlier_by_key.clear()
         self._blocks.clear()
         self._order.clear()
-        self._code_copies.clear()
         self._pages.clear()
         self._in_last_page = 0
-        self._cut_before = None
+        self.labels.clear()
         self.document().clear()
 
     def _page(self) -> QTextFrame:
@@ -197,15 +132,15 @@ class ChatView(QTextBrowser):
             thinking = page.lastCursorPosition().insertFrame(thinking_format())
         content = page.lastCursorPosition().insertFrame(content_format(message.role))
         meta = page.lastCursorPosition().insertFrame(meta_format())
-        block = _Block(message, content, meta, thinking_frame=thinking)
+        block = MessageBlock(message, content, meta, thinking_frame=thinking)
         # A finished answer's reasoning starts collapsed, unless it is all there is.
         block.thinking_open = not message.text.strip()
         self._blocks[message.key] = block
         with one_edit(self.document()):
             if thinking is not None:
-                self._render_thinking(block)
+                self.reasoning.render(block)
             self._render_full(block)
-            self._render_meta(block)
+            self.labels.render(block)
 
     def set_messages(self, messages: list[ShownMessage]) -> None:
         self.setUpdatesEnabled(False)
@@ -293,8 +228,8 @@ class ChatView(QTextBrowser):
                 pending.add(new)
         with one_edit(self.document()):
             if block.thinking_frame is not None:
-                self._render_thinking(block)  # its link names the key
-            self._render_meta(block)
+                self.reasoning.render(block)  # its link names the key
+            self.labels.render(block)
 
     # --- streaming ---------------------------------------------------------------
     def reserve_answer(self, key: int) -> None:
@@ -325,8 +260,8 @@ class ChatView(QTextBrowser):
         with one_edit(self.document()):
             if block.thinking_frame is not None:
                 block.thinking_open = True
-                self._render_thinking(block)
-            self._render_meta(block)
+                self.reasoning.render(block)
+            self.labels.render(block)
 
     def append_token(self, key: int, text: str) -> bool:
         """Add streamed text. Returns True when it was painted right now (first chunk)."""
@@ -350,7 +285,7 @@ class ChatView(QTextBrowser):
             block.thinking_painted = True
             follow = self._at_bottom()
             with one_edit(self.document()):
-                self._render_thinking_tail(block)
+                self.reasoning.render_tail(block)
             self._unreserve(block)
             if follow:
                 self.scroll_to_end()
@@ -364,15 +299,7 @@ class ChatView(QTextBrowser):
     def thinking_text(self, key: int) -> str:
         """The reasoning as the chat shows it now ("" when collapsed or absent)."""
         block = self._blocks.get(key)
-        if block is None or block.thinking_frame is None:
-            return ""
-        cursor = QTextCursor(self.document())
-        cursor.setPosition(block.thinking_frame.firstPosition())
-        cursor.movePosition(QTextCursor.MoveOperation.NextBlock)  # past the header
-        if cursor.position() >= block.thinking_frame.lastPosition():
-            return ""
-        cursor.setPosition(block.thinking_frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
-        return cursor.selectedText().replace("\u2029", "\n")
+        return "" if block is None else self.reasoning.shown_text(block)
 
     def thinking_open(self, key: int) -> bool | None:
         """Whether message `key`'s reasoning is expanded (None: it has none)."""
@@ -387,10 +314,10 @@ class ChatView(QTextBrowser):
             return
         block.thinking_open = not block.thinking_open
         with one_edit(self.document()):
-            self._render_thinking(block)
+            self.reasoning.render(block)
         self.viewport().update()
 
-    def _paint_first_text(self, block: _Block, text: str) -> None:
+    def _paint_first_text(self, block: MessageBlock, text: str) -> None:
         """The stream's first words: inserted as plain text and painted synchronously,
         in this loop turn (a reserved answer's frame is already laid out)."""
         follow = self._at_bottom()
@@ -402,7 +329,7 @@ class ChatView(QTextBrowser):
         self._unreserve(block)
         self.viewport().repaint()
 
-    def _unreserve(self, block: _Block) -> None:
+    def _unreserve(self, block: MessageBlock) -> None:
         """Text arrived in a reserved answer: its label comes with the next flush."""
         if block.reserved:
             block.reserved = False
@@ -419,7 +346,7 @@ class ChatView(QTextBrowser):
             for key in list(self._pending_thinking):
                 block = self._blocks.get(key)
                 if block is not None:
-                    self._render_thinking_tail(block)
+                    self.reasoning.render_tail(block)
             self._pending_thinking.clear()
             for key in list(self._pending):
                 block = self._blocks.get(key)
@@ -428,7 +355,7 @@ class ChatView(QTextBrowser):
             for key in list(self._pending_meta):
                 block = self._blocks.get(key)
                 if block is not None and not block.meta_shown:
-                    self._render_meta(block)
+                    self.labels.render(block)
         self._pending.clear()
         self._pending_meta.clear()
         self.flush_count += 1
@@ -465,15 +392,15 @@ class ChatView(QTextBrowser):
             if block.message.thinking:
                 # Collapsed once the answer is there; kept open if it is all there is.
                 block.thinking_open = not block.message.text.strip()
-                self._render_thinking(block)
+                self.reasoning.render(block)
             if not block.final_due:
                 self._render_full(block)
-            self._render_meta(block)
+            self.labels.render(block)
         if block.final_due:
             QTimer.singleShot(FINAL_RENDER_DELAY_MS, partial(self._render_final, block))
         self.viewport().update()
 
-    def _render_final(self, block: _Block) -> None:
+    def _render_final(self, block: MessageBlock) -> None:
         if not block.final_due or block.streaming:
             return  # rendered already, or streaming again (Continue)
         block.final_due = False
@@ -485,201 +412,43 @@ class ChatView(QTextBrowser):
         block = self._blocks.get(key)
         if block is not None and block.message.footer != footer:
             block.message.footer = footer
-            self._render_meta(block)
+            self.labels.render(block)
 
     def set_state(self, key: int, state: str) -> None:
         if key in self._earlier_by_key:
             self._render_all_earlier()
         block = self._blocks[key]
         block.message.state = state
-        self._render_meta(block)
+        self.labels.render(block)
 
     # --- rendering ---------------------------------------------------------------
-    def _render_full(self, block: _Block) -> None:
-        cursor = clear_frame(self.document(), block.content)
-        text = block.message.text
-        if block.message.role == "user":
-            cursor.insertText(text, QTextCharFormat())  # the user's own words, verbatim
-        else:
-            self._insert_markdown(cursor, text)
-            if not block.streaming:
-                highlight(self.document(), block.content, is_dark(self.palette()))
-                self._add_code_copy_links(block)
-        block.settled = SettledPoint()
-        block.rendered_settled = block.settled.update(text)
-        block.tail_start = -1
+    def _render_full(self, block: MessageBlock) -> None:
+        render_full(self.safe_document, block, self._action_scheme)
+        if block.message.role != "user" and not block.streaming:
+            highlight(self.document(), block.content, is_dark(self.palette()))
+            self.labels.add_code_copy_links(block)
 
-    def _render_tail(self, block: _Block) -> None:
-        text = block.message.text
-        settled = block.settled.update(text)
-        if block.tail_start >= 0:
-            settled = soft_cut(text, max(settled, block.rendered_settled))
-        if block.tail_start < 0:
-            # First flush after the plain first chunk: render everything once.
-            cursor = clear_frame(self.document(), block.content)
-            block.rendered_settled = 0
-            block.chunk = None
-        else:
-            cursor = clear_frame(self.document(), block.content, block.tail_start)
-        if settled > block.rendered_settled:
-            # Settled text goes into chunk frames of bounded size, so a flush's relayout
-            # walks a few chunks and the tail, not every paragraph so far.
-            chunk = block.chunk
-            if chunk is None or chunk.lastPosition() - chunk.firstPosition() > CHUNK_CHARS:
-                chunk = block.chunk = cursor.insertFrame(QTextFrameFormat())
-                hide_empty_blocks_before_frames(self.document(), block.content)
-            chunk_cursor = chunk.lastCursorPosition()
-            if chunk_cursor.block().length() > 1:
-                chunk_cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            self._insert_markdown(chunk_cursor, text[block.rendered_settled : settled])
-            block.rendered_settled = settled
-            cursor.setPosition(chunk.lastPosition() + 1)  # the block after the chunk
-        block.tail_start = cursor.position()
-        self._insert_markdown(cursor, text[block.rendered_settled :])
-
-    def _insert_markdown(self, cursor: QTextCursor, text: str) -> None:
-        """Markdown at an empty block, as the final render will show it. Qt keeps that
-        block empty when the text starts with a list, heading or code block, and text
-        that ends in a blank line leaves an empty block (an empty list item after a
-        list): both would show while streaming and vanish at the end."""
-        first = cursor.block()
-        insert_markdown(cursor, text.rstrip("\n"), self._action_scheme)
-        if (
-            not first.text()
-            and first.next().isValid()
-            and first.next().position() <= cursor.position()
-        ):
-            hide(self.document(), first)
-
-    # --- reasoning ("thinking"): plain text, never Markdown or HTML ------------------
-    def _thinking_frame(self, block: _Block) -> QTextFrame:
-        """The block's reasoning frame, inserted just above its content on first need."""
-        if block.thinking_frame is None:
-            at = block.content.firstPosition() - 1  # the content frame's own start
-            before = self.document().characterCount()
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(at)
-            block.thinking_frame = cursor.insertFrame(thinking_format())
-            self._shift_tails(at, self.document().characterCount() - before)
-        return block.thinking_frame
-
-    def _shift_tails(self, at: int, delta: int) -> None:
-        """Text inserted at `at` moved what follows: keep streaming tails in place."""
-        for other in self._blocks.values():
-            if other.tail_start >= at:
-                other.tail_start += delta
-
-    def _render_thinking(self, block: _Block) -> None:
-        """Header ("Thinking", with Show/Hide once the reply ended) and, when open,
-        the reasoning. Keeps any streaming tail below it in place."""
-        frame = self._thinking_frame(block)
-        at, before = frame.firstPosition(), self.document().characterCount()
-        cursor = clear_frame(self.document(), frame)
-        header = thinking_char_format(self.font().pointSizeF())
-        cursor.insertText(self.tr("Thinking"), header)
-        if not block.streaming:
-            link = self._link_format("thinking", block.message.key)
-            shrink(link, self.font().pointSizeF())
-            cursor.insertText("   ", header)
-            shown = self.tr("Hide thinking") if block.thinking_open else self.tr("Show thinking")
-            cursor.insertText(shown, link)
-        block.thinking_rendered = 0
-        if block.streaming or block.thinking_open:
-            cursor.insertBlock(QTextBlockFormat(), header)
-            cursor.insertText(block.message.thinking, header)
-            block.thinking_rendered = len(block.message.thinking)
-        self._shift_tails(at + 1, self.document().characterCount() - before)
-
-    def _render_thinking_tail(self, block: _Block) -> None:
-        """Append the reasoning that arrived since the last paint: cost ~ new text."""
-        if block.thinking_frame is None:
-            self._render_thinking(block)
-            return
-        new = block.message.thinking[block.thinking_rendered :]
-        if not new:
-            return
-        frame = block.thinking_frame
-        at, before = frame.lastPosition(), self.document().characterCount()
-        cursor = QTextCursor(self.document())
-        cursor.setPosition(frame.lastPosition())
-        cursor.insertText(new, thinking_char_format(self.font().pointSizeF()))
-        block.thinking_rendered = len(block.message.thinking)
-        self._shift_tails(at + 1, self.document().characterCount() - before)
-
-    def _render_meta(self, block: _Block) -> None:
-        cursor = clear_frame(self.document(), block.meta)
-        message = block.message
-        block.meta_shown = not block.reserved
-        if block.reserved:
-            return  # an answer not begun yet shows nothing
-        grey = QTextCharFormat()
-        grey.setForeground(QColor("#7a7a7a"))
-        label = self.tr("You") if message.role == "user" else self.tr("Answer")
-        state = self.tr(STATE_LABELS[message.state]) if message.state in STATE_LABELS else ""
-        cursor.insertText(label + (f" · {state}" if state else ""), grey)
-        if message.state == "streaming":
-            self._cut_line(cursor, message.key, grey)
-            return
-        links: list[tuple[str, str]] = [(self.tr("Copy"), "copy")]
-        if message.role == "user":
-            links.append((self.tr("Edit"), "edit"))
-        else:
-            if message.key > 0:
-                links.append((self.tr("Timing"), "timing"))  # its waterfall in the latency HUD
-            if message.version is not None and message.version[1] > 1:
-                index, count = message.version
-                links += [("‹", "prev"), (f"{index}/{count}", "none"), ("›", "next")]
-        for text, action in links:
-            cursor.insertText("   ", grey)
-            if action == "none":
-                cursor.insertText(text, grey)
-            else:
-                cursor.insertText(text, self._link_format(action, message.key))
-        if message.footer:
-            cursor.insertText("   " + message.footer, grey)
-        self._cut_line(cursor, message.key, grey)
-
-    def _cut_line(self, cursor: QTextCursor, key: int, grey: QTextCharFormat) -> None:
-        if self._cut_before is not None and self._key_before(self._cut_before) == key:
-            cursor.insertBlock()
-            cursor.insertText(f"— {self._cut_text} —", grey)
+    def _render_tail(self, block: MessageBlock) -> None:
+        render_tail(self.safe_document, block, self._action_scheme)
 
     def mark_cut(self, key: int, text: str) -> None:
         """Show `text` on a line just above message `key`: the history before it was
         not sent (the prompt budget). One marker at a time: the latest request's."""
         if key in self._earlier_by_key:
             self._render_all_earlier()
-        old, self._cut_before, self._cut_text = self._cut_before, key, text
+        old, self.labels.cut_before, self.labels.cut_text = self.labels.cut_before, key, text
         for cut in {old, key}:
             before = self._key_before(cut) if cut is not None else None
             if before is not None and before in self._blocks:
                 with one_edit(self.document()):
-                    self._render_meta(self._blocks[before])
+                    self.labels.render(self._blocks[before])
 
     def cut_marked_before(self) -> int | None:
-        return self._cut_before
+        return self.labels.cut_before
 
     def _key_before(self, key: int) -> int | None:
         index = self._order.index(key) if key in self._order else 0
         return self._order[index - 1] if index > 0 else None
-
-    def _link_format(self, action: str, key: int) -> QTextCharFormat:
-        fmt = QTextCharFormat()
-        fmt.setAnchor(True)
-        fmt.setAnchorHref(f"{self._action_scheme}:{action}/{key}")
-        fmt.setForeground(QColor("#3b6fb6"))
-        return fmt
-
-    def _add_code_copy_links(self, block: _Block) -> None:
-        """A "Copy code" link under each code block of a finished answer."""
-        for position, code in reversed(code_runs(self.document(), block.content)):
-            copy_id = len(self._code_copies) + 1
-            self._code_copies[copy_id] = code
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(self.document().findBlock(position).position())
-            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
-            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            cursor.insertText(self.tr("Copy code"), self._link_format("copycode", copy_id))
 
     # --- interaction -------------------------------------------------------------
     def _on_anchor(self, url: QUrl) -> None:
@@ -687,7 +456,7 @@ class ChatView(QTextBrowser):
         if scheme == self._action_scheme:
             action, _, key = url.path().partition("/")
             if action == "copycode":
-                QGuiApplication.clipboard().setText(self._code_copies.get(int(key), ""))
+                QGuiApplication.clipboard().setText(self.labels.code_copies.get(int(key), ""))
             elif action == "copy":
                 self.copy_message(int(key))
             elif action == "thinking":
@@ -713,6 +482,9 @@ class ChatView(QTextBrowser):
     def _copy_code_under_cursor(self) -> None:
         position = int(self._copy_code_action.data() or 0)
         QGuiApplication.clipboard().setText(code_block_text_at(self.document(), position))
+
+    def _point_size(self) -> float:
+        return self.font().pointSizeF()
 
     def _at_bottom(self) -> bool:
         bar = self.verticalScrollBar()
