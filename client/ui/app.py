@@ -26,6 +26,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from client import __version__
 from client.ui.main_window import MainWindow
 from client.ui.resources import APP_ID, icon_svg, resource
+from client.ui.theme import SchemeFollower
 from client.ui.translations import chosen_language, install_translations
 
 if TYPE_CHECKING:  # client.store loads after the first paint (about 0.1 s of imports)
@@ -222,9 +223,7 @@ def run_app(
     identify_app(app)
     translators = install_translations(app, chosen_language(lang, qt_settings()))
     log.info("language %s (%d translation files)", QLocale().name(), len(translators))
-    style = resource("style.qss")
-    if style.exists():
-        app.setStyleSheet(style.read_text(encoding="utf-8"))
+    SchemeFollower(app)  # the stylesheet for the system's light or dark scheme, kept in step
     # Paint the window before the slow imports and wiring below.
     window = MainWindow(qt_settings())
     window.installEventFilter(FirstPaintLog(window))

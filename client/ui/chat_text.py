@@ -50,7 +50,7 @@ def content_format(role: str) -> QTextFrameFormat:
     fmt.setPadding(8)
     fmt.setTopMargin(10)
     if role == "user":
-        fmt.setBackground(QColor("#eef3fb"))
+        fmt.setBackground(QColor(59, 111, 182, 28))  # a blue tint on light and dark alike
     return fmt
 
 

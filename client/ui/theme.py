@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from client.ui.resources import resource
@@ -49,6 +49,7 @@ class SchemeFollower(QObject):
         self.app = app
         self.listeners: list[SchemeListener] = []
         self.dark = is_dark()
+        self._own_palette = False
         app.styleHints().colorSchemeChanged.connect(self._changed)
         self.apply()
 
@@ -63,5 +64,42 @@ class SchemeFollower(QObject):
             listener(self.dark)
 
     def apply(self) -> None:
-        if isinstance(self.app, QApplication):  # a stylesheet needs the widgets module
-            self.app.setStyleSheet(stylesheet(self.dark))
+        if not isinstance(self.app, QApplication):  # a stylesheet needs the widgets module
+            return
+        self._match_palette()
+        self.app.setStyleSheet(stylesheet(self.dark))
+
+    def _match_palette(self) -> None:
+        """A style that keeps its light palette under a dark system scheme (Fusion
+        where Qt has no platform theme) gets a dark one; it is undone when light."""
+        light = QGuiApplication.palette().color(QPalette.ColorRole.Window).lightness() >= 128
+        if self.dark and light:
+            QApplication.setPalette(dark_palette())
+            self._own_palette = True
+        elif not self.dark and self._own_palette:
+            QApplication.setPalette(QApplication.style().standardPalette())
+            self._own_palette = False
+
+
+def dark_palette() -> QPalette:
+    palette = QPalette()
+    roles = QPalette.ColorRole
+    for role, colour in (
+        (roles.Window, "#2b2d31"),
+        (roles.WindowText, "#e6e6e6"),
+        (roles.Base, "#1e2126"),
+        (roles.AlternateBase, "#2b2d31"),
+        (roles.Text, "#e6e6e6"),
+        (roles.Button, "#35383d"),
+        (roles.ButtonText, "#e6e6e6"),
+        (roles.Highlight, "#3b6fb6"),
+        (roles.HighlightedText, "#ffffff"),
+        (roles.ToolTipBase, "#35383d"),
+        (roles.ToolTipText, "#e6e6e6"),
+        (roles.PlaceholderText, "#8a9099"),
+        (roles.Link, "#7aa7e6"),
+    ):
+        palette.setColor(role, QColor(colour))
+    for role in (roles.WindowText, roles.Text, roles.ButtonText):
+        palette.setColor(QPalette.ColorGroup.Disabled, role, QColor("#7a7f87"))
+    return palette

@@ -398,6 +398,50 @@
         <translation>服务器</translation>
     </message>
     <message>
+        <source>Latency views</source>
+        <translation>延迟视图</translation>
+    </message>
+    <message>
+        <source>Live tokens per second and gaps</source>
+        <translation>实时每秒词元数与间隔</translation>
+    </message>
+    <message>
+        <source>Time to first token per request</source>
+        <translation>每个请求的首字延迟</translation>
+    </message>
+    <message>
+        <source>Timing waterfall</source>
+        <translation>计时瀑布图</translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <source>Last N requests</source>
+        <translation>最近 N 个请求</translation>
+    </message>
+    <message>
+        <source>Statistics</source>
+        <translation>统计</translation>
+    </message>
+    <message>
+        <source>Loaded models</source>
+        <translation>已加载模型</translation>
+    </message>
+    <message>
+        <source>Instant below</source>
+        <translation>即时上限</translation>
+    </message>
+    <message>
+        <source>Fast below</source>
+        <translation>快速上限</translation>
+    </message>
+    <message>
+        <source>Typing below</source>
+        <translation>输入中上限</translation>
+    </message>
+    <message>
         <source>{model} at {when} · {outcome}</source>
         <translation>{model}，{when} · {outcome}</translation>
     </message>

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -33,6 +33,7 @@ from client.services.hud_model import (
 )
 from client.ui.hud.graph_export import export_graph
 from client.ui.hud.live_plot import LivePlot
+from client.ui.hud.plot_theme import apply_plot_theme
 from client.ui.hud.requests_view import RequestsView
 from client.ui.hud.server_view import ServerView
 from client.ui.hud.tier_view import TierView
@@ -85,6 +86,33 @@ class LatencyHud(QWidget):
         layout.addWidget(self.tabs)
         layout.addLayout(self._export_buttons())
         self.refresh_requests()
+        self.apply_scheme()
+        self._name_for_screen_readers()
+
+    def _name_for_screen_readers(self) -> None:
+        self.tabs.setAccessibleName(self.tr("Latency views"))
+        self.live.graphs.setAccessibleName(self.tr("Live tokens per second and gaps"))
+        self.requests.plot.setAccessibleName(self.tr("Time to first token per request"))
+        self.waterfall.plot.setAccessibleName(self.tr("Timing waterfall"))
+        self.requests.scope.setAccessibleName(self.tr("Scope"))
+        self.requests.last_n.setAccessibleName(self.tr("Last N requests"))
+        self.requests.table.setAccessibleName(self.tr("Statistics"))
+        self.server.models.setAccessibleName(self.tr("Loaded models"))
+        names = (self.tr("Instant below"), self.tr("Fast below"), self.tr("Typing below"))
+        for edit, name in zip(self.tier.edits, names, strict=True):
+            edit.setAccessibleName(name)
+
+    # -- light / dark: the plots follow the window's palette --------------------------
+    def plots(self) -> list[Any]:
+        return [self.live.graphs, self.requests.plot, self.waterfall.plot]
+
+    def apply_scheme(self) -> None:
+        apply_plot_theme(self.plots(), self.palette())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:  # the system scheme changed
+            self.apply_scheme()
 
     # -- the API the window calls -------------------------------------------------
 
