@@ -243,6 +243,16 @@ class ChatSession:
             )
         )
 
+    def plan_of_last_question(self, conversation_id: int) -> RequestPlan | None:
+        """The plan the conversation's last question gets with today's settings (a
+        reopened conversation redraws its budget marker from it); None without one."""
+        messages, ids = self.stored_context(conversation_id)
+        if messages and messages[-1].role == "assistant":
+            messages, ids = messages[:-1], ids[:-1]  # its request ended with the question
+        if not messages or messages[-1].role != "user":
+            return None
+        return self.plan_question(messages[:-1], messages[-1].content, ids[:-1], text_id=ids[-1])
+
     def stored_context(
         self, conversation_id: int | None
     ) -> tuple[list[ChatMessage], list[int | None]]:

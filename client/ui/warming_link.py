@@ -1,10 +1,10 @@
-"""Keeps the model warm and predicts the wait, in the window (the Qt side of issue 6).
+"""Keeps the model warm and predicts the wait, in the window.
 
 WarmingLink owns the KeepAliveWarmer, the TTFT predictor and the prompt token
 counter, and wires them to the widgets:
 - warming at start, on a server or model change and when the user starts typing;
-  the warm-up carries the open conversation as the next request will send it (prefix
-  warming: the server's prompt cache then holds it before the question is sent), and
+  the warm-up carries the prefix of the draft's plan (client.services.planner: the
+  server's prompt cache then holds the request's start before it is sent), and
   staying a second on another conversation warms that one;
 - the model's state next to its name ("warm · 28 min left"), refreshed every 30 s;
 - a keep-alive and prompt-budget menu in the server bar (stored in client.store settings);
@@ -17,16 +17,18 @@ Everything else (the Qt-free logic) lives in client.services and client.core.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QLabel, QMenu, QToolButton, QWidget
 
 from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
 from client.core.conversation import ChatMessage
+from client.core.events import TokenKind
 from client.core.prediction import ModelState, TtftPredictor
 from client.services.generation import Generation
 from client.services.model_status import DEFAULT_KEEP_ALIVE, ModelStatus, WarmSettings
@@ -36,24 +38,14 @@ from client.services.tokenize import PromptTokenCounter
 from client.services.warming import WARM_PROMPT, KeepAliveWarmer
 from client.ui.async_errors import report, spawn
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.run_listener import ChainedListener
 from client.ui.status_text import model_state_text, prediction_text
+from client.ui.warming_menu import BUDGET_CHOICES, KEEP_ALIVE_CHOICES, add_choices
 
 log = logging.getLogger(__name__)
 
 KEEP_ALIVE_KEY = "keep_alive"  # settings: "30m", "1h" ... or None (let the server unload it)
 PROMPT_BUDGET_KEY = "prompt_budget"  # settings: tokens, or None (from the model's context)
-KEEP_ALIVE_CHOICES: tuple[tuple[str, str | None], ...] = (  # shown through WarmingLink.tr
-    (QT_TRANSLATE_NOOP("WarmingLink", "Keep the model loaded 5 min"), "5m"),
-    (QT_TRANSLATE_NOOP("WarmingLink", "Keep the model loaded 30 min"), "30m"),
-    (QT_TRANSLATE_NOOP("WarmingLink", "Keep the model loaded 1 h"), "1h"),
-    (QT_TRANSLATE_NOOP("WarmingLink", "Let the server unload it"), None),
-)
-BUDGET_CHOICES: tuple[tuple[str, int | None], ...] = (
-    (QT_TRANSLATE_NOOP("WarmingLink", "Prompt budget: the model's context"), None),
-    (QT_TRANSLATE_NOOP("WarmingLink", "Prompt budget: 8,000 tokens"), 8000),
-    (QT_TRANSLATE_NOOP("WarmingLink", "Prompt budget: 4,000 tokens"), 4000),
-    (QT_TRANSLATE_NOOP("WarmingLink", "Prompt budget: 2,000 tokens"), 2000),
-)
 TYPING_WARM_MS = 300  # the first keystroke warms this soon after; later ones ride along
 # An opened conversation's prefix is warmed once the user stays on it this long: a
 # server that queues requests (the local engine) would otherwise make the user's
@@ -101,24 +93,20 @@ class WarmingLink(QObject):
         self._context: tuple[list[ChatMessage], list[int | None]] | None = None
         self._context_for: object = _UNCOUNTED
         self._build_widgets()
-        self._typing_timer = QTimer(self)
-        self._typing_timer.setSingleShot(True)
-        self._typing_timer.setInterval(TYPING_WARM_MS)
-        self._typing_timer.timeout.connect(self._typed)
-        self._opened_timer = QTimer(self)
-        self._opened_timer.setSingleShot(True)
-        self._opened_timer.setInterval(OPENED_WARM_MS)
-        self._opened_timer.timeout.connect(self._warm_opened)
-        self._refresh_timer = QTimer(self)
-        self._refresh_timer.setInterval(REFRESH_MS)
-        self._refresh_timer.timeout.connect(self._show_status)
+        self._typing_timer = self._timer(TYPING_WARM_MS, self._typed)
+        self._opened_timer = self._timer(OPENED_WARM_MS, self._warm_opened)
+        self._refresh_timer = self._timer(REFRESH_MS, self._show_status, single=False)
         self._refresh_timer.start()
         self._unsaved: set[str] = set()  # keys of predictors not in the settings yet
-        self._save_timer = QTimer(self)
-        self._save_timer.setSingleShot(True)
-        self._save_timer.setInterval(SAVE_DELAY_MS)
-        self._save_timer.timeout.connect(self._save_learned)
+        self._save_timer = self._timer(SAVE_DELAY_MS, self._save_learned)
         self._connect()
+
+    def _timer(self, interval_ms: int, slot: Callable[[], None], single: bool = True) -> QTimer:
+        timer = QTimer(self)
+        timer.setSingleShot(single)
+        timer.setInterval(interval_ms)
+        timer.timeout.connect(slot)
+        return timer
 
     def _stored(self, key: str, default: Any) -> Any:
         if self.store is None:
@@ -145,12 +133,16 @@ class WarmingLink(QObject):
         )
         self.options_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.options_menu = QMenu(self.options_button)
-        self.keep_alive_actions = self._add_choices(
-            KEEP_ALIVE_CHOICES, self.warmer.settings.keep_alive, self.set_keep_alive
+        self.keep_alive_actions = add_choices(
+            self.options_menu,
+            self.tr,
+            KEEP_ALIVE_CHOICES,
+            self.warmer.settings.keep_alive,
+            self.set_keep_alive,
         )
         self.options_menu.addSeparator()
-        self.budget_actions = self._add_choices(
-            BUDGET_CHOICES, self.budget_setting, self.set_budget_setting
+        self.budget_actions = add_choices(
+            self.options_menu, self.tr, BUDGET_CHOICES, self.budget_setting, self.set_budget_setting
         )
         self.options_button.setMenu(self.options_menu)
         layout = bar.layout()
@@ -172,21 +164,6 @@ class WarmingLink(QObject):
             self.hud_label.setObjectName("predictionError")
             hud_layout.addWidget(self.hud_label)
 
-    def _add_choices(
-        self, choices: tuple[tuple[str, Any], ...], current: Any, chosen: Any
-    ) -> list[QAction]:
-        group = QActionGroup(self.options_menu)
-        actions = []
-        for text, value in choices:
-            action = QAction(self.tr(text), self.options_menu)
-            action.setCheckable(True)
-            action.setChecked(value == current)
-            action.triggered.connect(lambda _=False, v=value: chosen(v))
-            group.addAction(action)
-            self.options_menu.addAction(action)
-            actions.append(action)
-        return actions
-
     # --- wiring --------------------------------------------------------------------
     def _connect(self) -> None:
         self.app.servers.serverChanged.connect(self._on_server_changed)
@@ -200,11 +177,12 @@ class WarmingLink(QObject):
             signal.connect(lambda *_: QTimer.singleShot(0, self._on_conversation_opened))
         # After ChatPage's own slot: the question has its stored id by then.
         self.page.runner.ended.connect(self._on_ended)
-        self.page.runner.listener = _RunnerListener(self, self.page.runner.listener)
+        self.page.runner.listener = ChainedListener(
+            self, self.page.runner.listener, "keeping the model warm"
+        )
 
     def _on_server_changed(self, _url: str, _api: str, model: str) -> None:
-        first = self.warmer.backend is None
-        self._retarget(model, "app start" if first else "server changed")
+        self._retarget(model, "app start" if self.warmer.backend is None else "server changed")
 
     def _on_model_chosen(self, model: str) -> None:
         self._retarget(model, "model changed")
@@ -256,7 +234,7 @@ class WarmingLink(QObject):
         return prediction.ttft_ms if prediction is not None else None
 
     # --- settings ------------------------------------------------------------------
-    def set_keep_alive(self, value: str | None) -> None:
+    def set_keep_alive(self, value: str | int | None) -> None:
         self._save(KEEP_ALIVE_KEY, value)
         self.warmer.update_settings(WarmSettings(keep_alive=value))
         if self.page.session is not None:
@@ -278,14 +256,13 @@ class WarmingLink(QObject):
                 report(error, "saving settings")
 
     async def _load_budget(self, route: Route) -> None:
-        backend, model = route.backend, route.model
         self.context_length = None
         self._apply_budget()
         try:
-            self.context_length = await backend.context_length(model)
+            self.context_length = await route.backend.context_length(route.model)
         except Exception as error:  # unknown: the whole conversation is sent, as before
-            log.info("context length of %s not known: %s", model, error)
-        if self.page.session is not None and self.page.session.model == model:
+            log.info("context length of %s not known: %s", route.model, error)
+        if self.page.session is not None and self.page.session.model == route.model:
             self._apply_budget()
             self._on_conversation_opened()  # the one reopened at start, now with its budget
 
@@ -306,11 +283,8 @@ class WarmingLink(QObject):
     def _show_status(self) -> None:
         self.state_label.setText(model_state_text(self.warmer.status))
         tip = self.warmer.policy_description
-        if self.warmer.last_error:
-            failed = self.tr("The last warm-up failed: {error}").format(
-                error=self.warmer.last_error
-            )
-            tip += "\n" + failed
+        if error := self.warmer.last_error:
+            tip += "\n" + self.tr("The last warm-up failed: {error}").format(error=error)
         self.state_label.setToolTip(tip)
         self.options_button.setToolTip(tip)
 
@@ -384,21 +358,18 @@ class WarmingLink(QObject):
             task.add_done_callback(self._warm_up_done)
 
     def _warm_opened(self) -> None:
-        if not self._opened_prefill_too_long():
-            self._warm("conversation opened")
-
-    def _opened_prefill_too_long(self) -> bool:
         tokens = self._base_tokens  # what the server has not read of this conversation
         prediction = self.predictor.predict(tokens, ModelState.WARM)
         if prediction is None:
-            return tokens > OPENED_WARM_MAX_TOKENS
-        return prediction.ttft_ms > OPENED_WARM_MAX_MS
+            too_long = tokens > OPENED_WARM_MAX_TOKENS
+        else:
+            too_long = prediction.ttft_ms > OPENED_WARM_MAX_MS
+        if not too_long:
+            self._warm("conversation opened")
 
-    def _warm_up_done(self, task: Any) -> None:
-        if not task.cancelled():  # cancelled: a request went out, or the app closes
-            self._guard_recount()
-
-    def _guard_recount(self) -> None:
+    def _warm_up_done(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled():  # a request went out, or the app closes
+            return
         try:
             self._recount_base()
         except Exception as error:  # only the prediction: never break the chat
@@ -406,7 +377,7 @@ class WarmingLink(QObject):
 
     def _prefix_cached(self) -> bool:
         prefix = self.next_prefix()
-        return bool(prefix) and prefix is not None and self.warmer.holds(prefix)
+        return bool(prefix and self.warmer.holds(prefix))
 
     def next_plan(self) -> RequestPlan | None:
         """The plan the next question will get (the draft, else a short stand-in):
@@ -442,7 +413,7 @@ class WarmingLink(QObject):
         self.prediction_label.setText("")
         self.warmer.user_request_started()  # a warm-up in flight is cancelled: ours goes now
 
-    def token_arrived(self) -> None:
+    def token(self, _kind: TokenKind, _chars: int, _at_ns: int) -> None:
         if not self._first_token_seen:
             self._first_token_seen = True
             self.warmer.first_token_received()
@@ -497,12 +468,9 @@ class WarmingLink(QObject):
         session, conversation = self.page.session, self.page.conversation_id
         if session is None or conversation is None:
             return
-        messages, ids = session.stored_context(conversation)
-        if messages and messages[-1].role == "assistant":
-            messages, ids = messages[:-1], ids[:-1]  # its request ended with the question
-        if not messages or messages[-1].role != "user":
+        plan = session.plan_of_last_question(conversation)
+        if plan is None:
             return
-        plan = session.plan_question(messages[:-1], messages[-1].content, ids[:-1], text_id=ids[-1])
         cut = plan.cut.first_kept_id
         if cut is not None and self.window.chat_view.has_message(cut):
             self.window.chat_view.mark_cut(cut, self.tr(CUT_MARKER))
@@ -514,41 +482,11 @@ class WarmingLink(QObject):
         self._recount_base()
 
     async def aclose(self) -> None:
-        self._typing_timer.stop()
-        self._opened_timer.stop()
-        self._refresh_timer.stop()
+        for timer in (self._typing_timer, self._opened_timer, self._refresh_timer):
+            timer.stop()
         self._save_timer.stop()
         self._save_learned()
         await self.warmer.aclose()
-
-
-class _RunnerListener:
-    """Sits in front of the runner's other listener (the HUD) and forwards to it."""
-
-    def __init__(self, link: WarmingLink, inner: Any) -> None:
-        self.link = link
-        self.inner = inner
-
-    def request_started(self, generation: Generation) -> None:
-        self._guard(self.link.request_started, generation)
-        if self.inner is not None:
-            self.inner.request_started(generation)
-
-    def token(self, kind: Any, chars: int, at_ns: int) -> None:
-        self.link.token_arrived()
-        if self.inner is not None:
-            self.inner.token(kind, chars, at_ns)
-
-    def request_finished(self, generation: Generation) -> None:
-        self._guard(self.link.request_finished, generation)
-        if self.inner is not None:
-            self.inner.request_finished(generation)
-
-    def _guard(self, call: Any, *args: Any) -> None:
-        try:
-            call(*args)
-        except Exception as error:  # warming and prediction must never break the chat
-            report(error, "keeping the model warm")
 
 
 def attach_warming(app: Any) -> WarmingLink | None:
