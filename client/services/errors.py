@@ -16,6 +16,7 @@ from client.backends.errors import (
     StreamStalled,
     TachyError,
 )
+from client.store.secrets import SecretsUnavailable
 
 __all__ = [
     "AuthenticationFailed",
@@ -24,6 +25,7 @@ __all__ = [
     "InvalidServerAddress",
     "ModelNotFound",
     "ProtocolError",
+    "SecretsUnavailable",
     "ServerError",
     "StreamInterrupted",
     "StreamStalled",

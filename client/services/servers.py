@@ -94,11 +94,51 @@ def make_local_engine() -> LocalEngine:
     return LocalEngine()
 
 
+# Keys the user chose to use for this run only because the keyring refused them: in
+# this process's memory, never written anywhere (not SQLite, settings, logs or files).
+_session_keys: dict[str, str] = {}
+
+
 async def save_api_key(account: str, api_key: str) -> None:
-    """Keep a server's API key in the system keyring, off the loop (it may block)."""
+    """Keep a server's API key in the system keyring, off the loop (it may block).
+
+    Raises SecretsUnavailable (a sentence) when the keyring is missing, locked or
+    refuses: the caller may then offer use_key_for_session."""
+    await asyncio.to_thread(_set_hidden_key, account, _HiddenKey(api_key))
+    _session_keys.pop(account, None)
+
+
+class _HiddenKey:
+    """A key passed to a worker thread: executors log their calls' arguments (qasync
+    at DEBUG), and the key must never reach a log."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "<API key>"
+
+
+def _hidden_lookup(lookup: KeyLookup, account: str) -> _HiddenKey | None:
+    key = lookup(account)
+    return _HiddenKey(key) if key else None
+
+
+def _set_hidden_key(account: str, key: _HiddenKey) -> None:
     from client.store.secrets import set_api_key
 
-    await asyncio.to_thread(set_api_key, account, api_key)
+    set_api_key(account, key.value)
+
+
+def use_key_for_session(account: str, api_key: str) -> None:
+    """Use this key until Tachy quits, without keeping it anywhere."""
+    _session_keys[account] = api_key
+
+
+def session_key_accounts() -> list[str]:
+    return sorted(_session_keys)
 
 
 async def _make_backend(url: str, api: str, api_key: str | None) -> Backend:
@@ -111,6 +151,8 @@ async def _make_backend(url: str, api: str, api_key: str | None) -> Backend:
 def _keyring_lookup(account: str) -> str | None:
     from client.store.secrets import get_api_key
 
+    if account in _session_keys:
+        return _session_keys[account]
     return get_api_key(account)
 
 
@@ -164,7 +206,9 @@ class BackendPool:
         api_key = None
         if choice.api_key_name and self._key_lookup is not None:
             # Keyring calls may block (D-Bus, an unlock prompt): keep them off the loop.
-            api_key = await asyncio.to_thread(self._key_lookup, choice.api_key_name)
+            # Wrapped: qasync's executor logs each call's result at DEBUG.
+            found = await asyncio.to_thread(_hidden_lookup, self._key_lookup, choice.api_key_name)
+            api_key = found.value if found is not None else None
         return await self._factory(normalize_url(choice.url), choice.api, api_key)
 
     def __contains__(self, choice: object) -> bool:

@@ -23,7 +23,12 @@ _NO_KEYRING = (
 )
 
 
-def _unavailable(error: KeyringError) -> SecretsUnavailable:
+# What a keyring backend raises when it cannot serve: its own errors, and the D-Bus or
+# OS errors some backends let through (a wallet daemon gone, a dismissed unlock prompt).
+_REFUSALS = (KeyringError, RuntimeError, OSError)
+
+
+def _unavailable(error: Exception) -> SecretsUnavailable:
     if isinstance(error, NoKeyringError):
         return SecretsUnavailable(_NO_KEYRING)
     return SecretsUnavailable(f"The system keyring refused the request: {error}")
@@ -35,14 +40,14 @@ def set_api_key(account: str, api_key: str) -> None:
         raise ValueError("an empty API key cannot be saved; delete it instead")
     try:
         keyring.set_password(SERVICE, account, api_key)
-    except KeyringError as error:
+    except _REFUSALS as error:
         raise _unavailable(error) from error
 
 
 def get_api_key(account: str) -> str | None:
     try:
         return keyring.get_password(SERVICE, account)
-    except KeyringError as error:
+    except _REFUSALS as error:
         raise _unavailable(error) from error
 
 
@@ -52,6 +57,6 @@ def delete_api_key(account: str) -> bool:
         keyring.delete_password(SERVICE, account)
     except PasswordDeleteError:
         return False
-    except KeyringError as error:
+    except _REFUSALS as error:
         raise _unavailable(error) from error
     return True

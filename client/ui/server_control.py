@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from client.services.errors import InvalidServerAddress
+from client.services.errors import InvalidServerAddress, SecretsUnavailable
 from client.services.saved_servers import SavedServers
 from client.services.servers import (
     LOCAL_ENGINE_LABEL,
@@ -28,6 +28,7 @@ from client.services.servers import (
     save_api_key,
     server_choices,
     server_url,
+    use_key_for_session,
 )
 from client.ui.async_errors import KeptTasks
 from client.ui.chat_page import ChatPage
@@ -113,6 +114,8 @@ class ServerControl(QObject):
             names = [info.name for info in await backend.list_models()]
         except Exception as error:
             self.window.stage_label.setText(str(getattr(error, "user_message", error)))
+        if self.current is not choice:
+            return  # another server was chosen while this one listed its models
         chosen = model or (names[0] if names else "")
         self.window.server_bar.set_models(names, chosen)
         self._use(backend, chosen, choice)
@@ -182,11 +185,18 @@ class ServerControl(QObject):
             self._dialog.saved.connect(
                 lambda *a: self.tasks.spawn(self._save_server(*a), "save server")
             )
+            self._dialog.session_only.connect(self._use_key_for_session)
         self._dialog.show()  # non-modal: no nested exec(), and the chat stays usable
         self._dialog.raise_()
         self._dialog.activateWindow()
 
-    async def _save_server(self, name: str, url: str, api: str, api_key: str) -> None:
+    def _use_key_for_session(self, name: str, url: str, api: str, api_key: str) -> None:
+        saving = self._save_server(name, url, api, api_key, session_only=True)
+        self.tasks.spawn(saving, "use a key for the session")
+
+    async def _save_server(
+        self, name: str, url: str, api: str, api_key: str, session_only: bool = False
+    ) -> None:
         try:
             choice = self.saved.save(name, url, api)
         except (InvalidServerAddress, ValueError) as error:
@@ -195,8 +205,15 @@ class ServerControl(QObject):
             return
         if choice is None:
             return
-        if api_key:
-            await save_api_key(name, api_key)
+        if api_key and session_only:
+            use_key_for_session(name, api_key)
+        elif api_key:
+            try:
+                await save_api_key(name, api_key)
+            except SecretsUnavailable as error:
+                if self._dialog is not None:
+                    self._dialog.offer_session_key(str(error))
+                return
         if self._dialog is not None:
             self._dialog.accept()
         await self.forget(choice)

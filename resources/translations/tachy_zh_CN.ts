@@ -59,6 +59,14 @@
         <translation>接口密钥(&amp;K)</translation>
     </message>
     <message>
+        <source>Use the key for this session only</source>
+        <translation>仅在本次会话中使用此密钥</translation>
+    </message>
+    <message>
+        <source>{reason} The key was not saved anywhere. You can use it for this session only: Tachy forgets it when you quit.</source>
+        <translation>{reason} 密钥没有保存在任何地方。你可以仅在本次会话中使用它：退出 Tachy 时会忘记它。</translation>
+    </message>
+    <message>
         <source>A server needs a name and a URL.</source>
         <translation>服务器需要名称和网址。</translation>
     </message>
