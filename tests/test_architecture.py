@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,6 +22,23 @@ def test_import_contracts_are_kept() -> None:
     assert lint_imports, "import-linter is not installed (pip install -e '.[test]')"
     result = _run(lint_imports, "--no-cache")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_layer_rules_are_among_the_contracts() -> None:
+    """lint-imports passing means little if a rule was dropped from pyproject.toml."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    contracts = config["tool"]["importlinter"]["contracts"]
+    forbidden = {
+        (source, module)
+        for c in contracts
+        if c["type"] == "forbidden"
+        for source in c["source_modules"]
+        for module in c["forbidden_modules"]
+    }
+    assert {("client.ui", "client.store"), ("client.ui", "client.backends")} <= forbidden
+    others = ["client.backends", "client.store", "client.services", "client.ui", "client.cli"]
+    assert {("client.core", other) for other in [*others, "client.lab"]} <= forbidden
+    assert any(c["type"] == "acyclic_siblings" and c["ancestors"] == ["client"] for c in contracts)
 
 
 def test_ruff_finds_nothing() -> None:
