@@ -20,6 +20,10 @@ CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length", "n_ctx"
 META_CONTEXT_KEYS = ("n_ctx", "n_ctx_train")
 # What llama.cpp server, vLLM and llama-cpp-python put in /v1/models' owned_by.
 SERVER_OWNERS = (("llamacpp", "llamacpp"), ("vllm", "vllm"), ("me", "llama-cpp-python"))
+# How a llama.cpp server (llama-server, and so the local engine) shows itself: the
+# `Server` header of every answer, and `owned_by` in /v1/models.
+LLAMACPP_SERVER_HEADER = "llama.cpp"
+LLAMACPP_OWNER = "llamacpp"
 
 
 class OpenAICompatBackend:
@@ -44,6 +48,10 @@ class OpenAICompatBackend:
         self._tokenizer = ServerTokenizer(self.client, self.base_url, self._headers())
         self._kind: str | None = None
         self._kind_known = False
+        # Set once the server has shown it is llama.cpp's: from then on every request
+        # asks for prompt progress (other servers may refuse an unknown field).
+        self.llama_cpp = False
+        self.client.event_hooks["response"].append(self._notice_server)
 
     @property
     def closed(self) -> bool:
@@ -54,10 +62,13 @@ class OpenAICompatBackend:
         return self._continue_final_message
 
     def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:
+        body = chat_body(request)
+        if self.llama_cpp:
+            body["return_progress"] = True  # prompt_progress chunks while it reads
         call = HttpCall(
             "POST",
             f"{self.base_url}/v1/chat/completions",
-            json=chat_body(request),
+            json=body,
             headers=self._headers(),
         )
         return ChatStream(
@@ -79,6 +90,8 @@ class OpenAICompatBackend:
         entries = answer.get("data")
         if not isinstance(entries, list):
             return []
+        if LLAMACPP_OWNER in _owners(answer):
+            self.llama_cpp = True
         return [
             ModelInfo(name=str(entry.get("id", "")), context_length=context_length(entry))
             for entry in entries
@@ -110,6 +123,8 @@ class OpenAICompatBackend:
         except TachyError:
             return None
         owners = _owners(answer)
+        if LLAMACPP_OWNER in owners:
+            self.llama_cpp = True
         return next((kind for owner, kind in SERVER_OWNERS if owner in owners), None)
 
     async def count_tokens(self, text: str, model: str) -> int | None:
@@ -118,6 +133,13 @@ class OpenAICompatBackend:
     async def aclose(self) -> None:
         if self._own_client:
             await self.client.aclose()
+
+    async def _notice_server(self, response: httpx.Response) -> None:
+        # A client may be shared between servers: only this server's answers count.
+        if response.headers.get("server") == LLAMACPP_SERVER_HEADER and str(
+            response.request.url
+        ).startswith(f"{self.base_url}/"):
+            self.llama_cpp = True
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}

@@ -3,7 +3,7 @@
 Pure: bytes in, events out. Handles what vLLM, llama.cpp server, LM Studio and
 Ollama's /v1 send: comment pings, CRLF, a role-only first chunk (not a token),
 reasoning deltas, a usage chunk with ``choices: []`` after the finish_reason,
-llama.cpp ``timings``, vLLM per-request ``metrics``, error events.
+llama.cpp ``timings`` and ``prompt_progress``, vLLM per-request ``metrics``, error events.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from client.core.events import (
     DecodedEvent,
     Done,
     DoneReason,
+    Prefill,
     ServerTimings,
     Token,
     TokenKind,
@@ -144,7 +145,22 @@ class OpenAIStreamDecoder:
                 self._finish = FINISH_REASONS.get(str(finish), DoneReason.OTHER)
         if "usage" in chunk or "timings" in chunk or "metrics" in chunk:
             events.extend(_extras(chunk))
+        if "prompt_progress" in chunk:
+            progress = _prefill(chunk["prompt_progress"])
+            if progress is not None:
+                events.append(progress)
         return events
+
+
+def _prefill(value: Any) -> Prefill | None:
+    """llama.cpp's {"total", "cache", "processed", "time_ms"}; anything malformed is
+    ignored (progress is a nicety, never a reason to fail an answer)."""
+    numbers = _numbers(value)
+    total, processed = numbers.get("total"), numbers.get("processed")
+    if total is None or processed is None or total < 0 or processed < 0:
+        return None
+    cached = min(max(int(numbers.get("cache", 0)), 0), int(total))
+    return Prefill(int(processed), int(total), cached, max(float(numbers.get("time_ms", 0)), 0.0))
 
 
 def _extras(chunk: dict[str, Any]) -> list[DecodedEvent]:

@@ -34,6 +34,7 @@ from client.core.events import (
     Done,
     DoneReason,
     Failed,
+    Prefill,
     ServerTimings,
     Started,
     StreamEvent,
@@ -212,6 +213,9 @@ class ChatStream:
             return event
         if isinstance(event, ServerTimings):
             self.server_timings.append(event)
+            return event
+        if isinstance(event, Prefill):
+            self.timeline.mark_prefill(event)
             return event
         self.timeline.mark_done()
         self.outcome = Done(event.reason, self.text, self.thinking)

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import math
 import os
 import sys
 from typing import TextIO
@@ -21,10 +23,11 @@ from client.backends import discover_local_servers, make_backend
 from client.backends.base import Backend
 from client.backends.errors import BackendUnreachable, StreamInterrupted, TachyError
 from client.backends.local_engine import LocalEngine, LocalEngineUnavailable
+from client.backends.openai_compat import OpenAICompatBackend
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.cli import chat_kb
 from client.core.conversation import ChatRequest, GenerationOptions
-from client.core.events import Failed, Started, StreamEvent, Token, TokenKind, as_dict
+from client.core.events import Failed, Prefill, Started, StreamEvent, Token, TokenKind, as_dict
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
 from client.services.planner import PlanInput, PlanSettings, Route, plan_request
@@ -131,6 +134,12 @@ class ServerChoice:
         if url is None:
             url, api = await self._start_engine(), "openai"
         self._backend = await make_backend(url, api, api_key)
+        if isinstance(self._backend, OpenAICompatBackend) and args.model:
+            # Without -m the model list is read anyway. Either way the backend learns
+            # from it whether this is a llama.cpp server, which then reports its prompt
+            # progress (`prefill` events) on the one request this command sends.
+            with contextlib.suppress(TachyError):
+                await self._backend.list_models()
         return self._backend
 
     async def _start_engine(self) -> str:
@@ -221,6 +230,9 @@ class TextPrinter:
                 self._out.write(event.text)
                 self._out.flush()
                 self._wrote_text = True
+        elif isinstance(event, Prefill):
+            if self._stages:
+                _say(f"[{_since_written_ms(stream):7.1f} ms] {prefill_line(event)}")
         elif isinstance(event, Failed):
             self._end_line()
             _say(event.message)
@@ -260,6 +272,21 @@ class JsonPrinter:
         record = {"event": "metrics", **stream.metrics().as_dict()}
         self._out.write(json.dumps(record) + "\n")
         self._out.flush()
+
+
+def _since_written_ms(stream: ChatStream) -> float:
+    start = stream.timeline.request_written_ns
+    return (now_ns() - start) / 1e6 if start is not None else 0.0
+
+
+def prefill_line(progress: Prefill) -> str:
+    """`prefill 42 % (630 / 1,493 tokens, 0 cached), about 3 s left` for --stages."""
+    line = (
+        f"prefill {math.floor(progress.fraction * 100)} % "
+        f"({progress.computed:,} / {progress.to_compute:,} tokens, {progress.cached:,} cached)"
+    )
+    left = progress.seconds_left()
+    return line if left is None or progress.fraction >= 1.0 else f"{line}, about {left:.1f} s left"
 
 
 def summary_line(metrics: RequestMetrics) -> str:

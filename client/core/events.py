@@ -1,8 +1,8 @@
 """The one event stream every backend produces, whatever the server speaks.
 
-A stream is: Started, then any number of Token / Usage / ServerTimings, then exactly
-one of Done or Failed. Decoders produce the middle part from bytes; the backend
-stream adds Started and the final event.
+A stream is: Started, then any number of Prefill (before the first token) / Token /
+Usage / ServerTimings, then exactly one of Done or Failed. Decoders produce the middle
+part from bytes; the backend stream adds Started and the final event.
 """
 
 from __future__ import annotations
@@ -40,6 +40,44 @@ class Token:
 
     text: str
     kind: TokenKind = TokenKind.ANSWER
+
+
+@dataclass(frozen=True, slots=True)
+class Prefill:
+    """The server's progress through the prompt before the first token (llama.cpp's
+    `prompt_progress`, sent when a request asks `return_progress`).
+
+    total: the prompt's tokens; cached: those taken from the prompt cache; processed:
+    those done so far, the cached ones included; time_ms: the server's time spent
+    computing so far.
+    """
+
+    processed: int
+    total: int
+    cached: int = 0
+    time_ms: float = 0.0
+
+    @property
+    def computed(self) -> int:
+        """Tokens computed so far (not from the cache)."""
+        return max(self.processed - self.cached, 0)
+
+    @property
+    def to_compute(self) -> int:
+        """Tokens the server has to compute in all: what the user waits for."""
+        return max(self.total - self.cached, 0)
+
+    @property
+    def fraction(self) -> float:
+        """How much of the computing is done, 0..1 (1 when nothing is left to compute)."""
+        return min(self.computed / self.to_compute, 1.0) if self.to_compute else 1.0
+
+    def seconds_left(self) -> float | None:
+        """The rest at the rate measured so far; None before a batch was measured."""
+        if self.computed <= 0 or self.time_ms <= 0:
+            return None
+        rate = self.computed / self.time_ms  # tokens per ms
+        return max(self.to_compute - self.computed, 0) / rate / 1000.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,15 +121,16 @@ class Failed:
         return str(self.error)
 
 
-StreamEvent = Started | Token | Usage | ServerTimings | Done | Failed
+StreamEvent = Started | Prefill | Token | Usage | ServerTimings | Done | Failed
 # What a decoder may yield (no Started / Done-with-text: the stream adds those).
-DecodedEvent = Token | Usage | ServerTimings | Done
+DecodedEvent = Prefill | Token | Usage | ServerTimings | Done
 
 __all__ = [
     "DecodedEvent",
     "Done",
     "DoneReason",
     "Failed",
+    "Prefill",
     "ServerTimings",
     "Started",
     "StreamEvent",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from client.core.events import TokenKind
+from client.core.events import Prefill, TokenKind
 
 
 def now_ns() -> int:
@@ -39,6 +39,8 @@ class RequestTimeline:
     done_ns: int | None = None
     painted_ns: int | None = None  # first token painted (ui only)
     stages: list[StageStamp] = field(default_factory=list)
+    prefill: Prefill | None = None  # the server's latest prompt progress, if it sends any
+    prefill_ns: int | None = None  # when that progress arrived
 
     def mark_written(self, at_ns: int | None = None) -> None:
         self.request_written_ns = at_ns if at_ns is not None else now_ns()
@@ -53,6 +55,21 @@ class RequestTimeline:
     def mark_token(self, kind: TokenKind, chars: int, at_ns: int | None = None) -> None:
         if chars > 0:
             self.tokens.append(TokenStamp(at_ns if at_ns is not None else now_ns(), kind, chars))
+
+    def mark_prefill(self, progress: Prefill, at_ns: int | None = None) -> None:
+        self.prefill = progress
+        self.prefill_ns = at_ns if at_ns is not None else now_ns()
+
+    def prefill_seconds_left(self, at_ns: int | None = None) -> float | None:
+        """The prefill's time left at `at_ns`: the rest at the server's measured rate
+        when its progress arrived, less the time since (never below zero); None when
+        unknown."""
+        progress, since = self.prefill, self.prefill_ns
+        left = progress.seconds_left() if progress is not None else None
+        if left is None or since is None:
+            return None
+        now = at_ns if at_ns is not None else now_ns()
+        return max(left - (now - since) / 1e9, 0.0)
 
     def mark_done(self, at_ns: int | None = None) -> None:
         self.done_ns = at_ns if at_ns is not None else now_ns()

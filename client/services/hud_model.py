@@ -553,7 +553,12 @@ def _ollama(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float
 def _llamacpp(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
     if "prompt_ms" not in v:
         return [], None
-    rows = [WaterfallRow("server: prompt processing", ttft - v["prompt_ms"], ttft, "server")]
+    start = ttft - v["prompt_ms"]
+    rows = [WaterfallRow("server: prompt processing", start, ttft, "server")]
+    if "prompt_n" in v and "cache_n" in v:
+        # What warming is for: the prompt tokens the cache spared against those computed.
+        label = f"server: prompt {int(v['cache_n']):,} cached + {int(v['prompt_n']):,} computed"
+        rows.append(WaterfallRow(label, start, start, "server"))
     if "predicted_ms" in v:
         rows.append(WaterfallRow("server: generation", ttft, ttft + v["predicted_ms"], "server"))
     return rows, v["prompt_ms"]

@@ -205,5 +205,8 @@ class GenerationRunner(QObject):
             # The session's own stamps: when the request began and the stage it is in.
             since = timeline.stages[0].start_ns
             self._stage = timeline.stages[-1].name
-        elapsed_ms = (now_ns() - since) / 1e6
-        self.stage_label.setText(waiting_text(elapsed_ms, self._stage))
+        now = now_ns()
+        elapsed_ms = (now - since) / 1e6
+        prefill = getattr(timeline, "prefill", None)  # the server's prompt progress, if sent
+        left = None if timeline is None else timeline.prefill_seconds_left(now)
+        self.stage_label.setText(waiting_text(elapsed_ms, self._stage, prefill, left))

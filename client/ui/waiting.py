@@ -7,8 +7,11 @@ own stamps (RequestTimeline stages), so the line tells the truth about the wait.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QCoreApplication, QLocale
 
+from client.core.events import Prefill
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 TYPING_AFTER_MS = 300
@@ -25,8 +28,14 @@ WORKING = QT_TRANSLATE_NOOP("Waiting", "Working")
 TYPING = QT_TRANSLATE_NOOP("Waiting", "Typing…")
 
 
-def waiting_text(elapsed_ms: float, stage: str | None) -> str:
-    """The stage line for a request waiting `elapsed_ms` for its first answer token."""
+def waiting_text(
+    elapsed_ms: float,
+    stage: str | None,
+    prefill: Prefill | None = None,
+    seconds_left: float | None = None,
+) -> str:
+    """The stage line for a request waiting `elapsed_ms` for its first answer token;
+    `prefill` is the server's latest prompt progress, `seconds_left` the rest of it."""
     if elapsed_ms < TYPING_AFTER_MS:
         return ""
     if elapsed_ms < STAGE_AFTER_MS:
@@ -34,7 +43,26 @@ def waiting_text(elapsed_ms: float, stage: str | None) -> str:
     words = QCoreApplication.translate(
         "Waiting", STAGE_WORDS.get(stage or "understanding", WORKING)
     )
+    if prefill is not None and prefill.to_compute and (stage or "understanding") == "understanding":
+        return _progress_text(words, prefill, seconds_left)
     seconds = QLocale().toString(elapsed_ms / 1000, "f", 1)
     return QCoreApplication.translate("Waiting", "{stage}… {seconds} s").format(
         stage=words, seconds=seconds
+    )
+
+
+def _progress_text(words: str, prefill: Prefill, seconds_left: float | None) -> str:
+    locale = QLocale()
+    text = QCoreApplication.translate(
+        "Waiting", "{stage}… {percent} % ({done} / {total} tokens)"
+    ).format(
+        stage=words,
+        percent=locale.toString(math.floor(prefill.fraction * 100)),
+        done=locale.toString(prefill.computed),
+        total=locale.toString(prefill.to_compute),
+    )
+    if seconds_left is None or prefill.fraction >= 1.0:
+        return text
+    return QCoreApplication.translate("Waiting", "{progress}, about {seconds} s left").format(
+        progress=text, seconds=locale.toString(max(math.ceil(seconds_left), 1))
     )

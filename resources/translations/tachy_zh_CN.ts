@@ -870,6 +870,14 @@
         <source>{stage}… {seconds} s</source>
         <translation>{stage}… {seconds} 秒</translation>
     </message>
+    <message>
+        <source>{stage}… {percent} % ({done} / {total} tokens)</source>
+        <translation>{stage}… {percent} %（{done} / {total} 个词元）</translation>
+    </message>
+    <message>
+        <source>{progress}, about {seconds} s left</source>
+        <translation>{progress}，还需约 {seconds} 秒</translation>
+    </message>
 </context>
 <context>
     <name>WarmingLink</name>

@@ -338,3 +338,25 @@ def test_export_matches_tachy_metrics_for_the_same_stored_rows() -> None:
     for name in ("n", "ttft_ms", "ttfo_ms", "tpot_ms", "tokens_per_s", "e2el_ms"):
         assert ours[name] == theirs[name]
     assert ours["requests"] == [{k: r[k] for k in EXPORT_FIELDS} for r in theirs["requests"]]
+
+
+def test_a_llama_cpp_waterfall_shows_cached_against_computed_prompt_tokens() -> None:
+    timings = ServerTimings(
+        "llamacpp",
+        {
+            "prompt_n": 93,
+            "cache_n": 1400,
+            "prompt_ms": 60.0,
+            "predicted_n": 5,
+            "predicted_ms": 70.0,
+        },
+    )
+    timeline = _timeline()
+    metrics = compute_metrics(timeline, None, [timings])
+    record = record_from_request(
+        metrics, timeline, at=1.0, model="m", server="s", cold=False, outcome="complete"
+    )
+    by_label = {row.label: row for row in build_waterfall(record).rows}
+    tokens = by_label["server: prompt 1,400 cached + 93 computed"]
+    assert tokens.start_ms == tokens.end_ms == by_label["server: prompt processing"].start_ms
+    assert by_label["server: prompt processing"].end_ms == 120.0
