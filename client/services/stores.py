@@ -13,7 +13,7 @@ from client.store.db import DATA_DIR_ENV, data_dir
 from client.store.endpoints import EndpointStore
 from client.store.export import export_json, export_markdown
 from client.store.history import HistoryStore
-from client.store.metrics_store import MetricsStore
+from client.store.metrics_store import MetricsRecord, MetricsStore
 from client.store.recovery import HistoryProblem, ProblemKind, open_history
 from client.store.settings import Settings
 
@@ -74,3 +74,8 @@ def export_conversation(stores: Stores, conversation_id: int, kind: str) -> str:
         raise ValueError("there is no history to export")
     write = export_markdown if kind == "markdown" else export_json
     return write(stores.history, stores.metrics, conversation_id)
+
+
+def recent_requests(stores: Stores, limit: int) -> list[MetricsRecord]:
+    """The last `limit` requests' metrics, oldest first (the HUD's history at start)."""
+    return stores.metrics.query(limit=limit) if stores.metrics is not None else []

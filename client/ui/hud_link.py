@@ -83,12 +83,12 @@ def attach_hud(app: Any) -> Any:
 
     hud = LatencyHud()
     app.window.set_hud_widget(hud)
-    metrics = getattr(app.stores, "metrics", None)
-    if metrics is not None:
-        past = metrics.query(limit=HISTORY_ROWS)
+    from client.services.stores import recent_requests
+
+    past = recent_requests(app.stores, HISTORY_ROWS)
+    if past:  # "This session" would start empty: show the earlier runs' requests
         hud.load_history(past)
-        if past:  # "This session" would start empty: show the earlier runs' requests
-            _show_last_n(hud)
+        _show_last_n(hud)
     app.page.runner.listener = HudLink(hud, lambda: app.page.session)
     app.servers.serverChanged.connect(hud.set_server)
     app.page.timingRequested.connect(lambda key: _show_timing(app, hud, key))
