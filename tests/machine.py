@@ -32,3 +32,50 @@ class StealMeter:
 
     def quiet(self) -> bool:
         return self.share() < QUIET_STEAL
+
+
+QUIET_OTHERS = 0.25  # ... and other processes used less than this share of the machine
+
+
+def _busy_jiffies() -> tuple[int, int]:
+    """(busy, total) jiffies of the whole machine so far: busy is all but idle and iowait."""
+    fields = Path("/proc/stat").read_text(encoding="utf-8").split("\n", 1)[0].split()[1:]
+    numbers = [int(value) for value in fields[:8]]
+    return sum(numbers) - numbers[3] - numbers[4], sum(numbers)
+
+
+def _cpu_jiffies(pids: tuple[int, ...]) -> int:
+    """user + system jiffies of these processes so far (/proc/PID/stat fields 14, 15)."""
+    total = 0
+    for pid in pids:
+        try:
+            text = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+        except OSError:
+            continue  # it ended: its time is lost, which only makes "others" look busier
+        fields = text.rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total
+
+
+class LoadMeter:
+    """Since it was made: the share of the machine's CPU the hypervisor stole, and the
+    share other processes used (all busy time minus the processes measured, `pids`).
+    On a VM shared by several jobs, a wake-up comes late when another process holds
+    the core, whatever the code measured does; this tells such runs apart."""
+
+    def __init__(self, *pids: int) -> None:
+        self.pids = pids
+        self._steal = StealMeter()
+        self._busy = _busy_jiffies()
+        self._own = _cpu_jiffies(pids)
+
+    def others(self) -> float:
+        busy, total = _busy_jiffies()
+        own = _cpu_jiffies(self.pids) - self._own
+        return max(0.0, busy - self._busy[0] - own) / max(1, total - self._busy[1])
+
+    def steal(self) -> float:
+        return self._steal.share()
+
+    def quiet(self) -> bool:
+        return self.steal() < QUIET_STEAL and self.others() < QUIET_OTHERS

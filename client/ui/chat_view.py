@@ -397,7 +397,8 @@ class ChatView(QTextBrowser):
                 self._render_full(block)
             self.labels.render(block)
         if block.final_due:
-            QTimer.singleShot(FINAL_RENDER_DELAY_MS, partial(self._render_final, block))
+            # With the view as context: dropped if the view is gone by then.
+            QTimer.singleShot(FINAL_RENDER_DELAY_MS, self, partial(self._render_final, block))
         self.viewport().update()
 
     def _render_final(self, block: MessageBlock) -> None:
