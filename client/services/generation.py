@@ -447,7 +447,7 @@ def _sentence(error: Exception) -> str:
     return f"Something went wrong: {error}" if str(error) else type(error).__name__
 
 
-async def _aclose(iterator: AsyncIterator[Any]) -> None:
+async def _aclose(iterator: AsyncIterator[StreamEvent]) -> None:
     close = getattr(iterator, "aclose", None)
     if close is not None:
         await close()

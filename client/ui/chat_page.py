@@ -6,11 +6,15 @@ the widgets of the main window and offers the next steps after every outcome.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QLocale, QObject, Signal
 
-from client.services.outcomes import NextStep, Outcome, SlowStart
+from client.services.generation import Generation
+from client.services.outcomes import Finished, NextStep, Outcome, SlowStart
+from client.services.session import ChatSession
 from client.ui.answer_footer import footer_text
 from client.ui.async_errors import report
 from client.ui.chat_view import ShownMessage
@@ -53,7 +57,7 @@ class ChatPage(QObject):
         self.window = window
         self.history = history
         self.metrics_store = metrics_store
-        self.session: Any = None
+        self.session: ChatSession | None = None
         self.conversation_id: int | None = None
         self.runner = GenerationRunner(window.chat_view, window.stage_label, self)
         self._editing: int | None = None  # the earlier question being edited
@@ -78,17 +82,22 @@ class ChatPage(QObject):
         self.runner.answerStarted.connect(self._on_answer_started)
 
     # --- the session ---------------------------------------------------------------
-    def set_session(self, session: Any) -> None:
+    def set_session(self, session: ChatSession | None) -> None:
         self.session = session
         if session is not None and self._pending_question is not None:
             question, self._pending_question = self._pending_question, None
             self._last_question = question  # already shown in the chat
             self.window.stage_label.setText("")
-            self._start(lambda: self.session.generate(self.conversation_id, question))
+            self._start(partial(session.generate, self.conversation_id, question))
 
     @property
     def busy(self) -> bool:
         return self.runner.busy
+
+    @property
+    def last_question(self) -> str:
+        """The question the running (or last) request asked."""
+        return self._last_question
 
     # --- asking --------------------------------------------------------------------
     def send(self, text: str) -> None:
@@ -97,7 +106,8 @@ class ChatPage(QObject):
             return
         self.window.composer.clear()
         self.window.outcome_bar.clear()
-        if self.session is None:
+        session = self.session
+        if session is None:
             if self._pending_question is not None:  # one waiting question at a time
                 self.window.composer.setPlainText(text)
                 return
@@ -110,17 +120,19 @@ class ChatPage(QObject):
             edited, self._editing = self._editing, None
             self._truncate_view(edited)
             self._show_question(text)
-            self._start(lambda: self.session.edit_and_resend(edited, text))
+            self._start(partial(session.edit_and_resend, edited, text))
             return
         self._show_question(text)
-        self._start(lambda: self.session.generate(self.conversation_id, text))
+        self._start(partial(session.generate, self.conversation_id, text))
 
     def _show_question(self, text: str) -> None:
         self._question_key = temporary_key()
         self.window.chat_view.add_message(ShownMessage(self._question_key, "user", text))
         self.window.chat_view.scroll_to_end()
 
-    def _start(self, make_generation: Any, answer_key: int | None = None) -> None:
+    def _start(
+        self, make_generation: Callable[[], Generation], answer_key: int | None = None
+    ) -> None:
         try:
             generation = make_generation()
         except Exception as error:  # e.g. the message was deleted meanwhile
@@ -132,22 +144,24 @@ class ChatPage(QObject):
         self.runner.stop()
 
     def regenerate(self) -> None:
-        key = self._last_answer_key()
-        if key is None or self.busy or self.session is None:
+        key, session = self._last_answer_key(), self.session
+        if key is None or self.busy or session is None:
             return
         self._last_question = self._question_before(key)
         self.window.outcome_bar.clear()
         self._truncate_view(key)
-        self._start(lambda: self.session.regenerate(key))
+        self._start(partial(session.regenerate, key))
 
     def continue_answer(self, key: int) -> None:
-        if self.busy or self.session is None:
+        session = self.session
+        if self.busy or session is None:
             return
         self.window.outcome_bar.clear()
-        self._start(lambda: self.session.continue_message(key), answer_key=key)
+        self._start(partial(session.continue_message, key), answer_key=key)
 
     def retry(self, key: int) -> None:
-        if self.busy or self.session is None:
+        session = self.session
+        if self.busy or session is None:
             return
         self.window.outcome_bar.clear()
         if key <= 0:  # nothing was stored for that answer: ask the question again
@@ -159,7 +173,7 @@ class ChatPage(QObject):
             return
         if self.window.chat_view.has_message(key):
             self._truncate_view(key)
-        self._start(lambda: self.session.retry(key))
+        self._start(partial(session.retry, key))
 
     # --- outcomes ------------------------------------------------------------------
     def _on_slow_start(self, event: SlowStart) -> None:
@@ -176,7 +190,7 @@ class ChatPage(QObject):
         if "keep_waiting" in bar.buttons:  # the slow start is over: the answer came
             bar.clear()
 
-    def _on_ended(self, generation: Any, key: int) -> None:
+    def _on_ended(self, generation: Generation, key: int) -> None:
         w = self.window
         finished = generation.finished
         self._adopt_ids(generation)
@@ -204,8 +218,8 @@ class ChatPage(QObject):
             self.conversation_id = conversation_id
             self.conversationChanged.emit(conversation_id)
 
-    def _store_paint_time(self, generation: Any) -> None:
-        record_id = getattr(generation, "metrics_record_id", None)
+    def _store_paint_time(self, generation: Generation) -> None:
+        record_id = generation.metrics_record_id
         timeline = generation.timeline
         if self.metrics_store is None or record_id is None or timeline.painted_ns is None:
             return
@@ -216,11 +230,10 @@ class ChatPage(QObject):
             except Exception as error:
                 report(error, "storing the paint time")
 
-    def _adopt_ids(self, generation: Any) -> None:
-        conversation_id = getattr(generation, "conversation_id", None)
-        if conversation_id is not None:
-            self.conversation_id = conversation_id
-        user_id = getattr(generation, "user_message_id", None)
+    def _adopt_ids(self, generation: Generation) -> None:
+        if generation.conversation_id is not None:
+            self.conversation_id = generation.conversation_id
+        user_id = generation.user_message_id
         if self._question_key is not None and user_id is not None:
             self.window.chat_view.rekey(self._question_key, user_id)
         self._question_key = None
@@ -360,7 +373,7 @@ class ChatPage(QObject):
         return self.window.chat_view.message(user_key).text if user_key is not None else ""
 
 
-def _outcome_sentence(finished: Any) -> str:
+def _outcome_sentence(finished: Finished) -> str:
     if finished.outcome is Outcome.STOPPED:
         return QCoreApplication.translate("ChatPage", "Stopped. The text so far is kept.")
     return str(finished.error_message or "")

@@ -18,9 +18,11 @@ from PySide6.QtWidgets import QLabel
 
 from client.core.events import Token, TokenKind
 from client.core.timeline import now_ns
+from client.services.generation import Generation
 from client.services.outcomes import SlowStart, Stage, StageChanged
 from client.ui.async_errors import spawn
 from client.ui.chat_view import ChatView
+from client.ui.run_listener import RunListener
 from client.ui.waiting import waiting_text
 
 WAITING_TICK_MS = 100
@@ -47,7 +49,7 @@ class GenerationRunner(QObject):
         self.view = view
         self.stage_label = stage_label
         self.task: asyncio.Task[Any] | None = None
-        self.generation: Any = None
+        self.generation: Generation | None = None
         self.answer_key: int | None = None  # the message streaming into the view
         self._stage: str | None = None
         self._waiting_since_ns = 0
@@ -56,15 +58,14 @@ class GenerationRunner(QObject):
         self._waiting_timer = QTimer(self)
         self._waiting_timer.setInterval(WAITING_TICK_MS)
         self._waiting_timer.timeout.connect(self._show_waiting)
-        # Optional observer (the latency HUD): request_started(generation),
-        # token(kind, chars, at_ns) and request_finished(generation). Cheap calls only.
-        self.listener: Any = None
+        # Optional observer (the latency HUD, the warming link): cheap calls only.
+        self.listener: RunListener | None = None
 
     @property
     def busy(self) -> bool:
         return self.task is not None and not self.task.done()
 
-    def start(self, generation: Any, answer_key: int | None = None) -> asyncio.Task[Any]:
+    def start(self, generation: Generation, answer_key: int | None = None) -> asyncio.Task[Any]:
         """Consume `generation` into the view; answer_key: an existing message to
         append to (Continue), else a new answer message is added on the first token."""
         if self.busy:
@@ -95,7 +96,7 @@ class GenerationRunner(QObject):
         self.task.cancel()
         return True
 
-    async def _consume(self, generation: Any) -> None:
+    async def _consume(self, generation: Generation) -> None:
         ran_since = now_ns()
         try:
             async for event in generation:
@@ -118,7 +119,7 @@ class GenerationRunner(QObject):
             self._waiting_timer.stop()
             self._finish(generation)
 
-    def _announce_conversation(self, generation: Any) -> None:
+    def _announce_conversation(self, generation: Generation) -> None:
         """Once the question is stored, say which conversation it is in, so a new one
         shows in the list while the answer is awaited (checked on every event and on
         every waiting tick). Emitted in a later turn: never delays a paint."""
@@ -127,7 +128,7 @@ class GenerationRunner(QObject):
             self._announced = True
             QTimer.singleShot(0, partial(self.conversationKnown.emit, conversation_id))
 
-    def _on_token(self, generation: Any, token: Token) -> None:
+    def _on_token(self, generation: Generation, token: Token) -> None:
         if token.kind is TokenKind.THINKING:
             # Shown above the answer, never part of its text; the first chunk of either
             # is the first token painted (paint_ms counts from the first token).
@@ -154,9 +155,9 @@ class GenerationRunner(QObject):
             self.answer_key = temporary_key()
             self.view.reserve_answer(self.answer_key)
 
-    def _ensure_answer_message(self, generation: Any) -> int:
+    def _ensure_answer_message(self, generation: Generation) -> int:
         if self.answer_key is None:
-            stored = getattr(generation, "assistant_message_id", None)
+            stored = generation.assistant_message_id
             self.answer_key = stored if stored is not None else temporary_key()
         if not self.view.has_message(self.answer_key) or (
             self.view.message(self.answer_key).state != "streaming"
@@ -164,20 +165,18 @@ class GenerationRunner(QObject):
             self.view.begin_stream(self.answer_key)
         return self.answer_key
 
-    def _finish(self, generation: Any) -> None:
+    def _finish(self, generation: Generation) -> None:
         finished = generation.finished
         key = self.answer_key
         if finished is not None:
             if key is None and (
-                finished.text
-                or getattr(finished, "thinking", "")
-                or finished.outcome.value != "complete"
+                finished.text or finished.thinking or finished.outcome.value != "complete"
             ):
                 key = self._ensure_answer_message(generation)
             if key is not None:
                 shown = self.view.message(key)
                 text = None if shown.text else finished.text
-                thinking = None if shown.thinking else getattr(finished, "thinking", "")
+                thinking = None if shown.thinking else finished.thinking
                 if thinking:  # reasoning the view missed (kept as the stream left it)
                     self.view.end_stream(key, finished.outcome.value, text, thinking=thinking)
                 else:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QTimer
 
 from client.core.events import TokenKind
+from client.services.generation import Generation
+from client.services.session import ChatSession
 from client.ui.async_errors import report
 
 HISTORY_ROWS = 500
@@ -17,26 +20,20 @@ VIEWS_DELAY_MS = 16  # the HUD's per-reply views, after the answer's end is pain
 class HudLink:
     """The runner's listener: forwards each generation's stamps to the HUD."""
 
-    def __init__(self, hud: Any, session_of: Any) -> None:
+    def __init__(self, hud: Any, session_of: Callable[[], ChatSession | None]) -> None:
         self.hud = hud
-        self._session_of = session_of  # () -> the current ChatSession or None
+        self._session_of = session_of  # the current session
 
-    def request_started(self, generation: Any) -> None:
+    def request_started(self, generation: Generation) -> None:
         session = self._session_of()
-        model = getattr(session, "model", "") or ""
-        server = getattr(session, "server_name", "") or ""
-        self._guard(
-            self.hud.request_started,
-            generation.timeline,
-            model,
-            server,
-            bool(getattr(generation, "cold", False)),
-        )
+        model = session.model if session is not None else ""
+        server = session.server_name if session is not None else ""
+        self._guard(self.hud.request_started, generation.timeline, model, server, generation.cold)
 
     def token(self, kind: TokenKind, chars: int, at_ns: int) -> None:
         self.hud.token(kind, chars, at_ns)  # O(1), no Qt work
 
-    def request_finished(self, generation: Any) -> None:
+    def request_finished(self, generation: Generation) -> None:
         finished = generation.finished
         if finished is None:
             return

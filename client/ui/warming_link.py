@@ -85,7 +85,7 @@ class WarmingLink(QObject):
         self._loading_since = 0.0
         self._base_tokens = 0  # conversation tokens the server has not processed yet
         self._counted_for: object = _UNCOUNTED  # the conversation _base_tokens is for
-        self._answered: tuple[Any, int | None] | None = None  # (model, conversation) last sent
+        self._answered: tuple[str, int | None] | None = None  # (model, conversation) last sent
         self._draft: tuple[str, int, float] | None = None  # (text, tokens, predicted ms)
         self._sent: tuple[int | None, float | None] = (None, None)
         self._first_token_seen = False
@@ -403,7 +403,7 @@ class WarmingLink(QObject):
     def request_started(self, generation: Generation) -> None:
         self._first_token_seen = False
         draft = self._draft
-        asked = getattr(self.page, "_last_question", "")
+        asked = self.page.last_question
         if draft is not None and generation.kind in ("ask", "edit") and draft[0] == asked:
             self._sent = (draft[1], draft[2] if draft[2] >= 0 else None)
         else:
