@@ -4,6 +4,7 @@ client.store, so it gets the stores, the data folder and exports from here).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ __all__ = [
     "ProblemKind",
     "Stores",
     "export_conversation",
+    "instance_name",
     "open_stores",
     "window_state_file",
 ]
@@ -60,6 +62,13 @@ def open_stores(path: Path | None = None) -> Stores:
     stores = Stores(history, MetricsStore(db), EndpointStore(db), Settings(db))
     stores.problem = opened.problem
     return stores
+
+
+def instance_name() -> str:
+    """The local socket one window per data folder listens on (client/ui/single_instance.py)."""
+    folder = str(data_dir().expanduser().absolute())
+    user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "")
+    return "tachy-" + hashlib.sha256(f"{user}:{folder}".encode()).hexdigest()[:16]
 
 
 def window_state_file() -> Path | None:

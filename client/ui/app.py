@@ -31,6 +31,7 @@ from client.ui.translations import chosen_language, install_translations
 
 if TYPE_CHECKING:  # client.store loads after the first paint (about 0.1 s of imports)
     from client.services.stores import Stores
+    from client.ui.single_instance import SingleInstance
 
 log = logging.getLogger("tachy.ui")
 SAVE_AT_QUIT_S = 5.0  # the longest quitting waits for a stopped answer to be saved
@@ -204,6 +205,19 @@ def app_icon() -> QIcon:
     return icon
 
 
+def claim_single_instance() -> SingleInstance | None:
+    """This process's SingleInstance, or None when another window is open on the same
+    history (it was asked to come to the front)."""
+    from client.services.stores import instance_name
+    from client.ui.single_instance import SingleInstance
+
+    instance = SingleInstance(instance_name())
+    if instance.claim():
+        return instance
+    log.info("Tachy is already open on this history: its window was brought to the front")
+    return None
+
+
 def run_app(
     url: str | None = None,
     api: str = "auto",
@@ -224,8 +238,12 @@ def run_app(
     translators = install_translations(app, chosen_language(lang, qt_settings()))
     log.info("language %s (%d translation files)", QLocale().name(), len(translators))
     SchemeFollower(app)  # the stylesheet for the system's light or dark scheme, kept in step
+    instance = claim_single_instance()
+    if instance is None:
+        return 0  # the window already open came to the front
     # Paint the window before the slow imports and wiring below.
     window = MainWindow(qt_settings())
+    instance.bring_forward(window)
     window.installEventFilter(FirstPaintLog(window))
     window.show()
     app.processEvents()
@@ -260,6 +278,7 @@ def run_app(
         await asyncio.wait({starting})
         await tachy.aclose()
         tachy.stores.close()
+        instance.close()  # a start from now on opens a window of its own
         await loop.shutdown_asyncgens()
 
     with loop:
