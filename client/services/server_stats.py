@@ -9,10 +9,16 @@
   `llamacpp:spec_decode_num_accepted_tokens_total` / `..._draft_tokens_total` (older builds:
   `llamacpp:tokens_drafted_accepted_total` / `tokens_drafted_total`). llama.cpp exports no
   TTFT histogram, so its server-side TTFT stays empty.
+  Prompt and decode tokens/s from `prompt_tokens_total` / `prompt_seconds_total` and
+  `tokens_predicted_total` / `tokens_predicted_seconds_total` (over the last poll's
+  interval when the server worked in it, else over its life), prompt-cache hits from
+  `prompt_tokens_cached_total`; `/slots` gives the busy slots and each slot's context,
+  `/props` the slot count and whether the model sleeps (unloaded after idle).
 - Ollama `/api/ps`: loaded models, VRAM, and when each unloads (`expires_at`).
 
-Parsers are pure (text in, snapshot out). `ServerStatsPoller.poll()` does one short GET and
-never raises: a failure becomes a snapshot with `error` set.
+Parsers are pure (text in, snapshot out). `ServerStatsPoller.poll()` does a few short GETs
+through client.backends.server_figures and never raises: a failure becomes a snapshot
+with `error` set.
 """
 
 from __future__ import annotations
@@ -24,9 +30,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-import httpx
+from client.backends.server_figures import Reply, ServerFigures
 
-POLL_TIMEOUT_S = 0.8  # shorter than the 1 s poll interval, so polls never pile up
 FOREVER_AFTER_S = 10 * 365 * 24 * 3600  # Ollama's keep_alive -1 gives a far-future expiry
 
 _SAMPLE = re.compile(
@@ -110,6 +115,14 @@ class ServerSnapshot:
     ttft_p95_ms: float | None = None
     ttft_n: int = 0
     spec_acceptance: float | None = None  # accepted / draft tokens, 0..1
+    prompt_tokens_per_s: float | None = None
+    decode_tokens_per_s: float | None = None
+    cache_hit_rate: float | None = None  # prompt tokens from the cache / all, 0..1
+    busy_slots: int | None = None
+    total_slots: int | None = None
+    slot_ctx: int | None = None  # context tokens of each slot
+    sleeping: bool | None = None  # llama.cpp unloaded the model after idle
+    counters: dict[str, float] = field(default_factory=dict)  # for the next poll's rates
     models: list[LoadedModel] = field(default_factory=list)
     error: str = ""  # a sentence for the user when the server offers nothing
 
@@ -170,9 +183,31 @@ def parse_vllm_metrics(text: str, model: str | None = None) -> ServerSnapshot:
     return snap
 
 
-def parse_llamacpp_metrics(text: str) -> ServerSnapshot:
+COUNTERS = (
+    "llamacpp:prompt_tokens_total",
+    "llamacpp:prompt_seconds_total",
+    "llamacpp:tokens_predicted_total",
+    "llamacpp:tokens_predicted_seconds_total",
+    "llamacpp:prompt_tokens_cached_total",
+)
+
+
+def parse_llamacpp_metrics(text: str, before: dict[str, float] | None = None) -> ServerSnapshot:
+    """`before`: the counters of the previous poll, for rates over its interval."""
     samples = parse_prometheus(text)
     snap = ServerSnapshot("llamacpp")
+    for name in COUNTERS:
+        value = _total(samples, name)
+        if value is not None:
+            snap.counters[name] = value
+    snap.prompt_tokens_per_s = _rate(snap.counters, before or {}, "prompt_tokens", "prompt")
+    snap.decode_tokens_per_s = _rate(
+        snap.counters, before or {}, "tokens_predicted", "tokens_predicted"
+    )
+    computed = snap.counters.get("llamacpp:prompt_tokens_total")
+    cached = snap.counters.get("llamacpp:prompt_tokens_cached_total")
+    if computed is not None and cached is not None and computed + cached > 0:
+        snap.cache_hit_rate = cached / (computed + cached)
     snap.running = _total(samples, "llamacpp:requests_processing")
     snap.waiting = _total(samples, "llamacpp:requests_deferred")
     snap.kv_cache_use = _total(samples, "llamacpp:kv_cache_usage_ratio")
@@ -192,12 +227,44 @@ def parse_llamacpp_metrics(text: str) -> ServerSnapshot:
     return snap
 
 
-def parse_metrics(text: str, model: str | None = None) -> ServerSnapshot:
+def _rate(
+    now: dict[str, float], before: dict[str, float], tokens: str, seconds: str
+) -> float | None:
+    """Tokens per second over the last interval when the server worked in it, else
+    over its whole life; None before it did any such work."""
+    t_key, s_key = f"llamacpp:{tokens}_total", f"llamacpp:{seconds}_seconds_total"
+    if t_key not in now or s_key not in now:
+        return None
+    spent = now[s_key] - before.get(s_key, now[s_key])
+    if spent > 0:
+        return (now[t_key] - before.get(t_key, 0.0)) / spent
+    return now[t_key] / now[s_key] if now[s_key] > 0 else None
+
+
+def add_llamacpp_slots(snap: ServerSnapshot, slots: Any, props: Any) -> None:
+    """/slots: [{"is_processing", "n_ctx", ...}, ...]; /props: {"total_slots", "is_sleeping"}."""
+    if isinstance(slots, list):
+        entries = [s for s in slots if isinstance(s, dict)]
+        snap.total_slots = len(entries) or None
+        snap.busy_slots = sum(1 for s in entries if s.get("is_processing") is True)
+        ctx = entries[0].get("n_ctx") if entries else None
+        snap.slot_ctx = int(ctx) if isinstance(ctx, int) and not isinstance(ctx, bool) else None
+    if isinstance(props, dict):
+        total = props.get("total_slots")
+        if isinstance(total, int) and not isinstance(total, bool):
+            snap.total_slots = total
+        if isinstance(props.get("is_sleeping"), bool):
+            snap.sleeping = props["is_sleeping"]
+
+
+def parse_metrics(
+    text: str, model: str | None = None, before: dict[str, float] | None = None
+) -> ServerSnapshot:
     """Whichever server wrote this /metrics text."""
     if "vllm:" in text:
         return parse_vllm_metrics(text, model)
     if "llamacpp:" in text:
-        return parse_llamacpp_metrics(text)
+        return parse_llamacpp_metrics(text, before)
     return ServerSnapshot("", error="This server's /metrics has no vLLM or llama.cpp figures.")
 
 
@@ -239,30 +306,47 @@ def _when(value: Any) -> datetime | None:
 
 
 class ServerStatsPoller:
-    """One short GET per poll on the given client; never raises, never waits long."""
+    """A few short GETs per poll; never raises, never waits long."""
 
     def __init__(
-        self, client: httpx.AsyncClient, base_url: str, api: str, model: str | None = None
+        self, figures: ServerFigures, base_url: str, api: str, model: str | None = None
     ) -> None:
-        self._client = client
+        self._figures = figures
         self.base_url = base_url.rstrip("/")
         self.api = api  # "ollama" or "openai"
         self.model = model
+        self._counters: dict[str, float] = {}
 
     async def poll(self) -> ServerSnapshot:
         path = "/api/ps" if self.api == "ollama" else "/metrics"
-        try:
-            response = await self._client.get(self.base_url + path, timeout=POLL_TIMEOUT_S)
-        except httpx.HTTPError as error:
-            return ServerSnapshot("", error=f"No server figures: {type(error).__name__}.")
-        if response.status_code == 404:
-            hint = " (start llama.cpp server with --metrics)" if path == "/metrics" else ""
-            return ServerSnapshot("", error=f"This server does not offer {path}{hint}.")
-        if response.status_code >= 400:
-            return ServerSnapshot("", error=f"{path} answered HTTP {response.status_code}.")
+        reply = await self._figures.get(self.base_url, path)
+        failed = _failure(reply)
+        if failed is not None:
+            return failed
         if self.api == "ollama":
-            try:
-                return parse_ollama_ps(response.json())
-            except ValueError:
+            body = reply.json()
+            if body is None:
                 return ServerSnapshot("", error="/api/ps did not answer JSON.")
-        return parse_metrics(response.text, self.model)
+            return parse_ollama_ps(body)
+        snap = parse_metrics(reply.text, self.model, self._counters)
+        if snap.kind == "llamacpp":
+            self._counters = snap.counters
+            slots = await self._figures.get(self.base_url, "/slots")
+            props = await self._figures.get(self.base_url, "/props")
+            add_llamacpp_slots(snap, _json_if_ok(slots), _json_if_ok(props))
+        return snap
+
+
+def _failure(reply: Reply) -> ServerSnapshot | None:
+    if reply.error:
+        return ServerSnapshot("", error=reply.error)
+    if reply.status == 404:
+        hint = " (start llama.cpp server with --metrics)" if reply.path == "/metrics" else ""
+        return ServerSnapshot("", error=f"This server does not offer {reply.path}{hint}.")
+    if reply.status is not None and reply.status >= 400:
+        return ServerSnapshot("", error=f"{reply.path} answered HTTP {reply.status}.")
+    return None
+
+
+def _json_if_ok(reply: Reply) -> Any:
+    return reply.json() if _failure(reply) is None else None

@@ -74,6 +74,13 @@ def _show_last_n(hud: Any) -> None:
         hud.requests.scope.setCurrentIndex(index)
 
 
+def _show_engine(app: Any, hud: Any, url: str) -> None:
+    """The local engine's settings beside its counters, when it is the server shown."""
+    engine = getattr(app.servers, "engine", None)
+    is_engine = engine is not None and getattr(engine, "port", None) and engine.url == url
+    hud.server.show_engine(getattr(engine, "settings", None) if is_engine else None)
+
+
 def attach_hud(app: Any) -> Any:
     """Create the HUD, put it in the dock, load past metrics and listen to generations."""
     from client.ui.hud import LatencyHud
@@ -88,5 +95,6 @@ def attach_hud(app: Any) -> Any:
         _show_last_n(hud)
     app.page.runner.listener = HudLink(hud, lambda: app.page.session)
     app.servers.serverChanged.connect(hud.set_server)
+    app.servers.serverChanged.connect(lambda url, *_: _show_engine(app, hud, url))
     app.page.timingRequested.connect(lambda key: _show_timing(app, hud, key))
     return hud

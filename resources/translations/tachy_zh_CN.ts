@@ -660,6 +660,26 @@
         <translation>草稿接受率</translation>
     </message>
     <message>
+        <source>prompt tokens/s</source>
+        <translation>提示词元/秒</translation>
+    </message>
+    <message>
+        <source>decode tokens/s</source>
+        <translation>生成词元/秒</translation>
+    </message>
+    <message>
+        <source>prompt cache hits</source>
+        <translation>提示缓存命中</translation>
+    </message>
+    <message>
+        <source>busy slots</source>
+        <translation>忙碌槽位</translation>
+    </message>
+    <message>
+        <source>engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
         <source>No server chosen.</source>
         <translation>尚未选择服务器。</translation>
     </message>
@@ -686,6 +706,30 @@
     <message>
         <source>{kind} · updated {clock}</source>
         <translation>{kind} · 更新于 {clock}</translation>
+    </message>
+    <message>
+        <source>{threads} thread(s) · {slots} slot(s) of {ctx} tokens · batch {batch} · prompt cache {cache} MiB · speculative: {spec} · unload after idle: {idle}</source>
+        <translation>{threads} 个线程 · {slots} 个槽位，每个 {ctx} 词元 · 批大小 {batch} · 提示缓存 {cache} MiB · 推测解码：{spec} · 空闲后卸载：{idle}</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <source>{s} s</source>
+        <translation>{s} 秒</translation>
+    </message>
+    <message>
+        <source> · {ctx} tokens each</source>
+        <translation> · 每个 {ctx} 词元</translation>
+    </message>
+    <message>
+        <source> · model asleep (unloaded after idle)</source>
+        <translation> · 模型休眠（空闲后已卸载）</translation>
     </message>
     <message>
         <source>stays loaded</source>

@@ -4,15 +4,16 @@ format: vLLM's prometheus_client output, llama.cpp server's --metrics output).""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 
-import httpx
 import pytest
 from aiohttp import web
 
 from client.services.server_stats import (
     LoadedModel,
+    ServerFigures,
     ServerStatsPoller,
     histogram_quantile,
     parse_llamacpp_metrics,
@@ -21,6 +22,16 @@ from client.services.server_stats import (
     parse_prometheus,
     parse_vllm_metrics,
 )
+
+
+@contextlib.asynccontextmanager
+async def figures() -> AsyncIterator[ServerFigures]:
+    client = ServerFigures()
+    try:
+        yield client
+    finally:
+        await client.aclose()
+
 
 M = 'model_name="meta-llama/Llama-3.1-8B-Instruct"'
 VLLM_METRICS = f"""\
@@ -202,7 +213,7 @@ async def server() -> AsyncIterator[Serve]:
 
 
 async def test_poller_reads_vllm_llamacpp_and_ollama(server: Serve) -> None:
-    async with httpx.AsyncClient() as client:
+    async with figures() as client:
         url = server("/metrics", web.Response(text=VLLM_METRICS))
         snap = await ServerStatsPoller(client, url, "openai").poll()
         assert snap.kind == "vllm" and snap.ttft_p95_ms == pytest.approx(90.0)
@@ -214,7 +225,7 @@ async def test_poller_reads_vllm_llamacpp_and_ollama(server: Serve) -> None:
 
 
 async def test_poller_turns_failures_into_sentences(server: Serve) -> None:
-    async with httpx.AsyncClient() as client:
+    async with figures() as client:
         url = server("/unused", web.Response(text=""))
         missing = await ServerStatsPoller(client, url, "openai").poll()
         assert "--metrics" in missing.error
@@ -227,9 +238,44 @@ async def test_poller_turns_failures_into_sentences(server: Serve) -> None:
 
 
 async def test_a_slow_server_does_not_hold_the_poll(server: Serve) -> None:
-    async with httpx.AsyncClient() as client:
+    async with figures() as client:
         url = server("/metrics", web.Response(text=VLLM_METRICS), delay_s=1.5)
         loop = asyncio.get_running_loop()
         started = loop.time()
         snap = await ServerStatsPoller(client, url, "openai").poll()
         assert "Timeout" in snap.error and loop.time() - started < 1.5
+
+
+def _llamacpp_counters(
+    prompt: float, prompt_s: float, cached: float, decode: float, decode_s: float
+) -> str:
+    return (
+        f"llamacpp:prompt_tokens_total {prompt}\nllamacpp:prompt_seconds_total {prompt_s}\n"
+        f"llamacpp:prompt_tokens_cached_total {cached}\n"
+        f"llamacpp:tokens_predicted_total {decode}\n"
+        f"llamacpp:tokens_predicted_seconds_total {decode_s}\n"
+    )
+
+
+def test_llamacpp_rates_over_the_last_interval_else_over_its_life() -> None:
+    first = parse_llamacpp_metrics(_llamacpp_counters(1000, 10.0, 0, 50, 1.0))
+    assert first.prompt_tokens_per_s == 100.0 and first.decode_tokens_per_s == 50.0
+    assert first.cache_hit_rate == 0.0
+    # 300 more prompt tokens in 1 s, 900 from the cache; no decoding in between
+    later = parse_llamacpp_metrics(_llamacpp_counters(1300, 11.0, 900, 50, 1.0), first.counters)
+    assert later.prompt_tokens_per_s == pytest.approx(300.0)
+    assert later.decode_tokens_per_s == 50.0  # idle since: the lifetime figure
+    assert later.cache_hit_rate == pytest.approx(900 / 2200)
+    assert parse_llamacpp_metrics("llamacpp:requests_processing 0\n").prompt_tokens_per_s is None
+
+
+def test_llamacpp_slots_and_props() -> None:
+    from client.services.server_stats import ServerSnapshot, add_llamacpp_slots
+
+    snap = ServerSnapshot("llamacpp")
+    slots = [{"id": 0, "n_ctx": 2048, "is_processing": True}, {"id": 1, "is_processing": False}]
+    add_llamacpp_slots(snap, slots, {"total_slots": 2, "is_sleeping": False})
+    assert (snap.busy_slots, snap.total_slots, snap.slot_ctx, snap.sleeping) == (1, 2, 2048, False)
+    odd = ServerSnapshot("llamacpp")
+    add_llamacpp_slots(odd, {"not": "a list"}, ["not", "a dict"])
+    assert odd.total_slots is None and odd.busy_slots is None and odd.sleeping is None

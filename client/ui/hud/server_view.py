@@ -11,8 +11,8 @@ import asyncio
 import contextlib
 import time
 from datetime import UTC, datetime
+from typing import Any
 
-import httpx
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from client.services.server_stats import ServerSnapshot, ServerStatsPoller
+from client.services.server_stats import ServerFigures, ServerSnapshot, ServerStatsPoller
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 POLL_INTERVAL_MS = 1000
@@ -40,6 +40,23 @@ FIGURE_NAMES = (  # the figures' row names, translated where shown (ServerView.t
     QT_TRANSLATE_NOOP("ServerView", "kv cache"),
     QT_TRANSLATE_NOOP("ServerView", "server TTFT"),
     QT_TRANSLATE_NOOP("ServerView", "draft acceptance"),
+    QT_TRANSLATE_NOOP("ServerView", "prompt tokens/s"),
+    QT_TRANSLATE_NOOP("ServerView", "decode tokens/s"),
+    QT_TRANSLATE_NOOP("ServerView", "prompt cache hits"),
+    QT_TRANSLATE_NOOP("ServerView", "busy slots"),
+    QT_TRANSLATE_NOOP("ServerView", "engine"),
+)
+FIGURE_KEYS = (
+    "running",
+    "waiting",
+    "kv cache",
+    "server TTFT",
+    "draft acceptance",
+    "prompt tokens/s",
+    "decode tokens/s",
+    "prompt cache hits",
+    "busy slots",
+    "engine",
 )
 
 
@@ -48,10 +65,9 @@ class ServerView(QWidget):
         super().__init__(parent)
         self.status = QLabel(self.tr("No server chosen."))
         self.status.setWordWrap(True)
-        self.figures = {
-            name: QLabel("–")
-            for name in ("running", "waiting", "kv cache", "server TTFT", "draft acceptance")
-        }
+        self.figures = {name: QLabel("–") for name in FIGURE_KEYS}
+        self.figures["engine"].setWordWrap(True)
+        self.engine_settings = ""  # the local engine's settings, when it is the server
         self.models = QTableWidget(0, 3)
         self.models.setHorizontalHeaderLabels(
             [self.tr("loaded model"), self.tr("VRAM"), self.tr("unloads in")]
@@ -73,18 +89,16 @@ class ServerView(QWidget):
         self.timer.setInterval(POLL_INTERVAL_MS)
         self.timer.timeout.connect(self._tick)
         self.poller: ServerStatsPoller | None = None
-        self._client: httpx.AsyncClient | None = None
+        self._figures: ServerFigures | None = None
         self._in_flight: asyncio.Task[None] | None = None
         self.snapshot: ServerSnapshot | None = None
         self.polls = 0  # finished polls, for tests and the status line
         self._last_poll_at = -POLL_INTERVAL_MS / 1000.0  # monotonic seconds
 
     def set_server(self, url: str, api: str, model: str | None = None) -> None:
-        if self._client is None:
-            # No kept-alive connection: one poll a second does not need it, and a HUD
-            # dropped without aclose() then leaves no open socket to a finished loop.
-            self._client = httpx.AsyncClient(limits=httpx.Limits(max_keepalive_connections=0))
-        self.poller = ServerStatsPoller(self._client, url, api, model)
+        if self._figures is None:
+            self._figures = ServerFigures()
+        self.poller = ServerStatsPoller(self._figures, url, api, model)
         self.snapshot = None
         self.status.setText(self.tr("Asking {url} …").format(url=url))
 
@@ -105,9 +119,9 @@ class ServerView(QWidget):
             task.cancel()  # and wait for it: a poll left pending outlives the loop
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        if self._figures is not None:
+            await self._figures.aclose()
+            self._figures = None
 
     def _tick(self) -> None:
         self._show_countdown()
@@ -141,7 +155,42 @@ class ServerView(QWidget):
             )
         self.figures["server TTFT"].setText(ttft)
         self.figures["draft acceptance"].setText(_percent(snap.spec_acceptance))
+        self.figures["prompt tokens/s"].setText(_rate(snap.prompt_tokens_per_s))
+        self.figures["decode tokens/s"].setText(_rate(snap.decode_tokens_per_s))
+        self.figures["prompt cache hits"].setText(_percent(snap.cache_hit_rate))
+        self.figures["busy slots"].setText(self._slots(snap))
+        self.figures["engine"].setText(self.engine_settings or "–")
         self._show_countdown()
+
+    def show_engine(self, settings: Any | None) -> None:
+        """The local engine's latency settings (an EngineSettings), or None: another server."""
+        if settings is None:
+            self.engine_settings = ""
+        else:
+            idle = settings.sleep_idle_s
+            self.engine_settings = self.tr(
+                "{threads} thread(s) · {slots} slot(s) of {ctx} tokens · batch {batch} · "
+                "prompt cache {cache} MiB · speculative: {spec} · unload after idle: {idle}"
+            ).format(
+                threads=settings.threads,
+                slots=settings.n_parallel,
+                ctx=settings.n_ctx,
+                batch=settings.n_batch,
+                cache=settings.cache_ram_mib,
+                spec=settings.spec or self.tr("off"),
+                idle=self.tr("never") if idle < 0 else self.tr("{s} s").format(s=idle),
+            )
+        self.figures["engine"].setText(self.engine_settings or "–")
+
+    def _slots(self, snap: ServerSnapshot) -> str:
+        if snap.total_slots is None:
+            return "–"
+        text = f"{snap.busy_slots or 0} / {snap.total_slots}"
+        if snap.slot_ctx:
+            text += self.tr(" · {ctx} tokens each").format(ctx=snap.slot_ctx)
+        if snap.sleeping:
+            text += self.tr(" · model asleep (unloaded after idle)")
+        return text
 
     def _show_countdown(self) -> None:
         models = self.snapshot.models if self.snapshot else []
@@ -162,6 +211,10 @@ def _clock() -> str:
 
 def _number(value: float | None) -> str:
     return "–" if value is None else f"{value:g}"
+
+
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
 
 
 def _percent(value: float | None) -> str:
