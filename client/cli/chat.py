@@ -31,7 +31,7 @@ from client.core.events import Failed, Prefill, Started, StreamEvent, Token, Tok
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
 from client.services.planner import PlanInput, PlanSettings, Route, plan_request
-from client.services.retrieval import Retrieval, question_with_passages
+from client.services.retrieval import Retrieval, as_passages
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
@@ -186,13 +186,13 @@ def _request(
     found: Retrieval | None = None,
 ) -> ChatRequest:
     """The request, planned as the app plans a first message (client.services.planner)."""
-    passages = found.passages if found is not None else []
-    text = question_with_passages(text, passages)
+    passages = as_passages(found.passages) if found is not None else []
     options = GenerationOptions(
         temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens
     )
     settings = PlanSettings(system_prompt=args.system or None, options=options)
-    return plan_request(PlanInput([], text, settings, [Route(backend, model)])).request()
+    given = PlanInput([], text, settings, [Route(backend, model)], passages=passages)
+    return plan_request(given).request()
 
 
 def _timeouts(args: argparse.Namespace) -> StreamTimeouts:

@@ -37,6 +37,11 @@ from client.services.continuation import (
     continue_mode,
 )
 
+PASSAGES_HEAD = (
+    "Passages from the user's own documents, numbered. Use them when they answer "
+    "the question and cite each one you use as [1], [2] ...; if none answers it, "
+    "say so and answer from what you know."
+)
 # The predicted time to first token for this many prompt tokens the server has not
 # seen yet (the TTFT predictor's, with the model's state); None until it has learned.
 TtftEstimate = Callable[[int], "float | None"]
@@ -56,7 +61,7 @@ class Route:
 class Passage:
     """A retrieved passage (knowledge retrieval fills these)."""
 
-    source: str  # what the citation names: a file, a title
+    source: str  # what the citation names: ~/notes/trip.md:12-30 (or p. 3)
     text: str
 
 
@@ -226,10 +231,19 @@ def _cut(history: list[ChatMessage], ids: list[int | None], dropped: int) -> His
 
 
 def _question(text: str, passages: Sequence[Passage]) -> ChatMessage:
+    return ChatMessage("user", question_with_passages(text, passages))
+
+
+def question_with_passages(question: str, passages: Sequence[Passage]) -> str:
+    """The user message that carries the passages, each with its source, before the
+    question. Put last in the request, it leaves the conversation before it as the
+    server's prompt cache holds it."""
     if not passages:
-        return ChatMessage("user", text)
-    quoted = "\n\n".join(f"[{i}] {p.source}\n{p.text}" for i, p in enumerate(passages, 1))
-    return ChatMessage("user", f"Passages:\n{quoted}\n\nQuestion: {text}")
+        return question
+    blocks = [PASSAGES_HEAD]
+    blocks += [f"[{number}] {p.source}\n{p.text}" for number, p in enumerate(passages, 1)]
+    blocks.append(f"Question: {question}")
+    return "\n\n".join(blocks)
 
 
 def _continue_mode(given: PlanInput, route: Route) -> ContinueMode:

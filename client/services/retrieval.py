@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from client.services import planner
+from client.services.planner import Passage
 from client.store.knowledge_db import KnowledgeUnavailable
 from client.store.knowledge_files import display_path
 from client.store.knowledge_index import Hit, KnowledgeIndex, SearchTimedOut
@@ -130,21 +132,12 @@ def citation(hit: Hit) -> str:
     return f"{where}:{hit.line_start}-{hit.line_end}"
 
 
-PROMPT_HEAD = (
-    "Passages from the user's own documents, numbered. Use them when they answer "
-    "the question and cite each one you use as [1], [2] ...; if none answers it, "
-    "say so and answer from what you know."
-)
-
-
 def question_with_passages(question: str, passages: list[Hit]) -> str:
-    """The user message that carries the passages, each with its source, before the
-    question. Put last in the request, it leaves the conversation before it as the
-    server's prompt cache holds it."""
-    if not passages:
-        return question
-    blocks = [PROMPT_HEAD]
-    for number, hit in enumerate(passages, start=1):
-        blocks.append(f"[{number}] {citation(hit)}\n{hit.text}")
-    blocks.append(f"Question: {question}")
-    return "\n\n".join(blocks)
+    """The user message that carries the passages before the question, as the
+    request planner lays it out (client.services.planner, PlanInput.passages)."""
+    return planner.question_with_passages(question, as_passages(passages))
+
+
+def as_passages(hits: list[Hit]) -> list[Passage]:
+    """Hits as the planner's passages, each named by its citation."""
+    return [Passage(citation(hit), hit.text) for hit in hits]

@@ -9,6 +9,7 @@ from client.backends import OllamaBackend, OpenAICompatBackend
 from client.core.budget import estimate_tokens
 from client.core.conversation import ChatMessage, GenerationOptions
 from client.services.planner import (
+    PASSAGES_HEAD,
     HistorySummary,
     Passage,
     PlanInput,
@@ -96,8 +97,10 @@ def test_passages_go_after_the_prefix_so_the_cache_still_hits() -> None:
     plan = plan_request(plan_for(passages=passages))
     assert plan.prefix == plain.prefix
     question = plan.messages[-1]
-    assert question.role == "user" and "Tides follow the moon." in question.content
-    assert question.content.endswith("And the sun?") and plan.passages == passages
+    assert question == ChatMessage(
+        "user", f"{PASSAGES_HEAD}\n\n[1] tides.md\nTides follow the moon.\n\nQuestion: And the sun?"
+    )
+    assert plan.passages == passages
 
 
 def test_a_summary_stands_for_the_history_it_covers_in_the_system_message() -> None:
