@@ -28,6 +28,8 @@ class StageStamp:
     name: str  # understanding | retrieving | thinking | answering | loading
     start_ns: int
     end_ns: int | None = None
+    # What the stage produced, e.g. retrieving: {"passages": 3, "tokens": 420}
+    counts: dict[str, int] | None = None
 
 
 @dataclass(slots=True)

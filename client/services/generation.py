@@ -30,6 +30,7 @@ from client.core.metrics import RequestMetrics, compute_metrics
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
 from client.services.answer_writer import FLUSH_INTERVAL_S, AnswerWriter
+from client.services.knowledge_stage import KnowledgeStage, Retrieved
 from client.services.outcomes import (
     NEXT_STEPS,
     Finished,
@@ -39,14 +40,15 @@ from client.services.outcomes import (
     Stage,
     StageChanged,
 )
-from client.services.planner import RequestPlan, Route
+from client.services.planner import Passage, RequestPlan, Route
+from client.services.retrieval import Retrieval, as_passages
 from client.services.turns import Turn
 from client.store.history import HistoryStore, MessageState
 from client.store.metrics_store import MetricsStore
 
 log = logging.getLogger(__name__)
 
-SessionEvent = StageChanged | Token | SlowStart | Finished
+SessionEvent = StageChanged | Retrieved | Token | SlowStart | Finished
 AnswerFilter = Callable[[str], str]  # answer text in -> the part to show now
 
 
@@ -72,9 +74,12 @@ class RunSettings:
     thresholds: TierThresholds = DEFAULT_THRESHOLDS
     model_state_provider: ModelStateProvider | None = None
     flush_interval_s: float = FLUSH_INTERVAL_S
+    knowledge: KnowledgeStage | None = None  # the retrieving stage, when a conversation has it on
+    prompt_budget: int | None = None  # passages get a share of it (knowledge_stage)
 
 
-RequestBuilder = Callable[[Turn], Outgoing]
+# The turn as stored, and the passages the retrieving stage found for it.
+RequestBuilder = Callable[[Turn, tuple[Passage, ...]], Outgoing]
 Item = StreamEvent | SlowStart | StageChanged | None  # what the run loop handles
 COLD_STATES = ("cold", "loading")
 MODEL_STATE_POLL_S = 0.25  # how often the loading stage asks the warmer, before the first token
@@ -98,6 +103,7 @@ class Generation:
         self.timeline = RequestTimeline()  # the stream stamps into this same object
         self.finished: Finished | None = None
         self.plan: RequestPlan | None = None  # what was sent, and to whom
+        self.retrieval: Retrieval | None = None  # the retrieving stage's, when it ran
         self.request: ChatRequest | None = None
         self.cold = False  # the warmer said cold/loading at the start, or the server loaded it
         self.metrics_record_id: int | None = None  # for MetricsStore.set_paint_ms
@@ -151,7 +157,16 @@ class Generation:
         self._watch_consumer()
         try:
             yield self._enter(self._first_stage())
-            await self._start()
+            turn = await self._store_turn()
+            passages: tuple[Passage, ...] = ()
+            if self._retrieving(turn):
+                yield self._enter(Stage.RETRIEVING)
+                passages = await self._retrieve(turn)
+                assert self.retrieval is not None
+                understanding = self._enter(self._first_stage())  # retrieving ends now
+                yield Retrieved(self.retrieval, understanding.at_ns)
+                yield understanding
+            self._start(turn, passages)
             assert self._stream is not None and self._writer is not None
             async with self._stream as stream:
                 events = aiter(stream)
@@ -182,13 +197,30 @@ class Generation:
         assert self.finished is not None
         yield self.finished
 
-    async def _start(self) -> None:
+    async def _store_turn(self) -> Turn:
         history = self._settings.history
         self._turn_task = asyncio.ensure_future(history.db.run(self._prepare))
         # Shielded: if Stop comes now, the messages are still stored and then closed.
         turn = await asyncio.shield(self._turn_task)
         self._take_turn(turn)
-        outgoing = self._build_request(turn)
+        return turn
+
+    def _retrieving(self, turn: Turn) -> bool:
+        knowledge = self._settings.knowledge
+        question = turn.history_and_question()[1]
+        return bool(question) and knowledge is not None and knowledge.enabled(turn.conversation_id)
+
+    async def _retrieve(self, turn: Turn) -> tuple[Passage, ...]:
+        """The retrieving stage: bounded by its budget; past it, no passages."""
+        assert self._settings.knowledge is not None
+        question = turn.history_and_question()[1]
+        found = await self._settings.knowledge.retrieve(question, self._settings.prompt_budget)
+        self.retrieval = found
+        self.timeline.stages[-1].counts = {"passages": len(found.passages), "tokens": found.tokens}
+        return tuple(as_passages(found.passages))
+
+    def _start(self, turn: Turn, passages: tuple[Passage, ...]) -> None:
+        outgoing = self._build_request(turn, passages)
         self.plan, self._answer_filter = outgoing.plan, outgoing.answer_filter
         self.request = self.plan.request()
         timeouts = StreamTimeouts(first_byte_s=None, stall_s=self._settings.stall_timeout_s)
@@ -420,6 +452,7 @@ class Generation:
                 "stage": s.name,
                 "start_ms": (s.start_ns - (origin or 0)) / 1e6,
                 "end_ms": None if s.end_ns is None else (s.end_ns - (origin or 0)) / 1e6,
+                **(s.counts or {}),  # retrieving: the passages and tokens it added
             }
             for s in self.timeline.stages
         ]

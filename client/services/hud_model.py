@@ -313,12 +313,19 @@ def stages_from_timeline(timeline: RequestTimeline) -> list[tuple[str, float, fl
         return []
     return [
         (
-            s.name,
+            stage_label(s.name, s.counts or {}),
             (s.start_ns - origin) / NS_PER_MS,
             None if s.end_ns is None else (s.end_ns - origin) / NS_PER_MS,
         )
         for s in timeline.stages
     ]
+
+
+def stage_label(name: str, counts: Mapping[str, Any]) -> str:
+    """A stage's row in the waterfall: the retrieving stage says what it added."""
+    if name == "retrieving" and "passages" in counts:
+        return f"retrieving · {counts['passages']} passages, {counts.get('tokens', 0)} tokens"
+    return name
 
 
 def record_from_stored(stored: Any) -> HudRecord:
@@ -384,6 +391,7 @@ def _stored_stages(value: Any) -> list[tuple[str, float, float | None]]:
     for item in items:
         if isinstance(item, Mapping):
             name = item.get("stage", item.get("name"))
+            name = stage_label(name, item) if isinstance(name, str) else name
             start, end = item.get("start_ms"), item.get("end_ms")
         elif isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[1], list):
             name, (start, end) = item[0], [*item[1], None, None][:2]

@@ -17,6 +17,7 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TypeVar
@@ -128,9 +129,11 @@ class KnowledgeBase:
             self._search_thread, partial(self.search, question, k, budget_ms)
         )
         try:
-            return await asyncio.wait_for(asyncio.shield(future), budget_ms / 1000 + 0.01)
+            found = await asyncio.wait_for(asyncio.shield(future), budget_ms / 1000 + 0.01)
         except TimeoutError:
             return Retrieval([], (loop.time() - started) * 1000, timed_out=True)
+        # The time the caller waited (thread hand-offs included), not only the search's.
+        return replace(found, ms=(loop.time() - started) * 1000)
 
     async def watch(
         self,

@@ -31,7 +31,9 @@ from client.services.generation import (
     RunSettings,
     SessionEvent,
 )
+from client.services.knowledge_stage import KnowledgeStage
 from client.services.planner import (
+    Passage,
     PlanInput,
     PlanSettings,
     RequestPlan,
@@ -90,6 +92,9 @@ class ChatSession:
         self.prompt_budget: int | None = None
         self.token_counter: TokenCounter = estimate_tokens  # or a PromptTokenCounter
         self.ttft_estimate: TtftEstimate | None = None  # the window's TTFT predictor
+        # The retrieving stage (the window's knowledge link sets it); it runs for the
+        # conversations it says have knowledge on.
+        self.knowledge: KnowledgeStage | None = None
         # What the server's prompt cache is known to hold (the warmer's knowledge).
         self.prompt_cache: Callable[[], Sequence[ChatMessage]] | None = None
 
@@ -201,6 +206,7 @@ class ChatSession:
         turn: turns.Turn,
         settings: PlanSettings | None = None,
         routes: Sequence[Route] | None = None,
+        passages: Sequence[Passage] = (),
     ) -> RequestPlan:
         """The plan for a stored turn: what the request sends, and to whom."""
         history, question = turn.history_and_question()
@@ -212,6 +218,7 @@ class ChatSession:
             continuing=turn.prior_text,
             settings=settings,
             routes=routes,
+            passages=passages,
         )
 
     def plan_question(
@@ -224,6 +231,7 @@ class ChatSession:
         continuing: str = "",
         settings: PlanSettings | None = None,
         routes: Sequence[Route] | None = None,
+        passages: Sequence[Passage] = (),
     ) -> RequestPlan:
         """The plan `text` gets after `history`: the session's requests and the
         warmer's next prefix (a draft not sent yet) both come from here."""
@@ -237,6 +245,7 @@ class ChatSession:
                 history_ids=history_ids,
                 text_id=text_id,
                 continuing=continuing,
+                passages=passages,
                 count=self.token_counter,
                 ttft=self.ttft_estimate,
                 cached=cached,
@@ -268,8 +277,8 @@ class ChatSession:
     ) -> Generation:
         routes = list(self.routes)  # a server change while it runs is for the next request
 
-        def build(turn: turns.Turn) -> Outgoing:
-            plan = self.plan(turn, settings, routes)
+        def build(turn: turns.Turn, passages: tuple[Passage, ...]) -> Outgoing:
+            plan = self.plan(turn, settings, routes, passages)
             # Asked by a prompt, small models often start the answer over.
             repeat = turn.prior_text and plan.continue_mode is ContinueMode.PROMPT
             return Outgoing(plan, RepeatedStartFilter(turn.prior_text).feed if repeat else None)
@@ -294,6 +303,8 @@ class ChatSession:
             thresholds=self.thresholds,
             model_state_provider=self.model_state_provider,
             flush_interval_s=self.flush_interval_s,
+            knowledge=self.knowledge,
+            prompt_budget=self.prompt_budget,
         )
 
     def _origin(self) -> turns.Origin:

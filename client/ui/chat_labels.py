@@ -96,6 +96,12 @@ class MessageLabels:
                 cursor.insertText(text, self.link_format(action, message.key))
         if message.footer:
             cursor.insertText("   " + message.footer, grey)
+        if message.citations:  # the answer's sources, each a link: "cite<n>"
+            cursor.insertBlock()
+            cursor.insertText(message.citations[0], grey)
+            for number, label in enumerate(message.citations[1:], start=1):
+                cursor.insertText("   ", grey)
+                cursor.insertText(label, self.link_format(f"cite{number}", message.key))
 
     def _cut_line(self, cursor: QTextCursor, key: int, grey: QTextCharFormat) -> None:
         if self.cut_before is not None and self.key_before(self.cut_before) == key:

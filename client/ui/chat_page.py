@@ -45,6 +45,7 @@ class ChatPage(QObject):
     useLocalRequested = Signal()
     conversationChanged = Signal(object)  # conversation id or None
     timingRequested = Signal(int)  # an answer's id: show its waterfall
+    sessionChanged = Signal(object)  # the ChatSession (the knowledge link attaches to it)
 
     def __init__(
         self,
@@ -84,6 +85,7 @@ class ChatPage(QObject):
     # --- the session ---------------------------------------------------------------
     def set_session(self, session: ChatSession | None) -> None:
         self.session = session
+        self.sessionChanged.emit(session)
         if session is not None and self._pending_question is not None:
             question, self._pending_question = self._pending_question, None
             self._last_question = question  # already shown in the chat

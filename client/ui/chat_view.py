@@ -409,10 +409,12 @@ class ChatView(QTextBrowser):
             with one_edit(self.document()):
                 self._render_full(block)
 
-    def set_footer(self, key: int, footer: str) -> None:
+    def set_footer(self, key: int, footer: str, citations: list[str] | None = None) -> None:
+        """citations (knowledge): a heading, then "[1] path:line" links (action cite<n>)."""
         block = self._blocks.get(key)
-        if block is not None and block.message.footer != footer:
-            block.message.footer = footer
+        new = citations if citations is not None else block.message.citations if block else []
+        if block is not None and (block.message.footer, block.message.citations) != (footer, new):
+            block.message.footer, block.message.citations = footer, list(new)
             self.labels.render(block)
 
     def set_state(self, key: int, state: str) -> None:

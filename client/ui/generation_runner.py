@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QLabel
 from client.core.events import Token, TokenKind
 from client.core.timeline import now_ns
 from client.services.generation import Generation
+from client.services.knowledge_stage import Retrieved
 from client.services.outcomes import SlowStart, Stage, StageChanged
 from client.ui.async_errors import spawn
 from client.ui.chat_view import ChatView
@@ -43,6 +44,7 @@ class GenerationRunner(QObject):
     ended = Signal(object, int)  # (the Generation, the answer's key in the chat view)
     conversationKnown = Signal(int)  # the generation's conversation has its stored id
     answerStarted = Signal()  # the first answer text was painted (a slow start is over)
+    retrieved = Signal(object, object)  # (the Generation, knowledge_stage.Retrieved)
 
     def __init__(self, view: ChatView, stage_label: QLabel, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -60,6 +62,9 @@ class GenerationRunner(QObject):
         self._waiting_timer.timeout.connect(self._show_waiting)
         # Optional observer (the latency HUD, the warming link): cheap calls only.
         self.listener: RunListener | None = None
+        # Said before the waiting text until the answer starts ("Searching your notes…
+        # 12 ms"); set by the knowledge link on `retrieved`, cleared at each start.
+        self.note = ""
 
     @property
     def busy(self) -> bool:
@@ -76,6 +81,7 @@ class GenerationRunner(QObject):
         self._got_answer = False
         self._announced = False  # conversationKnown emitted for this generation
         self._waiting_since_ns = now_ns()
+        self.note = ""
         self.stage_label.setText("")
         self._waiting_timer.start()
         self.task = spawn(self._consume(generation), name="generation")
@@ -113,6 +119,8 @@ class GenerationRunner(QObject):
                         self.stage_label.setText("")
                 elif isinstance(event, SlowStart):
                     self.slowStart.emit(event)
+                elif isinstance(event, Retrieved):
+                    self.retrieved.emit(generation, event)
         finally:
             # Runs on completion, on error and on cancel (Stop): the session has set
             # generation.finished by now; the CancelledError goes on up untouched.
@@ -208,4 +216,7 @@ class GenerationRunner(QObject):
         elapsed_ms = (now - since) / 1e6
         prefill = getattr(timeline, "prefill", None)  # the server's prompt progress, if sent
         left = None if timeline is None else timeline.prefill_seconds_left(now)
-        self.stage_label.setText(waiting_text(elapsed_ms, self._stage, prefill, left))
+        text = waiting_text(elapsed_ms, self._stage, prefill, left)
+        if self.note:
+            text = f"{self.note} · {text}" if text else self.note
+        self.stage_label.setText(text)
