@@ -155,6 +155,11 @@ class KeepAliveWarmer:
         return self._policy
 
     @property
+    def server_name(self) -> str:
+        """The name the policy sentence gives the server ("" when it has none)."""
+        return self._server_name
+
+    @property
     def policy_description(self) -> str:
         return describe_policy(self._policy, self.settings, self._server_name)
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from client.core.prediction import ModelState, Prediction
-from client.services.model_status import FOREVER_S, ModelStatus
+from client.services.model_status import FOREVER_S, ModelStatus, ServerPolicy
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 
 def span_text(seconds: float) -> str:
@@ -63,3 +64,41 @@ def prediction_text(prediction: Prediction) -> str:
     else:
         text = QCoreApplication.translate("StatusText", "≈ {amount} to first token")
     return text.format(amount=amount)
+
+
+# Names the warmer gives servers (client.services.warming), translated where shown.
+THIS_SERVER = QT_TRANSLATE_NOOP("StatusText", "This server")
+LOCAL_ENGINE = QT_TRANSLATE_NOOP("StatusText", "The local engine")
+
+
+def policy_text(policy: ServerPolicy | None, keep_alive: str | int | None, server_name: str) -> str:
+    """What Tachy does to keep this server's model warm (the model state's tooltip);
+    the same sentences as client.services.model_status.describe_policy, translated."""
+
+    if policy is ServerPolicy.OLLAMA and keep_alive is None:
+        return QCoreApplication.translate(
+            "StatusText",
+            "Ollama unloads idle models on its own schedule (5 minutes by default): "
+            "Tachy loads the model when you start typing and lets the server unload it.",
+        )
+    if policy is ServerPolicy.OLLAMA:
+        return QCoreApplication.translate(
+            "StatusText",
+            "Ollama unloads idle models: Tachy loads the model with keep-alive {keep_alive} "
+            "and re-warms it before it expires while you use the app.",
+        ).format(keep_alive=keep_alive)
+    if policy is ServerPolicy.KEEPS_LOADED:
+        name = QCoreApplication.translate("StatusText", server_name or THIS_SERVER)
+        return QCoreApplication.translate(
+            "StatusText",
+            "{name} keeps the model loaded while it runs: Tachy sends one 1-token request "
+            "after it starts, then one when you open or type in a conversation it has not "
+            "seen, so its prompt cache holds the conversation before you send.",
+        ).format(name=name)
+    if policy is ServerPolicy.ONE_TOKEN:
+        return QCoreApplication.translate(
+            "StatusText",
+            "This server may unload idle models on its own schedule: Tachy sends a 1-token "
+            "request when you start typing and the model may have gone cold.",
+        )
+    return QCoreApplication.translate("StatusText", "Tachy warms the model when you start typing.")

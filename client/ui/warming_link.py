@@ -39,7 +39,7 @@ from client.services.warming import WARM_PROMPT, KeepAliveWarmer
 from client.ui.async_errors import report, spawn
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.run_listener import ChainedListener
-from client.ui.status_text import model_state_text, prediction_text
+from client.ui.status_text import model_state_text, policy_text, prediction_text
 from client.ui.warming_menu import BUDGET_CHOICES, KEEP_ALIVE_CHOICES, add_choices
 
 log = logging.getLogger(__name__)
@@ -282,7 +282,8 @@ class WarmingLink(QObject):
 
     def _show_status(self) -> None:
         self.state_label.setText(model_state_text(self.warmer.status))
-        tip = self.warmer.policy_description
+        warmer = self.warmer
+        tip = policy_text(warmer.policy, warmer.settings.keep_alive, warmer.server_name)
         if error := self.warmer.last_error:
             tip += "\n" + self.tr("The last warm-up failed: {error}").format(error=error)
         self.state_label.setToolTip(tip)

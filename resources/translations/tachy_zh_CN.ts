@@ -778,6 +778,34 @@
         <source>≈ {amount} to first token</source>
         <translation>约 {amount} 出现首个词元</translation>
     </message>
+    <message>
+        <source>This server</source>
+        <translation>此服务器</translation>
+    </message>
+    <message>
+        <source>The local engine</source>
+        <translation>本地引擎</translation>
+    </message>
+    <message>
+        <source>Ollama unloads idle models on its own schedule (5 minutes by default): Tachy loads the model when you start typing and lets the server unload it.</source>
+        <translation>Ollama 会按自己的节奏卸载空闲模型（默认 5 分钟）：你开始输入时 Tachy 加载模型，之后由服务器卸载。</translation>
+    </message>
+    <message>
+        <source>Ollama unloads idle models: Tachy loads the model with keep-alive {keep_alive} and re-warms it before it expires while you use the app.</source>
+        <translation>Ollama 会卸载空闲模型：Tachy 以保持加载 {keep_alive} 加载模型，并在你使用应用期间于到期前重新预热。</translation>
+    </message>
+    <message>
+        <source>{name} keeps the model loaded while it runs: Tachy sends one 1-token request after it starts, then one when you open or type in a conversation it has not seen, so its prompt cache holds the conversation before you send.</source>
+        <translation>{name}运行期间会一直加载模型：Tachy 在它启动后发送一个 1 词元请求，之后在你打开或输入它未见过的对话时再发送一个，这样在你发送之前，它的提示缓存里已经有这段对话。</translation>
+    </message>
+    <message>
+        <source>This server may unload idle models on its own schedule: Tachy sends a 1-token request when you start typing and the model may have gone cold.</source>
+        <translation>此服务器可能按自己的节奏卸载空闲模型：当你开始输入而模型可能已冷却时，Tachy 会发送一个 1 词元请求。</translation>
+    </message>
+    <message>
+        <source>Tachy warms the model when you start typing.</source>
+        <translation>你开始输入时，Tachy 会预热模型。</translation>
+    </message>
 </context>
 <context>
     <name>StorageBanner</name>

@@ -184,3 +184,22 @@ def test_the_window_in_chinese_shows_no_english(
     assert window.windowTitle() == "Tachy"
     assert "发送" in window.send_button.text()
     assert found == [], "\n".join(found)
+
+
+def test_the_language_menu_remembers_the_choice_for_the_next_start(
+    tmp_path: Path, qtbot: Any
+) -> None:
+    from PySide6.QtWidgets import QMenuBar
+
+    from client.ui.language_menu import LanguageMenu
+
+    settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    bar, status = QMenuBar(), QLabel()
+    qtbot.addWidget(bar)
+    menu = LanguageMenu(bar, settings, status)
+    assert list(menu.actions) == ["", "en", "zh_CN"]  # system, then each shipped .qm
+    assert menu.actions[""].isChecked()
+    menu.actions["zh_CN"].trigger()
+    assert settings.value(LANGUAGE_KEY) == "zh_CN" and menu.actions["zh_CN"].isChecked()
+    assert chosen_language(None, settings) == "zh_CN"
+    assert "next start" in status.text()
