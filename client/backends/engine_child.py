@@ -21,7 +21,8 @@ READY_LINE = "tachy-engine ready"  # written once the server answers, for the lo
 EXIT_BAD_START = 3
 SUPPORTED = '"xllamacpp>=2026.10.11549,<2026.11"'  # as pyproject.toml's `local` extra
 
-# `--spec` names -> llama.cpp's common_speculative_type members.
+# `--spec` names (engine_settings.SPEC_NAMES, and draft:PATH) -> llama.cpp's
+# common_speculative_type members.
 SPEC_TYPES = {
     "ngram-simple": "COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE",
     "ngram-map-k": "COMMON_SPECULATIVE_TYPE_NGRAM_MAP_K",
@@ -69,6 +70,13 @@ def apply_spec(xllamacpp: Any, params: Any, spec: str) -> None:
     name, _, path = spec.partition(":")
     member = getattr(xllamacpp.common_speculative_type, SPEC_TYPES[name])
     params.speculative.types = [member]
+    # The server aborts (GGML_ASSERT "batch must be large enough to hold the sampled and
+    # draft tokens") when a draft does not fit one batch: ngram-mod drafts up to 64
+    # tokens by default, as many as the whole default batch.
+    most = params.n_batch - 1
+    mod = params.speculative.ngram_mod
+    mod.n_max = min(mod.n_max, most)
+    mod.n_min = min(mod.n_min, mod.n_max)
     if name == "draft":
         draft = params.speculative.draft
         draft.mparams.path = path

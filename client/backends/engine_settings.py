@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 
 THREADS_ENV = "TACHY_ENGINE_THREADS"
 DEFAULT_CONTEXT = 2048  # tokens per slot: the app's largest prompt budget fits
@@ -18,6 +19,10 @@ DEFAULT_CONTEXT = 2048  # tokens per slot: the app's largest prompt budget fits
 DEFAULT_BATCH = 64
 DEFAULT_CACHE_RAM_MIB = 256  # host-RAM prompt cache; a 135M model's KV is ~23 KB/token
 NO_SLEEP = -1
+# Speculative decoding, as `--spec` spells it (client/backends/engine_child.py maps them
+# onto llama.cpp's common_speculative_type): guesses from the text so far, or a draft model.
+SPEC_NAMES = ("ngram-simple", "ngram-map-k", "ngram-mod", "ngram-cache")
+DRAFT_PREFIX = "draft:"
 
 
 @dataclass(frozen=True)
@@ -69,3 +74,20 @@ def cpu_count() -> int:
         return max(len(os.sched_getaffinity(0)), 1)
     except AttributeError:  # not Linux
         return max(os.cpu_count() or 1, 1)
+
+
+def parse_spec(text: str) -> str:
+    """A `--spec` value checked: one of SPEC_NAMES, `draft:PATH.gguf` (an existing
+    file), or "" / "off" for none. ValueError with one sentence otherwise."""
+    value = text.strip()
+    if value in ("", "off", "none"):
+        return ""
+    if value in SPEC_NAMES:
+        return value
+    if value.startswith(DRAFT_PREFIX):
+        path = Path(value[len(DRAFT_PREFIX) :]).expanduser()
+        if not path.is_file():
+            raise ValueError(f"there is no draft model file at {path}")
+        return f"{DRAFT_PREFIX}{path.resolve()}"
+    names = ", ".join(SPEC_NAMES)
+    raise ValueError(f"unknown speculative decoding {value!r}: use {names} or draft:PATH.gguf")

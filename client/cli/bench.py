@@ -20,9 +20,10 @@ from typing import TextIO
 
 from client.backends import make_backend
 from client.backends.base import Backend
+from client.backends.engine_settings import parse_spec
 from client.backends.errors import BackendUnreachable, TachyError
 from client.backends.local_engine import LocalEngine
-from client.cli import bench_modes
+from client.cli import bench_modes, bench_spec
 from client.core.stats import Summary
 from client.services.bench import (
     DEFAULT_PROMPT,
@@ -75,6 +76,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the results as JSON to FILE (to stdout without FILE)",
     )
     parser.add_argument("--local", action="store_true", help="start the local engine for the run")
+    parser.add_argument(
+        "--spec",
+        metavar="KIND",
+        help="with --local: compare speculative decoding (ngram-simple, ngram-map-k, "
+        "ngram-mod, ngram-cache, draft:PATH.gguf) against a run without it",
+    )
     bench_modes.add_arguments(parser)
 
 
@@ -95,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _bench(args: argparse.Namespace, prompt: str) -> int:
+    if args.spec:
+        return await _bench_spec(args, prompt)
     engine: LocalEngine | None = None
     if args.local or not args.url:
         engine = LocalEngine()
@@ -135,6 +144,19 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
     _write_outputs(report, args.json)
     bench_modes.write_files(report, args)
     return _exit_code(report)
+
+
+async def _bench_spec(args: argparse.Namespace, prompt: str) -> int:
+    try:
+        spec = parse_spec(args.spec)
+    except ValueError as error:
+        raise TachyError(f"{error}.") from None
+    if args.url or not spec:
+        raise TachyError("--spec needs --local and a kind of speculative decoding.")
+    settings = BenchSettings(
+        model="", prompt=prompt, n=args.n, warmup=args.warmup, max_tokens=args.max_tokens
+    )
+    return await bench_spec.compare(spec, settings, args.json)
 
 
 async def _first_model(backend: Backend) -> str:

@@ -569,6 +569,11 @@ def _llamacpp(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], flo
         rows.append(WaterfallRow(label, start, start, "server"))
     if "predicted_ms" in v:
         rows.append(WaterfallRow("server: generation", ttft, ttft + v["predicted_ms"], "server"))
+    if v.get("draft_n"):  # speculative decoding: how many guessed tokens the model kept
+        label = (
+            f"server: {int(v['draft_n']):,} drafted, {int(v.get('draft_n_accepted', 0)):,} accepted"
+        )
+        rows.append(WaterfallRow(label, ttft, ttft, "server"))
     return rows, v["prompt_ms"]
 
 

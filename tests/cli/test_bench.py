@@ -152,3 +152,23 @@ def test_cold_with_warming_times_the_first_message_a_user_sends(
     assert cold["cold"]["ttft_ms"] >= 600 and not cold["warmed_before_first"]
     assert warmed["warmed_before_first"] and "first request after warming: ttft" in err
     assert warmed["cold"]["ttft_ms"] < 300  # the load happened in the warm-up, not here
+
+
+@pytest.mark.engine
+def test_bench_spec_prints_the_speed_up_beside_the_baseline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "spec.json"
+    code = "\n".join(f"def f{i}(x):\n    return x + {i}\n" for i in range(6))
+    prompt = f"Repeat this code exactly:\n\n{code}"
+    args = ["bench", "--local", "--spec", "ngram-simple", "-n", "2", "--max-tokens", "48"]
+    assert main([*args, "--prompt", prompt, "--json", str(target)]) == 0
+    out = capsys.readouterr().out
+    assert "off (baseline)" in out and "speed-up with ngram-simple: " in out
+    data = json.loads(target.read_text())
+    assert data["baseline"]["drafted"] == 0 and data["baseline"]["decode_tokens_per_s"] > 0
+    assert data["spec"]["spec"] == "ngram-simple" and data["spec"]["drafted"] > 0
+    assert 0 < data["spec"]["acceptance"] <= 1
+    assert data["speed_up"] == pytest.approx(
+        data["spec"]["decode_tokens_per_s"] / data["baseline"]["decode_tokens_per_s"]
+    )

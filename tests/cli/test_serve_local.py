@@ -58,3 +58,43 @@ def test_port_in_use_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> Non
     assert code == 1
     assert f"can't use port {port}: it is in use" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "sentence"),
+    [
+        (["--spec", "bogus"], "unknown speculative decoding 'bogus'"),
+        (["--spec", "draft:/no/such/draft.gguf"], "no draft model file at /no/such/draft.gguf"),
+        (["--threads", "0"], "--threads must be at least 1"),
+    ],
+)
+def test_bad_engine_settings_are_one_sentence(
+    args: list[str], sentence: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve-local", *args]) == 2
+    err = capsys.readouterr().err
+    assert sentence in err and "Traceback" not in err
+
+
+@pytest.mark.engine
+def test_spec_starts_the_engine_with_speculative_decoding() -> None:
+    tachy = subprocess.Popen(
+        [sys.executable, "-m", "client", "serve-local", "--spec", "ngram-simple"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert tachy.stdout is not None
+        lines = dict(tachy.stdout.readline().split(" ", 1) for _ in range(4))
+        url = lines["url"].strip()
+        slots = httpx.get(f"{url}/slots", timeout=10, trust_env=False).json()
+        assert slots[0]["speculative"] is True
+        os.killpg(tachy.pid, signal.SIGINT)
+        assert tachy.wait(timeout=30) == 0
+        assert "Speculative decoding: ngram-simple" in (tachy.stderr.read() if tachy.stderr else "")
+    finally:
+        if tachy.poll() is None:
+            tachy.kill()
+            tachy.wait()

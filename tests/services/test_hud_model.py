@@ -360,3 +360,30 @@ def test_a_llama_cpp_waterfall_shows_cached_against_computed_prompt_tokens() -> 
     tokens = by_label["server: prompt 1,400 cached + 93 computed"]
     assert tokens.start_ms == tokens.end_ms == by_label["server: prompt processing"].start_ms
     assert by_label["server: prompt processing"].end_ms == 120.0
+
+
+def test_speculative_decoding_shows_drafted_and_accepted_tokens() -> None:
+    values = {"prompt_n": 9, "cache_n": 0, "prompt_ms": 60.0, "predicted_ms": 70.0}
+    timeline = _timeline()
+    plain = record_from_request(
+        compute_metrics(timeline, None, [ServerTimings("llamacpp", values)]),
+        timeline,
+        at=1.0,
+        model="m",
+        server="s",
+        cold=False,
+        outcome="complete",
+    )
+    assert not any("drafted" in row.label for row in build_waterfall(plain).rows)
+    spec = {**values, "draft_n": 384, "draft_n_accepted": 370}
+    record = record_from_request(
+        compute_metrics(timeline, None, [ServerTimings("llamacpp", spec)]),
+        timeline,
+        at=1.0,
+        model="m",
+        server="s",
+        cold=False,
+        outcome="complete",
+    )
+    (row,) = [r for r in build_waterfall(record).rows if "drafted" in r.label]
+    assert row.label == "server: 384 drafted, 370 accepted" and row.start_ms == 120.0
