@@ -71,6 +71,7 @@ class TachyApp:
     ) -> None:
         self.warm_models = warm_models  # off in tests whose scripted server counts requests
         from client.services import saving
+        from client.services.shown_history import ShownHistory
         from client.services.stores import Stores
         from client.ui.async_errors import add_error_sink
         from client.ui.chat_page import ChatPage
@@ -80,7 +81,8 @@ class TachyApp:
 
         self.stores = stores or Stores()
         self.window = window or MainWindow(settings or qt_settings())
-        self.page = ChatPage(self.window, self.stores.history, self.stores.metrics)
+        stored = ShownHistory(self.stores.history, self.stores.metrics)
+        self.page = ChatPage(self.window, stored)
         self.servers = ServerControl(self.window, self.page, self.stores, engine_factory)
         self.demo = DemoMenu(self.servers, self.servers)
         self.storage_banner = attach_storage_banner(self.window.server_bar, self.stores.problem)

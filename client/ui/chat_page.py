@@ -15,6 +15,7 @@ from PySide6.QtCore import QCoreApplication, QLocale, QObject, Signal
 from client.services.generation import Generation
 from client.services.outcomes import Finished, NextStep, Outcome, SlowStart
 from client.services.session import ChatSession
+from client.services.shown_history import ShownHistory
 from client.ui.answer_footer import footer_text
 from client.ui.async_errors import report
 from client.ui.chat_view import ShownMessage
@@ -50,14 +51,12 @@ class ChatPage(QObject):
     def __init__(
         self,
         window: MainWindow,
-        history: Any = None,
-        metrics_store: Any = None,
+        stored: ShownHistory | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.window = window
-        self.history = history
-        self.metrics_store = metrics_store
+        self.stored = stored or ShownHistory()
         self.session: ChatSession | None = None
         self.conversation_id: int | None = None
         self.runner = GenerationRunner(window.chat_view, window.stage_label, self)
@@ -202,7 +201,7 @@ class ChatPage(QObject):
             return
         w.chat_view.set_footer(key, footer_text(finished.metrics))
         w.stage_label.setText(finished.error_message)
-        if key > 0 and self.history is not None:
+        if key > 0 and self.stored.available:
             self._refresh_version(key)
         steps = list(finished.next_steps)
         if steps:
@@ -223,12 +222,12 @@ class ChatPage(QObject):
     def _store_paint_time(self, generation: Generation) -> None:
         record_id = generation.metrics_record_id
         timeline = generation.timeline
-        if self.metrics_store is None or record_id is None or timeline.painted_ns is None:
+        if record_id is None or timeline.painted_ns is None:
             return
         first = timeline.first_token_ns  # reasoning is painted too: its first chunk counts
         if first is not None:
             try:
-                self.metrics_store.set_paint_ms(record_id, (timeline.painted_ns - first) / 1e6)
+                self.stored.set_paint_ms(record_id, (timeline.painted_ns - first) / 1e6)
             except Exception as error:
                 report(error, "storing the paint time")
 
@@ -275,23 +274,21 @@ class ChatPage(QObject):
             self.switch_version(key, -1 if action == "prev" else 1)
 
     def switch_version(self, key: int, step: int) -> None:
-        if self.history is None or self.busy:
+        if not self.stored.available or self.busy:
             return
-        versions = self.history.siblings(key)
-        ids = [message.id for message in versions]
+        ids = self.stored.versions(key)
         if key not in ids:
             return
         index = min(max(ids.index(key) + step, 0), len(ids) - 1)
-        self.history.set_active(ids[index])
+        self.stored.show_version(ids[index])
         self.show_conversation(self.conversation_id)
 
     def _refresh_version(self, key: int) -> None:
         try:
-            versions = self.history.siblings(key)
+            ids = self.stored.versions(key)
         except Exception as error:
             report(error, "reading versions")
             return
-        ids = [message.id for message in versions]
         if key in ids and self.window.chat_view.has_message(key):
             self.window.chat_view.message(key).version = (ids.index(key) + 1, len(ids))
             self.window.chat_view.set_state(key, self.window.chat_view.message(key).state)
@@ -305,10 +302,10 @@ class ChatPage(QObject):
         self._editing = None
         self.window.outcome_bar.clear()
         self.window.stage_label.setText("")
-        if conversation_id is None or self.history is None:
+        if conversation_id is None or not self.stored.available:
             self.window.chat_view.clear_messages()
             return
-        shown = [self._shown(message) for message in self.history.active_path(conversation_id)]
+        shown = [self._shown(message) for message in self.stored.path(conversation_id)]
         self._add_footers(shown)
         self.window.chat_view.set_messages(shown)
         last = shown[-1] if shown else None
@@ -320,7 +317,7 @@ class ChatPage(QObject):
     def _shown(self, message: Any) -> ShownMessage:
         version = None
         if message.role == "assistant":
-            ids = [m.id for m in self.history.siblings(message.id)]
+            ids = self.stored.versions(message.id)
             version = (ids.index(message.id) + 1, len(ids)) if len(ids) > 1 else None
         return ShownMessage(
             message.id,
@@ -334,16 +331,16 @@ class ChatPage(QObject):
     def _add_footers(self, shown: list[ShownMessage]) -> None:
         """Each stored answer's footer, from its last request's stored metrics."""
         answers = [m for m in shown if m.role == "assistant"]
-        if self.metrics_store is None or not answers:
+        if not answers:
             return
         try:
-            records = self.metrics_store.for_messages([m.key for m in answers])
+            records = self.stored.last_metrics([m.key for m in answers])
         except Exception as error:  # the chat shows without its footers
             report(error, "reading the answers' metrics")
             return
         for message in answers:
-            if records.get(message.key):
-                message.footer = footer_text(records[message.key][-1])
+            if message.key in records:
+                message.footer = footer_text(records[message.key])
 
     # --- helpers -------------------------------------------------------------------
     def _truncate_view(self, key: int) -> None:

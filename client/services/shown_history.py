@@ -1,0 +1,50 @@
+"""What the chat page reads and writes of the stored history: a conversation's active
+path, an answer's versions, the metrics shown under answers (the window never calls
+client.store itself; these are short reads, made outside a stream's paint path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from client.store.history import HistoryStore, StoredMessage
+from client.store.metrics_store import MetricsRecord, MetricsStore
+
+
+class ShownHistory:
+    def __init__(
+        self, history: HistoryStore | None = None, metrics: MetricsStore | None = None
+    ) -> None:
+        self._history = history
+        self._metrics = metrics
+
+    @property
+    def available(self) -> bool:
+        """False when the app runs without a history (some tests)."""
+        return self._history is not None
+
+    def path(self, conversation_id: int) -> list[StoredMessage]:
+        """The messages shown: the active version of each, root to leaf."""
+        return self._history.active_path(conversation_id) if self._history is not None else []
+
+    def versions(self, message_id: int) -> list[int]:
+        """The ids of the message and its other versions, oldest first."""
+        if self._history is None:
+            return []
+        return [message.id for message in self._history.siblings(message_id)]
+
+    def show_version(self, message_id: int) -> None:
+        """Make this version (and its ancestors) the active one."""
+        if self._history is not None:
+            self._history.set_active(message_id)
+
+    def last_metrics(self, message_ids: Iterable[int]) -> dict[int, MetricsRecord]:
+        """Each message's last request (a Continue adds one), for its footer."""
+        if self._metrics is None:
+            return {}
+        found = self._metrics.for_messages(message_ids)
+        return {key: records[-1] for key, records in found.items() if records}
+
+    def set_paint_ms(self, record_id: int, paint_ms: float) -> None:
+        if self._metrics is not None:
+            self._metrics.set_paint_ms(record_id, paint_ms)
