@@ -144,6 +144,8 @@ class KnowledgeBase:
         something. Keep the task and cancel it on close."""
         while True:
             await asyncio.sleep(interval_s)
+            if not self.path.exists():
+                continue  # nothing added yet: no index to open
             report = await self.refresh_async()
             if report.changed:
                 on_change(report)

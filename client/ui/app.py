@@ -105,7 +105,13 @@ class TachyApp:
         self._attach_hud()
         self._attach_warming()
         self._attach_language_menu()
+        self._attach_knowledge()
         self.help_menu = HelpMenu(self.window)
+
+    def _attach_knowledge(self) -> None:
+        from client.ui.knowledge_link import KnowledgeLink
+
+        self.knowledge = KnowledgeLink(self.page)
 
     def _attach_language_menu(self) -> None:
         from client.ui.language_menu import LanguageMenu
@@ -136,6 +142,7 @@ class TachyApp:
         self, url: str | None = None, api: str = "auto", model: str | None = None
     ) -> None:
         self.conversations.refresh()
+        self.knowledge.start_watching()
         await self.servers.start(url, api, model)
 
     async def aclose(self) -> None:
@@ -151,6 +158,7 @@ class TachyApp:
             # the request's metrics, before the database closes (bounded: never hangs).
             await asyncio.wait({answering}, timeout=SAVE_AT_QUIT_S)
         try:
+            await self.knowledge.aclose()
             if self.warming is not None:
                 await self.warming.aclose()
             if self.hud is not None:

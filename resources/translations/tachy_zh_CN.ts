@@ -369,6 +369,77 @@
     </message>
 </context>
 <context>
+    <name>KnowledgeLink</name>
+    <message>
+        <source>&amp;Knowledge</source>
+        <translation>知识库(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Use my documents in this conversation</source>
+        <translation>在此对话中使用我的文档</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Add files…</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Add a folder to your knowledge base</source>
+        <translation>向知识库添加文件夹</translation>
+    </message>
+    <message>
+        <source>Add files to your knowledge base</source>
+        <translation>向知识库添加文件</translation>
+    </message>
+    <message>
+        <source>Nothing added yet</source>
+        <translation>尚未添加任何内容</translation>
+    </message>
+    <message>
+        <source>Removed {path}: {n} files left your knowledge base.</source>
+        <translation>已移除 {path}：{n} 个文件已离开知识库。</translation>
+    </message>
+    <message>
+        <source>Indexing {source}: {done} of {total} files</source>
+        <translation>正在索引 {source}：{done} / {total} 个文件</translation>
+    </message>
+    <message>
+        <source>Indexed {n} files ({p} passages).</source>
+        <translation>已索引 {n} 个文件（{p} 个段落）。</translation>
+    </message>
+    <message>
+        <source>{n} skipped (binary or unreadable).</source>
+        <translation>跳过 {n} 个（二进制或无法读取）。</translation>
+    </message>
+    <message>
+        <source>Your notes were not searched in time; answering without them.</source>
+        <translation>未能及时搜索你的笔记；将不使用它们作答。</translation>
+    </message>
+    <message>
+        <source>Your notes could not be searched: {error}</source>
+        <translation>无法搜索你的笔记：{error}</translation>
+    </message>
+    <message>
+        <source>Searching your notes… {ms} ms</source>
+        <translation>正在搜索你的笔记… {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>{n} passages</source>
+        <translation>{n} 个段落</translation>
+    </message>
+    <message>
+        <source>Sources (searched in {ms} ms):</source>
+        <translation>来源（搜索用时 {ms} 毫秒）：</translation>
+    </message>
+</context>
+<context>
     <name>LanguageMenu</name>
     <message>
         <source>&amp;Language</source>
