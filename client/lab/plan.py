@@ -69,6 +69,8 @@ def make_plan(
     scenario: Scenario, rng: random.Random, want_thinking: bool, max_tokens: int | None
 ) -> Plan:
     answer_count = scenario.output_tokens
+    if scenario.output_tokens_min is not None:
+        answer_count = rng.randint(scenario.output_tokens_min, scenario.output_tokens)
     finish = "stop"
     if max_tokens is not None and max_tokens >= 0:
         if max_tokens < answer_count:

@@ -105,6 +105,7 @@ class Scenario:
     reasoning_tokens: int = 0
     reasoning_always: bool = False
     output_tokens: int = 64
+    output_tokens_min: int | None = None  # set: each reply's length is drawn in [min, max]
     corpus: str = "english"
     text_file: str | None = None
     seed: int = 0
@@ -173,6 +174,26 @@ PRESETS: dict[str, Scenario] = {
         server="llamacpp",
         n_batch=64,
         prefill_tokens_per_s=400.0,
+    ),
+    # The same 8-request server two ways (tachy bench --sweep shows the difference):
+    # vLLM-like continuous batching with chunked prefill, and a static batch whose
+    # prefills stall every running stream.
+    # Replies of 8 to 120 tokens, so a static batch lasts as long as its longest reply.
+    "continuous": replace(
+        _tier("continuous", 120, 150, 60, 290, 20),
+        capacity=8,
+        prefill_tokens_per_s=4000.0,
+        output_tokens=120,
+        output_tokens_min=8,
+    ),
+    "static": replace(
+        _tier("static", 120, 150, 60, 290, 20),
+        capacity=8,
+        prefill_tokens_per_s=4000.0,
+        output_tokens=120,
+        output_tokens_min=8,
+        batching="static",
+        chunked_prefill=False,
     ),
     "overloaded": replace(
         _tier("overloaded", 180, 230, 110, 290, 20),
@@ -279,6 +300,8 @@ def _random_faults(value: Any) -> dict[str, Any]:
 def _check(s: Scenario) -> None:
     if s.corpus not in ("english", "chinese"):
         raise ScenarioError("corpus must be 'english' or 'chinese' (or set text_file)")
+    if s.output_tokens_min is not None and not 1 <= s.output_tokens_min <= s.output_tokens:
+        raise ScenarioError("output_tokens_min must be between 1 and output_tokens")
     if s.tokens_per_chunk < 1 or s.output_tokens < 1:
         raise ScenarioError("tokens_per_chunk and output_tokens must be >= 1")
     try:

@@ -5,13 +5,17 @@ slots, Ollama's OLLAMA_NUM_PARALLEL. Past that, requests queue and their first t
 waits for a free place, which is where the P95 of TTFT climbs under load. With
 "continuous" batching (vLLM, llama.cpp) a queued request starts as soon as any running
 one ends; with "static" batching the next group starts only once the whole running
-group has ended. Capacity 0 means no limit (the lab's default).
+group has ended. A static group forms during GROUP_WINDOW_S after the server becomes
+idle (as batching servers wait a moment to fill a batch), then closes. Capacity 0 means
+no limit (the lab's default).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
+
+GROUP_WINDOW_S = 0.010
 
 
 class Scheduler:
@@ -21,6 +25,7 @@ class Scheduler:
         self.running = 0
         self._queue: deque[asyncio.Future[None]] = deque()
         self._batch_open = True  # static batching: may a request join the running group?
+        self._window: asyncio.TimerHandle | None = None
 
     def configure(self, capacity: int, batching: str) -> None:
         self.capacity = capacity
@@ -52,6 +57,9 @@ class Scheduler:
         self.running = max(0, self.running - 1)
         if self.running == 0:
             self._batch_open = True
+            if self._window is not None:
+                self._window.cancel()
+                self._window = None
         self._admit()
 
     def _has_room(self) -> bool:
@@ -71,7 +79,13 @@ class Scheduler:
         self._close_static_group()
 
     def _close_static_group(self) -> None:
-        # Static batching: the group is whoever was waiting when the server became idle;
-        # later arrivals wait for the whole group to end.
-        if self.batching == "static" and self.running > 0:
+        # Static batching: the group is whoever arrives within GROUP_WINDOW_S of the
+        # server becoming busy; later arrivals wait for the whole group to end.
+        if self.batching != "static" or self.running == 0 or self._window is not None:
+            return
+        self._window = asyncio.get_running_loop().call_later(GROUP_WINDOW_S, self._seal)
+
+    def _seal(self) -> None:
+        self._window = None
+        if self.running > 0:
             self._batch_open = False

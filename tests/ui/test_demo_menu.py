@@ -53,7 +53,7 @@ def test_menu_lists_start_stop_and_every_preset(make_app, server) -> None:
     app = make_app(server.url)
     texts = [a.text() for a in _menu(app).actions() if not a.isSeparator()]
     assert texts == ["Start latency lab", "Stop latency lab", *PRESETS]
-    assert len(PRESETS) == 11  # the tiers, faults, cold start, thinking and prefill
+    assert len(PRESETS) == 13  # tiers, faults, cold start, thinking, prefill, batching
     assert _action(app, "Start latency lab").isEnabled()
     assert not _action(app, "Stop latency lab").isEnabled()
     assert not any(_action(app, name).isEnabled() for name in PRESETS)  # no lab yet
