@@ -75,6 +75,15 @@ class HistorySummary:
 
 
 @dataclass(frozen=True, slots=True)
+class CachedPrompt:
+    """What a server's prompt cache starts with, as far as this client knows: the
+    messages of the last request sent (a warm-up's prefix, or a user's prompt)."""
+
+    messages: tuple[ChatMessage, ...] = ()
+    answered: bool = False  # the answer the server wrote after them is cached too
+
+
+@dataclass(frozen=True, slots=True)
 class PlanSettings:
     """What the user set for every request of a session."""
 
@@ -102,7 +111,7 @@ class PlanInput:
     summary: HistorySummary | None = None
     count: TokenCounter = estimate_tokens
     ttft: TtftEstimate | None = None
-    cached: Sequence[ChatMessage] = ()  # what the server's prompt cache is known to hold
+    cached: CachedPrompt | None = None  # what the server's prompt cache is known to hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,13 +263,18 @@ def _continue_mode(given: PlanInput, route: Route) -> ContinueMode:
 
 
 def _not_cached_tokens(
-    messages: Sequence[ChatMessage], cached: Sequence[ChatMessage], count: TokenCounter
+    messages: Sequence[ChatMessage], cached: CachedPrompt | None, count: TokenCounter
 ) -> int:
     """Tokens of messages after the longest message prefix they share with the cache
-    (chat templates render each message on its own: a message prefix is a token prefix)."""
+    (chat templates render each message on its own: a message prefix is a token
+    prefix); the answer the server wrote after a cached prompt is cached too."""
+    held = cached.messages if cached is not None else ()
     shared = 0
-    for sent, held in zip(messages, cached, strict=False):
-        if sent != held:
+    for sent, kept in zip(messages, held, strict=False):
+        if sent != kept:
             break
+        shared += 1
+    answered = cached is not None and cached.answered and shared == len(held) > 0
+    if answered and shared < len(messages) and messages[shared].role == "assistant":
         shared += 1
     return sum(count(m) for m in messages[shared:])

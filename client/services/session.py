@@ -33,6 +33,7 @@ from client.services.generation import (
 )
 from client.services.knowledge_stage import KnowledgeStage
 from client.services.planner import (
+    CachedPrompt,
     Passage,
     PlanInput,
     PlanSettings,
@@ -96,7 +97,7 @@ class ChatSession:
         # conversations it says have knowledge on.
         self.knowledge: KnowledgeStage | None = None
         # What the server's prompt cache is known to hold (the warmer's knowledge).
-        self.prompt_cache: Callable[[], Sequence[ChatMessage]] | None = None
+        self.prompt_cache: Callable[[], CachedPrompt | None] | None = None
 
     # ---- the preferred route (the window's server and model pickers set it) -----------
 
@@ -235,7 +236,7 @@ class ChatSession:
     ) -> RequestPlan:
         """The plan `text` gets after `history`: the session's requests and the
         warmer's next prefix (a draft not sent yet) both come from here."""
-        cached = self.prompt_cache() if self.prompt_cache is not None else ()
+        cached = self.prompt_cache() if self.prompt_cache is not None else None
         return plan_request(
             PlanInput(
                 history=history,

@@ -61,6 +61,7 @@ from client.services.model_status import (
     describe_policy,
     unload_time,
 )
+from client.services.planner import CachedPrompt
 
 log = logging.getLogger(__name__)
 
@@ -318,10 +319,13 @@ class KeepAliveWarmer:
             return None
         return None if prefix is None else list(prefix)
 
-    def cached_prompt(self) -> tuple[ChatMessage, ...]:
-        """The messages the server's prompt cache is known to start with (a session's
-        plan counts the rest as the prompt tokens the server must process)."""
-        return tuple(ChatMessage(role, content) for role, content in self._cached or ())
+    def cached_prompt(self) -> CachedPrompt | None:
+        """What the server's prompt cache is known to start with (a session's plan
+        counts the rest as the prompt tokens the server must process); None: unknown."""
+        if self._cached is None:
+            return None
+        messages = tuple(ChatMessage(role, content) for role, content in self._cached)
+        return CachedPrompt(messages, self._cached_answered)
 
     def holds(self, prefix: Sequence[ChatMessage]) -> bool:
         """True when the server's prompt cache is known to start with `prefix`."""

@@ -10,6 +10,7 @@ from client.core.budget import estimate_tokens
 from client.core.conversation import ChatMessage, GenerationOptions
 from client.services.planner import (
     PASSAGES_HEAD,
+    CachedPrompt,
     HistorySummary,
     Passage,
     PlanInput,
@@ -121,13 +122,22 @@ def test_the_predicted_wait_counts_only_what_the_server_has_not_cached() -> None
         return 10.0 + tokens
 
     cold = plan_request(plan_for(ttft=ttft))
-    cached = plan_request(plan_for(ttft=ttft, cached=cold.prefix))
+    cached = plan_request(plan_for(ttft=ttft, cached=CachedPrompt(cold.prefix)))
     question_tokens = estimate_tokens(ChatMessage("user", "And the sun?"))
     assert cold.predicted_ttft_ms == 10.0 + cold.prompt_tokens
     assert cached.new_prompt_tokens == question_tokens
     assert cached.predicted_ttft_ms == 10.0 + question_tokens
     assert asked == [cold.prompt_tokens, question_tokens]
     assert plan_request(plan_for()).predicted_ttft_ms is None  # nothing learned yet
+
+
+def test_the_answer_the_server_wrote_after_a_cached_prompt_is_cached_too() -> None:
+    asked = [ChatMessage("system", "Be brief."), *HISTORY[:3]]  # the last request's prompt
+    question = ChatMessage("user", "And the sun?")
+    answered = plan_request(plan_for(cached=CachedPrompt(tuple(asked), answered=True)))
+    assert answered.new_prompt_tokens == estimate_tokens(question)
+    unanswered = plan_request(plan_for(cached=CachedPrompt(tuple(asked))))
+    assert unanswered.new_prompt_tokens == estimate_tokens(HISTORY[3]) + estimate_tokens(question)
 
 
 def test_continue_keeps_the_partial_answer_with_its_question() -> None:
