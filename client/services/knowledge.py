@@ -99,10 +99,22 @@ class KnowledgeBase:
         return self._writer_index().remove_source(normalize(path))
 
     def sources(self) -> list[SourceInfo]:
+        if not self.exists():
+            return []  # nothing added yet: not worth creating an index to say so
         return self._reader_index().sources()
 
     def search(self, question: str, k: int = 5, budget_ms: float | None = None) -> Retrieval:
+        if not self.exists():
+            return Retrieval([], 0.0)
         return search_within(self._reader_index, question, k, budget_ms, self._drop_later)
+
+    def exists(self) -> bool:
+        return self._reader is not None or self._writer is not None or self.path.exists()
+
+    def open_for_search(self) -> None:
+        """Open the search connection now (a few ms), not in the first question's budget."""
+        if self.exists():
+            self._reader_index()
 
     # ---- from the event loop ------------------------------------------------------
 
@@ -119,6 +131,9 @@ class KnowledgeBase:
 
     async def sources_async(self) -> list[SourceInfo]:
         return await self._on(self._search_thread, self.sources)
+
+    async def open_for_search_async(self) -> None:
+        await self._on(self._search_thread, self.open_for_search)
 
     async def retrieve(self, question: str, k: int = 5, budget_ms: float = 50.0) -> Retrieval:
         """The top passages within the budget. Past it (even when the search thread is
@@ -144,7 +159,7 @@ class KnowledgeBase:
         something. Keep the task and cancel it on close."""
         while True:
             await asyncio.sleep(interval_s)
-            if not self.path.exists():
+            if not self.exists():
                 continue  # nothing added yet: no index to open
             report = await self.refresh_async()
             if report.changed:

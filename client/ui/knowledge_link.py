@@ -52,10 +52,13 @@ class KnowledgeLink(QObject):
         self.window.chat_view.actionRequested.connect(self._on_action)
         self._attach(page.session)
         self.watcher: asyncio.Task[Any] | None = None
+        self.sources: list[str] = []  # what was added (for the Remove menu)
 
     def start_watching(self) -> None:
         """Poll the sources while the app runs (from its start, on the loop)."""
         if self.watcher is None:
+            self.tasks.spawn(self.knowledge.open_for_search_async(), "knowledge open")
+            self.tasks.spawn(self._refresh_sources(), "knowledge sources")
             self.watcher = self.tasks.spawn(self.knowledge.watch(self._on_change), "knowledge")
 
     # ---- the menu -----------------------------------------------------------------
@@ -153,25 +156,29 @@ class KnowledgeLink(QObject):
             self.window.stage_label.setText(str(error))
             return
         self.window.stage_label.setText(self._summary(found))
+        await self._refresh_sources()
 
     def _fill_remove_menu(self) -> None:
+        # From the list kept by _refresh_sources: the menu never waits on the index.
         self.remove_menu.clear()
+        if not self.sources:
+            self.remove_menu.addAction(self.tr("Nothing added yet")).setEnabled(False)
+        for path in self.sources:
+            action = self.remove_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.remove(p))
+
+    async def _refresh_sources(self) -> None:
         try:
-            sources = self.knowledge.sources()
+            self.sources = [source.path for source in await self.knowledge.sources_async()]
         except KnowledgeUnavailable as error:
             report(error, "the knowledge base")
-            return
-        if not sources:
-            self.remove_menu.addAction(self.tr("Nothing added yet")).setEnabled(False)
-        for source in sources:
-            action = self.remove_menu.addAction(source.path)
-            action.triggered.connect(lambda _=False, p=source.path: self.remove(p))
 
     def remove(self, path: str) -> asyncio.Task[Any]:
         return self.tasks.spawn(self._remove(path), "knowledge remove")
 
     async def _remove(self, path: str) -> None:
         removed = await self.knowledge.remove_async(path)
+        await self._refresh_sources()
         count = QLocale().toString(removed or 0)
         self.window.stage_label.setText(
             self.tr("Removed {path}: {n} files left your knowledge base.").format(

@@ -108,3 +108,26 @@ def test_the_stage_line_says_searching_your_notes_with_its_time(
     assert lines[0].startswith("Searching your notes… ") and " ms · 1 passages" in lines[0]
     assert "北京的烤鸭很好吃。" in server.requests[-1]["messages"][-1]["content"]
     assert "[1] " in app.window.chat_view.toPlainText()
+
+
+def test_remove_lists_the_sources_and_forgets_one(
+    make_app: Any, server: Any, run: Any, qtbot: Any, tmp_path: Path
+) -> None:
+    app = make_app(server.url)
+    link = app.knowledge
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "kyoto.md").write_text("Kyoto: the Hotel Granvia.\n")
+
+    async def add_then_remove() -> None:
+        await link.add([str(folder)])
+        link._fill_remove_menu()
+        assert [a.text() for a in link.remove_menu.actions()] == [str(folder)]
+        await link.remove(str(folder))
+
+    run(add_then_remove())
+    assert "1 files left your knowledge base" in app.window.stage_label.text()
+    link._fill_remove_menu()
+    [nothing] = link.remove_menu.actions()
+    assert not nothing.isEnabled()
+    assert link.knowledge.search("Granvia").passages == []
