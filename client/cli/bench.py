@@ -86,6 +86,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if problem := bench_modes.conflict(args):
+        print(f"tachy bench: {problem}", file=sys.stderr)
+        return EXIT_UNREACHABLE  # a usage error, like argparse's: exit 2
     try:
         prompt = _read_prompt(args)
     except OSError as error:

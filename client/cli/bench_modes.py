@@ -49,6 +49,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def conflict(args: argparse.Namespace) -> str | None:
+    """A sentence when options that cannot go together were given, else None."""
+    if args.sweep and args.request_rate:
+        return "--sweep varies the concurrency; it can't be combined with --request-rate"
+    if args.max_concurrency and not args.request_rate:
+        return "--max-concurrency caps --request-rate runs; use --concurrency otherwise"
+    if args.sweep and args.cold:
+        return "--sweep measures warm requests; it can't be combined with --cold"
+    return None
+
+
 def settings_extras(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "request_rate": args.request_rate,

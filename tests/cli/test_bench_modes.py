@@ -82,3 +82,10 @@ def test_bad_options_get_one_sentence(
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err
+
+
+def test_options_that_do_not_go_together(lab_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(_bench(lab_url, "--sweep", "1,2", "--request-rate", "5")) == 2
+    assert "can't be combined with --request-rate" in capsys.readouterr().err
+    assert main(_bench(lab_url, "--max-concurrency", "3")) == 2
+    assert "--max-concurrency caps --request-rate runs" in capsys.readouterr().err
