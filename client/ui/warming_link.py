@@ -85,7 +85,6 @@ class WarmingLink(QObject):
         self._loading_since = 0.0
         self._base_tokens = 0  # conversation tokens the server has not processed yet
         self._counted_for: object = _UNCOUNTED  # the conversation _base_tokens is for
-        self._answered: tuple[str, int | None] | None = None  # (model, conversation) last sent
         self._draft: tuple[str, int, float] | None = None  # (text, tokens, predicted ms)
         self._sent: tuple[int | None, float | None] = (None, None)
         self._first_token_seen = False
@@ -198,7 +197,6 @@ class WarmingLink(QObject):
             engine = None
         self.counter = PromptTokenCounter.for_backend(backend, model)
         session.token_counter = self.counter
-        self._answered = None
         self._counted_for = _UNCOUNTED
         self._choose_predictor(session, model)
         self.warmer.set_target(backend, model, engine=engine, reason=reason)
@@ -324,29 +322,23 @@ class WarmingLink(QObject):
         self.prediction_label.setText(prediction_text(prediction))
 
     def _recount_base(self) -> None:
-        """Tokens of the open conversation the server has not seen (its prompt cache
-        holds what it answered last). Runs on conversation changes, not keystrokes."""
-        session = self.page.session
+        """Tokens of the next request's start the server has not processed (its prompt
+        cache holds what it answered or was warmed with, as the plan counts it). Runs
+        on conversation changes, not keystrokes."""
         conversation = self.page.conversation_id
         self._counted_for = conversation
         self._context = None  # new messages or another conversation: read it again
-        if session is None or conversation is None:
-            self._base_tokens = 0
-        elif self._answered == (session.model, conversation) or self._prefix_cached():
-            self._base_tokens = 0
-        else:
-            self._base_tokens = self._history_tokens(session, conversation)
-        self._show_prediction()
-
-    def _history_tokens(self, session: ChatSession, conversation: int) -> int:
+        self._base_tokens = 0
         try:
-            messages, _ids = session.stored_context(conversation)
-        except Exception as error:
+            plan = self.next_plan() if conversation is not None else None
+        except Exception as error:  # only the prediction: the chat goes on
             report(error, "reading the conversation")
-            return 0
-        tokens = sum(session.token_counter(m) for m in messages)
-        budget = session.prompt_budget
-        return min(tokens, budget) if budget else tokens
+            plan = None
+        if plan is not None and self.page.session is not None:
+            count = self.page.session.token_counter
+            question = sum(count(m) for m in plan.messages[plan.prefix_length :])
+            self._base_tokens = max(plan.new_prompt_tokens - question, 0)
+        self._show_prediction()
 
     # --- prefix warming --------------------------------------------------------------
     def _warm(self, reason: str) -> None:
@@ -375,10 +367,6 @@ class WarmingLink(QObject):
             self._recount_base()
         except Exception as error:  # only the prediction: never break the chat
             report(error, "predicting the wait")
-
-    def _prefix_cached(self) -> bool:
-        prefix = self.next_prefix()
-        return bool(prefix and self.warmer.holds(prefix))
 
     def next_plan(self) -> RequestPlan | None:
         """The plan the next question will get (the draft, else a short stand-in):
@@ -427,9 +415,6 @@ class WarmingLink(QObject):
         self.warmer.user_request_finished(ok, fitted.messages if fitted is not None else None)
         if metrics is None or not ok:  # no first token: nothing to learn
             return
-        session = self.page.session
-        if session is not None:  # the server's prompt cache holds this conversation now
-            self._answered = (session.model, generation.conversation_id)
         tokens, predicted = self._sent
         if tokens is None and generation.fitted is not None:
             tokens = generation.fitted.prompt_tokens
