@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from client.services.errors import TachyError
+from client.ui.error_text import error_text
 
 log = logging.getLogger("tachy.ui")
 
@@ -34,7 +35,7 @@ def remove_error_sink(sink: ErrorSink) -> None:
 
 def user_sentence(error: BaseException) -> str:
     if isinstance(error, TachyError):
-        return error.user_message
+        return error_text(error.user_message)
     return QCoreApplication.translate(
         "Errors", "Something went wrong; the details are in the log. Your text is kept."
     )

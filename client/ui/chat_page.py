@@ -19,6 +19,7 @@ from client.services.shown_history import ShownHistory
 from client.ui.answer_footer import footer_text
 from client.ui.async_errors import report
 from client.ui.chat_view import ShownMessage
+from client.ui.error_text import error_text
 from client.ui.generation_runner import GenerationRunner, temporary_key
 from client.ui.main_window import MainWindow
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
@@ -200,7 +201,7 @@ class ChatPage(QObject):
         if finished is None:
             return
         w.chat_view.set_footer(key, footer_text(finished.metrics))
-        w.stage_label.setText(finished.error_message)
+        w.stage_label.setText(error_text(finished.error_message))
         if key > 0 and self.stored.available:
             self._refresh_version(key)
         steps = list(finished.next_steps)

@@ -32,6 +32,7 @@ from client.services.servers import (
 )
 from client.ui.async_errors import KeptTasks
 from client.ui.chat_page import ChatPage
+from client.ui.error_text import error_text
 from client.ui.main_window import MainWindow
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.server_dialog import AddServerDialog
@@ -81,7 +82,7 @@ class ServerControl(QObject):
                 address = server_url(url)
             except InvalidServerAddress as error:
                 # One sentence in the window; the picker still lists what was found.
-                self.window.stage_label.setText(error.user_message)
+                self.window.stage_label.setText(error_text(error.user_message))
                 await self.refresh_choices()
                 return
             where = address.split("://", 1)[-1]
@@ -113,7 +114,7 @@ class ServerControl(QObject):
         try:
             names = [info.name for info in await backend.list_models()]
         except Exception as error:
-            self.window.stage_label.setText(str(getattr(error, "user_message", error)))
+            self.window.stage_label.setText(error_text(str(getattr(error, "user_message", error))))
         if self.current is not choice:
             return  # another server was chosen while this one listed its models
         chosen = model or (names[0] if names else "")

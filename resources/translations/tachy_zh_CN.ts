@@ -349,6 +349,46 @@
         <source>Something went wrong; the details are in the log. Your text is kept.</source>
         <translation>出了点问题，详情见日志。你的文字已保留。</translation>
     </message>
+    <message>
+        <source>Can&apos;t reach the server at {url}{why}. Check that it is running, or choose another server.</source>
+        <translation>无法连接 {url} 上的服务器{why}。请确认它正在运行，或选择其他服务器。</translation>
+    </message>
+    <message>
+        <source>The server sent nothing for {seconds} s. It may be loading a large model or overloaded: keep waiting, retry, or choose another server.</source>
+        <translation>服务器 {seconds} 秒内没有发送任何内容。它可能正在加载大模型或负载过高：请继续等待、重试或选择其他服务器。</translation>
+    </message>
+    <message>
+        <source>The answer stopped arriving: no token for {seconds} s. The text so far is kept; continue or retry.</source>
+        <translation>回答停止传来：{seconds} 秒内没有新词元。已生成的文字已保留；可以继续或重试。</translation>
+    </message>
+    <message>
+        <source>The answer was interrupted: {detail}. The text so far is kept; continue or retry.</source>
+        <translation>回答被中断：{detail}。已生成的文字已保留；可以继续或重试。</translation>
+    </message>
+    <message>
+        <source>The server has no model named &apos;{model}&apos;. Pick one from the model list{said}.</source>
+        <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个{said}。</translation>
+    </message>
+    <message>
+        <source>The server refused the API key (HTTP {status}): {message}. Check the key saved for this server.</source>
+        <translation>服务器拒绝了接口密钥（HTTP {status}）：{message}。请检查为此服务器保存的密钥。</translation>
+    </message>
+    <message>
+        <source>The server reported an error (HTTP {status}): {message}</source>
+        <translation>服务器报告了错误（HTTP {status}）：{message}</translation>
+    </message>
+    <message>
+        <source>The server reported an error (during the answer): {message}</source>
+        <translation>服务器在回答过程中报告了错误：{message}</translation>
+    </message>
+    <message>
+        <source>The server&apos;s reply could not be read: {detail}. Is this the right URL and API type for this server?</source>
+        <translation>无法读取服务器的回复：{detail}。这个服务器的网址和接口类型正确吗？</translation>
+    </message>
+    <message>
+        <source>&apos;{text}&apos; is not a server address: {reason}.</source>
+        <translation>“{text}”不是服务器地址：{reason}。</translation>
+    </message>
 </context>
 <context>
     <name>HelpMenu</name>
