@@ -41,6 +41,8 @@ SCENARIO_NAMES = (
     QT_TRANSLATE_NOOP("DemoMenu", "stall"),
     QT_TRANSLATE_NOOP("DemoMenu", "reset"),
     QT_TRANSLATE_NOOP("DemoMenu", "prefill"),
+    QT_TRANSLATE_NOOP("DemoMenu", "continuous"),
+    QT_TRANSLATE_NOOP("DemoMenu", "static"),
     QT_TRANSLATE_NOOP("DemoMenu", "overloaded"),
 )
 

@@ -304,6 +304,14 @@
         <translation>预填充</translation>
     </message>
     <message>
+        <source>continuous</source>
+        <translation>连续批处理</translation>
+    </message>
+    <message>
+        <source>static</source>
+        <translation>静态批处理</translation>
+    </message>
+    <message>
         <source>overloaded</source>
         <translation>过载</translation>
     </message>
