@@ -5,11 +5,12 @@ server = "llamacpp"; a vLLM-flavoured lab answers 404 there, as vLLM does.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from aiohttp import web
 
-from client.lab.llamacpp_wire import BUILD_INFO
+from client.lab.llamacpp_wire import BUILD_INFO, llamacpp_error
 from client.lab.state import LabState
 from client.lab.wire import dumps
 
@@ -96,6 +97,15 @@ def _params(lab: LabState) -> dict[str, Any]:
         "speculative.p_min": 0.75,
         "timings_per_token": False,
     }
+
+
+def health_response(lab: LabState) -> web.Response:
+    """503 while the model loads (a cold-start scenario's first request), else ok."""
+    now = asyncio.get_running_loop().time()
+    loading = any(m.ready_at > now for m in lab.models.running(now))
+    if loading:
+        return llamacpp_error(503, "Loading model")
+    return _json({"status": "ok"})
 
 
 def models_response(lab: LabState, names: list[str]) -> web.Response:

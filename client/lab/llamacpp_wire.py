@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from aiohttp import web
+
 from client.lab.plan import Piece, Reply
 from client.lab.wire import OpenAIFormat, dumps
 
@@ -41,6 +43,22 @@ def timings(reply: Reply, end: float) -> dict[str, float | int]:
             round(predicted_n / predicted_ms * 1000.0, 6) if predicted_ms else 0.0
         ),
     }
+
+
+# llama.cpp's error_type names (tools/server/utils.hpp format_error_response).
+_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error",
+                404: "not_found_error", 501: "not_supported_error",
+                503: "unavailable_error"}  # fmt: skip
+
+
+def llamacpp_error_body(status: int, message: str) -> dict[str, Any]:
+    kind = _ERROR_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    return {"error": {"code": status, "message": message, "type": kind}}
+
+
+def llamacpp_error(status: int, message: str) -> web.Response:
+    body = dumps(llamacpp_error_body(status, message))
+    return web.Response(status=status, text=body, content_type="application/json")
 
 
 def llamacpp_usage(reply: Reply) -> dict[str, Any]:
@@ -79,6 +97,16 @@ class LlamaCppFormat(OpenAIFormat):
     def _role_chunk(self, **extra: Any) -> bytes:
         role = self._delta({"role": "assistant", "content": None})
         return self._event(self._obj([role], "chat.completion.chunk", **extra))
+
+    # A single-model llama-server answers whatever `model` a request names.
+    any_model = True
+
+    def error_event(self, message: str) -> bytes:
+        error = llamacpp_error_body(500, message)
+        return f"data: {dumps(error)}\n\n".encode() + b"data: [DONE]\n\n"
+
+    def error_response(self, status: int, message: str) -> web.Response:
+        return llamacpp_error(status, message)
 
     def progress(self, total: int, cache: int, processed: int, time_ms: int) -> bytes:
         status = {"total": total, "cache": cache, "processed": processed, "time_ms": time_ms}

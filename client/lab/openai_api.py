@@ -13,7 +13,7 @@ from client.lab import llamacpp_api
 from client.lab.completions_wire import CompletionsFormat
 from client.lab.corpus import chat_prompt_tokens, tokenize
 from client.lab.embedding import embed_texts
-from client.lab.llamacpp_wire import LlamaCppFormat
+from client.lab.llamacpp_wire import LlamaCppFormat, llamacpp_error
 from client.lab.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from client.lab.replying import Ask, answer
 from client.lab.state import LabState
@@ -28,12 +28,12 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         try:
             body = json.loads(await request.read())
         except ValueError as exc:
-            return openai_error(400, f"invalid JSON body: {exc}")
+            return error_for(lab, 400, f"invalid JSON body: {exc}")
         if not isinstance(body, dict) or not body.get("model"):
-            return openai_error(400, "'model' is required")
+            return error_for(lab, 400, "'model' is required")
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
-            return openai_error(400, "'messages' must be a non-empty list")
+            return error_for(lab, 400, "'messages' must be a non-empty list")
         ask = _ask(lab, body, _chat_prompt(messages))
         return await answer(request, lab, ask, _format(lab, body, ask.prompt_tokens))
 
@@ -42,14 +42,14 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         try:
             body = json.loads(await request.read())
         except ValueError as exc:
-            return openai_error(400, f"invalid JSON body: {exc}")
+            return error_for(lab, 400, f"invalid JSON body: {exc}")
         if not isinstance(body, dict) or not body.get("model"):
-            return openai_error(400, "'model' is required")
+            return error_for(lab, 400, "'model' is required")
         prompt = body.get("prompt")
         if isinstance(prompt, list):
             prompt = " ".join(str(p) for p in prompt)
         if not isinstance(prompt, str):
-            return openai_error(400, "'prompt' must be a string or a list of strings")
+            return error_for(lab, 400, "'prompt' must be a string or a list of strings")
         ask = _ask(lab, body, ("<s>", *tokenize(prompt)))
         return await answer(request, lab, ask, _completions_format(body, ask.prompt_tokens))
 
@@ -57,10 +57,10 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         try:
             body = json.loads(await request.read())
         except ValueError as exc:
-            return openai_error(400, f"invalid JSON body: {exc}")
+            return error_for(lab, 400, f"invalid JSON body: {exc}")
         if not isinstance(body, dict) or not lab.knows(str(body.get("model") or "")):
             model = body.get("model") if isinstance(body, dict) else None
-            return openai_error(404, f"The model `{model}` does not exist.")
+            return error_for(lab, 404, f"The model `{model}` does not exist.")
         raw = body.get("input")
         texts = [raw] if isinstance(raw, str) else raw if isinstance(raw, list) else []
         vectors = embed_texts([str(t) for t in texts])
@@ -99,7 +99,7 @@ def routes(lab: LabState) -> list[web.RouteDef]:
 
     async def health(request: web.Request) -> web.Response:
         if lab.scenario.server == "llamacpp":
-            return web.Response(text=dumps({"status": "ok"}), content_type="application/json")
+            return llamacpp_api.health_response(lab)
         return web.Response(status=200)
 
     async def metrics(request: web.Request) -> web.Response:
@@ -120,6 +120,13 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         web.get("/metrics", metrics),
         *llamacpp_api.routes(lab),
     ]
+
+
+def error_for(lab: LabState, status: int, message: str) -> web.Response:
+    """An error object in the flavour's own shape (vLLM's or llama.cpp's)."""
+    if lab.scenario.server == "llamacpp":
+        return llamacpp_error(status, message)
+    return openai_error(status, message)
 
 
 def _permission() -> dict[str, Any]:

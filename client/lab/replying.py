@@ -69,7 +69,7 @@ async def answer(
         early = await _before_stream(lab, fault, fmt, ask)
         if early is not None:
             return early
-    if not lab.knows(ask.model):
+    if not lab.knows(ask.model) and not fmt.any_model:
         return fmt.error_response(404, not_found(ask.model, fmt))
     # From the moment the request arrived (before its JSON was parsed), or after a
     # slow_first_byte delay: the reply starts from there.

@@ -43,6 +43,7 @@ def ns(seconds: float) -> int:
 
 class WireFormat(Protocol):
     content_type: str
+    any_model: bool  # answers whatever model is asked for (a single-model llama-server)
 
     def opening(self) -> bytes: ...
     def piece(self, piece: Piece) -> bytes: ...
@@ -58,6 +59,7 @@ class OllamaFormat:
     """/api/chat (message.content / message.thinking) or /api/generate (response / thinking)."""
 
     content_type = NDJSON
+    any_model = False
 
     def __init__(self, model: str, endpoint: str) -> None:
         self.model = model
@@ -171,6 +173,7 @@ class OpenAIFormat:
     """vLLM-style chat.completion.chunk events."""
 
     content_type = SSE
+    any_model = False
 
     def __init__(
         self,

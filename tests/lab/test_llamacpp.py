@@ -140,3 +140,27 @@ async def test_vllm_lab_has_no_slots_or_props(lab) -> None:
     _, client = lab
     assert (await client.get("/slots")).status_code == 404
     assert (await client.get("/props")).status_code == 404
+
+
+async def test_any_model_name_and_llamacpp_error_objects(start_lab) -> None:
+    _, client = await start_lab(server="llamacpp")
+    body = {"model": "whatever", "messages": [{"role": "user", "content": "hi"}]}
+    answered = await client.post("/v1/chat/completions", json=body)
+    assert answered.status_code == 200  # a single-model llama-server ignores the name
+    ollama = await client.post("/api/chat", json={**body, "stream": False})
+    assert ollama.status_code == 404  # the Ollama side still knows its models
+    bad = await client.post("/v1/chat/completions", json={"model": "m"})
+    assert bad.status_code == 400 and set(bad.json()["error"]) == {"code", "message", "type"}
+
+
+async def test_health_is_503_while_the_model_loads(start_lab) -> None:
+    _, client = await start_lab(server="llamacpp", start_loaded=False, load_ms=300)
+    loading = asyncio.create_task(client.post("/v1/chat/completions", json=chat_body()))
+    await asyncio.sleep(0.1)
+    health = await client.get("/health")
+    assert health.status_code == 503
+    assert health.json() == {
+        "error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}
+    }
+    await loading
+    assert (await client.get("/health")).json() == {"status": "ok"}
