@@ -138,10 +138,10 @@ class ServerControl(QObject):
             )
             self.page.set_session(session)
         else:
-            session.backend = backend
-            session.model = model
-            session.server_name = choice.name
-            session.is_local = choice.is_local
+            from client.services.planner import Route
+
+            # The next request's route (one still on its way keeps its own).
+            session.route = Route(backend, model, choice.name, choice.is_local)
 
     def _on_model(self, name: str) -> None:
         if self.page.session is not None:
