@@ -46,7 +46,7 @@ def build_params(
     params.n_batch = settings.n_batch
     params.n_ubatch = settings.n_batch
     params.cpuparams.n_threads = settings.threads
-    params.cpuparams_batch.n_threads = settings.threads
+    params.cpuparams_batch.n_threads = settings.batch_threads or settings.threads
     params.cache_ram_mib = settings.cache_ram_mib
     params.sleep_idle_seconds = settings.sleep_idle_s
     params.endpoint_metrics = True

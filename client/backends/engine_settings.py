@@ -28,6 +28,7 @@ DRAFT_PREFIX = "draft:"
 @dataclass(frozen=True)
 class EngineSettings:
     threads: int
+    batch_threads: int = 0  # threads for reading prompts; 0: as `threads`
     n_ctx: int = DEFAULT_CONTEXT  # per slot
     n_batch: int = DEFAULT_BATCH
     n_parallel: int = 1

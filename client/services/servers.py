@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING
 from client.backends.address import normalize_url as normalize_url
 from client.backends.address import server_url as server_url
 from client.backends.base import Backend
+from client.backends.engine_settings import SPEC_NAMES
+
+SPEC_CHOICES = SPEC_NAMES  # speculative decoding the app offers for the local engine
 
 if TYPE_CHECKING:
     from client.backends.local_engine import LocalEngine
@@ -87,11 +90,18 @@ def _detected_name(api: str, url: str) -> str:
     return f"{kind} on this computer ({url.rsplit(':', 1)[-1]})"
 
 
-def make_local_engine() -> LocalEngine:
-    """The embedded local engine, not started (loading it takes a few seconds)."""
+def make_local_engine(spec: str = "") -> LocalEngine:
+    """The embedded local engine, not started (loading it takes a few seconds); `spec`:
+    its speculative decoding (one of SPEC_CHOICES, "" for none)."""
+    from client.backends.engine_settings import EngineSettings
     from client.backends.local_engine import LocalEngine
 
-    return LocalEngine()
+    return LocalEngine(settings=EngineSettings.default().with_changes(spec=spec))
+
+
+def with_spec(engine: LocalEngine, spec: str) -> None:
+    """Set an engine's speculative decoding for its next start."""
+    engine.settings = engine.settings.with_changes(spec=spec)
 
 
 # Keys the user chose to use for this run only because the keyring refused them: in

@@ -106,6 +106,7 @@ class TachyApp:
         self._attach_warming()
         self._attach_language_menu()
         self._attach_knowledge()
+        self._attach_engine_menu()
         self.help_menu = HelpMenu(self.window)
 
     def _attach_knowledge(self) -> None:
@@ -118,6 +119,14 @@ class TachyApp:
 
         w = self.window
         self.language_menu = LanguageMenu(w.menuBar(), w.settings, w.stage_label)
+
+    def _attach_engine_menu(self) -> None:
+        from client.ui.engine_menu import EngineMenu
+
+        w = self.window
+        self.engine_menu = EngineMenu(
+            w.menuBar(), w.settings, w.stage_label, self.servers, lambda: self.page.runner.busy
+        )
 
     def _attach_warming(self) -> None:
         # After the HUD: the warming link sits in front of the runner's HUD listener.

@@ -352,6 +352,45 @@
     </message>
 </context>
 <context>
+    <name>EngineMenu</name>
+    <message>
+        <source>&amp;Engine</source>
+        <translation>引擎(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>推测解码</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Repeats in the text (simple)</source>
+        <translation>文本中的重复（简单）</translation>
+    </message>
+    <message>
+        <source>Repeats in the text (map)</source>
+        <translation>文本中的重复（映射）</translation>
+    </message>
+    <message>
+        <source>Repeats in the text (long runs)</source>
+        <translation>文本中的重复（长片段）</translation>
+    </message>
+    <message>
+        <source>Repeats seen before (cache)</source>
+        <translation>以前见过的重复（缓存）</translation>
+    </message>
+    <message>
+        <source>Restarting the local model with the new setting…</source>
+        <translation>正在以新设置重启本地模型…</translation>
+    </message>
+    <message>
+        <source>The local model uses it from its next start.</source>
+        <translation>本地模型将在下次启动时使用此设置。</translation>
+    </message>
+</context>
+<context>
     <name>Errors</name>
     <message>
         <source>Something went wrong; the details are in the log. Your text is kept.</source>
