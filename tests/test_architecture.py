@@ -36,6 +36,7 @@ def test_the_layer_rules_are_among_the_contracts() -> None:
         for module in c["forbidden_modules"]
     }
     assert {("client.ui", "client.store"), ("client.ui", "client.backends")} <= forbidden
+    assert {("client.ui", "httpx"), ("client.ui", "sqlite3"), ("client.ui", "keyring")} <= forbidden
     others = ["client.backends", "client.store", "client.services", "client.ui", "client.cli"]
     assert {("client.core", other) for other in [*others, "client.lab"]} <= forbidden
     assert any(c["type"] == "acyclic_siblings" and c["ancestors"] == ["client"] for c in contracts)
