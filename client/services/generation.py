@@ -30,7 +30,7 @@ from client.core.metrics import RequestMetrics, compute_metrics
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
 from client.services.answer_writer import FLUSH_INTERVAL_S, AnswerWriter
-from client.services.knowledge_stage import KnowledgeStage, Retrieved
+from client.services.knowledge_stage import KnowledgeStage, Retrieved, sources_record
 from client.services.outcomes import (
     NEXT_STEPS,
     Finished,
@@ -447,7 +447,7 @@ class Generation:
         origin = self.timeline.request_written_ns
         if origin is None and self.timeline.stages:
             origin = self.timeline.stages[0].start_ns
-        return [
+        record: list[dict[str, Any]] = [
             {
                 "stage": s.name,
                 "start_ms": (s.start_ns - (origin or 0)) / 1e6,
@@ -456,6 +456,11 @@ class Generation:
             }
             for s in self.timeline.stages
         ]
+        if self.retrieval is not None:  # the answer's sources, for when it is reopened
+            for stage in record:
+                if stage["stage"] == Stage.RETRIEVING.value:
+                    stage["sources"] = sources_record(self.retrieval)
+        return record
 
     # ---- when the consumer goes away without closing us ---------------------------------
 

@@ -16,6 +16,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from client.services.knowledge import KnowledgeBase
 from client.services.retrieval import DEFAULT_BUDGET_MS, DEFAULT_K, Hit, Retrieval, citation
@@ -67,9 +68,45 @@ def fit_passages(passages: list[Hit], tokens: int) -> list[Hit]:
     return kept
 
 
-def citation_labels(retrieval: Retrieval) -> list[str]:
-    """ "[1] ~/notes/kyoto.md:1-3" for each passage, in the order the model saw them."""
-    return [f"[{n}] {citation(hit)}" for n, hit in enumerate(retrieval.passages, start=1)]
+def citation_labels(passages: list[Hit]) -> list[str]:
+    """The line for each passage, "[1] ~/notes/kyoto.md:1-3", in the order sent."""
+    return [f"[{n}] {citation(hit)}" for n, hit in enumerate(passages, start=1)]
+
+
+def sources_record(retrieval: Retrieval) -> list[dict[str, Any]]:
+    """The passages' places, as the stored request keeps them (not their text)."""
+    return [
+        {"path": h.path, "unit": h.unit, "line_start": h.line_start, "line_end": h.line_end}
+        for h in retrieval.passages
+    ]
+
+
+def stored_sources(stages: Any) -> tuple[list[Hit], float | None]:
+    """An answer's sources and the retrieving stage's ms, from its stored stages."""
+    for stage in stages if isinstance(stages, list) else []:
+        if not isinstance(stage, dict) or stage.get("stage") != "retrieving":
+            continue
+        start, end = stage.get("start_ms"), stage.get("end_ms")
+        hits = [_stored_hit(item) for item in stage.get("sources", []) if _is_source(item)]
+        if isinstance(start, int | float) and isinstance(end, int | float):
+            return hits, end - start
+        return hits, None
+    return [], None
+
+
+def _is_source(item: Any) -> bool:
+    return (
+        isinstance(item, dict)
+        and isinstance(item.get("path"), str)
+        and (isinstance(item.get("line_start"), int))
+    )
+
+
+def _stored_hit(item: dict[str, Any]) -> Hit:
+    start = int(item["line_start"])
+    end = item.get("line_end")
+    unit = item.get("unit") if item.get("unit") in ("line", "page") else "line"
+    return Hit(item["path"], str(unit), start, end if isinstance(end, int) else start, 0.0, 0, "")
 
 
 # Editors that open a file at a line, and how they are told to. The first found on

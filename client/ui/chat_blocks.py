@@ -22,6 +22,7 @@ class ShownMessage:
     footer: str = ""  # "0.21 s to first token · 48 tok/s ..." (client.ui.answer_footer)
     # Knowledge: a heading, then "[1] ~/notes/a.md:3-9" ... (client.ui.knowledge_link)
     citations: list[str] = field(default_factory=list)
+    citation_targets: list[tuple[str, int]] = field(default_factory=list)  # (path, line)
 
 
 @dataclass(slots=True)

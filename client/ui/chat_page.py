@@ -19,6 +19,7 @@ from client.services.shown_history import ShownHistory
 from client.ui.answer_footer import footer_text
 from client.ui.async_errors import report
 from client.ui.chat_view import ShownMessage
+from client.ui.citations import add_stored_citations
 from client.ui.error_text import error_text
 from client.ui.generation_runner import GenerationRunner, temporary_key
 from client.ui.main_window import MainWindow
@@ -342,6 +343,7 @@ class ChatPage(QObject):
         for message in answers:
             if message.key in records:
                 message.footer = footer_text(records[message.key])
+                add_stored_citations(message, records[message.key].stages)
 
     # --- helpers -------------------------------------------------------------------
     def _truncate_view(self, key: int) -> None:

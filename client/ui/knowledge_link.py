@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QFileDialog, QMenu
 from client.services.knowledge import IndexReport, KnowledgeBase, KnowledgeUnavailable
 from client.services.knowledge_indexer import IndexProgress
 from client.services.knowledge_stage import KnowledgeStage, Retrieved, open_in_editor
-from client.services.retrieval import Retrieval, citation
 from client.ui.async_errors import KeptTasks, report
+from client.ui.citations import citations_for
 
 if TYPE_CHECKING:
     from client.ui.chat_page import ChatPage
@@ -42,7 +42,6 @@ class KnowledgeLink(QObject):
         self.knowledge = knowledge or KnowledgeBase()
         self.stage = KnowledgeStage(self.knowledge, enabled=self._asked_with_knowledge)
         self.tasks = KeptTasks()
-        self.citations: dict[int, Retrieval] = {}  # answer key -> what it was given
         self._build_menu()
         self.progressed.connect(self._show_progress)
         page.sessionChanged.connect(self._attach)
@@ -232,26 +231,23 @@ class KnowledgeLink(QObject):
 
     def _on_ended(self, generation: Any, key: int) -> None:
         found = getattr(generation, "retrieval", None)
-        if found is None or not found.passages or key == 0:
-            return
-        self.citations[key] = found
-        labels = [f"[{n}] {citation(hit)}" for n, hit in enumerate(found.passages, start=1)]
-        ms = QLocale().toString(found.ms, "f", 0)
-        heading = self.tr("Sources (searched in {ms} ms):").format(ms=ms)
         view = self.window.chat_view
-        if view.has_message(key):
-            view.set_footer(key, view.message(key).footer, [heading, *labels])
+        if found is None or not found.passages or not view.has_message(key):
+            return
+        message = view.message(key)
+        lines, message.citation_targets = citations_for(found.passages, found.ms)
+        view.set_footer(key, message.footer, lines)
 
     def _on_action(self, action: str, key: int) -> None:
-        if not action.startswith("cite"):
+        view = self.window.chat_view
+        if not action.startswith("cite") or not view.has_message(key):
             return
-        found = self.citations.get(key)
+        targets = view.message(key).citation_targets
         number = int(action.removeprefix("cite") or 0)
-        if found is None or not 1 <= number <= len(found.passages):
-            return
-        hit = found.passages[number - 1]
-        if not open_in_editor(hit.path, hit.line_start):  # else at its start, by the desktop
-            QDesktopServices.openUrl(QUrl.fromLocalFile(hit.path))
+        if 1 <= number <= len(targets):
+            path, line = targets[number - 1]
+            if not open_in_editor(path, line):  # else at its start, by the desktop
+                QDesktopServices.openUrl(QUrl.fromLocalFile(path))
 
     async def aclose(self) -> None:
         await self.tasks.aclose()

@@ -522,6 +522,10 @@
         <translation>{n} 个段落</translation>
     </message>
     <message>
+        <source>Sources:</source>
+        <translation>来源：</translation>
+    </message>
+    <message>
         <source>Sources (searched in {ms} ms):</source>
         <translation>来源（搜索用时 {ms} 毫秒）：</translation>
     </message>

@@ -8,8 +8,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 
+from client.ui import knowledge_link
 from tests.ui.conftest import until
 
 
@@ -29,7 +31,12 @@ def _notes(tmp_path: Path) -> Path:
 
 
 def test_add_a_folder_ask_with_knowledge_on_and_see_the_sources(
-    make_app: Any, server: Any, run: Any, qtbot: Any, tmp_path: Path
+    make_app: Any,
+    server: Any,
+    run: Any,
+    qtbot: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     app = make_app(server.url)
     link = app.knowledge
@@ -56,7 +63,8 @@ def test_add_a_folder_ask_with_knowledge_on_and_see_the_sources(
     async def ask() -> None:
         _ask(app, qtbot, "Which hotel did we stay at in Kyoto?")
         await until(
-            lambda: not app.page.busy and "Granvia [1]" in app.window.chat_view.toPlainText()
+            lambda: not app.page.busy and "Granvia [1]" in app.window.chat_view.toPlainText(),
+            timeout_s=15,
         )
 
     run(ask())
@@ -67,6 +75,23 @@ def test_add_a_folder_ask_with_knowledge_on_and_see_the_sources(
     assert "Sources (searched in " in text
     conversation = app.page.conversation_id
     assert conversation is not None and link.is_on(conversation)
+
+    # A citation opens its file at its line; reopened, the answer keeps its sources.
+    opened: list[tuple[str, int]] = []
+    monkeypatch.setattr(
+        knowledge_link, "open_in_editor", lambda p, n: opened.append((p, n)) or True
+    )
+    view = app.window.chat_view
+    answer = next(k for k in view.keys() if view.message(k).role == "assistant")
+    view.actionRequested.emit("cite1", answer)
+    assert opened == [(str(folder / "kyoto.md"), 1)]
+    app.page.show_conversation(None)
+    assert "[1] " not in view.toPlainText()
+    app.page.show_conversation(conversation)
+    assert f"[1] {folder / 'kyoto.md'}:1-3" in view.toPlainText()
+    assert "Sources (searched in " in view.toPlainText()
+    view.actionRequested.emit("cite1", answer)
+    assert opened[-1] == (str(folder / "kyoto.md"), 1)
 
     # The toggle is per conversation: another one starts as the last choice, and
     # switching it off there leaves the first one on.
@@ -102,7 +127,7 @@ def test_the_stage_line_says_searching_your_notes_with_its_time(
             await asyncio.sleep(0.005)
         lines.append(app.window.stage_label.text())
         server.release.set()
-        await until(lambda: not app.page.busy)
+        await until(lambda: not app.page.busy, timeout_s=15)
 
     run(ask())
     assert lines[0].startswith("Searching your notes… ") and " ms · 1 passages" in lines[0]
