@@ -34,7 +34,7 @@ from client.services.bench import (
     unload_ollama_model,
 )
 from client.services.bench_sweep import run_sweep
-from client.services.warming import cold_start_then_warm
+from client.services.cold_start import cold_start_then_warm
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2

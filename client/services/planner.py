@@ -82,6 +82,24 @@ class CachedPrompt:
     messages: tuple[ChatMessage, ...] = ()
     answered: bool = False  # the answer the server wrote after them is cached too
 
+    def shared(self, messages: Sequence[ChatMessage]) -> int:
+        """How many leading messages of `messages` the cache holds: their longest
+        common message prefix (chat templates render each message on its own, so a
+        message prefix is a token prefix), plus the answer written after the prompt."""
+        count = 0
+        for sent, held in zip(messages, self.messages, strict=False):
+            if sent != held:
+                break
+            count += 1
+        whole = count == len(self.messages) < len(messages)
+        if self.answered and whole and messages[count].role == "assistant":
+            count += 1
+        return count
+
+    def holds(self, messages: Sequence[ChatMessage]) -> bool:
+        """True when the cache starts with all of `messages`."""
+        return self.shared(messages) == len(messages)
+
 
 @dataclass(frozen=True, slots=True)
 class PlanSettings:
@@ -265,16 +283,5 @@ def _continue_mode(given: PlanInput, route: Route) -> ContinueMode:
 def _not_cached_tokens(
     messages: Sequence[ChatMessage], cached: CachedPrompt | None, count: TokenCounter
 ) -> int:
-    """Tokens of messages after the longest message prefix they share with the cache
-    (chat templates render each message on its own: a message prefix is a token
-    prefix); the answer the server wrote after a cached prompt is cached too."""
-    held = cached.messages if cached is not None else ()
-    shared = 0
-    for sent, kept in zip(messages, held, strict=False):
-        if sent != kept:
-            break
-        shared += 1
-    answered = cached is not None and cached.answered and shared == len(held) > 0
-    if answered and shared < len(messages) and messages[shared].role == "assistant":
-        shared += 1
+    shared = cached.shared(messages) if cached is not None else 0
     return sum(count(m) for m in messages[shared:])

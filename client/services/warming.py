@@ -42,7 +42,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Protocol
 
@@ -50,7 +50,7 @@ from client.backends import backend_for
 from client.backends.base import Backend
 from client.backends.errors import TachyError
 from client.backends.stream import StreamTimeouts
-from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions, Role
+from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Failed
 from client.core.prediction import ModelState
 from client.services.model_status import (
@@ -79,7 +79,6 @@ StatusListener = Callable[["ModelStatus"], None]
 # The messages the next user request will start with (everything before its question,
 # fitted to the budget as the request will be); None when not known.
 PrefixProvider = Callable[[], "Sequence[ChatMessage] | None"]
-Prefix = tuple[tuple[Role, str], ...]  # (role, content) of each message
 
 
 class Engine(Protocol):
@@ -120,8 +119,7 @@ class KeepAliveWarmer:
         # What the server's prompt cache starts with, as far as this client knows: the
         # prefix of the last warm-up or the prompt of the last user request (answered:
         # its answer follows it in the cache). None: not known.
-        self._cached: Prefix | None = None
-        self._cached_answered = False
+        self._cached: CachedPrompt | None = None
         self._set_target(backend, model, policy, engine)
 
     # -- what the ui and the session read ------------------------------------
@@ -247,8 +245,8 @@ class KeepAliveWarmer:
         server's prompt cache holds `prompt` (the messages it sent) and its answer."""
         self.note_activity()
         self._user_requests = max(self._user_requests - 1, 0)
-        self._cached = _prefix_key(prompt) if ok and prompt is not None else None
-        self._cached_answered = self._cached is not None
+        answered = ok and prompt is not None
+        self._cached = CachedPrompt(tuple(prompt or ()), answered=True) if answered else None
         if not ok:
             if self._status.state is ModelState.LOADING:
                 self._set_status(ModelStatus(None))
@@ -300,7 +298,7 @@ class KeepAliveWarmer:
             return True
         if self._policy is ServerPolicy.KEEPS_LOADED:
             prefix = self._next_prefix()
-            return prefix is not None and not self._in_cache(prefix)
+            return prefix is not None and not self.holds(prefix)
         if self._policy is not ServerPolicy.OLLAMA or self.settings.keep_alive is None:
             return False  # warm, and nothing to extend
         left = self._status.seconds_left()
@@ -322,26 +320,11 @@ class KeepAliveWarmer:
     def cached_prompt(self) -> CachedPrompt | None:
         """What the server's prompt cache is known to start with (a session's plan
         counts the rest as the prompt tokens the server must process); None: unknown."""
-        if self._cached is None:
-            return None
-        messages = tuple(ChatMessage(role, content) for role, content in self._cached)
-        return CachedPrompt(messages, self._cached_answered)
+        return self._cached
 
     def holds(self, prefix: Sequence[ChatMessage]) -> bool:
         """True when the server's prompt cache is known to start with `prefix`."""
-        return self._in_cache(prefix)
-
-    def _in_cache(self, prefix: Sequence[ChatMessage]) -> bool:
-        """True when the server's prompt cache already starts with `prefix`: it is a
-        message prefix of what was sent last (chat templates render each message on its
-        own, so a message prefix is a token prefix), or that plus its answer."""
-        cached, key = self._cached, _prefix_key(prefix)
-        if cached is None:
-            return False
-        if key == cached[: len(key)]:
-            return True
-        answer = key[-1:]
-        return self._cached_answered and key[:-1] == cached and answer[0][0] == "assistant"
+        return self._cached is not None and self._cached.holds(prefix)
 
     # -- warming ----------------------------------------------------------------
     async def _run_warm(self, reason: str) -> None:
@@ -397,7 +380,7 @@ class KeepAliveWarmer:
             options=GenerationOptions(max_tokens=1),
         )
         await self._send(request)
-        self._cached, self._cached_answered = _prefix_key(prefix), False
+        self._cached = CachedPrompt(tuple(prefix))
         self._mark_used()
 
     async def _send(self, request: ChatRequest) -> None:
@@ -510,35 +493,6 @@ class KeepAliveWarmer:
         for timer in self._timers:
             timer.cancel()
         self._timers.clear()
-
-
-def cold_start_then_warm(
-    make_cold: Callable[[], Awaitable[None]] | None,
-    backend: Backend,
-    model: str,
-    *,
-    engine: Engine | None = None,
-    settings: WarmSettings | None = None,
-) -> Callable[[], Awaitable[None]]:
-    """A `make_cold` hook for client.services.bench (`tachy bench --cold`) that
-    measures what a user gets: the server starts cold, Tachy warms it as it does at
-    app start, then the first message is timed. Pass the plain make_cold to measure
-    the first message without warming (reported as cold)."""
-
-    async def hook() -> None:
-        if make_cold is not None:
-            await make_cold()
-        warmer = KeepAliveWarmer(backend, model, settings, engine=engine)
-        await warmer.warm_now("app start")
-        await warmer.aclose()
-        if warmer.last_error:  # the timed request will meet the same trouble and say so
-            log.warning("warming before the cold request failed: %s", warmer.last_error)
-
-    return hook
-
-
-def _prefix_key(messages: Sequence[ChatMessage]) -> Prefix:
-    return tuple((m.role, m.content) for m in messages)
 
 
 def _ollama_name(name: str) -> str:

@@ -538,7 +538,7 @@ async def test_bench_cold_hook_measures_the_first_message_after_warming(
     make_server: Any,
 ) -> None:
     from client.services.bench import BenchSettings, run_bench
-    from client.services.warming import cold_start_then_warm
+    from client.services.cold_start import cold_start_then_warm
 
     server = await make_server("ollama", loaded=True, load_s=0.5)
     backend = OllamaBackend(server.url)
