@@ -36,7 +36,7 @@ from client.services.planner import RequestPlan, Route
 from client.services.session import ChatSession
 from client.services.tokenize import PromptTokenCounter
 from client.services.warming import WARM_PROMPT, KeepAliveWarmer
-from client.ui.async_errors import report, spawn
+from client.ui.async_errors import KeptTasks, report
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.run_listener import ChainedListener
 from client.ui.status_text import model_state_text, policy_text, prediction_text
@@ -92,6 +92,7 @@ class WarmingLink(QObject):
         self._context: tuple[list[ChatMessage], list[int | None]] | None = None
         self._context_for: object = _UNCOUNTED
         self._build_widgets()
+        self.tasks = KeptTasks()  # reading a context length, counting tokens
         self._typing_timer = self._timer(TYPING_WARM_MS, self._typed)
         self._opened_timer = self._timer(OPENED_WARM_MS, self._warm_opened)
         self._refresh_timer = self._timer(REFRESH_MS, self._show_status, single=False)
@@ -201,7 +202,7 @@ class WarmingLink(QObject):
         self._choose_predictor(session, model)
         self.warmer.set_target(backend, model, engine=engine, reason=reason)
         self._show_status()
-        spawn(self._load_budget(session.route), "reading the model's context length")
+        self.tasks.spawn(self._load_budget(session.route), "reading the model's context length")
 
     def _choose_predictor(self, session: ChatSession, model: str) -> None:
         """Each model has its own prefill rate: its own predictor, restored from
@@ -301,7 +302,7 @@ class WarmingLink(QObject):
             self._recount_base()
         text = self.window.composer.toPlainText()
         if self.counter is not None and text.strip():
-            spawn(self.counter.prepare([ChatMessage("user", text)]), "counting tokens")
+            self.tasks.spawn(self.counter.prepare([ChatMessage("user", text)]), "counting tokens")
 
     def _show_prediction(self, text: str | None = None) -> None:
         """Per keystroke: a cached count and a few multiplies (no I/O)."""
@@ -472,6 +473,7 @@ class WarmingLink(QObject):
             timer.stop()
         self._save_timer.stop()
         self._save_learned()
+        await self.tasks.aclose()
         await self.warmer.aclose()
 
 

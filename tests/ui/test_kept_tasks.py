@@ -3,6 +3,7 @@ on after quit against closed backends, and a lab starting at quit is stopped."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import threading
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings
 
+import client
 import client.lab
 from client.services.stores import open_stores
 from client.ui.app import TachyApp
@@ -93,3 +95,22 @@ def test_quit_while_the_lab_starts_leaves_no_lab_running(
     run(until(lambda: started and not started[0].thread.is_alive(), 10))
     run(until(closing.done))
     assert starting.cancelled() and app.demo.lab is None
+
+
+def test_no_task_is_started_and_forgotten() -> None:
+    """A `spawn(...)`, `create_task(...)` or `ensure_future(...)` whose result is
+    dropped can be neither cancelled on close nor awaited: none in client/ (an owner's
+    `self.tasks.spawn(...)` is kept by its KeptTasks)."""
+    starters = {"spawn", "create_task", "ensure_future"}
+    dropped = []
+    for path in sorted(Path(client.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                called = node.value.func
+                if isinstance(called, ast.Attribute):  # KeptTasks.spawn keeps what it starts
+                    name = "" if called.attr == "spawn" else called.attr
+                else:
+                    name = getattr(called, "id", "")
+                if name in starters:
+                    dropped.append(f"{path.name}:{node.lineno}")
+    assert not dropped, dropped
