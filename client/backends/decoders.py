@@ -17,6 +17,7 @@ from client.backends.errors import (
     ServerError,
     TachyError,
 )
+from client.core.visible import visible
 
 DEFAULT_LINE_LIMIT = 8 * 1024 * 1024  # 8 MiB: far above any real token line
 SNIPPET_CHARS = 80
@@ -89,6 +90,16 @@ def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
 def looks_like_html(text: str) -> bool:
     # No JSON or SSE line starts with "<"; every HTML or XML page does.
     return text.lstrip().startswith("<")
+
+
+def redirect_refused(status: int, location: str) -> ProtocolError:
+    """A 3xx answer. Tachy never follows one (httpx's default, kept on purpose): the
+    request, and its API key, go only to the address the user gave."""
+    where = f" to {visible(location)}" if location else ""
+    return ProtocolError(
+        f"the server redirected the request (HTTP {status}){where}, and Tachy does not "
+        "follow redirects, so nothing was sent there. Use the final address as the URL"
+    )
 
 
 def html_refused() -> ProtocolError:
@@ -166,6 +177,7 @@ _MODEL_NAME = re.compile(r"\bmodel\s+[\"'`]?([^\s\"'`]+)", re.I)
 
 
 def error_from_message(status: int | None, message: str, model: str = "") -> ServerError:
+    message = visible(message)  # a server's words, on one line, with nothing acting
     if _MODEL_MISSING.search(message):
         named = _MODEL_NAME.search(message)
         return ModelNotFound(model or (named.group(1) if named else "?"), message, status)
@@ -188,6 +200,7 @@ def error_from_http(
             message = _html_title(text) or reason or "an error page"
         else:
             message = snippet(text.splitlines()[0], 200) if text else reason or "no details"
+    message = visible(message)
     if status in (401, 403):
         return AuthenticationFailed(status, message)
     if status == 404 or status == 400:

@@ -6,6 +6,8 @@ text began carries the partial text on the Failed event, not on the error.
 
 from __future__ import annotations
 
+from client.core.visible import visible_lines
+
 
 class TachyError(Exception):
     """Base of every error Tachy shows. str(error) is the user-facing sentence."""
@@ -13,6 +15,9 @@ class TachyError(Exception):
     retryable = True
 
     def __init__(self, message: str) -> None:
+        # Sentences quote servers (their errors, model names): nothing in them may act
+        # on a terminal or the window (escapes, right-to-left overrides): spelled out.
+        message = visible_lines(message)
         super().__init__(message)
         self.user_message = message
 

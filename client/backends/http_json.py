@@ -7,7 +7,13 @@ from typing import Any
 import httpx
 
 from client.backends.address import server_url
-from client.backends.decoders import error_from_http, html_refused, looks_like_html, snippet
+from client.backends.decoders import (
+    error_from_http,
+    html_refused,
+    looks_like_html,
+    redirect_refused,
+    snippet,
+)
 from client.backends.errors import BackendUnreachable, ProtocolError, TachyError
 from client.backends.stream import ErrorMapper
 from client.backends.transport import ResendingTransport
@@ -77,6 +83,8 @@ async def request_json(
         raise ProtocolError(str(error) or type(error).__name__) from error
     if response.status_code >= 400:
         raise error_mapper(model)(response, response.content[:65536])
+    if response.is_redirect:
+        raise redirect_refused(response.status_code, response.headers.get("location", ""))
     try:
         return response.json()
     except ValueError:

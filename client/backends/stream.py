@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import httpx
 
 from client.backends.deadline import ReadDeadline
+from client.backends.decoders import redirect_refused
 from client.backends.errors import (
     BackendUnreachable,
     FirstByteTimeout,
@@ -167,6 +168,8 @@ class ChatStream:
         if response.status_code >= 400:
             body = await self._read_error_body(response)
             raise self._map_http_error(response, body)
+        if response.is_redirect:
+            raise redirect_refused(response.status_code, response.headers.get("location", ""))
         return response
 
     async def _trace(self, name: str, info: dict[str, Any]) -> None:

@@ -13,6 +13,7 @@ import sys
 from client.backends.base import ModelInfo
 from client.backends.errors import BackendUnreachable, TachyError
 from client.cli.chat import EXIT_FAILED, EXIT_UNREACHABLE, ServerChoice, add_server_arguments
+from client.core.visible import visible
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +48,7 @@ async def _models(args: argparse.Namespace) -> tuple[list[ModelInfo], str]:
 
 
 def describe(model: ModelInfo) -> str:
-    parts = [model.name]
+    parts = [visible(model.name)]  # whatever the server sent: no escape may act
     if model.context_length:
         parts.append(f"context {model.context_length}")
     if model.size_bytes:
