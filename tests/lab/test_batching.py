@@ -66,19 +66,22 @@ async def test_past_capacity_the_first_token_waits_and_metrics_say_so(start_lab)
         assert first is not None
         return first
 
+    async def until_gauge(name: str, value: str) -> None:
+        line = f'vllm:{name}{{engine="0",model_name="tachy-lab:latest"}} {value}'
+        for _ in range(200):  # polled, not slept: a busy machine may be slow to start
+            if line in (await client.get("/metrics")).text:
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"{line} never showed")
+
     first = asyncio.create_task(ttft_ms())
-    await asyncio.sleep(0.02)
-    waiting = (await client.get("/metrics")).text
-    assert 'vllm:num_requests_running{engine="0",model_name="tachy-lab:latest"} 1.0' in waiting
+    await until_gauge("num_requests_running", "1.0")
     second = asyncio.create_task(ttft_ms())
-    await asyncio.sleep(0.02)
-    assert (
-        'vllm:num_requests_waiting{engine="0",model_name="tachy-lab:latest"} 1.0'
-        in (await client.get("/metrics")).text
-    )
+    await until_gauge("num_requests_waiting", "1.0")
     one, two = await asyncio.gather(first, second)
-    assert 55 < one < 110
-    assert two > one + 80  # queued behind the whole first reply (60 + 7 x 5 ms) + its own 60
+    assert one > 55
+    # the second waited for the rest of the first reply (7 x 5 ms), then its own 60 ms
+    assert two > one + 60
     metrics = (await client.get("/metrics")).text
     queued = next(
         x for x in metrics.splitlines() if x.startswith("vllm:request_queue_time_seconds_sum")
@@ -127,7 +130,7 @@ async def test_with_chunked_prefill_running_streams_go_on(start_lab) -> None:
     await asyncio.sleep(0.2)
     await client.post("/v1/chat/completions", json=chat_body())
     await running
-    assert max((b - a) * 1000 for a, b in itertools.pairwise(stamps)) < 80
+    assert max((b - a) * 1000 for a, b in itertools.pairwise(stamps)) < 110  # no 150 ms hold
 
 
 def test_the_two_batching_presets_differ_only_in_scheduling() -> None:
