@@ -38,7 +38,13 @@ class AddServerDialog(QDialog):
         self.url_edit.setPlaceholderText("http://127.0.0.1:11434")
         self.api_picker = QComboBox(self)
         self.api_picker.setObjectName("serverApiPicker")
-        self.api_picker.addItems(["auto", "ollama", "openai"])
+        # The --api names, each shown in the window's language; the name is the data.
+        for api, shown in (
+            ("auto", self.tr("auto")),
+            ("ollama", self.tr("ollama")),
+            ("openai", self.tr("openai")),
+        ):
+            self.api_picker.addItem(shown, api)
         self.key_edit = QLineEdit(self)
         self.key_edit.setObjectName("serverKeyEdit")
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
@@ -100,7 +106,7 @@ class AddServerDialog(QDialog):
             self.show_error(self.tr("A server needs a name and a URL."))
             return
         key = self.key_edit.text()
-        self._pending = (name, url, self.api_picker.currentText(), key) if key else None
+        self._pending = (name, url, self.api_picker.currentData(), key) if key else None
         self.session_button.hide()
-        self.saved.emit(name, url, self.api_picker.currentText(), key)
+        self.saved.emit(name, url, self.api_picker.currentData(), key)
         self.key_edit.clear()  # the key lives in the keyring from here on, not in a widget

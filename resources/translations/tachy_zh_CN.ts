@@ -39,6 +39,18 @@
         <translation>添加服务器</translation>
     </message>
     <message>
+        <source>auto</source>
+        <translation>自动检测</translation>
+    </message>
+    <message>
+        <source>ollama</source>
+        <translation>Ollama</translation>
+    </message>
+    <message>
+        <source>openai</source>
+        <translation>OpenAI 兼容</translation>
+    </message>
+    <message>
         <source>optional; stored in the system keyring</source>
         <translation>可选；保存在系统密钥环中</translation>
     </message>

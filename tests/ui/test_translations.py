@@ -186,6 +186,23 @@ def test_the_window_in_chinese_shows_no_english(
     assert found == [], "\n".join(found)
 
 
+def test_the_add_server_dialog_in_chinese_shows_no_english(chinese: None, qtbot: Any) -> None:
+    from client.ui.server_dialog import AddServerDialog
+
+    dialog = AddServerDialog()
+    qtbot.addWidget(dialog)
+    found = [
+        f"{where}: {text!r}"
+        for widget in [dialog, *dialog.findChildren(QWidget)]
+        for where, text in _texts(widget)
+        if _english(text) and where.split()[-1] != "placeholder"  # a sample URL
+    ]
+    assert dialog.windowTitle() == "添加服务器"
+    buttons = {b.text() for b in dialog.findChildren(QAbstractButton)}
+    assert {"保存", "取消"} <= buttons  # Qt's own Save / Cancel, from qtbase_zh_CN
+    assert found == [], "\n".join(found)
+
+
 def test_the_language_menu_remembers_the_choice_for_the_next_start(
     tmp_path: Path, qtbot: Any
 ) -> None:
