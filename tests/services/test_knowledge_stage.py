@@ -3,6 +3,7 @@ files, a scripted server that records what was sent."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -157,3 +158,38 @@ def test_passages_are_kept_to_their_share_of_the_prompt_budget() -> None:
     hits = [Hit("/a", "line", n, n, 10.0 - n, 100, "x") for n in range(5)]
     assert [h.line_start for h in fit_passages(hits, 250)] == [0, 1]
     assert fit_passages(hits, 50) == []
+
+
+async def test_stop_while_retrieving_keeps_the_question_and_sends_nothing(
+    db: Database, knowledge: KnowledgeBase
+) -> None:
+    server = answer()
+    searching = asyncio.Event()
+
+    async def slow_retrieve(question: str, k: int = 5, budget_ms: float = 50.0) -> Any:
+        searching.set()
+        await asyncio.Event().wait()  # a search that never ends (Stop comes first)
+
+    knowledge.retrieve = slow_retrieve  # type: ignore[method-assign]
+    stage = KnowledgeStage(knowledge, enabled=lambda _conversation: True)
+    generation = session_with(db, stage, server).generate(None, "Kyoto hotel")
+
+    async def consume() -> None:
+        async for _event in generation:
+            pass
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(searching.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert generation.finished is not None and generation.finished.outcome is Outcome.STOPPED
+    assert server.requests == []  # nothing was sent
+    path = HistoryStore(db).active_path(generation.conversation_id)
+    question = path[0]
+    assert (question.role, question.content, str(question.state)) == (
+        "user",
+        "Kyoto hotel",
+        "complete",
+    )
+    assert str(path[-1].state) == "stopped"
