@@ -45,3 +45,12 @@ class MessageBlock:
     reserved: bool = False  # laid out before its first token; no label until text comes
     meta_shown: bool = True  # the label under it matches its state
     final_due: bool = False  # streamed; its final render comes a loop turn later
+    # Streamed text not yet joined onto message.text: appending a token is a list append
+    # (O(chunk)), joined once per frame (ChatView.flush), not a copy of the whole answer.
+    unjoined: list[str] = field(default_factory=list)
+
+    def join_streamed(self) -> ShownMessage:
+        if self.unjoined:
+            self.message.text += "".join(self.unjoined)
+            self.unjoined.clear()
+        return self.message

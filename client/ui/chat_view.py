@@ -15,7 +15,6 @@ from functools import partial
 
 from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import (
-    QAction,
     QContextMenuEvent,
     QDesktopServices,
     QGuiApplication,
@@ -28,12 +27,13 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from client.ui.chat_blocks import MessageBlock, ShownMessage
 from client.ui.chat_content import render_full, render_tail
-from client.ui.chat_document import code_block_text_at, hide_empty_paragraphs_around, one_edit
+from client.ui.chat_document import hide_empty_paragraphs_around, one_edit
 from client.ui.chat_labels import MessageLabels
+from client.ui.chat_menu import CodeBlockMenu
 from client.ui.chat_reasoning import ReasoningFrames
 from client.ui.chat_text import THINKING_GREY, content_format, meta_format, thinking_format
 from client.ui.code_highlight import highlight
-from client.ui.safe_markdown import WEB_SCHEMES, SafeDocument, is_code_block
+from client.ui.safe_markdown import WEB_SCHEMES, SafeDocument
 from client.ui.theme import is_dark
 
 __all__ = ["THINKING_GREY", "ChatView", "ShownMessage"]
@@ -89,9 +89,7 @@ class ChatView(QTextBrowser):
         self.reasoning = ReasoningFrames(
             self.safe_document, self._blocks, self.labels.link_format, self._point_size
         )
-        copy_action = QAction(self.tr("Copy code block"), self)
-        copy_action.triggered.connect(self._copy_code_under_cursor)
-        self._copy_code_action = copy_action
+        self._menu = CodeBlockMenu(self)
 
     # --- building ----------------------------------------------------------------
     def clear_messages(self) -> None:
@@ -207,7 +205,7 @@ class ChatView(QTextBrowser):
 
     def message(self, key: int) -> ShownMessage:
         block = self._blocks.get(key)
-        return block.message if block is not None else self._earlier_by_key[key]
+        return block.join_streamed() if block is not None else self._earlier_by_key[key]
 
     def keys(self) -> list[int]:
         return list(self._order)
@@ -266,15 +264,24 @@ class ChatView(QTextBrowser):
     def append_token(self, key: int, text: str) -> bool:
         """Add streamed text. Returns True when it was painted right now (first chunk)."""
         block = self._blocks[key]
-        block.message.text += text
         if not block.painted_first:
+            block.message.text += text
             block.painted_first = True
             self._paint_first_text(block, text)
             return True
+        return not self.append_streamed(key, text)
+
+    def append_streamed(self, key: int, text: str) -> bool:
+        """A chunk after the first: kept for the next frame's flush (a list append).
+        False, and nothing kept, unless `key` is streaming with its first chunk painted."""
+        block = self._blocks.get(key)
+        if block is None or not block.streaming or not block.painted_first:
+            return False
+        block.unjoined.append(text)
         self._pending.add(key)
         if not self._flush_timer.isActive():
             self._flush_timer.start()
-        return False
+        return True
 
     def append_thinking(self, key: int, text: str) -> bool:
         """Add streamed reasoning (shown above the answer, as plain text). Same rules
@@ -351,6 +358,7 @@ class ChatView(QTextBrowser):
             for key in list(self._pending):
                 block = self._blocks.get(key)
                 if block is not None:
+                    block.join_streamed()
                     self._render_tail(block)
             for key in list(self._pending_meta):
                 block = self._blocks.get(key)
@@ -373,6 +381,7 @@ class ChatView(QTextBrowser):
         block = self._blocks.get(key)
         if block is None:
             return
+        block.join_streamed()
         streamed = block.streaming and text is None
         if streamed and (key in self._pending or key in self._pending_thinking):
             self.flush()
@@ -426,6 +435,7 @@ class ChatView(QTextBrowser):
 
     # --- rendering ---------------------------------------------------------------
     def _render_full(self, block: MessageBlock) -> None:
+        block.join_streamed()
         render_full(self.safe_document, block, self._action_scheme)
         if block.message.role != "user" and not block.streaming:
             highlight(self.document(), block.content, is_dark(self.palette()))
@@ -474,17 +484,7 @@ class ChatView(QTextBrowser):
         QGuiApplication.clipboard().setText(self.message(key).text)
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
-        menu = self.createStandardContextMenu(event.pos())
-        cursor = self.cursorForPosition(event.pos())
-        if is_code_block(cursor.blockFormat()):
-            self._copy_code_action.setData(cursor.position())
-            menu.addAction(self._copy_code_action)
-        menu.exec(event.globalPos())
-        menu.deleteLater()
-
-    def _copy_code_under_cursor(self) -> None:
-        position = int(self._copy_code_action.data() or 0)
-        QGuiApplication.clipboard().setText(code_block_text_at(self.document(), position))
+        self._menu.show(event)
 
     def _point_size(self) -> float:
         return self.font().pointSizeF()
