@@ -1211,6 +1211,66 @@
         <translation>请求发出后的毫秒数</translation>
     </message>
     <message>
+        <source>request written</source>
+        <translation>请求发出</translation>
+    </message>
+    <message>
+        <source>response headers</source>
+        <translation>响应头</translation>
+    </message>
+    <message>
+        <source>first token</source>
+        <translation>首个词元</translation>
+    </message>
+    <message>
+        <source>last token</source>
+        <translation>最后一个词元</translation>
+    </message>
+    <message>
+        <source>painted</source>
+        <translation>绘制</translation>
+    </message>
+    <message>
+        <source>loading</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <source>understanding</source>
+        <translation>理解</translation>
+    </message>
+    <message>
+        <source>retrieving</source>
+        <translation>检索</translation>
+    </message>
+    <message>
+        <source>thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>answering</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>server: model load</source>
+        <translation>服务器：加载模型</translation>
+    </message>
+    <message>
+        <source>server: prompt processing</source>
+        <translation>服务器：处理提示</translation>
+    </message>
+    <message>
+        <source>server: generation</source>
+        <translation>服务器：生成</translation>
+    </message>
+    <message>
+        <source>server: queue</source>
+        <translation>服务器：排队</translation>
+    </message>
+    <message>
+        <source>transport + queue</source>
+        <translation>传输 + 排队</translation>
+    </message>
+    <message>
         <source>client TTFT {ms} ms</source>
         <translation>客户端首字延迟 {ms} 毫秒</translation>
     </message>

@@ -220,3 +220,14 @@ def test_the_language_menu_remembers_the_choice_for_the_next_start(
     assert settings.value(LANGUAGE_KEY) == "zh_CN" and menu.actions["zh_CN"].isChecked()
     assert chosen_language(None, settings) == "zh_CN"
     assert "next start" in status.text()
+
+
+def test_every_fixed_waterfall_row_has_a_translatable_name() -> None:
+    from client.services import hud_model
+    from client.services.outcomes import Stage
+    from client.ui.hud.waterfall_view import ROW_LABELS
+
+    source = Path(hud_model.__file__).read_text(encoding="utf-8")
+    fixed = set(re.findall(r'WaterfallRow\(\s*"([^"]+)"', source)) | {s.value for s in Stage}
+    assert len(fixed) >= 10
+    assert fixed <= set(ROW_LABELS), fixed - set(ROW_LABELS)

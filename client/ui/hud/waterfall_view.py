@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from client.services.hud_model import Waterfall
 from client.ui.hud.palette import SIDE_COLORS
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 MOMENT_WIDTH_FRACTION = 0.004  # a moment (first token ...) is a thin bar this wide
 
@@ -38,11 +39,40 @@ class WaterfallView(QWidget):
         width = np.array([max(r.end_ms - r.start_ms, moment) for r in rows])
         brushes = [pg.mkBrush(*SIDE_COLORS.get(r.side, (128, 128, 128))) for r in rows]
         self.bars.setOpts(x0=x0, y=np.arange(len(rows)), width=width, brushes=brushes)
-        labels = [(i, f"{r.label} {_duration(r.start_ms, r.end_ms)}") for i, r in enumerate(rows)]
+        labels = [
+            (i, f"{row_label(r.label)} {_duration(r.start_ms, r.end_ms)}")
+            for i, r in enumerate(rows)
+        ]
         self.plot.getAxis("left").setTicks([labels])
         self.plot.setYRange(-0.5, len(rows) - 0.5)
         self.plot.setXRange(min(0.0, float(x0.min(initial=0.0))), span * 1.05)
         self.caption.setText(f"{title}\n{_summary(waterfall)}")
+
+
+# The rows client.services.hud_model.build_waterfall names (its stages are
+# services.outcomes.Stage); tests/ui/test_translations.py checks a full waterfall's rows.
+ROW_LABELS = (
+    QT_TRANSLATE_NOOP("WaterfallView", "request written"),
+    QT_TRANSLATE_NOOP("WaterfallView", "response headers"),
+    QT_TRANSLATE_NOOP("WaterfallView", "first token"),
+    QT_TRANSLATE_NOOP("WaterfallView", "last token"),
+    QT_TRANSLATE_NOOP("WaterfallView", "painted"),
+    QT_TRANSLATE_NOOP("WaterfallView", "loading"),
+    QT_TRANSLATE_NOOP("WaterfallView", "understanding"),
+    QT_TRANSLATE_NOOP("WaterfallView", "retrieving"),
+    QT_TRANSLATE_NOOP("WaterfallView", "thinking"),
+    QT_TRANSLATE_NOOP("WaterfallView", "answering"),
+    QT_TRANSLATE_NOOP("WaterfallView", "server: model load"),
+    QT_TRANSLATE_NOOP("WaterfallView", "server: prompt processing"),
+    QT_TRANSLATE_NOOP("WaterfallView", "server: generation"),
+    QT_TRANSLATE_NOOP("WaterfallView", "server: queue"),
+    QT_TRANSLATE_NOOP("WaterfallView", "transport + queue"),
+)
+
+
+def row_label(label: str) -> str:
+    """A fixed row name in the window's language; a row with figures in it stays."""
+    return QCoreApplication.translate("WaterfallView", label)
 
 
 def _duration(start: float, end: float) -> str:
