@@ -44,8 +44,18 @@ def qt_settings() -> QSettings:
 
     path = window_state_file()
     if path is not None:
-        return QSettings(str(path), QSettings.Format.IniFormat)
-    return QSettings("Tachy", "Tachy")
+        settings = QSettings(str(path), QSettings.Format.IniFormat)
+    else:
+        settings = QSettings("Tachy", "Tachy")
+    settings.allKeys()  # read now, so a damaged file is noted at start
+    if settings.status() is not QSettings.Status.NoError:
+        # Qt keeps what it could parse; the rest falls back to the default layout.
+        log.warning(
+            "the window layout at %s cannot be read (%s): using the defaults",
+            settings.fileName(),
+            settings.status().name,
+        )
+    return settings
 
 
 class FirstPaintLog(QObject):

@@ -193,3 +193,23 @@ def test_the_disk_filling_mid_answer_keeps_it_on_screen_and_saves_it_later(
     run(until(lambda: saving.waiting_writes() == 0, 15))
     assert (answer().content, answer().state) == ("First words. Then more.", "complete")
     assert "Saving works again" in banner.message_label.text()
+
+
+def test_a_damaged_window_ini_falls_back_to_the_default_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, qapp: Any
+) -> None:
+    from client.ui.app import qt_settings
+    from client.ui.main_window import MainWindow
+
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "window.ini").write_bytes(b"\x00\xff[window]\ngeometry=@ByteArray(\x01\nstate=[[[\n")
+    monkeypatch.setenv("TACHY_DATA_DIR", str(data))
+    with caplog.at_level("WARNING", logger="tachy.ui"):
+        settings = qt_settings()
+    assert "window layout at" in caplog.text and "FormatError" in caplog.text
+    window = MainWindow(settings)  # opens with the default layout, no exception
+    try:
+        assert window.width() > 0 and window.hud_dock is not None
+    finally:
+        window.deleteLater()
