@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from client.backends.base import Backend
 from client.core.budget import FittedPrompt, TokenCounter, estimate_tokens, fit_to_budget
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
+from client.services import router
 from client.services.continuation import (
     CONTINUATION_PROMPT,
     ContinueMode,
@@ -55,6 +56,7 @@ class Route:
     model: str
     server_name: str = ""  # as the window names it (stored with each answer)
     is_local: bool = False  # the embedded local engine
+    tier: str = ""  # a cascade's "fast" or "strong" (client/services/router.py); "": none
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +132,9 @@ class PlanInput:
     count: TokenCounter = estimate_tokens
     ttft: TtftEstimate | None = None
     cached: CachedPrompt | None = None  # what the server's prompt cache is known to hold
+    # A cascade's decision made before planning (the classifier's, or the user's
+    # override); None: the router's rules decide on `text`.
+    decision: router.RouteDecision | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +167,9 @@ class RequestPlan:
     summary: HistorySummary | None
     new_prompt_tokens: int  # of prompt_tokens, those not in the server's cache
     predicted_ttft_ms: float | None
+    # A cascade's other route: it answers when this one fails before its first token.
+    fallback: Route | None = None
+    decision: router.RouteDecision | None = None  # a cascade's, as the router gave it
 
     @property
     def prefix(self) -> tuple[ChatMessage, ...]:
@@ -187,7 +195,8 @@ class RequestPlan:
 
 
 def plan_request(given: PlanInput) -> RequestPlan:
-    route, why = choose_route(given.routes)
+    decision = cascade_decision(given)
+    route, why = choose_route(given.routes, decision)
     mode = _continue_mode(given, route) if given.continuing else None
     head, history, history_ids = _system_head(given)
     tail = [_question(given.text, given.passages)] if given.text or given.passages else []
@@ -215,15 +224,44 @@ def plan_request(given: PlanInput) -> RequestPlan:
         summary=given.summary,
         new_prompt_tokens=new_tokens,
         predicted_ttft_ms=given.ttft(new_tokens) if given.ttft is not None else None,
+        fallback=other_route(given.routes, route),
+        decision=decision,
     )
 
 
-def choose_route(routes: Sequence[Route]) -> tuple[Route, str]:
-    """The route for a request, and why. One candidate today (the server and model
-    chosen in the window or on the command line); the cascade adds its rule here."""
+def choose_route(
+    routes: Sequence[Route], decision: router.RouteDecision | None = None
+) -> tuple[Route, str]:
+    """The route for a request, and why: a cascade's route of the decided tier, else
+    the first candidate (the server and model chosen in the window or on the command
+    line)."""
     if not routes:
         raise ValueError("no server and model to send the request to")
+    if decision is not None:
+        for route in routes:
+            if route.tier == decision.tier.value:
+                return route, f"{decision.tier.value}: {decision.reason}"
     return routes[0], "the server and model chosen"
+
+
+def is_cascade(routes: Sequence[Route]) -> bool:
+    tiers = {route.tier for route in routes}
+    return {router.Tier.FAST.value, router.Tier.STRONG.value} <= tiers
+
+
+def cascade_decision(given: PlanInput) -> router.RouteDecision | None:
+    """The decision a cascade's plan follows (None without a cascade); the rules' when
+    none was made before planning. Continuing an answer keeps the route it came from."""
+    if not is_cascade(given.routes):
+        return None
+    return given.decision or router.route_by_rules(given.text)
+
+
+def other_route(routes: Sequence[Route], chosen: Route) -> Route | None:
+    """A cascade's route of the other tier (the fallback); None without a cascade."""
+    if not is_cascade(routes):
+        return None
+    return next((r for r in routes if r.tier and r.tier != chosen.tier), None)
 
 
 def _system_head(
