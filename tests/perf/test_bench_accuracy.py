@@ -3,17 +3,19 @@
 The lab runs as its own process with a scripted reply: TTFT 100 ms, TPOT 10 ms, no
 jitter, 20 tokens. Two questions, each with its figure printed beside its bound:
 
-- Does the bench report what the server did? The lab's own /metrics histograms (sum
-  and count of vllm:time_to_first_token_seconds and vllm:inter_token_latency_seconds,
-  read before and after the measured requests) say when it actually wrote each first
-  token and each gap: Tachy's mean TTFT must be within 2 ms of the lab's and its mean
-  TPOT within 0.5 ms of the lab's mean gap, at concurrency 1 and 50. This is the
-  baseline of the same run: on a shared 2-core machine the server itself can fall
-  behind the script (a 50-request burst queues its JSON work in front of the timers),
-  and that is the server's lateness, not a measuring error.
-- How far is that from the script? Printed beside it (medians): that distance is the
-  lab's own lateness under the machine's load, which tests/perf/test_lab_timing.py
-  bounds against a bare asyncio server measured in its run.
+- Concurrency 1: does the bench report what the server did? The lab's own /metrics
+  histograms (sum and count of vllm:time_to_first_token_seconds and
+  vllm:inter_token_latency_seconds, read before and after the measured requests) say
+  when it wrote each first token and each gap: Tachy's mean TTFT must be within 2 ms
+  of the lab's and its mean TPOT within 0.5 ms of the lab's mean gap. The medians'
+  distance to the script is printed: it is the lab's own lateness on a loaded machine
+  (1.4 ms on a quiet run, about 3 ms at load 5), which tests/perf/test_lab_timing.py
+  bounds against a bare server.
+- Concurrency 50: on a shared 2-core machine a 50-stream burst makes any client and
+  the lab itself fall behind the script (the lab's share is bounded by
+  tests/perf/test_lab_timing.py). The baseline is a bare asyncio client (that test's)
+  sending the same load, run before and after Tachy's: Tachy's medians may add at most
+  2 ms (TTFT) and 0.5 ms (TPOT) to the bare client's. Distances to the script printed.
 
 The same load through a peer's streaming loop (the official openai SDK, TTFT from the
 moment its HTTP transport has written the request, the point Tachy starts from, to its
@@ -43,6 +45,7 @@ import pytest
 
 from client.backends import make_backend
 from client.services.bench import BenchSettings, measure_one, run_bench
+from tests.perf.test_lab_timing import Timed, timed_stream
 
 pytestmark = pytest.mark.perf
 
@@ -78,6 +81,7 @@ class Run:
     tpot_mean: float
     lab_ttft_mean: float  # what the lab recorded for the same requests
     lab_gap_mean: float
+    gap_median: float  # median over requests of (last token - first token) / (tokens - 1)
 
 
 def _lab_sums(url: str) -> dict[str, float]:
@@ -116,7 +120,9 @@ async def _tachy(url: str, concurrency: int, n: int) -> Run:
     ttft, tpot = summaries["ttft_ms"], summaries["tpot_ms"]
     assert ttft is not None and tpot is not None
     lab_ttft, lab_gap = _lab_means(before, after)
-    return Run(ttft.median, tpot.median, ttft.mean, tpot.mean, lab_ttft, lab_gap)
+    gaps = [statistics.fmean(r.metrics.itl_ms) for r in report.results if r.metrics.itl_ms]
+    median_gap = statistics.median(gaps)
+    return Run(ttft.median, tpot.median, ttft.mean, tpot.mean, lab_ttft, lab_gap, median_gap)
 
 
 class WrittenAt(httpx2.AsyncBaseTransport):
@@ -176,15 +182,63 @@ async def _interleaved(url: str, n: int) -> tuple[float, float]:
 ATTEMPTS = 3
 
 
-@pytest.mark.parametrize(("concurrency", "n"), [(1, 40), (50, 150)])
-def test_bench_reports_what_the_server_did(lab_url: str, concurrency: int, n: int) -> None:
+def test_bench_reports_what_the_server_did(lab_url: str) -> None:
     errors = []
     for _ in range(ATTEMPTS):
-        run = asyncio.run(_tachy(lab_url, concurrency, n))
-        errors.append(_report(run, concurrency, n))
+        run = asyncio.run(_tachy(lab_url, 1, 40))
+        errors.append(_report(run, 1, 40))
         if errors[-1][0] <= 2.0 and errors[-1][1] <= 0.5:
             return
     raise AssertionError(f"|TTFT|, |TPOT| differences in every attempt: {errors}")
+
+
+async def _bare(url: str, concurrency: int, n: int) -> tuple[float, float]:
+    """The same load through a bare asyncio client (tests/perf/test_lab_timing.py's):
+    medians of TTFT from the request written and of TPOT."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+
+    async def one_connection(count: int) -> list[Timed]:
+        reader, writer = await asyncio.open_connection(host, int(port))
+        try:
+            return [await timed_stream(reader, writer, TOKENS) for _ in range(count)]
+        finally:
+            writer.close()
+
+    per = n // concurrency
+    runs = await asyncio.gather(*(one_connection(per) for _ in range(concurrency)))
+    timed = [t for batch in runs for t in batch]
+    return (
+        statistics.median(t.ttft_raw_ms for t in timed),
+        statistics.median(t.tpot_ms for t in timed),
+    )
+
+
+def test_bench_at_50_streams_adds_little_over_a_bare_client(lab_url: str) -> None:
+    """At 50 streams the machine's load moves the figures of any client; what Tachy's
+    bench adds over a bare asyncio client measured in turn with it (A B A B) must stay
+    within 2 ms (TTFT median) and 0.5 ms (TPOT median)."""
+    added = []
+    for _ in range(ATTEMPTS):
+        bare_first = asyncio.run(_bare(lab_url, 50, 150))
+        tachy = asyncio.run(_tachy(lab_url, 50, 150))
+        bare_second = asyncio.run(_bare(lab_url, 50, 150))
+        bare_ttft = (bare_first[0] + bare_second[0]) / 2
+        bare_tpot = (bare_first[1] + bare_second[1]) / 2
+        ttft_added = tachy.ttft_median - bare_ttft
+        # The bare client's TPOT spans first to last token; Tachy's tpot_ms (vLLM's
+        # definition) ends at the end of the response, so compare the token gaps.
+        tpot_added = abs(tachy.gap_median - bare_tpot)
+        print(
+            f"\n50 streams, medians: TTFT tachy {tachy.ttft_median:.2f} / bare {bare_ttft:.2f} "
+            f"ms (adds {ttft_added:+.2f} <= 2), time per token tachy {tachy.gap_median:.3f} "
+            f"/ bare {bare_tpot:.3f} ms (|diff| {tpot_added:.3f} <= 0.5; tpot_ms "
+            f"{tachy.tpot_median:.3f}); script 100 / 10"
+        )
+        _report(tachy, 50, 150)
+        added.append((round(ttft_added, 2), round(tpot_added, 3)))
+        if ttft_added <= 2.0 and tpot_added <= 0.5:
+            return
+    raise AssertionError(f"what Tachy added in every attempt: {added}")
 
 
 def _report(run: Run, concurrency: int, n: int) -> tuple[float, float]:
