@@ -39,6 +39,8 @@ def test_the_layer_rules_are_among_the_contracts() -> None:
     assert {("client.ui", "httpx"), ("client.ui", "sqlite3"), ("client.ui", "keyring")} <= forbidden
     others = ["client.backends", "client.store", "client.services", "client.ui", "client.cli"]
     assert {("client.core", other) for other in [*others, "client.lab"]} <= forbidden
+    http_free = ["client.core", "client.services", "client.store", "client.ui"]
+    assert {(layer, "httpx") for layer in http_free} <= forbidden
     assert any(c["type"] == "acyclic_siblings" and c["ancestors"] == ["client"] for c in contracts)
 
 

@@ -12,10 +12,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
-
 from client.backends import local_engine
 from client.backends.detect import USUAL_PORTS, DiscoveredServer, discover_local_servers
+from client.backends.engine_probe import ProbeFailed, ask_once
 from client.backends.local_engine import LocalEngine, LocalEngineFailed, LocalEngineUnavailable
 from client.services.doctor_report import Check, fail, info, ok
 
@@ -62,22 +61,13 @@ def _start_and_ask(model: Path) -> Iterator[Check]:
 
 
 def _ask(engine: LocalEngine) -> Check:
-    body = {
-        "model": engine.model,
-        "messages": [{"role": "user", "content": "Say OK."}],
-        "max_tokens": 4,
-        "stream": False,
-    }
     asked = time.perf_counter()
     try:
-        with httpx.Client(timeout=ANSWER_TIMEOUT_S, trust_env=False) as client:
-            response = client.post(f"{engine.openai_url}/chat/completions", json=body)
-            response.raise_for_status()
-            text = response.json()["choices"][0]["message"]["content"]
-    except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError) as error:
-        return fail("engine answer", f"no answer: {error}", "run `tachy serve-local` to see why")
+        text = ask_once(engine.openai_url, engine.model, ANSWER_TIMEOUT_S)
+    except ProbeFailed as error:
+        return fail("engine answer", str(error), "run `tachy serve-local` to see why")
     took = time.perf_counter() - asked
-    return ok("engine answer", f"{len(str(text))} characters in {took:.1f} s")
+    return ok("engine answer", f"{len(text)} characters in {took:.1f} s")
 
 
 def port_checks() -> Iterator[Check]:
