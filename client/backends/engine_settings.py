@@ -14,8 +14,10 @@ from pathlib import Path
 THREADS_ENV = "TACHY_ENGINE_THREADS"
 DEFAULT_CONTEXT = 2048  # tokens per slot: the app's largest prompt budget fits
 # Prompt tokens decoded per llama_decode call. The server notices a closed connection
-# only between batches, so this bounds how long a cancelled prefill keeps the CPU busy
-# (tests/perf/test_engine_stop.py measures both sides of the trade).
+# only between batches, so a cancelled prefill keeps the CPU busy about one batch time
+# (tests/perf/test_engine_stop.py, side by side on a busy machine: 64 read at 0.92x the
+# best rate (128's) and freed the CPU 788 ms after Stop with 970 ms batches; 16: 0.89x,
+# 405 ms; 128: 2.7 s). On an idle 2-core machine 64 tokens take about 375 ms.
 DEFAULT_BATCH = 64
 DEFAULT_CACHE_RAM_MIB = 256  # host-RAM prompt cache; a 135M model's KV is ~23 KB/token
 NO_SLEEP = -1
@@ -31,7 +33,9 @@ class EngineSettings:
     batch_threads: int = 0  # threads for reading prompts; 0: as `threads`
     n_ctx: int = DEFAULT_CONTEXT  # per slot
     n_batch: int = DEFAULT_BATCH
-    n_parallel: int = 1
+    # Two slots: a warm-up (or the next conversation's prefix) never queues behind an
+    # answer being written; each slot keeps its own prompt cache.
+    n_parallel: int = 2
     cache_ram_mib: int = DEFAULT_CACHE_RAM_MIB
     sleep_idle_s: int = NO_SLEEP  # unload the model after this long idle; -1 never
     spec: str = ""  # speculative decoding, as `tachy serve-local --spec` spells it
