@@ -117,7 +117,13 @@ class TachyApp:
         self._attach_language_menu()
         self._attach_knowledge()
         self._attach_engine_menu()
+        self._attach_welcome()
         self.help_menu = HelpMenu(self.window)
+
+    def _attach_welcome(self) -> None:
+        from client.ui.welcome import WelcomeLink
+
+        self.welcome = WelcomeLink(self)
 
     def _attach_knowledge(self) -> None:
         from client.ui.knowledge_link import KnowledgeLink
@@ -162,6 +168,7 @@ class TachyApp:
     ) -> None:
         self.conversations.refresh()
         self.knowledge.start_watching()
+        self.welcome.start()
         await self.servers.start(url, api, model)
 
     async def aclose(self) -> None:
@@ -178,6 +185,7 @@ class TachyApp:
             await asyncio.wait({answering}, timeout=SAVE_AT_QUIT_S)
         try:
             await self.knowledge.aclose()
+            await self.welcome.aclose()
             if self.warming is not None:
                 await self.warming.aclose()
             if self.hud is not None:

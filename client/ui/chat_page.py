@@ -47,6 +47,7 @@ class ChatPage(QObject):
     chooseServerRequested = Signal()
     useLocalRequested = Signal()
     conversationChanged = Signal(object)  # conversation id or None
+    conversationShown = Signal()  # a stored or a new, empty conversation is on screen
     timingRequested = Signal(int)  # an answer's id: show its waterfall
     sessionChanged = Signal(object)  # the ChatSession (the knowledge link attaches to it)
 
@@ -306,6 +307,7 @@ class ChatPage(QObject):
         self.window.stage_label.setText("")
         if conversation_id is None or not self.stored.available:
             self.window.chat_view.clear_messages()
+            self.conversationShown.emit()
             return
         shown = [self._shown(message) for message in self.stored.path(conversation_id)]
         self._add_footers(shown)
@@ -315,6 +317,7 @@ class ChatPage(QObject):
             self._outcome_key = last.key
             sentence, steps = RESUMABLE[last.state]
             self.window.outcome_bar.show_steps(self.tr(sentence), steps)
+        self.conversationShown.emit()
 
     def _shown(self, message: Any) -> ShownMessage:
         version = None

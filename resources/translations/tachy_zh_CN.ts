@@ -1291,4 +1291,85 @@
         <translation>服务器未报告计时</translation>
     </message>
 </context>
+<context>
+    <name>WelcomePanel</name>
+    <message>
+        <source>A one-word reply</source>
+        <translation>一个词的回答</translation>
+    </message>
+    <message>
+        <source>In one word: what colour is a clear daytime sky?</source>
+        <translation>用一个词回答：晴朗白天的天空是什么颜色？</translation>
+    </message>
+    <message>
+        <source>A long answer</source>
+        <translation>长篇回答</translation>
+    </message>
+    <message>
+        <source>Explain in detail, step by step, how a web browser loads a page.</source>
+        <translation>请一步一步详细解释网页浏览器是如何加载一个网页的。</translation>
+    </message>
+    <message>
+        <source>A reasoning question</source>
+        <translation>推理题</translation>
+    </message>
+    <message>
+        <source>A bat and a ball cost 1.10 together; the bat costs 1.00 more than the ball. How much is the ball? Think it through.</source>
+        <translation>球拍和球一共 1.10 元，球拍比球贵 1.00 元。球多少钱？请仔细想一想。</translation>
+    </message>
+    <message>
+        <source>Welcome</source>
+        <translation>欢迎</translation>
+    </message>
+    <message>
+        <source>Connect a server…</source>
+        <translation>连接服务器…</translation>
+    </message>
+    <message>
+        <source>Connect a server</source>
+        <translation>连接服务器</translation>
+    </message>
+    <message>
+        <source>Try one:</source>
+        <translation>试一试：</translation>
+    </message>
+    <message>
+        <source>Send this question</source>
+        <translation>发送这个问题</translation>
+    </message>
+    <message>
+        <source>Local model {model} · on this computer</source>
+        <translation>本地模型 {model} · 在这台电脑上</translation>
+    </message>
+    <message>
+        <source>{server} · model {model}</source>
+        <translation>{server} · 模型 {model}</translation>
+    </message>
+    <message>
+        <source>Starting the local model {model} on this computer…</source>
+        <translation>正在这台电脑上启动本地模型 {model}…</translation>
+    </message>
+    <message>
+        <source>Found here: {servers}.</source>
+        <translation>在这台电脑上找到：{servers}。</translation>
+    </message>
+    <message>
+        <source>No Ollama or vLLM server answered on this computer.</source>
+        <translation>这台电脑上没有 Ollama 或 vLLM 服务器应答。</translation>
+    </message>
+    <message>
+        <source>The local model is not installed. Install it with:
+{command}</source>
+        <translation>本地模型尚未安装。安装命令：
+{command}</translation>
+    </message>
+    <message>
+        <source>vLLM or another OpenAI-compatible server</source>
+        <translation>vLLM 或其他兼容 OpenAI 的服务器</translation>
+    </message>
+    <message>
+        <source>{kind} on port {port} with {n} models</source>
+        <translation>{kind}（端口 {port}，{n} 个模型）</translation>
+    </message>
+</context>
 </TS>
