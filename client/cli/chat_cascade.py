@@ -1,0 +1,151 @@
+"""`tachy chat --fast URL#MODEL --strong URL#MODEL "question"`: one message to a cascade.
+
+The planner routes the question (its rules, or with --classify the fast model's word
+within --classify-budget-ms); --json prints the decision first:
+
+    {"event": "route", "route": "fast", "model": "SmolLM2-135M", "reason": ..., "decided_ms": 0.1}
+
+When the chosen route fails before its first token, the other answers and --json
+prints {"event": "fallback", "from": "strong", "to": "fast", "error": "..."}; the exit
+code is the answer's (0 when the other model answered).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from client.backends.stream import ChatStream
+from client.cli import cascade_args
+from client.cli import chat_common as chat
+from client.core.events import Failed, Token
+from client.services.cascade import answer_label, backend_classifier, falls_back
+from client.services.planner import PlanInput, PlanSettings, RequestPlan, Route, plan_request
+from client.services.retrieval import Retrieval, as_passages
+from client.services.router import RouteDecision, Tier, decide
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    cascade_args.add_arguments(parser)
+    parser.add_argument(
+        "--classify",
+        action="store_true",
+        help="with a cascade: ask the fast model to classify the question first",
+    )
+    parser.add_argument(
+        "--classify-budget-ms",
+        type=float,
+        default=150.0,
+        metavar="MS",
+        help="the classification's hard budget; past it the rules decide (150)",
+    )
+
+
+async def run(args: argparse.Namespace, text: str, found: Retrieval | None) -> int:
+    async with cascade_args.CascadeRoutes(args.fast, args.strong, _key(args)) as routes:
+        decision = await _decision(args, text, routes)
+        plan = plan_request(_given(args, text, found, routes, decision))
+        _show_route(args, plan)
+        stream = await _answer(args, plan, can_fall_back=True)
+        if falls_back(stream.outcome, bool(stream.text)) and plan.fallback is not None:
+            plan = _fallback_plan(args, text, found, routes, plan, stream)
+            stream = await _answer(args, plan, can_fall_back=False)
+        if args.json and isinstance(stream.outcome, Failed):
+            chat.say(stream.outcome.message)
+        return chat.exit_code(stream)
+
+
+def _key(args: argparse.Namespace) -> str | None:
+    return chat.api_key(getattr(args, "api_key_env", None))
+
+
+async def _decision(
+    args: argparse.Namespace, text: str, routes: list[Route]
+) -> RouteDecision | None:
+    """The classifier's decision within its budget, else None: the planner's rules."""
+    if not args.classify:
+        return None
+    fast = routes[0]
+    return await decide(text, backend_classifier(fast.backend, fast.model), args.classify_budget_ms)
+
+
+def _given(
+    args: argparse.Namespace,
+    text: str,
+    found: Retrieval | None,
+    routes: list[Route],
+    decision: RouteDecision | None,
+) -> PlanInput:
+    passages = as_passages(found.passages) if found is not None else []
+    settings = PlanSettings(system_prompt=args.system or None, options=chat.options(args))
+    return PlanInput([], text, settings, routes, passages=passages, decision=decision)
+
+
+def _show_route(args: argparse.Namespace, plan: RequestPlan) -> None:
+    decision = plan.decision
+    assert decision is not None  # a cascade's plan always has one
+    if args.json:
+        record = {
+            "event": "route",
+            "route": plan.route.tier,
+            "model": plan.route.model,
+            "reason": decision.reason,
+            "decided_ms": decision.decided_ms,
+        }
+        _line(record)
+    else:
+        chat.say(f"{answer_label(plan.route)} ({decision.reason})")
+
+
+def _fallback_plan(
+    args: argparse.Namespace,
+    text: str,
+    found: Retrieval | None,
+    routes: list[Route],
+    failed: RequestPlan,
+    stream: ChatStream,
+) -> RequestPlan:
+    assert failed.fallback is not None and isinstance(stream.outcome, Failed)
+    error = stream.outcome.message
+    other = RouteDecision(Tier(failed.fallback.tier), f"fallback: {error}", by="fallback")
+    plan = plan_request(_given(args, text, found, routes, other))
+    if args.json:
+        _line(
+            {"event": "fallback", "from": failed.route.tier, "to": plan.route.tier, "error": error}
+        )
+    chat.say(
+        f"The {failed.route.tier} model ({failed.route.model}) failed before answering: "
+        f"{error} The {plan.route.tier} model ({plan.route.model}) answers instead."
+    )
+    return plan
+
+
+async def _answer(args: argparse.Namespace, plan: RequestPlan, can_fall_back: bool) -> ChatStream:
+    """Streams the plan's answer; a failure before the first token that the other route
+    will take over is not printed as the answer's end (the fallback line says it)."""
+    stream = plan.route.backend.chat(plan.request(), chat.timeouts(args))
+    printer: chat.JsonPrinter | chat.TextPrinter
+    printer = (
+        chat.JsonPrinter(sys.stdout) if args.json else chat.TextPrinter(sys.stdout, args.stages)
+    )
+    got_token = False
+    try:
+        async with stream:
+            async for event in stream:
+                got_token = got_token or isinstance(event, Token)
+                if isinstance(event, Failed) and not got_token and can_fall_back:
+                    continue
+                printer.show(event, stream)
+    except asyncio.CancelledError:
+        printer.finish(stream)
+        raise
+    if not (can_fall_back and falls_back(stream.outcome, got_token)):
+        printer.finish(stream)
+    return stream
+
+
+def _line(record: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+    sys.stdout.flush()

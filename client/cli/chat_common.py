@@ -1,0 +1,162 @@
+"""What `tachy chat` and its cascade (client/cli/chat_cascade.py) share: options and
+timeouts from the arguments, the answer on stdout (or JSON lines), the rest on
+stderr, and the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from typing import TextIO
+
+from client.backends.errors import BackendUnreachable, StreamInterrupted, TachyError
+from client.backends.stream import ChatStream, StreamTimeouts
+from client.core.conversation import GenerationOptions
+from client.core.events import Failed, Prefill, Started, StreamEvent, Token, TokenKind, as_dict
+from client.core.metrics import RequestMetrics
+from client.core.timeline import now_ns
+
+EXIT_FAILED = 1
+EXIT_UNREACHABLE = 2
+EXIT_INTERRUPTED = 3
+EXIT_STOPPED = 130
+
+
+def options(args: argparse.Namespace) -> GenerationOptions:
+    return GenerationOptions(
+        temperature=args.temperature, seed=args.seed, max_tokens=args.max_tokens
+    )
+
+
+def timeouts(args: argparse.Namespace) -> StreamTimeouts:
+    return StreamTimeouts(
+        first_byte_s=args.first_token_timeout or None, stall_s=args.stall_timeout or None
+    )
+
+
+def api_key(variable: str | None) -> str | None:
+    if not variable:
+        return None
+    key = os.environ.get(variable)
+    if not key:
+        raise TachyError(f"The environment variable {variable} is not set or empty.")
+    return key
+
+
+def exit_code(stream: ChatStream) -> int:
+    outcome = stream.outcome
+    if not isinstance(outcome, Failed):
+        return 0
+    if isinstance(outcome.error, BackendUnreachable):
+        return EXIT_UNREACHABLE
+    if isinstance(outcome.error, StreamInterrupted):
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED
+
+
+class TextPrinter:
+    """The answer on stdout as it arrives; stages, errors and the summary on stderr."""
+
+    def __init__(self, out: TextIO, stages: bool) -> None:
+        self._out = out
+        self._stages = stages
+        self._stage = ""
+        self._wrote_text = False
+
+    def show(self, event: StreamEvent, stream: ChatStream) -> None:
+        if isinstance(event, Started):
+            self._enter("understanding", stream, at_ns=event.at_ns)
+        elif isinstance(event, Token):
+            self._enter("thinking" if event.kind is TokenKind.THINKING else "answering", stream)
+            if event.kind is TokenKind.ANSWER:
+                self._out.write(event.text)
+                self._out.flush()
+                self._wrote_text = True
+        elif isinstance(event, Prefill):
+            if self._stages:
+                say(f"[{_since_written_ms(stream):7.1f} ms] {prefill_line(event)}")
+        elif isinstance(event, Failed):
+            self._end_line()
+            say(event.message)
+
+    def finish(self, stream: ChatStream) -> None:
+        self._end_line()
+        stream.timeline.close_stages()
+        say(summary_line(stream.metrics()))
+
+    def _enter(self, stage: str, stream: ChatStream, at_ns: int | None = None) -> None:
+        if stage == self._stage:
+            return
+        self._stage = stage
+        at_ns = at_ns if at_ns is not None else now_ns()
+        stream.timeline.enter_stage(stage, at_ns)
+        if self._stages:
+            start = stream.timeline.request_written_ns or at_ns
+            say(f"[{(at_ns - start) / 1e6:7.1f} ms] {stage}")
+
+    def _end_line(self) -> None:
+        # A terminal prompt should not start mid-line; a pipe gets exactly the text.
+        if self._wrote_text and self._out.isatty():
+            self._out.write("\n")
+            self._out.flush()
+        self._wrote_text = False
+
+
+class JsonPrinter:
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+
+    def show(self, event: StreamEvent, stream: ChatStream) -> None:
+        self._out.write(json.dumps(as_dict(event), ensure_ascii=False) + "\n")
+        self._out.flush()
+
+    def finish(self, stream: ChatStream) -> None:
+        record = {"event": "metrics", **stream.metrics().as_dict()}
+        self._out.write(json.dumps(record) + "\n")
+        self._out.flush()
+
+
+def _since_written_ms(stream: ChatStream) -> float:
+    start = stream.timeline.request_written_ns
+    return (now_ns() - start) / 1e6 if start is not None else 0.0
+
+
+def prefill_line(progress: Prefill) -> str:
+    """`prefill 42 % (630 / 1,493 tokens, 0 cached), about 3 s left` for --stages."""
+    line = (
+        f"prefill {math.floor(progress.fraction * 100)} % "
+        f"({progress.computed:,} / {progress.to_compute:,} tokens, {progress.cached:,} cached)"
+    )
+    left = progress.seconds_left()
+    return line if left is None or progress.fraction >= 1.0 else f"{line}, about {left:.1f} s left"
+
+
+def summary_line(metrics: RequestMetrics) -> str:
+    count = metrics.output_tokens
+    tokens = "-" if count is None else str(count)
+    if count is not None and metrics.output_tokens_estimated:
+        tokens += " (estimated)"
+    parts = [
+        f"ttft {_ms(metrics.ttft_ms)}",
+        f"tpot {_ms(metrics.tpot_ms)}",
+        f"{_number(metrics.tokens_per_s)} tokens/s",
+        f"e2el {_ms(metrics.e2el_ms)}",
+        f"{tokens} output tokens",
+    ]
+    if metrics.tier:
+        parts.append(f"tier {metrics.tier}")
+    return " | ".join(parts)
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} ms"
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
