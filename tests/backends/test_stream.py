@@ -4,6 +4,7 @@ deadlines, cancellation and the timeline."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 
 import httpx
 import pytest
@@ -22,7 +23,7 @@ from client.backends.openai_compat import OpenAICompatBackend
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.events import Done, DoneReason, Failed, Started, StreamEvent, Token, Usage
-from tests.backends.fakes import Recorder, ScriptedBody, sse, sse_delta, streaming
+from tests.backends.fakes import Recorder, ScriptedBody, Step, sse, sse_delta, streaming
 
 ROLE = sse_delta(role="assistant")
 DONE = sse("[DONE]")
@@ -177,6 +178,21 @@ async def test_body_that_fails_its_content_encoding_is_a_protocol_error() -> Non
     response = httpx.Response(200, headers=headers, stream=ScriptedBody([b"this is not gzip"]))
     events = await run(backend(Recorder([response])).chat(REQUEST))
     assert isinstance(events[-1], Failed) and isinstance(events[-1].error, ProtocolError)
+
+
+async def test_a_gzip_encoded_stream_is_decoded_and_an_identity_one_read_as_sent() -> None:
+    """Identity bodies are read raw (the hot path skips httpx's content decoding);
+    an encoded one still goes through it, split anywhere."""
+    body = gzip.compress(ROLE + sse_delta("Hel") + sse_delta("lo", "stop") + DONE)
+    headers = {"content-encoding": "gzip", "content-type": "text/event-stream"}
+    steps: list[Step] = [body[:7], body[7:20], body[20:]]
+    response = httpx.Response(200, headers=headers, stream=ScriptedBody(steps))
+    events = await run(backend(Recorder([response])).chat(REQUEST))
+    assert [e.text for e in events if isinstance(e, Token)] == ["Hel", "lo"]
+    assert events[-1] == Done(DoneReason.STOP, "Hello")
+    plain, _ = streaming([ROLE, sse_delta("Hel"), sse_delta("lo", "stop"), DONE])
+    events = await run(backend(Recorder([plain])).chat(REQUEST))
+    assert events[-1] == Done(DoneReason.STOP, "Hello")
 
 
 async def test_finish_reason_then_end_of_body_without_done_marker_is_done() -> None:

@@ -58,6 +58,27 @@ def test_first_chunk_painted_now_later_chunks_coalesced(view: ChatView, qtbot: A
     assert "Hello a b c d" in view.toPlainText()
 
 
+def test_streamed_chunks_are_kept_until_the_frame_and_the_message_is_whole_meanwhile(
+    view: ChatView,
+) -> None:
+    """A chunk after the first is only kept (a list append, not a copy of the answer so
+    far); the message as the view reports it is whole at any moment, and only a message
+    streaming with its first chunk painted takes chunks that way."""
+    assert view.append_streamed(7, "x") is False  # no such message
+    view.begin_stream(7)
+    assert view.append_streamed(7, "early") is False  # its first chunk is not painted yet
+    assert view.append_token(7, "One") is True
+    for word in [" two", " three"]:
+        assert view.append_streamed(7, word) is True
+    assert view.message(7).text == "One two three"  # joined when asked, before the frame
+    assert view.append_streamed(7, " four") is True
+    view.flush()
+    assert "One two three four" in view.toPlainText()
+    view.end_stream(7, "complete")
+    assert view.append_streamed(7, " five") is False  # it ended: nothing kept
+    assert view.message(7).text == "One two three four"
+
+
 def test_markdown_renders_while_streaming(view: ChatView) -> None:
     _stream(
         view,
