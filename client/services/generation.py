@@ -16,6 +16,7 @@ writes it later on the database thread, so the store never delays a paint.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from client.core.events import Done, DoneReason, Failed, StreamEvent, Token, Tok
 from client.core.metrics import RequestMetrics, compute_metrics
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
+from client.services import saving
 from client.services.answer_writer import FLUSH_INTERVAL_S, AnswerWriter
 from client.services.knowledge_stage import KnowledgeStage, Retrieved, sources_record
 from client.services.outcomes import (
@@ -423,7 +425,7 @@ class Generation:
         metrics_store = self._settings.metrics_store
         route = self.route
         if metrics_store is not None and self._stream is not None and route is not None:
-            self.metrics_record_id = await metrics_store.db.run(
+            record = functools.partial(
                 metrics_store.record,
                 finished.metrics,
                 server=route.server_name,
@@ -433,6 +435,8 @@ class Generation:
                 cold=self.cold,
                 stages=self._stage_record(),
             )
+            # A full disk: the figures wait for room too (None until then).
+            self.metrics_record_id = await saving.run_or_keep(metrics_store.db, record)
 
     def _stored_state(self, finished: Finished) -> MessageState:
         turn = self._turn

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from client.store.db import Database
 from client.store.recovery import is_storage_error
@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 
 RETRY_PAUSES_S = (0.25, 0.5, 1.0, 2.0, 5.0)  # then every 5 s while the app runs
 
+T = TypeVar("T")
 Listener = Callable[[str | None], None]
 _listeners: list[Listener] = []
 _waiting: set[asyncio.Task[None]] = set()
@@ -79,6 +80,19 @@ def save_when_possible(db: Database, fn: Callable[..., Any], *args: Any) -> asyn
     _waiting.add(task)
     task.add_done_callback(_done)
     return task
+
+
+async def run_or_keep(db: Database, fn: Callable[[], T]) -> T | None:
+    """fn() on the database's thread; when the disk refuses, it is kept and retried
+    (save_when_possible) and None is returned at once."""
+    try:
+        return await db.run(fn)
+    except Exception as error:
+        if not is_saving_trouble(error):
+            raise
+        report_trouble(error)
+        save_when_possible(db, fn)
+        return None
 
 
 def _done(task: asyncio.Task[None]) -> None:

@@ -193,6 +193,11 @@ def test_the_disk_filling_mid_answer_keeps_it_on_screen_and_saves_it_later(
     run(until(lambda: saving.waiting_writes() == 0, 15))
     assert (answer().content, answer().state) == ("First words. Then more.", "complete")
     assert "Saving works again" in banner.message_label.text()
+    # The request's figures waited for room too.
+    rows = history.db.query(
+        "SELECT outcome FROM request_metrics WHERE message_id = ?", (answer().id,)
+    )
+    assert [row[0] for row in rows] == ["complete"]
 
 
 def test_a_damaged_window_ini_falls_back_to_the_default_layout(
