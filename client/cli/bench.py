@@ -23,7 +23,7 @@ from client.backends.base import Backend
 from client.backends.engine_settings import parse_spec
 from client.backends.errors import BackendUnreachable, TachyError
 from client.backends.local_engine import LocalEngine
-from client.cli import bench_modes, bench_spec
+from client.cli import bench_cascade, bench_modes, bench_spec, cascade_args
 from client.core.stats import Summary
 from client.services.bench import (
     DEFAULT_PROMPT,
@@ -83,6 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "ngram-mod, ngram-cache, draft:PATH.gguf) against a run without it",
     )
     bench_modes.add_arguments(parser)
+    cascade_args.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,6 +96,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"tachy bench: can't read the prompt file: {error}", file=sys.stderr)
         return EXIT_FAILED
     try:
+        if cascade_args.wanted(args):
+            given = prompt if (args.prompt or args.prompt_file) else None
+            return asyncio.run(bench_cascade.run(args, given))
         return asyncio.run(_bench(args, prompt))
     except BackendUnreachable as error:
         print(f"tachy bench: {error}", file=sys.stderr)
