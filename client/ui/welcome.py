@@ -20,6 +20,7 @@ from client.services.welcome import FoundServer, LocalEngineFacts, found_servers
 from client.ui.async_errors import KeptTasks
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.server_bar import shown_name as server_name
+from client.ui.tab_order import tab_before
 
 LOCAL_MODEL = "SmolLM2-135M"
 # (what it shows of the wait, the prompt sent); shown through WelcomePanel.tr.
@@ -141,6 +142,8 @@ class WelcomeLink(QObject):
         self.panel = WelcomePanel(window)
         centre = window.chat_view.parentWidget().layout()
         centre.insertWidget(centre.indexOf(window.chat_view), self.panel)
+        # Tab reaches the panel where it shows: after the pickers, before the chat.
+        tab_before(self.panel.findChildren(QPushButton), window.chat_view)
         self.tasks = KeptTasks()
         self.found: list[FoundServer] = []
         self.engine: LocalEngineFacts | None = None
