@@ -34,6 +34,30 @@ class SavedServers:
         endpoint = self._endpoints.save(name, server_url(url), api)
         return ServerChoice(endpoint.name, endpoint.url, endpoint.api, api_key_name=endpoint.name)
 
+    def update(self, old_name: str, name: str, url: str, api: str) -> ServerChoice | None:
+        """Change a saved endpoint, its name too; None when there is nowhere to keep it.
+
+        Raises InvalidServerAddress or ValueError (a sentence) like save(), and
+        ValueError when another saved server already has the new name."""
+        if self._endpoints is None:
+            return None
+        name = name.strip()
+        if name != old_name and self._endpoints.get(name) is not None:
+            raise ValueError(f"A saved server is already called {name!r}.")
+        choice = self.save(name, url, api)
+        if name != old_name:
+            self._endpoints.delete(old_name)
+        return choice
+
+    def remove(self, name: str) -> bool:
+        """Forget a saved endpoint (its key: services.servers.delete_api_key)."""
+        return self._endpoints is not None and self._endpoints.delete(name)
+
+    def is_saved(self, choice: ServerChoice | None) -> bool:
+        if choice is None or choice.api_key_name is None or self._endpoints is None:
+            return False
+        return self._endpoints.get(choice.api_key_name) is not None
+
     def last_used(self) -> tuple[str, str] | None:
         """(url, api) of the server chosen last, in this or an earlier session."""
         value = self._settings.get(LAST_SERVER) if self._settings is not None else None

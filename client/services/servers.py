@@ -142,6 +142,26 @@ def _set_hidden_key(account: str, key: _HiddenKey) -> None:
     set_api_key(account, key.value)
 
 
+async def delete_api_key(account: str) -> bool:
+    """Delete a server's API key from the keyring (and this session's memory), off the
+    loop. True when the keyring had one. Raises SecretsUnavailable when it refuses."""
+    from client.store.secrets import delete_api_key as delete_stored_key
+
+    _session_keys.pop(account, None)
+    return await asyncio.to_thread(delete_stored_key, account)
+
+
+async def move_api_key(old: str, new: str) -> None:
+    """A renamed server keeps its key: stored under the new name, gone from the old."""
+    if old in _session_keys:
+        _session_keys[new] = _session_keys.pop(old)
+        return
+    found = await asyncio.to_thread(_hidden_lookup, _keyring_lookup, old)
+    if found is not None:
+        await asyncio.to_thread(_set_hidden_key, new, found)
+        await delete_api_key(old)
+
+
 def use_key_for_session(account: str, api_key: str) -> None:
     """Use this key until Tachy quits, without keeping it anywhere."""
     _session_keys[account] = api_key

@@ -118,7 +118,13 @@ class TachyApp:
         self._attach_knowledge()
         self._attach_engine_menu()
         self._attach_welcome()
+        self._attach_server_editor()
         self.help_menu = HelpMenu(self.window)
+
+    def _attach_server_editor(self) -> None:
+        from client.ui.server_editor import ServerEditor
+
+        self.server_editor = ServerEditor(self.servers)
 
     def _attach_welcome(self) -> None:
         from client.ui.welcome import WelcomeLink

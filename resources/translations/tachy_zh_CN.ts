@@ -364,6 +364,25 @@
     </message>
 </context>
 <context>
+    <name>EditServerDialog</name>
+    <message>
+        <source>Edit server</source>
+        <translation>编辑服务器</translation>
+    </message>
+    <message>
+        <source>leave empty to keep the saved key</source>
+        <translation>留空则保留已保存的密钥</translation>
+    </message>
+    <message>
+        <source>Remove this server…</source>
+        <translation>移除此服务器…</translation>
+    </message>
+    <message>
+        <source>Remove this server</source>
+        <translation>移除此服务器</translation>
+    </message>
+</context>
+<context>
     <name>EngineMenu</name>
     <message>
         <source>&amp;Engine</source>
@@ -809,6 +828,29 @@
     <message>
         <source>{name} — starting…</source>
         <translation>{name}——正在启动…</translation>
+    </message>
+</context>
+<context>
+    <name>ServerEditor</name>
+    <message>
+        <source>Edit or remove this saved server…</source>
+        <translation>编辑或移除此已保存的服务器…</translation>
+    </message>
+    <message>
+        <source>Edit server</source>
+        <translation>编辑服务器</translation>
+    </message>
+    <message>
+        <source>Remove server</source>
+        <translation>移除服务器</translation>
+    </message>
+    <message>
+        <source>Remove “{name}”? Its API key is deleted from the system keyring too.</source>
+        <translation>移除“{name}”？它的 API 密钥也会从系统密钥环中删除。</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
     </message>
 </context>
 <context>
