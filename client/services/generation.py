@@ -32,7 +32,8 @@ from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
 from client.services import saving
 from client.services.answer_writer import FLUSH_INTERVAL_S, AnswerWriter
-from client.services.knowledge_stage import KnowledgeStage, Retrieved, sources_record
+from client.services.fallback import FallbackStream, FellBack
+from client.services.knowledge_stage import KnowledgeStage, Retrieved
 from client.services.outcomes import (
     NEXT_STEPS,
     Finished,
@@ -44,6 +45,7 @@ from client.services.outcomes import (
 )
 from client.services.planner import Passage, RequestPlan, Route
 from client.services.retrieval import Retrieval, as_passages
+from client.services.stage_record import stage_record
 from client.services.turns import Turn
 from client.store.history import HistoryStore, MessageState
 from client.store.metrics_store import MetricsStore
@@ -109,12 +111,13 @@ class Generation:
         self.request: ChatRequest | None = None
         self.cold = False  # the warmer said cold/loading at the start, or the server loaded it
         self.metrics_record_id: int | None = None  # for MetricsStore.set_paint_ms
+        self.fell_back: FellBack | None = None  # a cascade's other model answered
         self._settings = settings
         self._prepare = prepare
         self._build_request = build_request
         self._turn: Turn | None = None
         self._turn_task: asyncio.Future[Turn] | None = None
-        self._stream: ChatStream | None = None
+        self._stream: ChatStream | FallbackStream | None = None
         self._answer_filter: AnswerFilter | None = None
         self._text_parts: list[str] = []  # what was shown (after the answer filter)
         self._thinking_parts: list[str] = []
@@ -226,10 +229,21 @@ class Generation:
         self.plan, self._answer_filter = outgoing.plan, outgoing.answer_filter
         self.request = self.plan.request()
         timeouts = StreamTimeouts(first_byte_s=None, stall_s=self._settings.stall_timeout_s)
-        stream = self.plan.route.backend.chat(self.request, timeouts)
+        stream: ChatStream | FallbackStream = (
+            FallbackStream(self.plan, timeouts, self._take_fallback)
+            if self.plan.fallback is not None  # a cascade; else no extra hop per token
+            else self.plan.route.backend.chat(self.request, timeouts)
+        )
         stream.timeline = self.timeline
         self._stream = stream
         self._waiting_since = asyncio.get_running_loop().time()
+
+    def _take_fallback(self, fell_back: FellBack) -> None:
+        self.fell_back, self.plan, self.request = (
+            fell_back,
+            fell_back.plan,
+            fell_back.plan.request(),
+        )
 
     def _take_turn(self, turn: Turn) -> None:
         self._turn = turn
@@ -447,24 +461,7 @@ class Generation:
         return state
 
     def _stage_record(self) -> list[dict[str, Any]]:
-        """Stages in ms since the request was written (the part before is negative)."""
-        origin = self.timeline.request_written_ns
-        if origin is None and self.timeline.stages:
-            origin = self.timeline.stages[0].start_ns
-        record: list[dict[str, Any]] = [
-            {
-                "stage": s.name,
-                "start_ms": (s.start_ns - (origin or 0)) / 1e6,
-                "end_ms": None if s.end_ns is None else (s.end_ns - (origin or 0)) / 1e6,
-                **(s.counts or {}),  # retrieving: the passages and tokens it added
-            }
-            for s in self.timeline.stages
-        ]
-        if self.retrieval is not None:  # the answer's sources, for when it is reopened
-            for stage in record:
-                if stage["stage"] == Stage.RETRIEVING.value:
-                    stage["sources"] = sources_record(self.retrieval)
-        return record
+        return stage_record(self.timeline, self.retrieval)
 
     # ---- when the consumer goes away without closing us ---------------------------------
 

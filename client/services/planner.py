@@ -244,6 +244,15 @@ def choose_route(
     return routes[0], "the server and model chosen"
 
 
+def route_for(
+    routes: Sequence[Route], text: str, decision: router.RouteDecision | None = None
+) -> Route:
+    """The route a question will get (stored with its answer before it is planned)."""
+    if decision is None and is_cascade(routes):
+        decision = router.route_by_rules(text)
+    return choose_route(routes, decision)[0]
+
+
 def is_cascade(routes: Sequence[Route]) -> bool:
     tiers = {route.tier for route in routes}
     return {router.Tier.FAST.value, router.Tier.STRONG.value} <= tiers

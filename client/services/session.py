@@ -40,9 +40,10 @@ from client.services.planner import (
     RequestPlan,
     Route,
     TtftEstimate,
-    choose_route,
     plan_request,
+    route_for,
 )
+from client.services.router import RouteDecision
 from client.store.db import Database
 from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
@@ -144,9 +145,15 @@ class ChatSession:
     # ---- actions (each returns a Generation; nothing runs until it is iterated) -------
 
     def generate(
-        self, conversation_id: int | None, question: str, *, system: str | None = None
+        self,
+        conversation_id: int | None,
+        question: str,
+        *,
+        system: str | None = None,
+        decision: RouteDecision | None = None,
     ) -> Generation:
-        """Ask a new question at the end of the conversation (None: a new one)."""
+        """Ask a new question at the end of the conversation (None: a new one). With a
+        cascade, `decision` overrides the router ("Ask the strong model")."""
         settings = self.plan_settings(system)
         prepare = partial(
             turns.ask,
@@ -154,13 +161,16 @@ class ChatSession:
             conversation_id,
             question,
             settings.system_prompt,
-            self._origin(),
+            self._origin(question, decision),
         )
-        return self._generation("ask", prepare, settings)
+        return self._generation("ask", prepare, settings, decision)
 
-    def regenerate(self, assistant_message_id: int) -> Generation:
-        """A new answer to the same question; the old one stays as a sibling."""
-        return self._answer_again("regenerate", assistant_message_id)
+    def regenerate(
+        self, assistant_message_id: int, decision: RouteDecision | None = None
+    ) -> Generation:
+        """A new answer to the same question; the old one stays as a sibling (with a
+        cascade, `decision` re-asks it with the other model)."""
+        return self._answer_again("regenerate", assistant_message_id, decision)
 
     def retry(self, assistant_message_id: int) -> Generation:
         """Ask the question again after a failed or interrupted answer (kept beside it)."""
@@ -173,15 +183,18 @@ class ChatSession:
             self.history,
             user_message_id,
             new_text,
-            self._origin(),
+            self._origin(new_text),
         )
         return self._generation("edit", prepare, self.plan_settings())
 
-    def continue_message(self, assistant_message_id: int) -> Generation:
+    def continue_message(
+        self, assistant_message_id: int, decision: RouteDecision | None = None
+    ) -> Generation:
         """Ask the model to go on from where the answer stopped; the new text is
-        appended to the same message and measured as a request of its own."""
+        appended to the same message and measured as a request of its own. With a
+        cascade, `decision` continues with the other model."""
         prepare = partial(turns.resume, self.history, assistant_message_id)
-        return self._generation("continue", prepare, self.plan_settings())
+        return self._generation("continue", prepare, self.plan_settings(), decision)
 
     def close(self) -> None:
         """Close the in-memory history, if the session made one."""
@@ -208,6 +221,7 @@ class ChatSession:
         settings: PlanSettings | None = None,
         routes: Sequence[Route] | None = None,
         passages: Sequence[Passage] = (),
+        decision: RouteDecision | None = None,
     ) -> RequestPlan:
         """The plan for a stored turn: what the request sends, and to whom."""
         history, question = turn.history_and_question()
@@ -220,6 +234,7 @@ class ChatSession:
             settings=settings,
             routes=routes,
             passages=passages,
+            decision=decision,
         )
 
     def plan_question(
@@ -233,6 +248,7 @@ class ChatSession:
         settings: PlanSettings | None = None,
         routes: Sequence[Route] | None = None,
         passages: Sequence[Passage] = (),
+        decision: RouteDecision | None = None,
     ) -> RequestPlan:
         """The plan `text` gets after `history`: the session's requests and the
         warmer's next prefix (a draft not sent yet) both come from here."""
@@ -250,6 +266,7 @@ class ChatSession:
                 count=self.token_counter,
                 ttft=self.ttft_estimate,
                 cached=cached,
+                decision=decision,
             )
         )
 
@@ -274,26 +291,36 @@ class ChatSession:
     # ---- requests ---------------------------------------------------------------------
 
     def _generation(
-        self, kind: str, prepare: Callable[[], turns.Turn], settings: PlanSettings
+        self,
+        kind: str,
+        prepare: Callable[[], turns.Turn],
+        settings: PlanSettings,
+        decision: RouteDecision | None = None,
     ) -> Generation:
         routes = list(self.routes)  # a server change while it runs is for the next request
 
         def build(turn: turns.Turn, passages: tuple[Passage, ...]) -> Outgoing:
-            plan = self.plan(turn, settings, routes, passages)
+            plan = self.plan(turn, settings, routes, passages, decision)
             # Asked by a prompt, small models often start the answer over.
             repeat = turn.prior_text and plan.continue_mode is ContinueMode.PROMPT
             return Outgoing(plan, RepeatedStartFilter(turn.prior_text).feed if repeat else None)
 
         return Generation(self._run_settings(), kind, prepare, build)
 
-    def _answer_again(self, kind: str, assistant_message_id: int) -> Generation:
-        prepare = partial(
-            turns.answer_again,
-            self.history,
-            assistant_message_id,
-            self._origin(),
-        )
-        return self._generation(kind, prepare, self.plan_settings())
+    def _answer_again(
+        self, kind: str, assistant_message_id: int, decision: RouteDecision | None = None
+    ) -> Generation:
+        def prepare() -> turns.Turn:  # on the database thread
+            origin = self._origin(self._question_of(assistant_message_id), decision)
+            return turns.answer_again(self.history, assistant_message_id, origin)
+
+        return self._generation(kind, prepare, self.plan_settings(), decision)
+
+    def _question_of(self, assistant_message_id: int) -> str:
+        answer = self.history.get_message(assistant_message_id)
+        parent = answer.parent_id if answer is not None else None
+        question = self.history.get_message(parent) if parent is not None else None
+        return question.content if question is not None else ""
 
     def _run_settings(self) -> RunSettings:
         return RunSettings(
@@ -308,8 +335,8 @@ class ChatSession:
             prompt_budget=self.prompt_budget,
         )
 
-    def _origin(self) -> turns.Origin:
+    def _origin(self, text: str, decision: RouteDecision | None = None) -> turns.Origin:
         # Stored with the answer before the request is planned: the route the planner
-        # will choose from the same candidates (choose_route is deterministic).
-        route, _why = choose_route(self.routes)
+        # will choose from the same candidates (route_for is deterministic).
+        route = route_for(self.routes, text, decision)
         return turns.Origin(route.server_name, route.model)
