@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from client.backends import ollama_models
 from client.backends.base import ModelInfo
 from client.backends.errors import TachyError
 from client.backends.http_json import as_dict, error_mapper, new_client, request_json, root_url
 from client.backends.ndjson import OllamaDecoder
+from client.backends.ollama_models import PullProgress
 from client.backends.stream import ChatStream, HttpCall, StreamTimeouts
 from client.core.conversation import ChatRequest
 
@@ -144,6 +147,13 @@ class OllamaBackend:
             quantization=details.get("quantization_level"),
             capabilities=tuple(capabilities) if isinstance(capabilities, list) else (),
         )
+
+    def pull(self, model: str) -> AsyncIterator[PullProgress]:
+        """Download a model; its progress (client/backends/ollama_models.py)."""
+        return ollama_models.pull(self.client, self.base_url, model)
+
+    async def delete(self, model: str) -> None:
+        await ollama_models.delete(self.client, self.base_url, model)
 
     async def version(self) -> str:
         answer = as_dict(await self._get("/api/version"), "the /api/version answer")

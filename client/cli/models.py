@@ -1,6 +1,7 @@
 """`tachy models`: list a server's models; for Ollama, which are loaded and until when.
 
 tachy models --url http://127.0.0.1:11434
+tachy models --url http://127.0.0.1:11434 pull llama3.2:1b   (and rm NAME)
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from client.core.visible import visible
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_server_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the list as JSON")
+    parser.add_argument("action", nargs="?", choices=["pull", "rm"], help="Ollama only")
+    parser.add_argument("name", nargs="?", help="the model to pull or delete")
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "action", None):
+        return _manage(args)
     try:
         models, where = asyncio.run(_models(args))
     except BackendUnreachable as error:
@@ -38,6 +43,27 @@ def run(args: argparse.Namespace) -> int:
         print("  (no models)")
     for model in models:
         print("  " + describe(model))
+    return 0
+
+
+def _manage(args: argparse.Namespace) -> int:
+    from client.cli import models_admin
+
+    if not args.name:
+        print(f"say which model to {args.action}: tachy models {args.action} NAME", file=sys.stderr)
+        return 2
+    action = models_admin.pull if args.action == "pull" else models_admin.remove
+    try:
+        print(asyncio.run(action(args)))
+    except BackendUnreachable as error:
+        print(error, file=sys.stderr)
+        return EXIT_UNREACHABLE
+    except TachyError as error:
+        print(error, file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+        return EXIT_FAILED
     return 0
 
 

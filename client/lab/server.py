@@ -21,7 +21,7 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
-from client.lab import ollama_api, openai_api
+from client.lab import ollama_api, openai_api, pulling
 from client.lab.scenario import Scenario, load_scenario
 from client.lab.state import ARRIVAL, LabState, LabStats
 
@@ -62,6 +62,7 @@ class LabServer:
     def build_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[stamp_arrival])
         app.add_routes(ollama_api.routes(self.state))
+        app.add_routes(pulling.routes(self.state))
         app.add_routes(openai_api.routes(self.state))
         return app
 

@@ -48,6 +48,8 @@ class LabState:
         self.upstream = upstream
         self.session: aiohttp.ClientSession | None = None
         self.models = ModelState()
+        self.pulled: dict[str, int] = {}  # name -> bytes, pulled through /api/pull
+        self.removed: set[str] = set()  # deleted through /api/delete
         self.metrics = LabMetrics()
         self.stats = LabStats()
         self.scheduler = Scheduler(scenario.capacity, scenario.batching)
@@ -82,7 +84,11 @@ class LabState:
         return random.Random(f"{self.scenario.seed}:#{self._request_count}")
 
     def knows(self, model: str) -> bool:
-        return self.upstream is not None or canonical(model) == canonical(self.scenario.model)
+        name = canonical(model)
+        if name in self.removed:
+            return False
+        own = name == canonical(self.scenario.model) or name in self.pulled
+        return self.upstream is not None or own
 
     def cached_prefix(self, prompt: tuple[str, ...]) -> int:
         """Prompt tokens a llama.cpp slot reuses: the common prefix with the last prompt.

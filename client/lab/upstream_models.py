@@ -9,7 +9,8 @@ from client.lab.state import LabState
 
 async def model_names(lab: LabState) -> list[str]:
     if lab.upstream is None or lab.session is None:
-        return [lab.scenario.model]
+        own = [lab.scenario.model, *lab.pulled]  # and what was pulled (client/lab/pulling.py)
+        return [name for name in own if name not in lab.removed]
     url = lab.upstream.rstrip("/") + "/v1/models"
     try:
         async with lab.session.get(url, timeout=aiohttp.ClientTimeout(total=5)) as response:
