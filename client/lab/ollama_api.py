@@ -12,7 +12,7 @@ from aiohttp import web
 from client.lab.corpus import chat_prompt_tokens
 from client.lab.embedding import embed_texts
 from client.lab.models import KeepAliveError, created_at, expires_at_iso, parse_keep_alive
-from client.lab.replying import Ask, answer
+from client.lab.replying import CONVERSATION_HEADER, Ask, answer
 from client.lab.state import LabState, canonical
 from client.lab.upstream_models import model_names
 from client.lab.wire import OllamaFormat, go_dumps, ollama_error
@@ -114,6 +114,7 @@ async def _generation(request: web.Request, lab: LabState, endpoint: str) -> web
         keep_alive_s=keep_alive_s,
         seed=options.get("seed") if isinstance(options.get("seed"), int) else None,
         openai_body=_openai_body(model, messages, options),
+        conversation=request.headers.get(CONVERSATION_HEADER),
     )
     return await answer(request, lab, ask, OllamaFormat(model, endpoint))
 

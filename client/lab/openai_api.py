@@ -15,7 +15,7 @@ from client.lab.corpus import chat_prompt_tokens, tokenize
 from client.lab.embedding import embed_texts
 from client.lab.llamacpp_wire import LlamaCppFormat, llamacpp_error
 from client.lab.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from client.lab.replying import Ask, answer
+from client.lab.replying import CONVERSATION_HEADER, Ask, answer
 from client.lab.state import LabState
 from client.lab.upstream_models import model_names
 from client.lab.wire import OpenAIFormat, WireFormat, dumps, openai_error
@@ -34,7 +34,7 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             return error_for(lab, 400, "'messages' must be a non-empty list")
-        ask = _ask(lab, body, _chat_prompt(messages))
+        ask = _ask(lab, body, _chat_prompt(messages), request.headers.get(CONVERSATION_HEADER))
         return await answer(request, lab, ask, _format(lab, body, ask.prompt_tokens))
 
     async def completions(request: web.Request) -> web.StreamResponse:
@@ -50,7 +50,7 @@ def routes(lab: LabState) -> list[web.RouteDef]:
             prompt = " ".join(str(p) for p in prompt)
         if not isinstance(prompt, str):
             return error_for(lab, 400, "'prompt' must be a string or a list of strings")
-        ask = _ask(lab, body, ("<s>", *tokenize(prompt)))
+        ask = _ask(lab, body, ("<s>", *tokenize(prompt)), request.headers.get(CONVERSATION_HEADER))
         return await answer(request, lab, ask, _completions_format(body, ask.prompt_tokens))
 
     async def embeddings(request: web.Request) -> web.Response:
@@ -156,7 +156,9 @@ def _chat_prompt(messages: list[Any]) -> tuple[str, ...]:
     return chat_prompt_tokens(pairs)
 
 
-def _ask(lab: LabState, body: dict[str, Any], prompt: tuple[str, ...]) -> Ask:
+def _ask(
+    lab: LabState, body: dict[str, Any], prompt: tuple[str, ...], conversation: str | None
+) -> Ask:
     limit = body.get("max_completion_tokens", body.get("max_tokens"))
     template = body.get("chat_template_kwargs") or {}
     thinking_off = isinstance(template, dict) and template.get("enable_thinking") is False
@@ -171,7 +173,13 @@ def _ask(lab: LabState, body: dict[str, Any], prompt: tuple[str, ...]) -> Ask:
         seed=seed if isinstance(seed, int) else None,
         openai_body={k: v for k, v in body.items() if k not in ("stream", "stream_options")},
         return_progress=lab.scenario.server == "llamacpp" and body.get("return_progress") is True,
+        conversation=conversation or _user(body),
     )
+
+
+def _user(body: dict[str, Any]) -> str | None:
+    user = body.get("user")
+    return user if isinstance(user, str) and user else None
 
 
 def _usage_options(body: dict[str, Any]) -> tuple[bool, bool]:

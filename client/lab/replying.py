@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aiohttp import web
 
 from client.lab.plan import Piece, Reply, make_plan
 from client.lab.player import Player
-from client.lab.scenario import BEFORE_STREAM, Fault, Scenario
+from client.lab.scenario import BEFORE_STREAM, Fault, Scenario, Step
 from client.lab.sources import (
     SimulatedSource,
     Source,
@@ -28,6 +28,7 @@ from client.lab.sources import (
 from client.lab.state import ARRIVAL, LabState, canonical
 from client.lab.wire import WireFormat, token_ids
 
+CONVERSATION_HEADER = "X-Conversation-Id"  # sequences count per conversation with it
 QUEUE_FULL = "server busy, please try again.  maximum pending requests exceeded"
 DEFAULT_ERROR = "an error was encountered while running the model"
 HTML_502 = (
@@ -50,6 +51,7 @@ class Ask:
     seed: int | None
     openai_body: dict[str, Any]  # what the proxy sends upstream
     return_progress: bool = False  # llama.cpp: prompt_progress chunks while prefilling
+    conversation: str | None = None  # sequences count per conversation when it is set
 
     @property
     def prompt_tokens(self) -> int:
@@ -62,7 +64,11 @@ async def answer(
     loop = asyncio.get_running_loop()
     scenario = lab.scenario
     rng = lab.rng_for(ask.seed)
-    fault = scenario.pick_fault(rng)
+    step = lab.next_step(scenario, ask.model, ask.conversation)
+    if step is None:
+        fault = scenario.pick_fault(rng)
+    else:
+        scenario, fault = with_step(scenario, step), step.fault
     lab.stats.requests += 1
     if fault is not None:
         lab.stats.faults[fault.kind] += 1
@@ -127,6 +133,16 @@ async def answer(
             lab.scheduler.release()
         lab.metrics.tokens_in_flight -= ask.prompt_tokens
         _observe(lab, reply, end, rng)
+
+
+def with_step(scenario: Scenario, step: Step) -> Scenario:
+    """The scenario with the step's own TTFT and TPOT, when it sets them."""
+    changes: dict[str, Any] = {}
+    if step.ttft is not None:
+        changes["ttft"] = step.ttft
+    if step.tpot_ms is not None:
+        changes["tpot_ms"] = step.tpot_ms
+    return replace(scenario, **changes) if changes else scenario
 
 
 def _prefill_s(scenario: Scenario, reply: Reply) -> float:

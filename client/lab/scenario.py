@@ -51,6 +51,7 @@ BEFORE_STREAM = frozenset(
     {"http_error", "queue_full", "unknown_model", "html_error", "slow_first_byte", "never_answer"}
 )
 DEFAULT_MODEL = "tachy-lab:latest"
+AFTER_LAST = ("ok", "loop", "hold")  # what a sequence does after its last step
 
 
 class ScenarioError(ValueError):
@@ -90,6 +91,20 @@ class Fault:
 
 
 @dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a sequence (client/lab/steps.py): a fault or ok, maybe its own timing."""
+
+    fault: Fault | None = None  # None: the step is "ok"
+    ttft: Distribution | None = None  # None: the scenario's
+    tpot_ms: float | None = None
+    repeat: int = 1
+
+    @property
+    def kind(self) -> str:
+        return "ok" if self.fault is None else self.fault.kind
+
+
+@dataclass(frozen=True, slots=True)
 class Scenario:
     name: str = "custom"
     model: str = DEFAULT_MODEL
@@ -126,6 +141,10 @@ class Scenario:
     # Without chunked prefill, a new request's prefill pauses the decoding of every
     # running request for as long as it takes; with it, decoding goes on.
     chunked_prefill: bool = True
+    # A sequence (client/lab/steps.py): played in order of arrival, before the fault
+    # dials above; `after` says what follows the last step: "ok", "loop" or "hold".
+    steps: tuple[Step, ...] = ()
+    after: str = "ok"
 
     def pick_fault(self, rng: random.Random) -> Fault | None:
         """The fault for one request: the fixed one, else maybe one from the pool."""
@@ -244,6 +263,8 @@ def scenario_from_dict(data: dict[str, Any]) -> Scenario:
             changes["fault"] = _fault(value)
         elif key == "random_faults":
             changes.update(_random_faults(value))
+        elif key == "steps":
+            changes["steps"] = _steps(value)
         elif key == "max_tokens":  # the same dial under the API's name
             changes["output_tokens"] = value
         elif key in known:
@@ -285,6 +306,37 @@ def _fault(value: Any) -> Fault:
     return fault
 
 
+def _steps(value: Any) -> tuple[Step, ...]:
+    if not isinstance(value, list) or not value:
+        raise ScenarioError("steps must be a non-empty list of tables")
+    return tuple(_step(number, item) for number, item in enumerate(value, 1))
+
+
+def _step(number: int, value: Any) -> Step:
+    if isinstance(value, str):
+        value = {"kind": value}
+    if not isinstance(value, dict) or "kind" not in value:
+        raise ScenarioError(f"step {number}: a step is a table with at least 'kind'")
+    rest = dict(value)
+    repeat = rest.pop("repeat", 1)
+    if not isinstance(repeat, int) or isinstance(repeat, bool) or repeat < 1:
+        raise ScenarioError(f"step {number}: repeat must be a whole number >= 1")
+    ttft = _distribution(rest.pop("ttft")) if "ttft" in rest else None
+    tpot = rest.pop("tpot_ms", None)
+    if tpot is not None and (not isinstance(tpot, int | float) or tpot < 0):
+        raise ScenarioError(f"step {number}: tpot_ms must be a number >= 0")
+    fault = None
+    if rest.get("kind") == "ok":
+        if len(rest) > 1:
+            raise ScenarioError(f"step {number}: an 'ok' step takes only repeat, ttft, tpot_ms")
+    else:
+        try:
+            fault = _fault(rest)
+        except ScenarioError as exc:
+            raise ScenarioError(f"step {number}: {exc}") from None
+    return Step(fault, ttft, None if tpot is None else float(tpot), repeat)
+
+
 def _random_faults(value: Any) -> dict[str, Any]:
     if not isinstance(value, dict) or "pool" not in value:
         raise ScenarioError("random_faults needs 'rate' and 'pool'")
@@ -310,6 +362,8 @@ def _check(s: Scenario) -> None:
         raise ScenarioError(f"keep_alive: {exc}") from exc
     if s.server not in ("vllm", "llamacpp"):
         raise ScenarioError("server must be 'vllm' or 'llamacpp'")
+    if s.after not in AFTER_LAST:
+        raise ScenarioError("after must be 'ok', 'loop' or 'hold'")
     if s.batching not in ("continuous", "static"):
         raise ScenarioError("batching must be 'continuous' or 'static'")
     if s.n_batch < 1 or s.capacity < 0 or s.prefill_tokens_per_s < 0:

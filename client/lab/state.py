@@ -16,6 +16,7 @@ from client.lab.metrics import LabMetrics
 from client.lab.models import ModelState, parse_keep_alive
 from client.lab.scenario import Scenario
 from client.lab.scheduler import Scheduler
+from client.lab.steps import Positions, Step, step_at
 
 # When the request being handled arrived (loop time); set by the server's middleware,
 # read in the same task by the handler.
@@ -58,6 +59,7 @@ class LabState:
         self.started_wall = int(time.time())
         self._request_count = 0
         self._metrics_rng = random.Random(scenario.seed)
+        self.positions = Positions()
         self.apply_model_state()
 
     def set_scenario(self, scenario: Scenario) -> None:
@@ -65,6 +67,7 @@ class LabState:
         self.scenario = scenario
         self._request_count = 0
         self._last_prompt = ()
+        self.positions.clear()
         self.scheduler.configure(scenario.capacity, scenario.batching)
         self.apply_model_state()
 
@@ -82,6 +85,13 @@ class LabState:
         if request_seed is not None:
             return random.Random(f"{self.scenario.seed}:seed:{request_seed}")
         return random.Random(f"{self.scenario.seed}:#{self._request_count}")
+
+    def next_step(self, scenario: Scenario, model: str, conversation: str | None) -> Step | None:
+        """This request's step of the scenario's sequence; None when it has none."""
+        if not scenario.steps:
+            return None
+        index = self.positions.next_index(canonical(model), conversation)
+        return step_at(scenario.steps, scenario.after, index)
 
     def knows(self, model: str) -> bool:
         name = canonical(model)
