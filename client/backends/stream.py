@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from client.backends import read_batches
 from client.backends.deadline import ReadDeadline
 from client.backends.decoders import redirect_refused
 from client.backends.errors import (
@@ -30,6 +31,7 @@ from client.backends.errors import (
     StreamStalled,
     TachyError,
 )
+from client.backends.read_batches import BATCH_SPAN_NS, Resumed, TokenBatch
 from client.core.events import (
     DecodedEvent,
     Done,
@@ -181,27 +183,70 @@ class ChatStream:
             self.timeline.mark_headers()
 
     async def _read(self, response: httpx.Response) -> AsyncIterator[StreamEvent]:
+        """The body's events, the tokens of one network read handed on as one
+        (read_batches.py); a token of a kind not seen just before goes on alone, at once
+        (the first token is painted, and a stage stamped, at its own chunk)."""
         chunks = _body_chunks(response)
-        while True:
-            try:
-                data = await self._with_deadline(anext(chunks))
-            except StopAsyncIteration:
-                break
-            except httpx.TransportError as error:
-                raise self._interrupted(error) from error
-            self.timeline.mark_first_byte()
-            for event in self._decoder.feed(data):
-                if (out := self._accept(event)) is not None:
+        batch = TokenBatch()
+        kind: TokenKind | None = None  # of the last token handed on or gathered
+        reading: Resumed | None = None
+        try:
+            while True:
+                try:
+                    read = read_batches.start(chunks)
+                    if isinstance(read, Resumed):
+                        reading = read
+                        if batch:
+                            yield batch.take()  # what the last read brought, before waiting
+                        data = await self._with_deadline(reading)
+                    else:
+                        data = read
+                except StopAsyncIteration:
+                    break
+                except httpx.TransportError as error:
+                    raise self._interrupted(error) from error
+                self.timeline.mark_first_byte()
+                for event in self._decoder.feed(data):
+                    if (out := self._accept(event)) is None:
+                        continue
+                    if type(out) is Token and out.kind is kind:
+                        batch.add(out, self.timeline.tokens[-1].at_ns)
+                        continue
+                    if batch:
+                        yield batch.take()
+                    if type(out) is Token:
+                        kind = out.kind
                     yield out
                     if isinstance(out, Done):
                         await _drain(chunks)
                         return
+                if batch and self.timeline.tokens[-1].at_ns - batch.since_ns > BATCH_SPAN_NS:
+                    yield batch.take()
+        except Exception:
+            if batch:  # the text that came before the error is handed on first
+                yield batch.take()
+            raise
+        finally:
+            if reading is not None and not reading.finished:
+                await self._abandon(reading)
+        if batch:
+            yield batch.take()
         for event in self._decoder.close():
             if (out := self._accept(event)) is not None:
                 yield out
                 if isinstance(out, Done):
                     return
         raise StreamInterrupted("the server closed the stream before it finished")
+
+    async def _abandon(self, reading: Resumed) -> None:
+        """A read started and left waiting (the consumer stopped at the batch before it):
+        close the connection, so that the read ends, and let it end, bounded."""
+        await self._close_response()
+        try:
+            async with asyncio.timeout(DRAIN_WAIT_S):
+                await reading
+        except (Exception, TimeoutError):
+            pass  # the connection is closed: whatever the read says is moot
 
     def _accept(self, event: DecodedEvent) -> StreamEvent | None:
         if isinstance(event, Token):

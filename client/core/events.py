@@ -36,7 +36,9 @@ class Started:
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    """One token-bearing chunk (it may hold several tokens). Never empty."""
+    """Text of one token-bearing chunk (it may hold several tokens), or of several of one
+    kind that one network read brought (client/backends/read_batches.py); the request's
+    timeline stamps every chunk on its own. Never empty."""
 
     text: str
     kind: TokenKind = TokenKind.ANSWER

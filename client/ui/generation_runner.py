@@ -53,6 +53,7 @@ class GenerationRunner(QObject):
         self.task: asyncio.Task[Any] | None = None
         self.generation: Generation | None = None
         self.answer_key: int | None = None  # the message streaming into the view
+        self._told = 0
         self._stage: str | None = None
         self._waiting_since_ns = 0
         self._got_answer = False
@@ -79,6 +80,7 @@ class GenerationRunner(QObject):
         self.answer_key = answer_key
         self._stage = None
         self._got_answer = False
+        self._told = 0  # the generation's chunk stamps the listener has heard
         self._announced = False  # conversationKnown emitted for this generation
         self._waiting_since_ns = now_ns()
         self.note = ""
@@ -143,29 +145,32 @@ class GenerationRunner(QObject):
             key = self._ensure_answer_message(generation)
             if self.view.append_thinking(key, token.text):
                 generation.timeline.mark_painted()
-            if self.listener is not None and generation.timeline.tokens:
-                at_ns = generation.timeline.tokens[-1].at_ns
-                self.listener.token(token.kind, len(token.text), at_ns)
+            self._tell_listener(generation)
             self._stage = Stage.THINKING.value
             return
         shown = self.answer_key
         if self._got_answer and shown is not None and self.view.append_streamed(shown, token.text):
             # The hot path (every answer chunk after the first): a list append in the
             # view and one stamp for the HUD; the view paints once per frame.
-            if self.listener is not None:
-                self.listener.token(
-                    token.kind, len(token.text), generation.timeline.tokens[-1].at_ns
-                )
+            self._tell_listener(generation)
             return
         key = self._ensure_answer_message(generation)
         if self.view.append_token(key, token.text):
             generation.timeline.mark_painted()
-        if self.listener is not None and generation.timeline.tokens:
-            self.listener.token(token.kind, len(token.text), generation.timeline.tokens[-1].at_ns)
+        self._tell_listener(generation)
         if not self._got_answer:
             self._got_answer = True
             self.stage_label.setText("")
             QTimer.singleShot(0, self.answerStarted.emit)  # after this paint, not before
+
+    def _tell_listener(self, generation: Generation) -> None:
+        """Every chunk stamped since the last token event (a Token may carry the chunks
+        of one network read: the HUD counts chunks, each at its own time)."""
+        stamps = generation.timeline.tokens
+        if self.listener is not None:
+            for stamp in stamps[self._told :]:
+                self.listener.token(stamp.kind, stamp.chars, stamp.at_ns)
+        self._told = len(stamps)
 
     def _reserve_answer(self, task: asyncio.Task[Any]) -> None:
         if task is self.task and self.answer_key is None:
