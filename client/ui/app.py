@@ -116,6 +116,7 @@ class TachyApp:
         self._attach_warming()
         self._attach_language_menu()
         self._attach_knowledge()
+        self._attach_cascade()
         self._attach_engine_menu()
         self._attach_welcome()
         self._attach_server_editor()
@@ -135,6 +136,11 @@ class TachyApp:
         from client.ui.knowledge_link import KnowledgeLink
 
         self.knowledge = KnowledgeLink(self.page)
+
+    def _attach_cascade(self) -> None:
+        from client.ui.cascade_link import CascadeLink
+
+        self.cascade = CascadeLink(self.page)
 
     def _attach_language_menu(self) -> None:
         from client.ui.language_menu import LanguageMenu

@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QLocale, QObject, Signal
 
 from client.services.generation import Generation
 from client.services.outcomes import Finished, NextStep, Outcome, SlowStart
+from client.services.router import RouteDecision
 from client.services.session import ChatSession
 from client.services.shown_history import ShownHistory
 from client.ui.answer_footer import footer_text
@@ -50,6 +51,7 @@ class ChatPage(QObject):
     conversationShown = Signal()  # a stored or a new, empty conversation is on screen
     timingRequested = Signal(int)  # an answer's id: show its waterfall
     sessionChanged = Signal(object)  # the ChatSession (the knowledge link attaches to it)
+    answerEnded = Signal(object, int)  # the Generation and its answer's key (cascade label)
 
     def __init__(
         self,
@@ -104,7 +106,8 @@ class ChatPage(QObject):
         return self._last_question
 
     # --- asking --------------------------------------------------------------------
-    def send(self, text: str) -> None:
+    def send(self, text: str, decision: RouteDecision | None = None) -> None:
+        """Ask `text`; with a cascade, `decision` overrides the router."""
         text = text.strip()
         if not text or self.busy:
             return
@@ -127,7 +130,7 @@ class ChatPage(QObject):
             self._start(partial(session.edit_and_resend, edited, text))
             return
         self._show_question(text)
-        self._start(partial(session.generate, self.conversation_id, text))
+        self._start(partial(session.generate, self.conversation_id, text, decision=decision))
 
     def _show_question(self, text: str) -> None:
         self._question_key = temporary_key()
@@ -147,14 +150,14 @@ class ChatPage(QObject):
     def stop(self) -> None:
         self.runner.stop()
 
-    def regenerate(self) -> None:
-        key, session = self._last_answer_key(), self.session
+    def regenerate(self, decision: RouteDecision | None = None) -> None:
+        key, session = self.last_answer_key(), self.session
         if key is None or self.busy or session is None:
             return
         self._last_question = self._question_before(key)
         self.window.outcome_bar.clear()
         self._truncate_view(key)
-        self._start(partial(session.regenerate, key))
+        self._start(partial(session.regenerate, key, decision))
 
     def continue_answer(self, key: int) -> None:
         session = self.session
@@ -216,6 +219,7 @@ class ChatPage(QObject):
         else:
             w.outcome_bar.clear()
         self.conversationChanged.emit(self.conversation_id)
+        self.answerEnded.emit(generation, key)
 
     def _on_conversation_known(self, conversation_id: int) -> None:
         if self.conversation_id != conversation_id:
@@ -357,7 +361,7 @@ class ChatPage(QObject):
         kept = [view.message(k) for k in keys[: keys.index(key)]]
         view.set_messages(kept)
 
-    def _last_answer_key(self) -> int | None:
+    def last_answer_key(self) -> int | None:
         view = self.window.chat_view
         for key in reversed(view.keys()):
             if view.message(key).role == "assistant":

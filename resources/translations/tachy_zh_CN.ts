@@ -99,6 +99,40 @@
     </message>
 </context>
 <context>
+    <name>Cascade</name>
+    <message>
+        <source>fast</source>
+        <translation>快速</translation>
+    </message>
+    <message>
+        <source>strong</source>
+        <translation>强大</translation>
+    </message>
+    <message>
+        <source>{tier} · {model}</source>
+        <translation>{tier} · {model}</translation>
+    </message>
+    <message>
+        <source>The {failed} model ({failed_model}) failed before answering; the {answered} model ({model}) answered. {error}</source>
+        <translation>{failed}模型（{failed_model}）在回答前出错；改由{answered}模型（{model}）回答。{error}</translation>
+    </message>
+</context>
+<context>
+    <name>CascadeLink</name>
+    <message>
+        <source>Ask the strong model</source>
+        <translation>向强大模型提问</translation>
+    </message>
+    <message>
+        <source>Re-ask with the other model</source>
+        <translation>用另一个模型重新提问</translation>
+    </message>
+    <message>
+        <source>Choose a cascade first: a fast and a strong model.</source>
+        <translation>请先选择级联：一个快速模型和一个强大模型。</translation>
+    </message>
+</context>
+<context>
     <name>ChatPage</name>
     <message>
         <source>This answer was stopped; the text so far is kept.</source>

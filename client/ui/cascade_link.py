@@ -1,0 +1,118 @@
+"""What the window shows of a cascade (client/services/cascade.py): the route under each
+answer ("fast · SmolLM2-135M"), the fallback said on the status line, and the user's
+overrides:
+
+- "Ask the strong model" (Ctrl+Shift+Enter): the composer's text goes to the strong
+  model whatever the router would say.
+- "Re-ask with the other model" (Ctrl+Shift+R): the last answer asked again of the
+  model that did not write it, kept as another version (‹ 1/2 ›).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtGui import QAction, QKeySequence
+
+from client.services.cascade import cascade_routes
+from client.services.generation import Generation
+from client.services.planner import Route, is_cascade
+from client.services.router import Tier, chosen_by_user
+from client.ui.answer_footer import footer_text
+
+if TYPE_CHECKING:
+    from client.ui.chat_page import ChatPage
+
+ASK_STRONG_KEYS = "Ctrl+Shift+Return"
+REASK_KEYS = "Ctrl+Shift+R"
+
+
+def tier_word(tier: str) -> str:
+    if tier == Tier.FAST.value:
+        return QCoreApplication.translate("Cascade", "fast")
+    return QCoreApplication.translate("Cascade", "strong")
+
+
+def route_label(route: Route | None) -> str:
+    """ "fast · SmolLM2-135M" for a cascade's route; "" otherwise."""
+    if route is None or not route.tier:
+        return ""
+    return QCoreApplication.translate("Cascade", "{tier} · {model}").format(
+        tier=tier_word(route.tier), model=route.model
+    )
+
+
+def fallback_sentence(generation: Generation) -> str:
+    fell = generation.fell_back
+    if fell is None:
+        return ""
+    return QCoreApplication.translate(
+        "Cascade",
+        "The {failed} model ({failed_model}) failed before answering; "
+        "the {answered} model ({model}) answered. {error}",
+    ).format(
+        failed=tier_word(fell.failed_tier),
+        failed_model=fell.failed_model,
+        answered=tier_word(fell.plan.route.tier),
+        model=fell.plan.route.model,
+        error=fell.error,
+    )
+
+
+class CascadeLink(QObject):
+    def __init__(self, page: ChatPage) -> None:
+        super().__init__(page)
+        self.page = page
+        self.tiers: dict[int, str] = {}  # answer key -> the tier that wrote it
+        window = page.window
+        self.ask_strong_action = self._action(self.tr("Ask the strong model"), ASK_STRONG_KEYS)
+        self.ask_strong_action.triggered.connect(self.ask_strong)
+        self.reask_action = self._action(self.tr("Re-ask with the other model"), REASK_KEYS)
+        self.reask_action.triggered.connect(self.reask_other)
+        window.addAction(self.ask_strong_action)
+        window.addAction(self.reask_action)
+        page.answerEnded.connect(self._on_answer_ended)
+
+    def _action(self, text: str, keys: str) -> QAction:
+        action = QAction(text, self.page.window)
+        action.setShortcut(QKeySequence(keys))
+        return action
+
+    def use(self, fast: Route, strong: Route) -> None:
+        """The session's next requests go through the cascade."""
+        session = self.page.session
+        if session is not None:
+            session.routes = cascade_routes(fast, strong)
+
+    def active(self) -> bool:
+        session = self.page.session
+        return session is not None and is_cascade(session.routes)
+
+    def ask_strong(self) -> None:
+        if not self.active():
+            self._say(self.tr("Choose a cascade first: a fast and a strong model."))
+            return
+        text = self.page.window.composer.toPlainText()
+        self.page.send(text, chosen_by_user(Tier.STRONG))
+
+    def reask_other(self) -> None:
+        key = self.page.last_answer_key()
+        if not self.active() or key is None:
+            self._say(self.tr("Choose a cascade first: a fast and a strong model."))
+            return
+        written = self.tiers.get(key, Tier.FAST.value)
+        self.page.regenerate(chosen_by_user(Tier(written).other))
+
+    def _on_answer_ended(self, generation: Generation, key: int) -> None:
+        route, finished = generation.route, generation.finished
+        if route is None or not route.tier or finished is None:
+            return
+        self.tiers[key] = route.tier
+        parts = [footer_text(finished.metrics), route_label(route)]
+        self.page.window.chat_view.set_footer(key, " · ".join(p for p in parts if p))
+        if sentence := fallback_sentence(generation):
+            self._say(sentence)
+
+    def _say(self, sentence: str) -> None:
+        self.page.window.stage_label.setText(sentence)

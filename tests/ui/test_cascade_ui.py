@@ -1,0 +1,87 @@
+"""A cascade in the window: the route under each answer, Ask the strong model (its key),
+Re-ask with the other model kept as a version, and the fallback said once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+
+from client.services.planner import Route
+from client.ui.cascade_link import ASK_STRONG_KEYS, REASK_KEYS
+from tests.ui.conftest import until
+
+PROOF = "Prove that √2 is irrational, step by step"
+
+
+def _cascade(app: Any) -> None:
+    session = app.page.session
+    backend = session.backend  # one scripted server, two models
+    app.cascade.use(Route(backend, "scripted:1b", "s"), Route(backend, "other:7b", "s"))
+
+
+def _footer(app: Any) -> str:
+    lines = app.window.chat_view.toPlainText().splitlines()
+    return [line for line in lines if "Copy" in line and "Timing" in line][-1]
+
+
+def test_routes_labels_overrides_and_versions(make_app, server, run, qtbot):
+    app = make_app(server.url)
+    _cascade(app)
+    w = app.window
+    assert app.cascade.ask_strong_action.shortcut() == QKeySequence(ASK_STRONG_KEYS)
+    assert app.cascade.reask_action.shortcut() == QKeySequence(REASK_KEYS)
+
+    async def answered(count: int) -> None:
+        await until(lambda: not app.page.busy and len(server.requests) >= count)
+        await until(lambda: not app.page.busy and "Hello there." in w.chat_view.toPlainText())
+
+    async def flow() -> None:
+        w.composer.setPlainText("hi")
+        qtbot.keyClick(w.composer, Qt.Key.Key_Return)
+        await answered(1)
+        await until(lambda: "fast · scripted:1b" in _footer(app))
+        w.composer.setPlainText("hello again")
+        app.cascade.ask_strong_action.trigger()
+        await answered(2)
+        await until(lambda: "strong · other:7b" in _footer(app))
+        app.cascade.reask_action.trigger()  # the strong answer, asked of the fast model
+        await answered(3)
+        await until(lambda: "fast · scripted:1b" in _footer(app))
+
+    run(flow())
+    chat_models = [r["model"] for r in server.requests if r.get("messages")]
+    assert chat_models == ["scripted:1b", "other:7b", "scripted:1b"]
+    assert "2/2" in w.chat_view.toPlainText()  # the re-asked answer is a second version
+
+
+def test_the_strong_model_failing_is_answered_by_the_fast_one_and_said(
+    make_app, server, run, qtbot
+):
+    server.scripts.append([("status", 503, "queue full")])
+    app = make_app(server.url)
+    _cascade(app)
+    w = app.window
+
+    async def ask() -> None:
+        w.composer.setPlainText(PROOF)
+        qtbot.keyClick(w.composer, Qt.Key.Key_Return)
+        await until(lambda: not app.page.busy and "Hello there." in w.chat_view.toPlainText())
+        await until(lambda: "fast · scripted:1b" in _footer(app))
+
+    run(ask())
+    chat_models = [r["model"] for r in server.requests if r.get("messages")]
+    assert chat_models == ["other:7b", "scripted:1b"]
+    said = w.stage_label.text()
+    assert "strong model (other:7b) failed before answering" in said
+    assert "fast model (scripted:1b) answered" in said and "queue full" in said
+    assert not w.outcome_bar.isVisible()
+
+
+def test_without_a_cascade_the_overrides_say_why_not(make_app, server, run, qtbot):
+    app = make_app(server.url)
+    app.window.composer.setPlainText("hi")
+    app.cascade.ask_strong_action.trigger()
+    assert "Choose a cascade first" in app.window.stage_label.text()
+    assert not server.requests or all(not r.get("messages") for r in server.requests)
