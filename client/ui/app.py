@@ -141,6 +141,9 @@ class TachyApp:
         from client.ui.cascade_link import CascadeLink
 
         self.cascade = CascadeLink(self.page)
+        from client.ui.cascade_menu import CascadeMenu
+
+        self.cascade_menu = CascadeMenu(self.window.menuBar(), self.servers, self.cascade)
 
     def _attach_language_menu(self) -> None:
         from client.ui.language_menu import LanguageMenu
@@ -198,6 +201,7 @@ class TachyApp:
         try:
             await self.knowledge.aclose()
             await self.welcome.aclose()
+            await self.cascade_menu.aclose()
             if self.warming is not None:
                 await self.warming.aclose()
             if self.hud is not None:

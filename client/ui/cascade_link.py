@@ -91,7 +91,7 @@ class CascadeLink(QObject):
 
     def ask_strong(self) -> None:
         if not self.active():
-            self._say(self.tr("Choose a cascade first: a fast and a strong model."))
+            self.say(self.tr("Choose a cascade first: a fast and a strong model."))
             return
         text = self.page.window.composer.toPlainText()
         self.page.send(text, chosen_by_user(Tier.STRONG))
@@ -99,7 +99,7 @@ class CascadeLink(QObject):
     def reask_other(self) -> None:
         key = self.page.last_answer_key()
         if not self.active() or key is None:
-            self._say(self.tr("Choose a cascade first: a fast and a strong model."))
+            self.say(self.tr("Choose a cascade first: a fast and a strong model."))
             return
         written = self.tiers.get(key, Tier.FAST.value)
         self.page.regenerate(chosen_by_user(Tier(written).other))
@@ -112,7 +112,7 @@ class CascadeLink(QObject):
         parts = [footer_text(finished.metrics), route_label(route)]
         self.page.window.chat_view.set_footer(key, " · ".join(p for p in parts if p))
         if sentence := fallback_sentence(generation):
-            self._say(sentence)
+            self.say(sentence)
 
-    def _say(self, sentence: str) -> None:
+    def say(self, sentence: str) -> None:
         self.page.window.stage_label.setText(sentence)

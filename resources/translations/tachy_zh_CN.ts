@@ -133,6 +133,37 @@
     </message>
 </context>
 <context>
+    <name>CascadeMenu</name>
+    <message>
+        <source>&amp;Cascade</source>
+        <translation>级联(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Use this model as the fast one</source>
+        <translation>将此模型设为快速模型</translation>
+    </message>
+    <message>
+        <source>Use this model as the strong one</source>
+        <translation>将此模型设为强大模型</translation>
+    </message>
+    <message>
+        <source>Use the cascade</source>
+        <translation>使用级联</translation>
+    </message>
+    <message>
+        <source>Choose a server and a model first.</source>
+        <translation>请先选择服务器和模型。</translation>
+    </message>
+    <message>
+        <source>Fast model: {model}</source>
+        <translation>快速模型：{model}</translation>
+    </message>
+    <message>
+        <source>Strong model: {model}</source>
+        <translation>强大模型：{model}</translation>
+    </message>
+</context>
+<context>
     <name>ChatPage</name>
     <message>
         <source>This answer was stopped; the text so far is kept.</source>

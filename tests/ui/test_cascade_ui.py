@@ -85,3 +85,32 @@ def test_without_a_cascade_the_overrides_say_why_not(make_app, server, run, qtbo
     app.cascade.ask_strong_action.trigger()
     assert "Choose a cascade first" in app.window.stage_label.text()
     assert not server.requests or all(not r.get("messages") for r in server.requests)
+
+
+def test_the_cascade_menu_sets_both_halves_saves_them_and_they_come_back(
+    make_app, server, run, qtbot
+):
+    app = make_app(server.url)
+    menu = app.cascade_menu
+    assert not menu.use_action.isEnabled()  # nothing set up yet
+    menu.fast_action.trigger()  # the model chosen now: scripted:1b
+    assert "scripted:1b" in app.window.stage_label.text()
+    app.page.session.model = "other:7b"
+    menu.strong_action.trigger()
+    assert menu.use_action.isEnabled() and not app.cascade.active()
+    menu.use_action.setChecked(True)
+
+    async def on() -> None:
+        await until(app.cascade.active)
+
+    run(on())
+    routes = app.page.session.routes
+    assert [(r.tier, r.model) for r in routes] == [("fast", "scripted:1b"), ("strong", "other:7b")]
+
+    again = make_app(server.url)  # the next start: saved, and on again
+    run(until(again.cascade.active))
+    assert again.cascade_menu.use_action.isChecked()
+    assert [r.model for r in again.page.session.routes] == ["scripted:1b", "other:7b"]
+    again.cascade_menu.use_action.setChecked(False)
+    run(until(lambda: not again.cascade.active()))
+    assert len(again.page.session.routes) == 1

@@ -1,0 +1,103 @@
+"""The Cascade menu: the model chosen now becomes the fast or the strong one, and "Use
+the cascade" routes each question between them (client/ui/cascade_link.py shows it).
+The two halves and the switch are saved (services/saved_cascade.py) and come back at
+the next start once a server is chosen.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenuBar
+
+from client.services.planner import Route
+from client.services.saved_cascade import CascadePart, CascadeProfile, SavedCascade
+from client.ui.async_errors import KeptTasks
+from client.ui.cascade_link import CascadeLink
+
+if TYPE_CHECKING:
+    from client.ui.server_control import ServerControl
+
+
+class CascadeMenu(QObject):
+    def __init__(self, bar: QMenuBar, servers: ServerControl, link: CascadeLink) -> None:
+        super().__init__(bar)
+        self.servers = servers
+        self.link = link
+        self.saved = SavedCascade(servers.stores)
+        self.tasks = KeptTasks()
+        self._before: list[Route] | None = None  # the routes before the cascade was on
+        self.menu = bar.addMenu(self.tr("&Cascade"))
+        self.fast_action = self._add(self.tr("Use this model as the fast one"), "fast")
+        self.strong_action = self._add(self.tr("Use this model as the strong one"), "strong")
+        self.menu.addSeparator()
+        self.use_action = QAction(self.tr("Use the cascade"), self.menu)
+        self.use_action.setCheckable(True)
+        self.use_action.toggled.connect(self._toggled)
+        self.menu.addAction(self.use_action)
+        servers.serverChanged.connect(self._on_server_changed)
+        self._refresh()
+
+    def _add(self, text: str, tier: str) -> QAction:
+        action = QAction(text, self.menu)
+        action.triggered.connect(lambda: self.set_part(tier))
+        self.menu.addAction(action)
+        return action
+
+    def set_part(self, tier: str) -> None:
+        session, choice = self.link.page.session, self.servers.current
+        if session is None or choice is None:
+            self.link.say(self.tr("Choose a server and a model first."))
+            return
+        part = CascadePart.of(choice, session.model)
+        profile = self.saved.load()
+        if tier == "fast":
+            profile = CascadeProfile(part, profile.strong, profile.on)
+            said = self.tr("Fast model: {model}").format(model=part.model)
+        else:
+            profile = CascadeProfile(profile.fast, part, profile.on)
+            said = self.tr("Strong model: {model}").format(model=part.model)
+        self.saved.save(profile)
+        self.link.say(said)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        profile = self.saved.load()
+        self.use_action.setEnabled(profile.complete)
+        self.use_action.blockSignals(True)
+        self.use_action.setChecked(profile.on and profile.complete)
+        self.use_action.blockSignals(False)
+
+    def _toggled(self, on: bool) -> None:
+        profile = self.saved.load()
+        self.saved.save(CascadeProfile(profile.fast, profile.strong, on))
+        self.tasks.spawn(self.apply(), "use the cascade")
+
+    def _on_server_changed(self, *_: object) -> None:
+        # A session exists now: a cascade saved as on comes back with it.
+        if self.saved.load().on and not self.link.active():
+            self.tasks.spawn(self.apply(), "use the cascade")
+
+    async def apply(self) -> None:
+        """Puts the saved cascade on the session, or takes it off."""
+        session, profile = self.link.page.session, self.saved.load()
+        if session is None:
+            return
+        if not (profile.on and profile.complete):
+            if self._before is not None:
+                session.routes, self._before = self._before, None
+            return
+        assert profile.fast is not None and profile.strong is not None
+        fast, strong = await self._route(profile.fast), await self._route(profile.strong)
+        if self._before is None:
+            self._before = list(session.routes)
+        self.link.use(fast, strong)
+
+    async def _route(self, part: CascadePart) -> Route:
+        backend = await self.servers.pool.backend(part.choice)
+        return Route(backend, part.model, part.name, part.is_local)
+
+    async def aclose(self) -> None:
+        await self.tasks.aclose()
