@@ -6,6 +6,7 @@ ModelsNotManaged, one sentence saying so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -84,3 +85,13 @@ def size_text(size_bytes: int | None) -> str:
     if size_bytes >= 10**9:
         return f"{size_bytes / 1e9:.1f} GB"
     return f"{size_bytes / 1e6:.0f} MB" if size_bytes >= 10**6 else f"{size_bytes} bytes"
+
+
+# The sentence ModelNotFound says (client/backends/errors.py), as a chat's error shows it.
+_MISSING = re.compile(r"The server has no model named '(.+?)'\.? Pick one")
+
+
+def missing_model(error_sentence: str) -> str | None:
+    """The model a chat's "no model named" failure names, else None."""
+    found = _MISSING.search(error_sentence)
+    return found[1] if found else None

@@ -120,7 +120,13 @@ class TachyApp:
         self._attach_engine_menu()
         self._attach_welcome()
         self._attach_server_editor()
+        self._attach_models()
         self.help_menu = HelpMenu(self.window)
+
+    def _attach_models(self) -> None:
+        from client.ui.models_dialog import ModelsLink
+
+        self.models = ModelsLink(self)
 
     def _attach_server_editor(self) -> None:
         from client.ui.server_editor import ServerEditor
@@ -202,6 +208,7 @@ class TachyApp:
             await self.knowledge.aclose()
             await self.welcome.aclose()
             await self.cascade_menu.aclose()
+            await self.models.aclose()
             if self.warming is not None:
                 await self.warming.aclose()
             if self.hud is not None:

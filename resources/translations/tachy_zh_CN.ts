@@ -807,6 +807,88 @@
     </message>
 </context>
 <context>
+    <name>ModelsDialog</name>
+    <message>
+        <source>Models on this server</source>
+        <translation>此服务器上的模型</translation>
+    </message>
+    <message>
+        <source>a model name, e.g. llama3.2:1b</source>
+        <translation>模型名称，例如 llama3.2:1b</translation>
+    </message>
+    <message>
+        <source>Model to pull</source>
+        <translation>要拉取的模型</translation>
+    </message>
+    <message>
+        <source>Pull</source>
+        <translation>拉取</translation>
+    </message>
+    <message>
+        <source>Cancel pull</source>
+        <translation>取消拉取</translation>
+    </message>
+    <message>
+        <source>Installed models</source>
+        <translation>已安装的模型</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>{done} of {total}</source>
+        <translation>{done} / {total}</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsLink</name>
+    <message>
+        <source>Pull or delete models…</source>
+        <translation>拉取或删除模型…</translation>
+    </message>
+    <message>
+        <source>Manage models</source>
+        <translation>管理模型</translation>
+    </message>
+    <message>
+        <source>Pull the missing model</source>
+        <translation>拉取缺少的模型</translation>
+    </message>
+    <message>
+        <source>Only an Ollama server pulls and deletes models from here.</source>
+        <translation>只有 Ollama 服务器可以在这里拉取和删除模型。</translation>
+    </message>
+    <message>
+        <source>The pull of {name} was cancelled.</source>
+        <translation>{name} 的拉取已取消。</translation>
+    </message>
+    <message>
+        <source>{name} is ready.</source>
+        <translation>{name} 已就绪。</translation>
+    </message>
+    <message>
+        <source>Delete model</source>
+        <translation>删除模型</translation>
+    </message>
+    <message>
+        <source>Delete {name} from this server? Pulling it again downloads it again.</source>
+        <translation>从此服务器删除 {name}？再次拉取需要重新下载。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>This server has no {name}. Pull it from the registry?</source>
+        <translation>此服务器没有 {name}。要从模型库拉取吗？</translation>
+    </message>
+    <message>
+        <source>Pull it</source>
+        <translation>拉取</translation>
+    </message>
+</context>
+<context>
     <name>RequestsView</name>
     <message>
         <source>This session</source>
