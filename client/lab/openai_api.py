@@ -163,13 +163,14 @@ def _ask(
     template = body.get("chat_template_kwargs") or {}
     thinking_off = isinstance(template, dict) and template.get("enable_thinking") is False
     seed = body.get("seed")
+    model = str(body["model"])
     return Ask(
-        model=str(body["model"]),
+        model=model,
         prompt=prompt,
         stream=bool(body.get("stream", False)),
-        want_thinking=lab.scenario.reasoning_tokens > 0 and not thinking_off,
+        want_thinking=lab.scenario_for(model).reasoning_tokens > 0 and not thinking_off,
         max_tokens=int(limit) if isinstance(limit, int | float) else None,
-        keep_alive_s=lab.default_keep_alive(),
+        keep_alive_s=lab.default_keep_alive(model),
         seed=seed if isinstance(seed, int) else None,
         openai_body={k: v for k, v in body.items() if k not in ("stream", "stream_options")},
         return_progress=lab.scenario.server == "llamacpp" and body.get("return_progress") is True,

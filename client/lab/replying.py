@@ -62,7 +62,7 @@ async def answer(
     request: web.Request, lab: LabState, ask: Ask, fmt: WireFormat
 ) -> web.StreamResponse:
     loop = asyncio.get_running_loop()
-    scenario = lab.scenario
+    scenario = lab.scenario_for(ask.model)
     rng = lab.rng_for(ask.seed)
     step = lab.next_step(scenario, ask.model, ask.conversation)
     if step is None:

@@ -145,6 +145,13 @@ class Scenario:
     # dials above; `after` says what follows the last step: "ok", "loop" or "hold".
     steps: tuple[Step, ...] = ()
     after: str = "ok"
+    # [models.NAME] tables: the lab serves these models (instead of `model`), each with
+    # its own dials; server-wide dials (server, capacity, batching) stay the top level's.
+    models: tuple[Scenario, ...] = ()
+
+    def served(self) -> tuple[Scenario, ...]:
+        """One scenario per model the lab serves."""
+        return self.models or (self,)
 
     def pick_fault(self, rng: random.Random) -> Fault | None:
         """The fault for one request: the fixed one, else maybe one from the pool."""
@@ -253,9 +260,33 @@ def load_scenario(name_or_path: str | Path) -> Scenario:
 
 def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     data = dict(data)
+    tables = data.pop("models", None)
     base = preset(data.pop("base")) if "base" in data else Scenario()
+    scenario = _with_dials(base, data)
+    if tables is None:
+        return scenario
+    if not isinstance(tables, dict) or not tables:
+        raise ScenarioError("models must be tables: [models.NAME] with that model's dials")
+    return replace(scenario, models=tuple(_model(scenario, n, v) for n, v in tables.items()))
+
+
+def _model(top: Scenario, name: str, value: Any) -> Scenario:
+    """[models.NAME]: the top level's dials (or its own base preset's), then its own."""
+    if not isinstance(value, dict):
+        raise ScenarioError(f"models.{name} must be a table of dials")
+    data = dict(value)
+    if "models" in data:
+        raise ScenarioError(f"models.{name}: a model has no models of its own")
+    base = preset(data.pop("base")) if "base" in data else top
+    try:
+        return _with_dials(replace(base, name=name, model=name, models=()), data)
+    except ScenarioError as exc:
+        raise ScenarioError(f"models.{name}: {exc}") from None
+
+
+def _with_dials(base: Scenario, data: dict[str, Any]) -> Scenario:
     changes: dict[str, Any] = {}
-    known = {f.name for f in fields(Scenario)}
+    known = {f.name for f in fields(Scenario)} - {"models"}
     for key, value in data.items():
         if key == "ttft":
             changes["ttft"] = _distribution(value)

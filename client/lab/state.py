@@ -72,12 +72,22 @@ class LabState:
         self.apply_model_state()
 
     def apply_model_state(self) -> None:
+        self._own = {canonical(s.model): s for s in self.scenario.served()}
         self._default_keep_alive = parse_keep_alive(self.scenario.keep_alive)
         self.models.clear()
         # A proxy lists what its clients actually used, under the upstream's names.
-        if self.scenario.start_loaded and self.upstream is None:
-            keep = self._default_keep_alive
-            self.models.load_now(canonical(self.scenario.model), _now(), keep)
+        if self.upstream is not None:
+            return
+        for name, own in self._own.items():
+            if own.start_loaded:
+                self.models.load_now(name, _now(), parse_keep_alive(own.keep_alive))
+
+    def scenario_for(self, model: str) -> Scenario:
+        """The dials of this model ([models.NAME]), else the scenario's own."""
+        return self._own.get(canonical(model), self.scenario)
+
+    def own_models(self) -> list[str]:
+        return [s.model for s in self.scenario.served()]
 
     def rng_for(self, request_seed: int | None) -> random.Random:
         """Per-request randomness: the same seed (or the same request order) replays."""
@@ -97,7 +107,7 @@ class LabState:
         name = canonical(model)
         if name in self.removed:
             return False
-        own = name == canonical(self.scenario.model) or name in self.pulled
+        own = name in self._own or name in self.pulled
         return self.upstream is not None or own
 
     def cached_prefix(self, prompt: tuple[str, ...]) -> int:
@@ -118,8 +128,10 @@ class LabState:
         for stream in list(self.decoding):
             stream.pause(seconds)
 
-    def default_keep_alive(self) -> float:
-        return self._default_keep_alive
+    def default_keep_alive(self, model: str | None = None) -> float:
+        if model is None or canonical(model) not in self._own:
+            return self._default_keep_alive
+        return parse_keep_alive(self._own[canonical(model)].keep_alive)
 
 
 def _now() -> float:

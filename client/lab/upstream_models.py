@@ -9,7 +9,7 @@ from client.lab.state import LabState
 
 async def model_names(lab: LabState) -> list[str]:
     if lab.upstream is None or lab.session is None:
-        own = [lab.scenario.model, *lab.pulled]  # and what was pulled (client/lab/pulling.py)
+        own = [*lab.own_models(), *lab.pulled]  # and what was pulled (client/lab/pulling.py)
         return [name for name in own if name not in lab.removed]
     url = lab.upstream.rstrip("/") + "/v1/models"
     try:
@@ -18,4 +18,4 @@ async def model_names(lab: LabState) -> list[str]:
         names = [str(entry["id"]) for entry in body.get("data", []) if "id" in entry]
     except (aiohttp.ClientError, TimeoutError, ValueError, KeyError, AttributeError, TypeError):
         names = []
-    return names or [lab.scenario.model]
+    return names or lab.own_models()
