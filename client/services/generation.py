@@ -398,6 +398,8 @@ class Generation:
             steps.insert(0, NextStep.CONTINUE)  # a Continue that failed: the old text is kept
         if not has_text and NextStep.CONTINUE in steps:
             steps = [NextStep.RETRY, NextStep.EDIT_QUESTION]  # nothing to continue
+        if NextStep.CONTINUE in steps and self.plan is not None and self.plan.fallback is not None:
+            steps.insert(steps.index(NextStep.CONTINUE) + 1, NextStep.CONTINUE_OTHER)
         if self.plan is not None and self.plan.route.is_local and NextStep.USE_LOCAL in steps:
             steps.remove(NextStep.USE_LOCAL)
         return tuple(steps)

@@ -31,6 +31,7 @@ class Outcome(StrEnum):
 
 class NextStep(StrEnum):
     CONTINUE = "continue"
+    CONTINUE_OTHER = "continue_other"  # a cascade: go on with the other model
     RETRY = "retry"
     EDIT_QUESTION = "edit_question"
     CHOOSE_SERVER = "choose_server"

@@ -17,6 +17,7 @@ from client.ui.noop_tr import QT_TRANSLATE_NOOP
 # Translated where shown (ActionBar.tr); QT_TRANSLATE_NOOP marks them for lupdate.
 STEP_LABELS = {
     NextStep.CONTINUE: QT_TRANSLATE_NOOP("ActionBar", "Continue"),
+    NextStep.CONTINUE_OTHER: QT_TRANSLATE_NOOP("ActionBar", "Continue with the other model"),
     NextStep.RETRY: QT_TRANSLATE_NOOP("ActionBar", "Retry"),
     NextStep.EDIT_QUESTION: QT_TRANSLATE_NOOP("ActionBar", "Edit question"),
     NextStep.CHOOSE_SERVER: QT_TRANSLATE_NOOP("ActionBar", "Choose another server"),

@@ -73,6 +73,7 @@ class CascadeLink(QObject):
         window.addAction(self.ask_strong_action)
         window.addAction(self.reask_action)
         page.answerEnded.connect(self._on_answer_ended)
+        page.continueOtherRequested.connect(self.continue_other)
 
     def _action(self, text: str, keys: str) -> QAction:
         action = QAction(text, self.page.window)
@@ -103,6 +104,11 @@ class CascadeLink(QObject):
             return
         written = self.tiers.get(key, Tier.FAST.value)
         self.page.regenerate(chosen_by_user(Tier(written).other))
+
+    def continue_other(self, key: int) -> None:
+        """Go on from a kept partial answer with the model that did not write it."""
+        written = self.tiers.get(key, Tier.FAST.value)
+        self.page.continue_answer(key, chosen_by_user(Tier(written).other))
 
     def _on_answer_ended(self, generation: Generation, key: int) -> None:
         route, finished = generation.route, generation.finished

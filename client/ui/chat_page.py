@@ -52,6 +52,7 @@ class ChatPage(QObject):
     timingRequested = Signal(int)  # an answer's id: show its waterfall
     sessionChanged = Signal(object)  # the ChatSession (the knowledge link attaches to it)
     answerEnded = Signal(object, int)  # the Generation and its answer's key (cascade label)
+    continueOtherRequested = Signal(int)  # an answer's key (ui/cascade_link.py)
 
     def __init__(
         self,
@@ -159,12 +160,12 @@ class ChatPage(QObject):
         self._truncate_view(key)
         self._start(partial(session.regenerate, key, decision))
 
-    def continue_answer(self, key: int) -> None:
+    def continue_answer(self, key: int, decision: RouteDecision | None = None) -> None:
         session = self.session
         if self.busy or session is None:
             return
         self.window.outcome_bar.clear()
-        self._start(partial(session.continue_message, key), answer_key=key)
+        self._start(partial(session.continue_message, key, decision), answer_key=key)
 
     def retry(self, key: int) -> None:
         session = self.session
@@ -254,6 +255,8 @@ class ChatPage(QObject):
             self.stop()
         elif name == NextStep.CONTINUE:
             self.continue_answer(key)
+        elif name == NextStep.CONTINUE_OTHER:
+            self.continueOtherRequested.emit(key)
         elif name == NextStep.RETRY:
             self.retry(key)
         elif name == NextStep.EDIT_QUESTION:

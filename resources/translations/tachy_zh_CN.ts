@@ -8,6 +8,10 @@
         <translation>继续</translation>
     </message>
     <message>
+        <source>Continue with the other model</source>
+        <translation>用另一个模型继续</translation>
+    </message>
+    <message>
         <source>Retry</source>
         <translation>重试</translation>
     </message>

@@ -114,3 +114,26 @@ def test_the_cascade_menu_sets_both_halves_saves_them_and_they_come_back(
     again.cascade_menu.use_action.setChecked(False)
     run(until(lambda: not again.cascade.active()))
     assert len(again.page.session.routes) == 1
+
+
+def test_after_tokens_the_text_stays_and_continue_with_the_other_model(
+    make_app, server, run, qtbot
+):
+    server.scripts.append([("token", "Half an"), ("reset",)])
+    server.scripts.append([("token", " answer."), ("done",)])
+    app = make_app(server.url)
+    _cascade(app)
+    w = app.window
+
+    async def flow() -> None:
+        w.composer.setPlainText(PROOF)
+        qtbot.keyClick(w.composer, Qt.Key.Key_Return)
+        await until(lambda: not app.page.busy and w.outcome_bar.isVisible())
+        assert "continue_other" in w.outcome_bar.buttons
+        assert "Half an" in w.chat_view.toPlainText()
+        w.outcome_bar.button("continue_other").click()
+        await until(lambda: not app.page.busy and "Half an answer." in w.chat_view.toPlainText())
+
+    run(flow())
+    chat_models = [r["model"] for r in server.requests if r.get("messages")]
+    assert chat_models == ["other:7b", "scripted:1b"]  # the fast model went on
