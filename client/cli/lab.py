@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
 import sys
+import threading
 
 from client.lab import PRESETS, LabServer, ScenarioError, load_scenario
+from client.lab.live import command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,8 +51,34 @@ async def _serve(lab: LabServer, host: str, port: int) -> None:
     mode = f"proxy to {lab.state.upstream}" if lab.state.upstream else "simulated server"
     print(f"tachy lab: {mode}, scenario {lab.scenario.name!r}, model {lab.scenario.model!r}")
     print(f"  Ollama API: {url}/api/chat   OpenAI API: {url}/v1/chat/completions")
+    print("  Live control: type 'ttft 600', 'tier slow', 'fault reset', 'clear', 'show'")
+    print(f"  (or POST the same as JSON to {url}/lab/control)")
     print("  Ctrl+C to stop", flush=True)
+    _read_commands(lab, asyncio.get_running_loop())
     try:
         await asyncio.Event().wait()
     finally:
         await lab.stop()
+
+
+def _read_commands(lab: LabServer, loop: asyncio.AbstractEventLoop) -> None:
+    """Live control from stdin, one command a line (client/lab/live.py), until EOF.
+
+    A daemon thread: a blocked read must not hold the process open at Ctrl+C.
+    """
+
+    def read() -> None:
+        for line in sys.stdin:
+            loop.call_soon_threadsafe(_obey, lab, line)
+
+    if sys.stdin is not None and not sys.stdin.closed:
+        threading.Thread(target=read, name="tachy-lab-stdin", daemon=True).start()
+
+
+def _obey(lab: LabServer, line: str) -> None:
+    try:
+        now = lab.control(command(line))
+    except ScenarioError as exc:
+        print(f"tachy lab: {exc}", file=sys.stderr, flush=True)
+        return
+    print(f"tachy lab: next requests: {json.dumps(now)}", flush=True)

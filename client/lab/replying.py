@@ -69,6 +69,7 @@ async def answer(
         fault = scenario.pick_fault(rng)
     else:
         scenario, fault = with_step(scenario, step), step.fault
+    scenario, fault = lab.live.over(scenario, fault)
     lab.stats.requests += 1
     if fault is not None:
         lab.stats.faults[fault.kind] += 1

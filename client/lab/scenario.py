@@ -291,7 +291,7 @@ def _with_dials(base: Scenario, data: dict[str, Any]) -> Scenario:
         if key == "ttft":
             changes["ttft"] = _distribution(value)
         elif key == "fault":
-            changes["fault"] = _fault(value)
+            changes["fault"] = parse_fault(value)
         elif key == "random_faults":
             changes.update(_random_faults(value))
         elif key == "steps":
@@ -323,7 +323,7 @@ def _distribution(value: Any) -> Distribution:
     return dist
 
 
-def _fault(value: Any) -> Fault:
+def parse_fault(value: Any) -> Fault:
     if isinstance(value, str):
         value = {"kind": value}
     if not isinstance(value, dict):
@@ -362,7 +362,7 @@ def _step(number: int, value: Any) -> Step:
             raise ScenarioError(f"step {number}: an 'ok' step takes only repeat, ttft, tpot_ms")
     else:
         try:
-            fault = _fault(rest)
+            fault = parse_fault(rest)
         except ScenarioError as exc:
             raise ScenarioError(f"step {number}: {exc}") from None
     return Step(fault, ttft, None if tpot is None else float(tpot), repeat)
@@ -377,7 +377,7 @@ def _random_faults(value: Any) -> dict[str, Any]:
     rate = float(value.get("rate", 0.0))
     if not 0.0 <= rate <= 1.0:
         raise ScenarioError("random_faults.rate must be between 0 and 1")
-    return {"fault_rate": rate, "random_faults": tuple(_fault(f) for f in value["pool"])}
+    return {"fault_rate": rate, "random_faults": tuple(parse_fault(f) for f in value["pool"])}
 
 
 def _check(s: Scenario) -> None:

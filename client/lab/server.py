@@ -17,11 +17,13 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 from aiohttp import web
 
-from client.lab import ollama_api, openai_api, pulling
+from client.lab import control_api, ollama_api, openai_api, pulling
+from client.lab.live import change
 from client.lab.scenario import Scenario, load_scenario
 from client.lab.state import ARRIVAL, LabState, LabStats
 
@@ -59,11 +61,17 @@ class LabServer:
         """Call from the server's event loop thread (run_in_thread does that for you)."""
         self.state.set_scenario(as_scenario(scenario))
 
+    def control(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The live control (client/lab/live.py): from the event loop's thread."""
+        self.state.live = change(self.state.live, body)
+        return self.state.live.describe()
+
     def build_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[stamp_arrival])
         app.add_routes(ollama_api.routes(self.state))
         app.add_routes(pulling.routes(self.state))
         app.add_routes(openai_api.routes(self.state))
+        app.add_routes(control_api.routes(self.state))
         return app
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> str:
@@ -106,6 +114,11 @@ class RunningLab:
         chosen = as_scenario(scenario)  # parse here so a bad name raises in the caller
         asyncio.run_coroutine_threadsafe(_set(self.server, chosen), self.loop).result(5)
 
+    def control(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Change the next requests' TTFT, TPOT or fault; ScenarioError when it cannot."""
+        done = asyncio.run_coroutine_threadsafe(_control(self.server, body), self.loop)
+        return done.result(5)
+
     def stop(self, timeout: float = 10.0) -> None:
         if not self.thread.is_alive():
             return
@@ -116,6 +129,10 @@ class RunningLab:
 
 async def _set(server: LabServer, scenario: Scenario) -> None:
     server.set_scenario(scenario)
+
+
+async def _control(server: LabServer, body: dict[str, Any]) -> dict[str, Any]:
+    return server.control(body)
 
 
 def run_in_thread(

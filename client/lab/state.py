@@ -12,6 +12,7 @@ from typing import Protocol
 
 import aiohttp
 
+from client.lab.live import Live
 from client.lab.metrics import LabMetrics
 from client.lab.models import ModelState, parse_keep_alive
 from client.lab.scenario import Scenario
@@ -60,6 +61,7 @@ class LabState:
         self._request_count = 0
         self._metrics_rng = random.Random(scenario.seed)
         self.positions = Positions()
+        self.live = Live()  # the presenter's TTFT/TPOT/fault (client/lab/live.py)
         self.apply_model_state()
 
     def set_scenario(self, scenario: Scenario) -> None:
@@ -68,6 +70,7 @@ class LabState:
         self._request_count = 0
         self._last_prompt = ()
         self.positions.clear()
+        self.live = Live()
         self.scheduler.configure(scenario.capacity, scenario.batching)
         self.apply_model_state()
 
