@@ -23,6 +23,7 @@ from client.core.conversation import ChatMessage, GenerationOptions
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.services import turns
 from client.services.answer_writer import FLUSH_INTERVAL_S
+from client.services.compression import StoredSummary
 from client.services.continuation import ContinueMode, RepeatedStartFilter
 from client.services.generation import (
     Generation,
@@ -34,6 +35,7 @@ from client.services.generation import (
 from client.services.knowledge_stage import KnowledgeStage
 from client.services.planner import (
     CachedPrompt,
+    HistorySummary,
     Passage,
     PlanInput,
     PlanSettings,
@@ -99,6 +101,10 @@ class ChatSession:
         self.knowledge: KnowledgeStage | None = None
         # What the server's prompt cache is known to hold (the warmer's knowledge).
         self.prompt_cache: Callable[[], CachedPrompt | None] | None = None
+        # History compression (client/services/compression.py): each conversation's
+        # summary of its older turns, sent instead of them while they are unchanged.
+        self.compress_history = True
+        self.summaries: dict[int, StoredSummary] = {}
 
     # ---- the preferred route (the window's server and model pickers set it) -----------
 
@@ -225,6 +231,9 @@ class ChatSession:
     ) -> RequestPlan:
         """The plan for a stored turn: what the request sends, and to whom."""
         history, question = turn.history_and_question()
+        stored = self.summaries.get(turn.conversation_id) if self.compress_history else None
+        ids = turn.context_ids[: len(history)]
+        summary = stored.summary if stored and stored.holds_for(history, ids) else None
         return self.plan_question(
             history,
             question,
@@ -235,6 +244,7 @@ class ChatSession:
             routes=routes,
             passages=passages,
             decision=decision,
+            summary=summary,
         )
 
     def plan_question(
@@ -249,6 +259,7 @@ class ChatSession:
         routes: Sequence[Route] | None = None,
         passages: Sequence[Passage] = (),
         decision: RouteDecision | None = None,
+        summary: HistorySummary | None = None,
     ) -> RequestPlan:
         """The plan `text` gets after `history`: the session's requests and the
         warmer's next prefix (a draft not sent yet) both come from here."""
@@ -267,6 +278,7 @@ class ChatSession:
                 ttft=self.ttft_estimate,
                 cached=cached,
                 decision=decision,
+                summary=summary,
             )
         )
 
