@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QActionGroup
 from client.lab.scenario import PRESETS
 from client.services.servers import ServerChoice
 from client.ui.async_errors import KeptTasks
+from client.ui.demo_live import DemoLive
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ class DemoMenu(QObject):
             action.setCheckable(True)
             self.scenarios.addAction(action)
             self.scenario_actions[name] = action
+        self.live = DemoLive(self, self)  # scenario files and the live control (submenus)
         self._show_running(False)
 
     def _action(self, text: str, name: str, slot: Any) -> QAction:
@@ -87,6 +89,7 @@ class DemoMenu(QObject):
             action.setEnabled(running)
             if not running:
                 action.setChecked(False)
+        self.live.show_running(running)
 
     @property
     def scenario(self) -> str | None:

@@ -343,6 +343,101 @@
     </message>
 </context>
 <context>
+    <name>DemoLive</name>
+    <message>
+        <source>chaos</source>
+        <translation>混乱</translation>
+    </message>
+    <message>
+        <source>cold-then-stall</source>
+        <translation>冷启动后卡顿</translation>
+    </message>
+    <message>
+        <source>cold-then-warm</source>
+        <translation>先冷后热</translation>
+    </message>
+    <message>
+        <source>demo-tiers</source>
+        <translation>演示四档</translation>
+    </message>
+    <message>
+        <source>fast-down-strong-up</source>
+        <translation>快模型宕机、强模型在线</translation>
+    </message>
+    <message>
+        <source>first-byte-timeout</source>
+        <translation>首字节超时</translation>
+    </message>
+    <message>
+        <source>llamacpp-4-slots</source>
+        <translation>llama.cpp 四槽位</translation>
+    </message>
+    <message>
+        <source>reset-then-continue</source>
+        <translation>中途断开后继续</translation>
+    </message>
+    <message>
+        <source>retry-after-503</source>
+        <translation>503 后重试</translation>
+    </message>
+    <message>
+        <source>stall-then-recovery</source>
+        <translation>卡顿后恢复</translation>
+    </message>
+    <message>
+        <source>thinking-model</source>
+        <translation>思考模型</translation>
+    </message>
+    <message>
+        <source>unknown-model</source>
+        <translation>未知模型</translation>
+    </message>
+    <message>
+        <source>Scenario files</source>
+        <translation>场景文件</translation>
+    </message>
+    <message>
+        <source>Next answers</source>
+        <translation>接下来的回答</translation>
+    </message>
+    <message>
+        <source>Instant (about 30 ms)</source>
+        <translation>即时（约 30 ms）</translation>
+    </message>
+    <message>
+        <source>Fast (about 180 ms)</source>
+        <translation>快速（约 180 ms）</translation>
+    </message>
+    <message>
+        <source>Typing (about 600 ms)</source>
+        <translation>打字速度（约 600 ms）</translation>
+    </message>
+    <message>
+        <source>Slow (about 2.5 s)</source>
+        <translation>缓慢（约 2.5 秒）</translation>
+    </message>
+    <message>
+        <source>Server busy (503)</source>
+        <translation>服务器繁忙（503）</translation>
+    </message>
+    <message>
+        <source>Cut off mid-answer</source>
+        <translation>回答中途断开</translation>
+    </message>
+    <message>
+        <source>Pause for 5 s mid-answer</source>
+        <translation>回答中途暂停 5 秒</translation>
+    </message>
+    <message>
+        <source>No fault</source>
+        <translation>无故障</translation>
+    </message>
+    <message>
+        <source>As the scenario says</source>
+        <translation>按场景设定</translation>
+    </message>
+</context>
+<context>
     <name>DemoMenu</name>
     <message>
         <source>instant</source>

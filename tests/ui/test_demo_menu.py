@@ -52,7 +52,8 @@ async def _pick(app: Any, name: str) -> None:
 def test_menu_lists_start_stop_and_every_preset(make_app, server) -> None:
     app = make_app(server.url)
     texts = [a.text() for a in _menu(app).actions() if not a.isSeparator()]
-    assert texts == ["Start latency lab", "Stop latency lab", *PRESETS]
+    submenus = ["Scenario files", "Next answers"]  # tests/ui/test_demo_live.py
+    assert texts == ["Start latency lab", "Stop latency lab", *PRESETS, *submenus]
     assert len(PRESETS) == 13  # tiers, faults, cold start, thinking, prefill, batching
     assert _action(app, "Start latency lab").isEnabled()
     assert not _action(app, "Stop latency lab").isEnabled()
