@@ -26,7 +26,10 @@ SUBCOMMANDS = {
 EXIT_BAD_ADDRESS = 2  # like argparse's own exit for bad arguments
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `only`, just that subcommand's own arguments are
+    read from its module (the others list their names and help), so launching the app
+    imports no subcommand (they pull in httpx, aiohttp, the lab: ~0.4 s before paint)."""
     parser = argparse.ArgumentParser(prog="tachy", description=__doc__)
     parser.add_argument("--url", help="server URL to open with (the app)")
     parser.add_argument("--api", choices=["auto", "ollama", "openai"], default="auto")
@@ -45,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        _command_module(module_name).add_arguments(sub)
+        if only is None or only == name:
+            _command_module(module_name).add_arguments(sub)
     return parser
 
 
@@ -66,8 +70,14 @@ def _command_module(module_name: str) -> ModuleType:
     return importlib.import_module(f"client.cli.{module_name}")
 
 
+def _named_command(argv: Sequence[str]) -> str:
+    """The subcommand a command line names ("" for none: the app)."""
+    return next((word for word in argv if word in SUBCOMMANDS), "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(only=_named_command(words)).parse_args(words)
     if args.install_desktop_entry or args.uninstall_desktop_entry:
         from client.cli import desktop_entry
 

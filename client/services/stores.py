@@ -4,13 +4,12 @@ client.store, so it gets the stores, the data folder and exports from here).
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from client.store.db import DATA_DIR_ENV, data_dir
+from client.services.data_place import instance_name as instance_name
+from client.services.data_place import window_state_file as window_state_file
 from client.store.endpoints import EndpointStore
 from client.store.export import export_json, export_markdown
 from client.store.history import HistoryStore
@@ -62,19 +61,6 @@ def open_stores(path: Path | None = None) -> Stores:
     stores = Stores(history, MetricsStore(db), EndpointStore(db), Settings(db))
     stores.problem = opened.problem
     return stores
-
-
-def instance_name() -> str:
-    """The local socket one window per data folder listens on (client/ui/single_instance.py)."""
-    folder = str(data_dir().expanduser().absolute())
-    user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "")
-    return "tachy-" + hashlib.sha256(f"{user}:{folder}".encode()).hexdigest()[:16]
-
-
-def window_state_file() -> Path | None:
-    """Where the window keeps its geometry when $TACHY_DATA_DIR moves the data
-    folder (tests, a portable install); None: the platform's usual place."""
-    return data_dir() / "window.ini" if os.environ.get(DATA_DIR_ENV) else None
 
 
 def export_conversation(stores: Stores, conversation_id: int, kind: str) -> str:

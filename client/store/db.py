@@ -50,9 +50,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-import platformdirs
+from client.store.places import DATA_DIR_ENV as DATA_DIR_ENV  # (kept here for its users)
+from client.store.places import data_dir as data_dir
 
-DATA_DIR_ENV = "TACHY_DATA_DIR"
 DATABASE_NAME = "tachy.sqlite3"
 
 P = ParamSpec("P")
@@ -61,15 +61,6 @@ T = TypeVar("T")
 
 class DatabaseTooNew(RuntimeError):
     """The file was written by a newer Tachy; opening it could damage it."""
-
-
-def data_dir() -> Path:
-    """$TACHY_DATA_DIR (a portable install; the test suite points it at a temporary
-    folder), else the platform's user data dir (XDG on Linux)."""
-    override = os.environ.get(DATA_DIR_ENV)
-    if override:
-        return Path(override)
-    return Path(platformdirs.user_data_dir("tachy", appauthor=False))
 
 
 def database_path() -> Path:

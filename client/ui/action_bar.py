@@ -7,23 +7,27 @@ It is used for outcomes (Continue, Retry, Edit question ...), for a slow start
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from client.services.outcomes import NextStep
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
-# Translated where shown (ActionBar.tr); QT_TRANSLATE_NOOP marks them for lupdate.
+if TYPE_CHECKING:  # services.outcomes (and core.metrics) load after the first paint
+    from client.services.outcomes import NextStep
+
+# Keyed by NextStep's values (a NextStep is its value: a StrEnum). Translated where
+# shown (ActionBar.tr); QT_TRANSLATE_NOOP marks them for lupdate.
 STEP_LABELS = {
-    NextStep.CONTINUE: QT_TRANSLATE_NOOP("ActionBar", "Continue"),
-    NextStep.CONTINUE_OTHER: QT_TRANSLATE_NOOP("ActionBar", "Continue with the other model"),
-    NextStep.RETRY: QT_TRANSLATE_NOOP("ActionBar", "Retry"),
-    NextStep.EDIT_QUESTION: QT_TRANSLATE_NOOP("ActionBar", "Edit question"),
-    NextStep.CHOOSE_SERVER: QT_TRANSLATE_NOOP("ActionBar", "Choose another server"),
-    NextStep.USE_LOCAL: QT_TRANSLATE_NOOP("ActionBar", "Use the local model"),
-    NextStep.KEEP_WAITING: QT_TRANSLATE_NOOP("ActionBar", "Keep waiting"),
-    NextStep.CANCEL: QT_TRANSLATE_NOOP("ActionBar", "Cancel"),
+    "continue": QT_TRANSLATE_NOOP("ActionBar", "Continue"),
+    "continue_other": QT_TRANSLATE_NOOP("ActionBar", "Continue with the other model"),
+    "retry": QT_TRANSLATE_NOOP("ActionBar", "Retry"),
+    "edit_question": QT_TRANSLATE_NOOP("ActionBar", "Edit question"),
+    "choose_server": QT_TRANSLATE_NOOP("ActionBar", "Choose another server"),
+    "use_local": QT_TRANSLATE_NOOP("ActionBar", "Use the local model"),
+    "keep_waiting": QT_TRANSLATE_NOOP("ActionBar", "Keep waiting"),
+    "cancel": QT_TRANSLATE_NOOP("ActionBar", "Cancel"),
 }
 
 

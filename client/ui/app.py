@@ -10,7 +10,6 @@ meanwhile waits in the queue, since no event is handled until the loop runs.
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import logging
 import signal
@@ -31,6 +30,8 @@ from client.ui.theme import SchemeFollower
 from client.ui.translations import chosen_language, install_translations
 
 if TYPE_CHECKING:  # client.store loads after the first paint (about 0.1 s of imports)
+    import asyncio  # (and asyncio, ~35 ms: imported where used, after the paint)
+
     from client.services.stores import Stores
     from client.ui.single_instance import SingleInstance
 
@@ -41,7 +42,7 @@ SAVE_AT_QUIT_S = 5.0  # the longest quitting waits for a stopped answer to be sa
 def qt_settings() -> QSettings:
     """Window geometry and dock state: next to the data when $TACHY_DATA_DIR moves it
     (tests, a portable install), else where the platform keeps settings."""
-    from client.services.stores import window_state_file
+    from client.services.data_place import window_state_file
 
     path = window_state_file()
     if path is not None:
@@ -194,6 +195,8 @@ class TachyApp:
         await self.servers.start(url, api, model)
 
     async def aclose(self) -> None:
+        import asyncio
+
         from client.services import saving
         from client.ui.async_errors import remove_error_sink
 
@@ -239,6 +242,8 @@ def track_async_generators(loop: asyncio.AbstractEventLoop) -> None:
     asyncio's own run_forever installs these hooks; qasync's does not, so without this
     an abandoned generator is finalised by the garbage collector with no loop running.
     """
+    import asyncio
+
     base = asyncio.BaseEventLoop
     sys.set_asyncgen_hooks(
         firstiter=partial(base._asyncgen_firstiter_hook, loop),  # type: ignore[attr-defined]
@@ -269,7 +274,7 @@ def app_icon() -> QIcon:
 def claim_single_instance() -> SingleInstance | None:
     """This process's SingleInstance, or None when another window is open on the same
     history (it was asked to come to the front)."""
-    from client.services.stores import instance_name
+    from client.services.data_place import instance_name
     from client.ui.single_instance import SingleInstance
 
     instance = SingleInstance(instance_name())
@@ -288,8 +293,6 @@ def run_app(
 ) -> int:
     """The app until its window closes; on_ready(app) runs once it is wired, before
     the loop (tests/app_process.py drives the real process through it)."""
-    import qasync
-
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     # httpx logs every request at INFO: warm-ups and polls would flood the terminal.
     logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -308,6 +311,10 @@ def run_app(
     window.installEventFilter(FirstPaintLog(window))
     window.show()
     app.processEvents()
+    import asyncio
+
+    import qasync
+
     from client.ui.async_errors import loop_exception_handler, report, spawn
 
     loop = qasync.QEventLoop(app)

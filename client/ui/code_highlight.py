@@ -10,14 +10,8 @@ The language is the fence's info string (```python), else Pygments' guess.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name, guess_lexer
-from pygments.lexers.special import TextLexer
-from pygments.style import StyleMeta
-from pygments.styles import get_style_by_name
-from pygments.token import _TokenType
-from pygments.util import ClassNotFound
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -30,6 +24,10 @@ from PySide6.QtGui import (
 )
 
 from client.ui.safe_markdown import is_code_block
+
+if TYPE_CHECKING:  # pygments loads with the first code block (~30 ms the first frame skips)
+    from pygments.lexer import Lexer
+    from pygments.token import _TokenType
 
 LIGHT_STYLE, DARK_STYLE = "default", "monokai"
 GUESS_LIMIT_CHARS = 20_000  # no language given: guess from at most this much code
@@ -61,6 +59,10 @@ def _language(block: QTextBlock) -> str:
 
 
 def lexer_for(language: str, code: str) -> Lexer:
+    from pygments.lexers import get_lexer_by_name, guess_lexer
+    from pygments.lexers.special import TextLexer
+    from pygments.util import ClassNotFound
+
     try:
         if language:
             return get_lexer_by_name(language)
@@ -73,7 +75,9 @@ def lexer_for(language: str, code: str) -> Lexer:
 
 @lru_cache(maxsize=256)
 def _token_format(style_name: str, token: _TokenType) -> QTextCharFormat | None:
-    style: StyleMeta = get_style_by_name(style_name)
+    from pygments.styles import get_style_by_name
+
+    style = get_style_by_name(style_name)
     spec = style.style_for_token(token)
     if not (spec["color"] or spec["bold"] or spec["italic"]):
         return None

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from client.store import db as db_module
+from client.store import places
 from client.store.db import MIGRATIONS, Database, DatabaseTooNew, database_path, migrate
 from client.store.history import HistoryStore
 
@@ -29,7 +30,8 @@ def test_lives_in_tachy_data_dir_readable_only_by_the_user(data_dir: Path) -> No
 
 def test_default_dir_is_the_platform_user_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TACHY_DATA_DIR", raising=False)
-    monkeypatch.setattr(db_module.platformdirs, "user_data_dir", lambda *a, **k: "/x/tachy")
+    # (data_dir lives in client/store/places.py, importable before the window paints)
+    monkeypatch.setattr(places.platformdirs, "user_data_dir", lambda *a, **k: "/x/tachy")
     assert db_module.data_dir() == Path("/x/tachy")
 
 
