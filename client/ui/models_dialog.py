@@ -196,6 +196,9 @@ class ModelsLink(QObject):
         dialog.set_pulling(True)
         try:
             backend = await self._backend()
+            if backend is None:
+                dialog.status_label.setText(self.tr("No server is chosen yet."))
+                return
             async for progress in pull_model(backend, name):
                 dialog.show_progress(progress)
         except asyncio.CancelledError:

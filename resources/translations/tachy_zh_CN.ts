@@ -959,6 +959,10 @@
         <translation>只有 Ollama 服务器可以在这里拉取和删除模型。</translation>
     </message>
     <message>
+        <source>No server is chosen yet.</source>
+        <translation>尚未选择服务器。</translation>
+    </message>
+    <message>
         <source>The pull of {name} was cancelled.</source>
         <translation>{name} 的拉取已取消。</translation>
     </message>

@@ -117,3 +117,16 @@ async def _pulled(app: Any) -> None:
     app.models.pull(NAME)
     await until(lambda: NAME in _picker_names(app), timeout_s=15)
     await until(lambda: app.models.dialog.list.count() == 2)
+
+
+def test_a_pull_before_any_server_is_chosen_says_so(make_app: Any, run: Any) -> None:
+    app = make_app(None)  # the local engine is still "starting": no server yet
+    assert app.servers.current is None
+
+    async def pull() -> None:
+        app.models.pull(NAME)
+        await until(lambda: app.models.pulling.done())
+
+    run(pull())
+    assert app.models.dialog.status_label.text() == "No server is chosen yet."
+    assert app.models.dialog.pull_button.isEnabled()
