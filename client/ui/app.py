@@ -212,6 +212,7 @@ class TachyApp:
             await self.knowledge.aclose()
             await self.welcome.aclose()
             await self.cascade_menu.aclose()
+            await self.cascade.aclose()
             await self.models.aclose()
             if self.warming is not None:
                 await self.warming.aclose()

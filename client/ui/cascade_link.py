@@ -10,16 +10,20 @@ overrides:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtGui import QAction, QKeySequence
 
 from client.services.cascade import cascade_routes
+from client.services.compression import StoredSummary
+from client.services.compression_task import HistoryCompressor
 from client.services.generation import Generation
 from client.services.planner import Route, is_cascade
 from client.services.router import Tier, chosen_by_user
 from client.ui.answer_footer import footer_text
+from client.ui.async_errors import KeptTasks
 
 if TYPE_CHECKING:
     from client.ui.chat_page import ChatPage
@@ -74,6 +78,8 @@ class CascadeLink(QObject):
         window.addAction(self.reask_action)
         page.answerEnded.connect(self._on_answer_ended)
         page.continueOtherRequested.connect(self.continue_other)
+        self.compress = True  # the Cascade menu's "Summarise long conversations"
+        self.tasks = KeptTasks()  # history compression in the background
 
     def _action(self, text: str, keys: str) -> QAction:
         action = QAction(text, self.page.window)
@@ -111,6 +117,7 @@ class CascadeLink(QObject):
         self.page.continue_answer(key, chosen_by_user(Tier(written).other))
 
     def _on_answer_ended(self, generation: Generation, key: int) -> None:
+        self._compress_later(generation)
         route, finished = generation.route, generation.finished
         if route is None or not route.tier or finished is None:
             return
@@ -119,6 +126,26 @@ class CascadeLink(QObject):
         self.page.window.chat_view.set_footer(key, " · ".join(p for p in parts if p))
         if sentence := fallback_sentence(generation):
             self.say(sentence)
+
+    def _compress_later(self, generation: Generation) -> None:
+        session, conversation = self.page.session, generation.conversation_id
+        if session is None or conversation is None:
+            return
+        session.compress_history = self.compress
+        job = HistoryCompressor(session).after_answer(conversation, lambda: self.page.busy)
+        self.tasks.spawn(self._said_when_summarised(job), "summarise earlier turns")
+
+    async def _said_when_summarised(self, job: Coroutine[Any, Any, StoredSummary | None]) -> None:
+        stored = await job
+        if stored is not None and not self.page.busy:
+            self.say(
+                self.tr("Earlier turns summarised: {n} messages are sent as a summary.").format(
+                    n=stored.summary.covers
+                )
+            )
+
+    async def aclose(self) -> None:
+        await self.tasks.aclose()
 
     def say(self, sentence: str) -> None:
         self.page.window.stage_label.setText(sentence)

@@ -17,6 +17,8 @@ from client.services.saved_cascade import CascadePart, CascadeProfile, SavedCasc
 from client.ui.async_errors import KeptTasks
 from client.ui.cascade_link import CascadeLink
 
+COMPRESS_KEY = "cascade/compress_history"
+
 if TYPE_CHECKING:
     from client.ui.server_control import ServerControl
 
@@ -37,8 +39,22 @@ class CascadeMenu(QObject):
         self.use_action.setCheckable(True)
         self.use_action.toggled.connect(self._toggled)
         self.menu.addAction(self.use_action)
+        self.menu.addSeparator()
+        self.compress_action = QAction(self.tr("Summarise long conversations"), self.menu)
+        self.compress_action.setCheckable(True)
+        settings = link.page.window.settings
+        self.compress_action.setChecked(bool(settings.value(COMPRESS_KEY, True, type=bool)))
+        self.compress_action.toggled.connect(self._compress_toggled)
+        self.menu.addAction(self.compress_action)
+        link.compress = self.compress_action.isChecked()
         servers.serverChanged.connect(self._on_server_changed)
         self._refresh()
+
+    def _compress_toggled(self, on: bool) -> None:
+        self.link.page.window.settings.setValue(COMPRESS_KEY, on)
+        self.link.compress = on
+        if self.link.page.session is not None:  # the next request already
+            self.link.page.session.compress_history = on
 
     def _add(self, text: str, tier: str) -> QAction:
         action = QAction(text, self.menu)

@@ -135,6 +135,10 @@
         <source>Choose a cascade first: a fast and a strong model.</source>
         <translation>请先选择级联：一个快速模型和一个强大模型。</translation>
     </message>
+    <message>
+        <source>Earlier turns summarised: {n} messages are sent as a summary.</source>
+        <translation>较早的对话已总结：{n} 条消息以摘要形式发送。</translation>
+    </message>
 </context>
 <context>
     <name>CascadeMenu</name>
@@ -153,6 +157,10 @@
     <message>
         <source>Use the cascade</source>
         <translation>使用级联</translation>
+    </message>
+    <message>
+        <source>Summarise long conversations</source>
+        <translation>总结长对话</translation>
     </message>
     <message>
         <source>Choose a server and a model first.</source>

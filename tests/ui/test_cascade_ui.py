@@ -137,3 +137,33 @@ def test_after_tokens_the_text_stays_and_continue_with_the_other_model(
     run(flow())
     chat_models = [r["model"] for r in server.requests if r.get("messages")]
     assert chat_models == ["other:7b", "scripted:1b"]  # the fast model went on
+
+
+def test_a_long_conversation_is_summarised_in_the_background_unless_turned_off(
+    make_app, server, run, qtbot
+):
+    app = make_app(server.url)
+    w = app.window
+    long_text = "word " * 500
+
+    async def ask(count: int) -> None:
+        for index in range(count):
+            w.composer.setPlainText(f"question {index} {long_text}")
+            qtbot.keyClick(w.composer, Qt.Key.Key_Return)
+            await until(lambda: not app.page.busy)
+            await until(lambda: not app.cascade.tasks._running)
+
+    run(ask(4))
+    assert "Earlier turns summarised" in w.stage_label.text()
+    summary_requests = [r for r in server.requests if "Summarise" in str(r.get("messages"))]
+    assert summary_requests
+    conversation = app.page.conversation_id
+    assert app.page.session.summaries[conversation].summary.text == "Hello there."
+    app.cascade_menu.compress_action.setChecked(False)
+    assert app.page.session.compress_history is False
+    before = len(server.requests)
+    run(ask(1))
+    asked = [r for r in server.requests[before:] if "Summarise" in str(r.get("messages"))]
+    assert asked == []  # turned off: no summary request
+    sent = server.requests[-1]["messages"]
+    assert not any("Hello there." in m["content"] and m["role"] == "system" for m in sent)
