@@ -47,6 +47,7 @@ DEFAULT_HOST = "127.0.0.1"
 STARTUP_TIMEOUT_S = 90.0  # import + model load; generous for a busy 2-core machine
 STOP_GRACE_S = 3.0
 _POLL_INTERVAL_S = 0.05
+_PROPS_TIMEOUT_S = 2.0
 _PR_SET_PDEATHSIG = 1
 _PORT_RETRIES = 3
 CLASH_LINE = "couldn't bind http server socket"  # what llama-server logs then
@@ -143,6 +144,7 @@ class LocalEngine:
         self.startup_timeout_s = startup_timeout_s
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
+        self._started_with = self.settings  # the running process's settings
 
     @property
     def threads(self) -> int:
@@ -171,6 +173,24 @@ class LocalEngine:
     @property
     def running(self) -> bool:
         return self._process is not None and self._process.poll() is None
+
+    @property
+    def sleep_idle_s(self) -> int:
+        """Seconds idle after which the running process unloads its model; -1 never."""
+        return self._started_with.sleep_idle_s
+
+    async def is_sleeping(self) -> bool | None:
+        """GET /props is_sleeping (reading it does not wake the model); None when the
+        engine does not answer or does not say."""
+        if not self.running:
+            return None
+        try:
+            async with httpx.AsyncClient(timeout=_PROPS_TIMEOUT_S, trust_env=False) as client:
+                props = (await client.get(f"{self.url}/props")).json()
+        except (httpx.HTTPError, ValueError):
+            return None
+        sleeping = props.get("is_sleeping") if isinstance(props, dict) else None
+        return sleeping if isinstance(sleeping, bool) else None
 
     # -- starting ----------------------------------------------------------
     def start_sync(self) -> None:
@@ -226,6 +246,7 @@ class LocalEngine:
             raise LocalEngineFailed(f"can't use port {self.requested_port}: it is in use")
         self.port = self.requested_port or free_port(self.host)
         self._close_log()
+        self._started_with = self.settings
         self._log = tempfile.TemporaryFile(prefix="tachy-engine-")
         self._process = subprocess.Popen(
             self.command(model_path),

@@ -7,7 +7,7 @@ first request runs alone and is reported separately from the warm ones.
 
 With `cold`, each request's message also starts with its own word ("Alpha: ...",
 "Blue: ..."; `vary_start` turns this on or off). Servers with a prompt cache
-(llama.cpp, llama-cpp-python and so the local engine, vLLM, Ollama's runner) reuse the
+(llama.cpp and so the local engine, llama-cpp-python, vLLM, Ollama's runner) reuse the
 longest common token prefix with the previous request: repeating one prompt would
 leave the warm requests almost nothing to prefill, while the first request after a
 restart (or after a warm-up) prefills all of its message. A different first word gives

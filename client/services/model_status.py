@@ -22,6 +22,7 @@ FOREVER_S = 7 * 24 * 3600.0  # an expiry further away than this is "kept loaded"
 class ServerPolicy(StrEnum):
     OLLAMA = "ollama"  # load + /api/ps expiry; re-warm before it
     KEEPS_LOADED = "keeps_loaded"  # llama.cpp server, vLLM, local engine: warm once
+    SLEEPS_WHEN_IDLE = "sleeps_when_idle"  # the local engine with unload-after-idle
     ONE_TOKEN = "one_token"  # other OpenAI-compatible servers: 1-token warm-ups
 
 
@@ -83,6 +84,11 @@ def describe_policy(
             f"{name} keeps the model loaded while it runs: Tachy sends one 1-token "
             "request after it starts, then one when you open or type in a conversation "
             "it has not seen, so its prompt cache holds the conversation before you send."
+        )
+    if policy is ServerPolicy.SLEEPS_WHEN_IDLE:
+        return (
+            f"The local engine unloads the model after {settings.keep_alive} idle: Tachy "
+            "loads it again when you start typing, with the conversation in its prompt cache."
         )
     if policy is ServerPolicy.ONE_TOKEN:
         return (

@@ -316,6 +316,7 @@ class ServerStatsPoller:
         self.api = api  # "ollama" or "openai"
         self.model = model
         self._counters: dict[str, float] = {}
+        self._last_slots: list[dict[str, Any]] | None = None  # the last /slots reply
 
     async def poll(self) -> ServerSnapshot:
         path = "/api/ps" if self.api == "ollama" else "/metrics"
@@ -331,10 +332,22 @@ class ServerStatsPoller:
         snap = parse_metrics(reply.text, self.model, self._counters)
         if snap.kind == "llamacpp":
             self._counters = snap.counters
-            slots = await self._figures.get(self.base_url, "/slots")
-            props = await self._figures.get(self.base_url, "/props")
-            add_llamacpp_slots(snap, _json_if_ok(slots), _json_if_ok(props))
+            props = _json_if_ok(await self._figures.get(self.base_url, "/props"))
+            add_llamacpp_slots(snap, await self._slots(snap, props), props)
         return snap
+
+    async def _slots(self, snap: ServerSnapshot, props: Any) -> Any:
+        """/slots, read only while the server works (or once, for its slot sizes): a
+        GET /slots is a task to llama-server and restarts its idle clock, so polling it
+        every second would keep an engine with unload-after-idle from ever sleeping.
+        Idle, the last reply stands in with no slot busy."""
+        asleep = isinstance(props, dict) and props.get("is_sleeping") is True
+        if self._last_slots is not None and (asleep or not snap.running):
+            return [{**slot, "is_processing": False} for slot in self._last_slots]
+        slots = _json_if_ok(await self._figures.get(self.base_url, "/slots"))
+        if isinstance(slots, list):
+            self._last_slots = [slot for slot in slots if isinstance(slot, dict)]
+        return slots
 
 
 def _failure(reply: Reply) -> ServerSnapshot | None:

@@ -10,6 +10,7 @@ through a callable (the keyring lives in client.store), never stored here.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -102,6 +103,29 @@ def make_local_engine(spec: str = "") -> LocalEngine:
 def with_spec(engine: LocalEngine, spec: str) -> None:
     """Set an engine's speculative decoding for its next start."""
     engine.settings = engine.settings.with_changes(spec=spec)
+
+
+def sleep_idle_for(keep_alive: str | int | None) -> int:
+    """The keep-alive menu's choice as the engine's sleep_idle_seconds: "30m" -> 1800;
+    None ("let the server decide") and forever -> -1, the engine's own default (never)."""
+    from client.backends.engine_settings import NO_SLEEP
+    from client.services.model_status import parse_duration
+
+    seconds = parse_duration(keep_alive) if keep_alive is not None else math.inf
+    return NO_SLEEP if math.isinf(seconds) else max(int(seconds), 1)
+
+
+def with_sleep_idle(engine: object, keep_alive: str | int | None) -> bool:
+    """Set the local engine's unload-after-idle for its next start from the keep-alive
+    choice; True when the running process has another one (a restart applies it).
+    Anything but a LocalEngine (a test's stand-in) is left alone."""
+    from client.backends.local_engine import LocalEngine
+
+    if not isinstance(engine, LocalEngine):
+        return False
+    seconds = sleep_idle_for(keep_alive)
+    engine.settings = engine.settings.with_changes(sleep_idle_s=seconds)
+    return engine.running and engine.sleep_idle_s != seconds
 
 
 # Keys the user chose to use for this run only because the keyring refused them: in

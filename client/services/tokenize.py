@@ -1,9 +1,9 @@
 """Counting prompt tokens with the server's own tokenizer where it has one.
 
 The server is asked through the backend protocol (client.backends.base.Backend
-count_tokens: llama.cpp server and vLLM /tokenize, llama-cpp-python
-/extras/tokenize/count). Ollama and anything else get the documented estimate of
-client.core.budget (ceil(chars / 4) + 4 per message), refined by the
+count_tokens: llama.cpp server, so the local engine, and vLLM /tokenize; a remote
+llama-cpp-python server /extras/tokenize/count). Ollama and anything else get the
+documented estimate of client.core.budget (ceil(chars / 4) + 4 per message), refined by the
 characters-per-token ratio the server's tokenizer showed for this conversation when
 it has one.
 

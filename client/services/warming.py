@@ -16,7 +16,8 @@ Per server:
   idle longer than the keep-alive, it lets the model go.
 - llama.cpp server, vLLM and the local engine keep their model loaded while they run:
   one 1-token request after start (the first request pays for first-time setup). The
-  local engine is started first if it is not running.
+  local engine is started first if it is not running; given an unload-after-idle (the
+  keep-alive menu) it shows the time left, then asks if it sleeps (client.services.engine_idle).
 - Other OpenAI-compatible servers (LM Studio, proxies) may unload idle models on their
   own schedule: a 1-token request when the user starts typing and the model may have
   gone cold.
@@ -24,13 +25,12 @@ Per server:
 Prefix warming (OpenAI-compatible servers): a 1-token warm-up carries what the next
 request will start with, the system prompt and the conversation so far as the budget
 will send it (from prefix_provider), followed by a short user message. Servers with a
-prompt cache (llama.cpp server, llama-cpp-python and so the local engine, vLLM with
-prefix caching) reuse the longest common token prefix of consecutive requests, so the
-user's first message then only prefills its own question: in a long conversation, tens
-of ms instead of seconds. The servers that keep models loaded get such a warm-up again
-only when that prefix is not already in their cache (another conversation, new
-messages, another budget cut): the warmer remembers what its warm-ups and the user's
-requests sent. Ollama's warm-up stays the documented load request (empty messages).
+prompt cache (llama.cpp server and so the local engine, vLLM with prefix caching)
+reuse the longest common token prefix of consecutive requests, so the user's first
+message then only prefills its own question (tens of ms instead of seconds). The
+servers that keep models loaded get it again only when that prefix is not in their
+cache (another conversation, new messages, another cut): the warmer remembers what its
+warm-ups and the user's requests sent. Ollama's warm-up stays its load request.
 
 Everything runs as asyncio tasks and timers: warm() never blocks, and a user request
 always goes out at once (the warm-up is cancelled, which closes its connection).
@@ -44,7 +44,6 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Protocol
 
 from client.backends import backend_for
 from client.backends.base import Backend
@@ -53,6 +52,7 @@ from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Failed
 from client.core.prediction import ModelState
+from client.services.engine_idle import Engine, EngineSleepWatch
 from client.services.model_status import (
     FOREVER_S,
     ModelStatus,
@@ -81,19 +81,7 @@ StatusListener = Callable[["ModelStatus"], None]
 PrefixProvider = Callable[[], "Sequence[ChatMessage] | None"]
 
 
-class Engine(Protocol):
-    """What the warmer needs of client.backends.local_engine.LocalEngine."""
-
-    @property
-    def running(self) -> bool: ...
-
-    @property
-    def url(self) -> str: ...
-
-    async def start(self) -> None: ...
-
-
-class KeepAliveWarmer:
+class KeepAliveWarmer(EngineSleepWatch):
     def __init__(
         self,
         backend: Backend | None,
@@ -151,6 +139,8 @@ class KeepAliveWarmer:
 
     @property
     def policy(self) -> ServerPolicy | None:
+        if self._policy is ServerPolicy.KEEPS_LOADED and self._engine_sleeps():
+            return ServerPolicy.SLEEPS_WHEN_IDLE
         return self._policy
 
     @property
@@ -160,7 +150,7 @@ class KeepAliveWarmer:
 
     @property
     def policy_description(self) -> str:
-        return describe_policy(self._policy, self.settings, self._server_name)
+        return describe_policy(self.policy, self.settings, self._server_name)
 
     def add_listener(self, listener: StatusListener) -> None:
         self._listeners.append(listener)
@@ -218,6 +208,15 @@ class KeepAliveWarmer:
         self.settings = settings
         self._cancel_timers()
         self._schedule(self._status.unloads_at)
+
+    def engine_restarted(self) -> asyncio.Task[None] | None:
+        """The local engine was restarted with new settings: its cache is empty and
+        its model cold until warmed again."""
+        self._cancel_warm()
+        self._cancel_timers()
+        self._cached = None
+        self._set_status(ModelStatus(ModelState.COLD))
+        return self.warm("engine restarted")
 
     def user_request_started(self) -> bool:
         """Call just before a user request is sent. Cancels a warm-up in flight so
@@ -437,6 +436,8 @@ class KeepAliveWarmer:
             self._set_status(ModelStatus(ModelState.WARM))
             loop = asyncio.get_running_loop()
             self._timers.append(loop.call_later(self.settings.assumed_warm_s, self._forget))
+        elif self._engine is not None and self._engine_sleeps():
+            self._watch_engine_sleep()
         else:
             self._set_status(replace(self._status, state=ModelState.WARM))
 

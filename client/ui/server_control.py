@@ -10,6 +10,7 @@ backend is made.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
@@ -62,6 +63,8 @@ class ServerControl(QObject):
         self.pool = BackendPool()  # keys come from the keyring, off the loop
         self.engine_factory = engine_factory
         self.engine: Any = None
+        # Called with each engine made, before it starts (the keep-alive's unload-after-idle).
+        self.engine_hooks: list[Callable[[Any], None]] = []
         self.current: ServerChoice | None = None
         self._engine_task: asyncio.Task[Any] | None = None
         self._dialog: AddServerDialog | None = None
@@ -167,6 +170,8 @@ class ServerControl(QObject):
             if self.engine_factory is None:
                 self.engine_factory = make_local_engine
             self.engine = self.engine_factory()
+            for hook in self.engine_hooks:
+                hook(self.engine)
         try:
             await self.engine.start()
         except Exception:

@@ -95,6 +95,12 @@ def policy_text(policy: ServerPolicy | None, keep_alive: str | int | None, serve
             "after it starts, then one when you open or type in a conversation it has not "
             "seen, so its prompt cache holds the conversation before you send.",
         ).format(name=name)
+    if policy is ServerPolicy.SLEEPS_WHEN_IDLE:
+        return QCoreApplication.translate(
+            "StatusText",
+            "The local engine unloads the model after {keep_alive} idle: Tachy loads it "
+            "again when you start typing, with the conversation in its prompt cache.",
+        ).format(keep_alive=keep_alive)
     if policy is ServerPolicy.ONE_TOKEN:
         return QCoreApplication.translate(
             "StatusText",

@@ -37,6 +37,7 @@ from client.services.session import ChatSession
 from client.services.tokenize import PromptTokenCounter
 from client.services.warming import WARM_PROMPT, KeepAliveWarmer
 from client.ui.async_errors import KeptTasks, report
+from client.ui.engine_sleep_link import EngineSleepLink
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.run_listener import ChainedListener
 from client.ui.status_text import model_state_text, policy_text, prediction_text
@@ -51,9 +52,10 @@ TYPING_WARM_MS = 300  # the first keystroke warms this soon after; later ones ri
 # server that queues requests (the local engine) would otherwise make the user's
 # request wait for the prefill of a conversation only passed through on the way.
 OPENED_WARM_MS = 1000
-# ... unless reading it would keep the server busy long: a server that cannot stop a
-# cancelled prefill (llama-cpp-python: the local engine) would make a question sent in
-# another conversation wait for it. Typing in the conversation warms it anyway.
+# ... unless reading it would keep the server busy long: a cancelled prefill keeps a
+# server busy until it notices (the local engine: about one batch; some servers: to the
+# end), and a question sent in another conversation would wait for it. Typing in the
+# conversation warms it anyway.
 OPENED_WARM_MAX_MS = 1500.0  # predicted prefill of the conversation, once measured
 OPENED_WARM_MAX_TOKENS = 1000  # before any request of the model was measured
 REFRESH_MS = 30_000  # "warm · N min left" is re-read this often
@@ -100,6 +102,7 @@ class WarmingLink(QObject):
         self._unsaved: set[str] = set()  # keys of predictors not in the settings yet
         self._save_timer = self._timer(SAVE_DELAY_MS, self._save_learned)
         self._connect()
+        self.engine_sleep = EngineSleepLink(app, self.warmer, self.tasks)
 
     def _timer(self, interval_ms: int, slot: Callable[[], None], single: bool = True) -> QTimer:
         timer = QTimer(self)
@@ -236,6 +239,7 @@ class WarmingLink(QObject):
     def set_keep_alive(self, value: str | int | None) -> None:
         self._save(KEEP_ALIVE_KEY, value)
         self.warmer.update_settings(WarmSettings(keep_alive=value))
+        self.engine_sleep.keep_alive_changed()  # the local engine unloads after it idle
         if self.page.session is not None:
             self.page.session.keep_alive = self.warmer.request_keep_alive
         self._show_status()

@@ -1273,6 +1273,10 @@
         <translation>{name}运行期间会一直加载模型：Tachy 在它启动后发送一个 1 词元请求，之后在你打开或输入它未见过的对话时再发送一个，这样在你发送之前，它的提示缓存里已经有这段对话。</translation>
     </message>
     <message>
+        <source>The local engine unloads the model after {keep_alive} idle: Tachy loads it again when you start typing, with the conversation in its prompt cache.</source>
+        <translation>本地引擎空闲 {keep_alive} 后会卸载模型：你开始输入时 Tachy 会重新加载它，并把这段对话放进它的提示缓存。</translation>
+    </message>
+    <message>
         <source>This server may unload idle models on its own schedule: Tachy sends a 1-token request when you start typing and the model may have gone cold.</source>
         <translation>此服务器可能按自己的节奏卸载空闲模型：当你开始输入而模型可能已冷却时，Tachy 会发送一个 1 词元请求。</translation>
     </message>

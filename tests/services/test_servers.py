@@ -154,3 +154,22 @@ async def test_real_backends_and_their_clients_are_closed() -> None:
     assert not any(c.is_closed for c in clients)
     await pool.aclose()
     assert all(c.is_closed for c in clients)
+
+
+def test_the_keep_alive_choice_becomes_the_engines_unload_after_idle() -> None:
+    from client.services.servers import sleep_idle_for, with_sleep_idle
+
+    assert [sleep_idle_for(v) for v in ("5m", "30m", "1h", None, -1, 2)] == [
+        300,
+        1800,
+        3600,
+        -1,  # "let the server decide": the engine's own default, never
+        -1,  # forever
+        2,
+    ]
+    from client.backends.local_engine import LocalEngine
+
+    engine = LocalEngine()
+    assert with_sleep_idle(engine, "5m") is False  # not running: taken at its start
+    assert engine.settings.sleep_idle_s == 300
+    assert with_sleep_idle(object(), "5m") is False  # a stand-in is left alone

@@ -466,6 +466,10 @@ class FakeEngine:
         self.running = False
         self.starts = 0
         self.server: ScriptedServer | None = None
+        self.sleep_idle_s = -1  # never unloads (tests/ui/test_engine_sleep_ui.py: it does)
+
+    async def is_sleeping(self) -> bool | None:
+        return False
 
     @property
     def url(self) -> str:
