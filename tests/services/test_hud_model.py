@@ -14,14 +14,12 @@ from client.core.events import ServerTimings, TokenKind
 from client.core.metrics import compute_metrics
 from client.core.tiers import Tier, TierThresholds
 from client.core.timeline import RequestTimeline
+from client.services.hud_live import LiveStream, PeakSeries, RunningMedian
 from client.services.hud_model import (
     EXPORT_FIELDS,
     P99_MIN_N,
     HudRecord,
-    LiveStream,
-    PeakSeries,
     RequestBook,
-    RunningMedian,
     Scope,
     build_waterfall,
     export_csv,

@@ -21,9 +21,9 @@ from PySide6.QtWidgets import (
 from client.core.metrics import RequestMetrics
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
+from client.services.hud_live import LiveStream
 from client.services.hud_model import (
     HudRecord,
-    LiveStream,
     RequestBook,
     build_waterfall,
     export_csv,

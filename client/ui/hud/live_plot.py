@@ -16,7 +16,7 @@ import time
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from client.services.hud_model import LiveStream, PeakSeries
+from client.services.hud_live import LiveStream, PeakSeries
 from client.ui.hud.palette import GAP_COLOR, RATE_COLOR, STALL_COLOR
 
 START_SPAN_S = 5.0
