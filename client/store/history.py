@@ -25,6 +25,7 @@ from enum import StrEnum
 from typing import Any
 
 from client.store.db import Database
+from client.store.search_text import fts_phrase, like_pattern
 
 
 class MessageState(StrEnum):
@@ -110,17 +111,6 @@ class _CachedPath:
 
 def _conversation(row: sqlite3.Row) -> Conversation:
     return Conversation(*row)
-
-
-def like_pattern(text: str) -> str:
-    """A LIKE pattern matching `text` anywhere, with % _ and \\ taken literally."""
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-def fts_phrase(text: str) -> str:
-    """An FTS5 query for `text` as one literal phrase (trigram: a substring)."""
-    return '"' + text.replace('"', '""') + '"'
 
 
 class HistoryStore:

@@ -16,8 +16,9 @@ from client.ui.elided_combo import MiddleElidedComboBox
 from client.ui.safe_markdown import SafeDocument
 from tests.ui.conftest import until
 
+# The rate is a QLocale number: 1,257 tok/s has a group separator.
 FOOTER = re.compile(
-    r"\d+\.\d\d s to first token · \d+ tok/s · 2 tokens · (instant|fast|typing|slow)"
+    r"\d+\.\d\d s to first token · [\d,]+ tok/s · 2 tokens · (instant|fast|typing|slow)"
 )
 
 
