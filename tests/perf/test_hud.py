@@ -2,7 +2,7 @@
 
 1. HUD work per frame at 1,000 tokens/s incoming: the median time of the frame flush
    (new stamps into series + setData on the curves) over 300 frames (10 s of stream),
-   each frame getting the 34 stamps that arrive between two frames. Goal: < 2 ms.
+   each frame getting the FRAME_INTERVAL_MS stamps that arrive between two frames. Goal: < 2 ms.
 2. The first token's paint is not delayed by the HUD: replies run as the window runs
    them (request_started, a first token at a random moment of the HUD's frame cycle, 100
    more tokens at 1,000 tokens/s, request_finished), painted by the real chat view
@@ -49,7 +49,7 @@ def _hud(qtbot: Any) -> LatencyHud:
 
 def test_frame_work_at_a_thousand_tokens_per_second(qtbot: Any) -> None:
     hud = _hud(qtbot)
-    hud.frame_timer.timeout.disconnect()  # frames are driven by hand, one per 34 stamps
+    hud.frame_timer.timeout.disconnect()  # frames driven by hand, one per frame interval
     timeline = RequestTimeline()
     timeline.mark_written(0)
     hud.request_started(timeline, "fast", "local")

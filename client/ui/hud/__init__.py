@@ -20,7 +20,7 @@ How the window wires it (all calls on the GUI thread)::
 
     await hud.aclose()                              # on quit: stops timers, closes its client
 
-`token()` is O(1) (one list append) and does no Qt work; a QTimer (at most 30 frames a
+`token()` is O(1) (one list append) and does no Qt work; a QTimer (12.5 frames a
 second, running only while a reply streams) turns the stamps into series and calls
 setData on curves made once. Server polling needs the qasync loop to be running.
 Tabs: Live (token rate, gaps, stalls), Requests (TTFT by tier, mean/P50/P95/P99 with n per
