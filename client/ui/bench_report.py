@@ -17,6 +17,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QImage, QPainter, QPen, QPolygonF
+from PySide6.QtWidgets import QApplication
 
 from client.services.bench import BenchReport
 from client.services.bench_sweep import SweepPoint
@@ -27,6 +28,8 @@ TIER_BOUNDS_MS = (100.0, 300.0, 1000.0)
 
 
 def _application() -> QGuiApplication:
+    # A QApplication, not a bare QGuiApplication: in a process that later shows widgets
+    # (the window, pytest-qt in one test run) Qt aborts on a widget without one.
     existing = QGuiApplication.instance()
     if isinstance(existing, QGuiApplication):
         return existing
@@ -34,7 +37,7 @@ def _application() -> QGuiApplication:
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
     ):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # a terminal without a screen
-    return QGuiApplication([])
+    return QApplication([])
 
 
 def save_bench_report(report: BenchReport, target: Path) -> None:
