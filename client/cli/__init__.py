@@ -83,7 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return desktop_entry.run(install_it=args.install_desktop_entry)
     if args.command is None:
-        from client.cli import app
+        from client.cli import app, desktop_entry
+
+        desktop_entry.install_on_first_run()
 
         return app.run(args)
     module_name = SUBCOMMANDS[args.command][0]

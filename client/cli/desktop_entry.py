@@ -46,8 +46,28 @@ def planned_files(root: Path) -> dict[Path, Path]:
     return files
 
 
+def declined_marker(root: Path) -> Path:
+    """Left by an uninstall, so a bundle's first-run install does not bring it back."""
+    return root / "tachy" / "no-desktop-entry"
+
+
+def install_on_first_run(root: Path | None = None) -> list[Path]:
+    """The bundle puts itself in the menu the first time it runs (a pip install leaves
+    that to `tachy --install-desktop-entry`); never again after an uninstall."""
+    root = root or data_home()
+    if not getattr(sys, "frozen", False) or declined_marker(root).exists():
+        return []
+    if (root / "applications" / f"{APP_ID}.desktop").exists():
+        return []
+    try:
+        return install(root)
+    except OSError:  # a read-only home: the app runs all the same, without a menu entry
+        return []
+
+
 def install(root: Path | None = None) -> list[Path]:
     root = root or data_home()
+    declined_marker(root).unlink(missing_ok=True)
     written = []
     for source, target in planned_files(root).items():
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -67,6 +87,8 @@ def uninstall(root: Path | None = None) -> list[Path]:
         if target.exists():
             target.unlink()
             removed.append(target)
+    declined_marker(root).parent.mkdir(parents=True, exist_ok=True)
+    declined_marker(root).touch()
     _refresh_caches(root)
     return removed
 

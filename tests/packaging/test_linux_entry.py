@@ -115,5 +115,22 @@ def test_install_and_uninstall_into_the_data_dir(tmp_path: Path) -> None:
     assert left == []
 
 
+def test_the_bundle_adds_itself_to_the_menu_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from client.cli import desktop_entry
+
+    entry = tmp_path / "applications" / DESKTOP.name
+    assert desktop_entry.install_on_first_run(tmp_path) == []  # not frozen: pip users ask
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert entry in desktop_entry.install_on_first_run(tmp_path)
+    assert desktop_entry.install_on_first_run(tmp_path) == []  # already there
+    desktop_entry.uninstall(tmp_path)
+    assert not entry.exists()
+    assert desktop_entry.install_on_first_run(tmp_path) == []  # removed on purpose: stays so
+    desktop_entry.install(tmp_path)
+    assert entry.exists()
+
+
 def test_resources_are_found_in_the_checkout() -> None:
     assert resources_dir() == RESOURCES
