@@ -14,7 +14,7 @@ so far goes on first, and the read is awaited from where it stopped (`Resumed`).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Generator
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from typing import Any
 
 from client.core.events import Token, TokenKind
@@ -50,18 +50,15 @@ class Resumed(Awaitable[bytes]):
                 return value
 
     def _send(self, sent: Any) -> Any:
-        try:
-            return self._step.send(sent)
-        except StopIteration as got:
-            self.finished = True
-            return got.value
-        except BaseException:
-            self.finished = True
-            raise
+        return self._advance(self._step.send, sent)
 
     def _throw(self, error: BaseException) -> Any:
+        return self._advance(self._step.throw, error)
+
+    def _advance(self, step: Callable[[Any], Any], argument: Any) -> Any:
+        """One step of the read: its value, or the read's result once it has ended."""
         try:
-            return self._step.throw(error)
+            return step(argument)
         except StopIteration as got:
             self.finished = True
             return got.value
