@@ -15,7 +15,8 @@ from tests.ui.conftest import until
 
 pytestmark = pytest.mark.engine
 WORDS = "river stone light green window paper music garden silver morning table winter".split()
-PERCENT = re.compile(r"Reading your question… (\d+) % \((\d+) / (\d+) tokens\)")
+# The counts are QLocale numbers: "1,213" once a test has set an English default locale.
+PERCENT = re.compile(r"Reading your question… (\d+) % \(([\d,]+) / ([\d,]+) tokens\)")
 
 
 def cpu_ticks(pid: int) -> int:
