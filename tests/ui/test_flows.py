@@ -62,24 +62,23 @@ def lab_playing(request: pytest.FixtureRequest) -> Iterator[RunningLab]:
     running.stop()
 
 
+async def send_then_press(app: Any, qtbot: Any, button: str) -> list[Seen]:
+    """Send a question, see what failed, press `button`, see the complete answer."""
+    w = app.window
+    w.composer.setPlainText("Why is the sky blue?")
+    qtbot.mouseClick(w.send_button, Qt.MouseButton.LeftButton)
+    await until(lambda: not app.page.busy and w.outcome_bar.isVisible(), 10)
+    first = seen(app)
+    qtbot.mouseClick(w.outcome_bar.button(button), Qt.MouseButton.LeftButton)
+    await until(lambda: not app.page.busy and seen(app).state == "complete", 10)
+    return [first, seen(app)]
+
+
 @pytest.mark.parametrize("api", ["ollama", "openai"])
 @pytest.mark.parametrize("lab_playing", ["retry-after-503"], indirect=True)
 def test_503_then_retry_answers(lab_playing, api, make_app, run, qtbot) -> None:
     app = make_app(lab_playing.url, model=MODEL, api=api)
-    w = app.window
-    steps: list[Seen] = []
-
-    async def send_then_retry() -> None:
-        w.composer.setPlainText("Why is the sky blue?")
-        qtbot.mouseClick(w.send_button, Qt.MouseButton.LeftButton)
-        await until(lambda: not app.page.busy and w.outcome_bar.isVisible(), 10)
-        steps.append(seen(app))
-        qtbot.mouseClick(w.outcome_bar.button("retry"), Qt.MouseButton.LeftButton)
-        await until(lambda: not app.page.busy and seen(app).state == "complete", 10)
-        steps.append(seen(app))
-
-    run(send_then_retry(), 30)
-    sent, retried = steps
+    sent, retried = run(send_then_press(app, qtbot, "retry"), 30)
     assert (sent.state, sent.text, sent.buttons, sent.answers) == (
         "failed", "", ("Retry", "Edit question"), 1
     )  # fmt: skip
@@ -93,20 +92,7 @@ def test_503_then_retry_answers(lab_playing, api, make_app, run, qtbot) -> None:
 @pytest.mark.parametrize("lab_playing", ["reset-then-continue"], indirect=True)
 def test_reset_mid_answer_then_continue(lab_playing, make_app, run, qtbot) -> None:
     app = make_app(lab_playing.url, model=MODEL, api="ollama")
-    w = app.window
-    steps: list[Seen] = []
-
-    async def send_then_continue() -> None:
-        w.composer.setPlainText("Why is the sky blue?")
-        qtbot.mouseClick(w.send_button, Qt.MouseButton.LeftButton)
-        await until(lambda: not app.page.busy and w.outcome_bar.isVisible(), 10)
-        steps.append(seen(app))
-        qtbot.mouseClick(w.outcome_bar.button("continue"), Qt.MouseButton.LeftButton)
-        await until(lambda: not app.page.busy and seen(app).state == "complete", 10)
-        steps.append(seen(app))
-
-    run(send_then_continue(), 30)
-    cut, continued = steps
+    cut, continued = run(send_then_press(app, qtbot, "continue"), 30)
     assert (cut.state, cut.buttons, cut.answers) == ("interrupted", ("Continue", "Retry"), 1)
     assert cut.text and "interrupted" in cut.stage
     assert continued.text.startswith(cut.text) and len(continued.text) > len(cut.text)
