@@ -20,7 +20,6 @@ import functools
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
 
 from client.backends.errors import BackendUnreachable, TachyError
 from client.backends.stream import ChatStream, StreamTimeouts
@@ -46,7 +45,7 @@ from client.services.outcomes import (
 from client.services.planner import Passage, RequestPlan, Route
 from client.services.retrieval import Retrieval, as_passages
 from client.services.stage_record import stage_record
-from client.services.turns import Turn
+from client.services.turns import Origin, Turn, name_answerer
 from client.store.history import HistoryStore, MessageState
 from client.store.metrics_store import MetricsStore
 
@@ -239,11 +238,8 @@ class Generation:
         self._waiting_since = asyncio.get_running_loop().time()
 
     def _take_fallback(self, fell_back: FellBack) -> None:
-        self.fell_back, self.plan, self.request = (
-            fell_back,
-            fell_back.plan,
-            fell_back.plan.request(),
-        )
+        self.fell_back, self.plan = fell_back, fell_back.plan
+        self.request = fell_back.plan.request()
 
     def _take_turn(self, turn: Turn) -> None:
         self._turn = turn
@@ -436,6 +432,7 @@ class Generation:
                 finished = self.finished
         if self._writer is not None:
             await self._writer.finish(self._stored_state(finished), finished.error_message)
+            await self._name_answerer()
         load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
         self.cold = self.cold or load_ms >= SERVER_LOAD_COLD_MS
         metrics_store = self._settings.metrics_store
@@ -449,10 +446,19 @@ class Generation:
                 outcome=finished.outcome.value,
                 message_id=self.assistant_message_id,
                 cold=self.cold,
-                stages=self._stage_record(),
+                stages=stage_record(self.timeline, self.retrieval),
             )
             # A full disk: the figures wait for room too (None until then).
             self.metrics_record_id = await saving.run_or_keep(metrics_store.db, record)
+
+    async def _name_answerer(self) -> None:
+        """The stored answer names the model that wrote it (a fallback's, not the failed one)."""
+        route, turn, history = self.route, self._turn, self._settings.history
+        if turn is None or route is None or turn.origin is None:
+            return
+        answered = Origin(route.server_name, route.model, route.tier)
+        if answered != turn.origin:
+            await history.db.run(name_answerer, history, turn, answered)
 
     def _stored_state(self, finished: Finished) -> MessageState:
         turn = self._turn
@@ -461,9 +467,6 @@ class Generation:
             if turn.prior_text or turn.prior_thinking:
                 return turn.prior_state  # a failed Continue leaves the answer as it was
         return state
-
-    def _stage_record(self) -> list[dict[str, Any]]:
-        return stage_record(self.timeline, self.retrieval)
 
     # ---- when the consumer goes away without closing us ---------------------------------
 

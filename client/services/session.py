@@ -351,4 +351,4 @@ class ChatSession:
         # Stored with the answer before the request is planned: the route the planner
         # will choose from the same candidates (route_for is deterministic).
         route = route_for(self.routes, text, decision)
-        return turns.Origin(route.server_name, route.model)
+        return turns.Origin(route.server_name, route.model, route.tier)

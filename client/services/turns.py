@@ -29,6 +29,7 @@ class Turn:
     prior_text: str = ""  # Continue: the text already in the message
     prior_thinking: str = ""
     prior_state: MessageState | None = None  # Continue: the state before it resumed
+    origin: Origin | None = None  # who the answer was stored as written by (None: Continue)
 
     def history_and_question(self) -> tuple[list[ChatMessage], str]:
         """The messages before the question, and the question's text."""
@@ -43,6 +44,7 @@ class Origin:
 
     server: str
     model: str
+    route: str = ""  # a cascade's "fast" or "strong"
 
 
 def title_for(question: str) -> str:
@@ -83,7 +85,8 @@ def ask(
         parent_id = path[-1].id if path else None
         user = history.add_message(conversation_id, "user", question, parent_id=parent_id)
         assistant = _add_answer(history, user, origin)
-        return Turn(conversation_id, user.id, assistant.id, *context_of([*path, user]))
+        context, context_ids = context_of([*path, user])
+        return Turn(conversation_id, user.id, assistant.id, context, context_ids, origin=origin)
 
 
 def answer_again(history: HistoryStore, assistant_message_id: int, origin: Origin) -> Turn:
@@ -136,6 +139,7 @@ def _add_answer(history: HistoryStore, user: StoredMessage, origin: Origin) -> S
         state=MessageState.STREAMING,
         server=origin.server or None,
         model=origin.model,
+        route=origin.route or None,
     )
 
 
@@ -143,7 +147,14 @@ def _answer_under(history: HistoryStore, user: StoredMessage, origin: Origin) ->
     assistant = _add_answer(history, user, origin)
     path = history.active_path(user.conversation_id)
     context, context_ids = context_of(path[:-1])
-    return Turn(user.conversation_id, user.id, assistant.id, context, context_ids)
+    return Turn(user.conversation_id, user.id, assistant.id, context, context_ids, origin=origin)
+
+
+def name_answerer(history: HistoryStore, turn: Turn, answered: Origin) -> None:
+    """Name on the stored answer the model that wrote it, when that is not the one
+    stored before the request (the other model took over after a failure)."""
+    server = answered.server or None
+    history.set_answerer(turn.assistant_message_id, server, answered.model, answered.route or None)
 
 
 def _message(history: HistoryStore, message_id: int, role: str) -> StoredMessage:

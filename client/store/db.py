@@ -16,11 +16,14 @@ Schema (version = `PRAGMA user_version`, one step per entry of MIGRATIONS):
       the last message of the active path (kept by client/store/history.py).
   messages(id, conversation_id -> conversations ON DELETE CASCADE,
            parent_id -> messages ON DELETE CASCADE, role, content, thinking, state,
-           active, created_at, server, model, error_message)
+           active, created_at, server, model, error_message, route)
       A tree: regenerate and edit add a sibling. Among siblings exactly one has
       active = 1; the conversation shown is the path of active messages from a root.
       state: streaming | complete | stopped | interrupted | failed.
-  messages_with_metrics (VIEW, schema 3): every messages column plus the metrics of
+      route (schema 4): a cascade's "fast" or "strong" for the answer's model; NULL
+      without a cascade. server and model name who answered (after a fallback, the
+      model that did).
+  messages_with_metrics (VIEW, schema 3, remade in 4): every messages column plus the metrics of
       the message's latest request (ttft_ms, ttfo_ms, tpot_ms, tokens_per_s, e2el_ms,
       paint_ms, prompt_tokens, output_tokens, tier, metrics_id) and request_count; NULL
       metrics for a message with no request (questions). Read-only, nothing duplicated.
@@ -182,6 +185,27 @@ _METRICS_VIEW_3 = [
 ]
 
 
+# A cascade's answer keeps its route, so a reopened conversation labels it as the
+# live answer was ("fast · SmolLM2-135M"). The view lists the message columns by name,
+# so it is made again with the new one.
+_MESSAGE_ROUTE_4 = [
+    "ALTER TABLE messages ADD COLUMN route TEXT",
+    "DROP VIEW messages_with_metrics",
+    """CREATE VIEW messages_with_metrics AS
+       SELECT m.id, m.conversation_id, m.parent_id, m.role, m.content, m.thinking,
+              m.state, m.active, m.created_at, m.server, m.model, m.error_message,
+              m.route,
+              r.ttft_ms, r.ttfo_ms, r.tpot_ms, r.tokens_per_s, r.e2el_ms, r.paint_ms,
+              r.prompt_tokens, r.output_tokens, r.tier, r.id AS metrics_id,
+              (SELECT count(*) FROM request_metrics WHERE message_id = m.id)
+                AS request_count
+       FROM messages AS m
+       LEFT JOIN request_metrics AS r ON r.id = (
+           SELECT id FROM request_metrics WHERE message_id = m.id
+           ORDER BY time DESC, id DESC LIMIT 1)""",
+]
+
+
 def _schema_1(conn: sqlite3.Connection) -> None:
     for statement in _SCHEMA_1:
         conn.execute(statement)
@@ -200,8 +224,13 @@ def _metrics_view_3(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _message_route_4(conn: sqlite3.Connection) -> None:
+    for statement in _MESSAGE_ROUTE_4:
+        conn.execute(statement)
+
+
 Migration = Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [_schema_1, _search_2, _metrics_view_3]
+MIGRATIONS: list[Migration] = [_schema_1, _search_2, _metrics_view_3, _message_route_4]
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

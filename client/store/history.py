@@ -70,13 +70,14 @@ class StoredMessage:
     active: bool
     created_at: float
     server: str | None = None
-    model: str | None = None
+    model: str | None = None  # after a cascade's fallback, the model that answered
     error_message: str = ""
+    route: str | None = None  # a cascade's "fast" or "strong"; None without one
 
 
 _MESSAGE_COLUMNS = (
     "id, conversation_id, parent_id, role, content, thinking, state, active, created_at, "
-    "server, model, error_message"
+    "server, model, error_message, route"
 )
 _PATH_COLUMNS = ", ".join("m." + c for c in _MESSAGE_COLUMNS.split(", "))
 CACHED_PATHS = 4  # conversations whose active path is kept in memory
@@ -89,17 +90,8 @@ _STATES = {state.value: state for state in MessageState}
 def _message(row: sqlite3.Row) -> StoredMessage:
     # Positional and without enum lookups: opening a 2,000-message chat builds 2,000.
     id_, conversation_id, parent_id, role, content, thinking, state, active, *rest = row
-    return StoredMessage(
-        id_,
-        conversation_id,
-        parent_id,
-        role,
-        content,
-        thinking,
-        _STATES[state],
-        active == 1,
-        *rest,
-    )
+    head = (id_, conversation_id, parent_id, role, content, thinking)
+    return StoredMessage(*head, _STATES[state], active == 1, *rest)
 
 
 @dataclass(slots=True)
@@ -221,6 +213,7 @@ class HistoryStore:
         server: str | None = None,
         model: str | None = None,
         error_message: str = "",
+        route: str | None = None,
     ) -> StoredMessage:
         """Add a message under `parent_id` (None: a root) and make it the active one
         among its siblings, so it is on the active path. A second child of the same
@@ -234,10 +227,10 @@ class HistoryStore:
             leaf = self._leaf_and_check(conn, conversation_id, parent_id)
             cursor = conn.execute(
                 "INSERT INTO messages (conversation_id, parent_id, role, content, thinking, "
-                "state, active, created_at, server, model, error_message) "
-                "VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)",
+                "state, active, created_at, server, model, error_message, route) "
+                "VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)",
                 (conversation_id, parent_id, role, content, thinking, state.value, now,
-                 server, model, error_message),
+                 server, model, error_message, route),
             )  # fmt: skip
             message_id = cursor.lastrowid
             assert message_id is not None
@@ -250,20 +243,8 @@ class HistoryStore:
                 "model = coalesce(?, model), active_leaf_id = ? WHERE id = ?",
                 (now, server, model, message_id, conversation_id),
             )
-            message = StoredMessage(
-                message_id,
-                conversation_id,
-                parent_id,
-                role,
-                content,
-                thinking,
-                state,
-                True,
-                now,
-                server,
-                model,
-                error_message,
-            )
+            head = (message_id, conversation_id, parent_id, role, content, thinking)
+            message = StoredMessage(*head, state, True, now, server, model, error_message, route)
             self._extend_cached_path(before, message, parent_id == leaf)
         return message
 
@@ -326,6 +307,24 @@ class HistoryStore:
                     state=new_state,
                     error_message=m.error_message if error_message is None else error_message,
                 ),
+            )
+
+    def set_answerer(
+        self, message_id: int, server: str | None, model: str, route: str | None
+    ) -> None:
+        """Name who wrote an answer: after a cascade's fallback, not the model asked."""
+        with self.db.lock:
+            before = self.db.change_stamp()
+            cursor = self.db.execute(
+                "UPDATE messages SET server = ?, model = ?, route = ? WHERE id = ?",
+                (server, model, route, message_id),
+            )
+            if cursor.rowcount != 1:
+                raise KeyError(f"no message {message_id}")
+            self._patch_cached(
+                before,
+                message_id,
+                lambda m: dataclasses.replace(m, server=server, model=model, route=route),
             )
 
     def recover_interrupted(self) -> list[int]:

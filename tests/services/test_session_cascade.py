@@ -91,7 +91,7 @@ async def test_each_question_gets_its_route_and_the_answer_its_model(labs: Labs)
     assert proof.route is not None and proof.route.tier == "strong"
     assert labs.labs[0].stats.requests == 1 and labs.labs[1].stats.requests == 1
     stored = labs.history.get_message(proof.assistant_message_id)  # type: ignore[arg-type]
-    assert stored is not None and stored.model == "strong-lab:7b"
+    assert stored is not None and (stored.model, stored.route) == ("strong-lab:7b", "strong")
 
 
 async def test_ask_the_strong_model_and_re_ask_with_the_other_kept_as_a_version(
@@ -132,6 +132,10 @@ async def test_the_strong_model_failing_before_its_first_token_falls_back(
     assert fell_back is not None and fell_back.failed_tier == "strong"
     assert "the fast model (fast-lab:135m) answered" in fell_back.note
     assert generation.route is not None and generation.route.tier == "fast"
+    # the stored answer names the model that wrote it, not the one that failed
+    answer = labs.history.get_message(generation.assistant_message_id or 0)
+    assert answer is not None and (answer.model, answer.route) == ("fast-lab:135m", "fast")
+    assert answer.server == "fast lab" and answer.content == finished.text
     # both attempts in the waterfall: the strong model's understanding, then the fast's
     record = labs.metrics.for_messages([generation.assistant_message_id or 0])
     (stored,) = record[generation.assistant_message_id or 0]

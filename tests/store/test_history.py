@@ -69,6 +69,21 @@ def test_set_state_keeps_or_replaces_the_error(history: HistoryStore) -> None:
     assert stored is not None and stored.error_message == ""
 
 
+def test_set_answerer_names_the_model_that_wrote_an_answer(history: HistoryStore) -> None:
+    chat = history.create_conversation()
+    question = history.add_message(chat.id, "user", "q")
+    answer = history.add_message(
+        chat.id, "assistant", parent_id=question.id, server="big", model="7b", route="strong"
+    )
+    assert [m.model for m in history.active_path(chat.id)] == [None, "7b"]  # cached now
+    history.set_answerer(answer.id, "small", "135m", "fast")
+    for stored in (history.get_message(answer.id), history.active_path(chat.id)[-1]):
+        assert stored is not None
+        assert (stored.server, stored.model, stored.route) == ("small", "135m", "fast")
+    with pytest.raises(KeyError):
+        history.set_answerer(12345, None, "m", None)
+
+
 def test_outcomes_map_to_stored_states() -> None:
     assert MessageState.for_outcome("complete") is MessageState.COMPLETE
     assert MessageState.for_outcome("stopped") is MessageState.STOPPED

@@ -1,4 +1,5 @@
-"""Schema 3: messages_with_metrics, and opening a file written by schema 2."""
+"""Schema 3: messages_with_metrics; schema 4: an answer's cascade route; opening a file
+written by schema 2."""
 
 from __future__ import annotations
 
@@ -37,8 +38,8 @@ def test_a_schema_2_history_opens_migrated_with_its_data(data_dir: Path) -> None
     data_dir.mkdir(parents=True)
     schema_2_file(data_dir / "tachy.sqlite3")
     with Database() as db:
-        assert db.version == len(MIGRATIONS) == 3
-        assert db.query("PRAGMA user_version")[0][0] == 3
+        assert db.version == len(MIGRATIONS) == 4
+        assert db.query("PRAGMA user_version")[0][0] == 4
         history = HistoryStore(db)
         assert [m.content for m in history.active_path(1)] == ["q", "a"]
         assert [c.title for c in history.list_conversations("q")] == ["old"]  # index kept
@@ -86,5 +87,20 @@ def test_a_rerun_of_the_migrations_changes_nothing(data_dir: Path) -> None:
     schema_2_file(data_dir / "tachy.sqlite3")
     for _ in range(2):
         with Database() as db:
-            assert db.version == 3
+            assert db.version == 4
             assert db.query("SELECT count(*) FROM messages_with_metrics")[0][0] == 2
+
+
+def test_schema_4_keeps_an_answers_route_and_older_answers_have_none(data_dir: Path) -> None:
+    data_dir.mkdir(parents=True)
+    schema_2_file(data_dir / "tachy.sqlite3")
+    with Database() as db:
+        history = HistoryStore(db)
+        old = history.active_path(1)
+        assert [m.route for m in old] == [None, None]  # written before routes were kept
+        answer = history.add_message(
+            1, "assistant", "b", parent_id=1, model="strong:7b", route="strong"
+        )
+        assert history.get_message(answer.id).route == "strong"  # type: ignore[union-attr]
+        [row] = db.query("SELECT route FROM messages_with_metrics WHERE id = ?", (answer.id,))
+        assert row[0] == "strong"
