@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,6 +37,23 @@ P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
 COLD_LOAD_MS = 100.0  # a server-reported model load this long marks the request cold
 
 STAT_FIELDS = ("ttft_ms", "tpot_ms", "tokens_per_s")  # what the HUD's table shows
+
+# A row's figures, named as the {fields} of its label: (("cached", 1400), ("computed", 93)).
+# The label stays a fixed template, so the window can translate it and write the
+# figures in its own locale; `english()` fills it in for the command line and tests.
+Figures = tuple[tuple[str, int], ...]
+
+
+def english(label: str, figures: Figures) -> str:
+    """A label with its figures written in, digits grouped: "… 1,400 cached + 93 …"."""
+    return label.format(**{name: f"{value:,}" for name, value in figures}) if figures else label
+
+
+class StageSpan(NamedTuple):
+    name: str  # a stage's name, or a label template when it has figures
+    start_ms: float
+    end_ms: float | None
+    figures: Figures = ()
 
 
 class Scope(StrEnum):
@@ -65,7 +82,7 @@ class HudRecord:
     outcome: str = ""
     message_id: int | None = None
     from_history: bool = False
-    stages: list[tuple[str, float, float | None]] = field(default_factory=list)  # ms
+    stages: list[StageSpan] = field(default_factory=list)
     server_timings: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def tier(self, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> Tier | None:
@@ -109,13 +126,14 @@ def record_from_request(
     )
 
 
-def stages_from_timeline(timeline: RequestTimeline) -> list[tuple[str, float, float | None]]:
+def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
     origin = timeline.request_written_ns
     if origin is None:
         return []
     return [
-        (
-            stage_label(s.name, s.counts or {}),
+        stage_span(
+            s.name,
+            s.counts or {},
             (s.start_ns - origin) / NS_PER_MS,
             None if s.end_ns is None else (s.end_ns - origin) / NS_PER_MS,
         )
@@ -123,11 +141,23 @@ def stages_from_timeline(timeline: RequestTimeline) -> list[tuple[str, float, fl
     ]
 
 
-def stage_label(name: str, counts: Mapping[str, Any]) -> str:
+RETRIEVING_COUNTED = "retrieving · {passages} passages, {tokens} tokens"
+
+
+def stage_span(
+    name: str, counts: Mapping[str, Any], start_ms: float, end_ms: float | None
+) -> StageSpan:
     """A stage's row in the waterfall: the retrieving stage says what it added."""
     if name == "retrieving" and "passages" in counts:
-        return f"retrieving · {counts['passages']} passages, {counts.get('tokens', 0)} tokens"
-    return name
+        passages, tokens = _count(counts["passages"]), _count(counts.get("tokens"))
+        figures = (("passages", passages), ("tokens", tokens))
+        return StageSpan(RETRIEVING_COUNTED, start_ms, end_ms, figures)
+    return StageSpan(name, start_ms, end_ms)
+
+
+def _count(value: Any) -> int:
+    number = _num(value)
+    return int(number) if number is not None else 0
 
 
 def record_from_stored(stored: Any) -> HudRecord:
@@ -185,15 +215,15 @@ def _json(value: Any) -> Any:
     return value
 
 
-def _stored_stages(value: Any) -> list[tuple[str, float, float | None]]:
+def _stored_stages(value: Any) -> list[StageSpan]:
     """Stages as stored: [{"stage" or "name", "start_ms", "end_ms"}] or {name: [start, end]}."""
     value = _json(value)
-    stages: list[tuple[str, float, float | None]] = []
+    stages: list[StageSpan] = []
     items: Iterable[Any] = value.items() if isinstance(value, Mapping) else value or []
     for item in items:
+        counts: Mapping[str, Any] = {}
         if isinstance(item, Mapping):
-            name = item.get("stage", item.get("name"))
-            name = stage_label(name, item) if isinstance(name, str) else name
+            name, counts = item.get("stage", item.get("name")), item
             start, end = item.get("start_ms"), item.get("end_ms")
         elif isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[1], list):
             name, (start, end) = item[0], [*item[1], None, None][:2]
@@ -201,7 +231,7 @@ def _stored_stages(value: Any) -> list[tuple[str, float, float | None]]:
             continue
         begin = _num(start)
         if isinstance(name, str) and begin is not None:
-            stages.append((name, begin, _num(end)))
+            stages.append(stage_span(name, counts, begin, _num(end)))
     return stages
 
 
@@ -288,10 +318,15 @@ TIER_BEHAVIOUR = {
 
 @dataclass(frozen=True, slots=True)
 class WaterfallRow:
-    label: str
+    label: str  # a fixed name, or a template whose {fields} are the figures
     start_ms: float
     end_ms: float  # == start_ms for a moment (drawn as a tick)
     side: str  # "client", "server" or "difference"
+    figures: Figures = ()
+
+    @property
+    def text(self) -> str:
+        return english(self.label, self.figures)
 
 
 @dataclass(slots=True)
@@ -332,9 +367,9 @@ def _client_rows(r: HudRecord) -> list[WaterfallRow]:
     rows = [WaterfallRow("request written", 0.0, 0.0, "client")]
     if r.headers_ms is not None:
         rows.append(WaterfallRow("response headers", 0.0, r.headers_ms, "client"))
-    for name, start, end in r.stages:
+    for name, start, end, figures in r.stages:
         stop = end if end is not None else (r.e2el_ms if r.e2el_ms is not None else start)
-        rows.append(WaterfallRow(name, start, stop, "client"))
+        rows.append(WaterfallRow(name, start, stop, "client", figures))
     if r.ttft_ms is not None:
         rows.append(WaterfallRow("first token", r.ttft_ms, r.ttft_ms, "client"))
     if r.e2el_ms is not None:
@@ -360,6 +395,10 @@ def _ollama(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float
     return rows, load + prefill
 
 
+PROMPT_CACHED = "server: prompt {cached} cached + {computed} computed"
+DRAFTS_ACCEPTED = "server: {drafted} drafted, {accepted} accepted"
+
+
 def _llamacpp(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
     if "prompt_ms" not in v:
         return [], None
@@ -367,15 +406,13 @@ def _llamacpp(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], flo
     rows = [WaterfallRow("server: prompt processing", start, ttft, "server")]
     if "prompt_n" in v and "cache_n" in v:
         # What warming is for: the prompt tokens the cache spared against those computed.
-        label = f"server: prompt {int(v['cache_n']):,} cached + {int(v['prompt_n']):,} computed"
-        rows.append(WaterfallRow(label, start, start, "server"))
+        figures = (("cached", int(v["cache_n"])), ("computed", int(v["prompt_n"])))
+        rows.append(WaterfallRow(PROMPT_CACHED, start, start, "server", figures))
     if "predicted_ms" in v:
         rows.append(WaterfallRow("server: generation", ttft, ttft + v["predicted_ms"], "server"))
     if v.get("draft_n"):  # speculative decoding: how many guessed tokens the model kept
-        label = (
-            f"server: {int(v['draft_n']):,} drafted, {int(v.get('draft_n_accepted', 0)):,} accepted"
-        )
-        rows.append(WaterfallRow(label, ttft, ttft, "server"))
+        figures = (("drafted", int(v["draft_n"])), ("accepted", int(v.get("draft_n_accepted", 0))))
+        rows.append(WaterfallRow(DRAFTS_ACCEPTED, ttft, ttft, "server", figures))
     return rows, v["prompt_ms"]
 
 

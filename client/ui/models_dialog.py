@@ -36,11 +36,11 @@ from client.services.model_admin import (
     describe_models,
     missing_model,
     pull_model,
-    size_text,
 )
 from client.ui.action_bar import ActionBar
 from client.ui.async_errors import KeptTasks
 from client.ui.error_text import error_text
+from client.ui.locale_text import size_text
 
 PERCENT = 1000  # the bar's range: tenths of a percent
 

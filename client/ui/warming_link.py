@@ -38,6 +38,7 @@ from client.services.tokenize import PromptTokenCounter
 from client.services.warming import WARM_PROMPT, KeepAliveWarmer
 from client.ui.async_errors import KeptTasks, report
 from client.ui.engine_sleep_link import EngineSleepLink
+from client.ui.locale_text import number
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.run_listener import ChainedListener
 from client.ui.status_text import model_state_text, policy_text, prediction_text
@@ -441,9 +442,11 @@ class WarmingLink(QObject):
             self.hud_label.setText(self.tr("Prediction error: not measured yet"))
             return
         count = self.predictor.error_count
-        requests = self.tr("1 request") if count == 1 else self.tr("{n} requests").format(n=count)
+        requests = self.tr("{n} requests").format(n=number(count))
+        if count == 1:
+            requests = self.tr("1 request")
         text = self.tr("Predicted vs actual first token: median error {error} % ({requests})")
-        self.hud_label.setText(text.format(error=f"{error:.0f}", requests=requests))
+        self.hud_label.setText(text.format(error=number(error), requests=requests))
 
     def _on_conversation_opened(self) -> None:
         self._recount_base()

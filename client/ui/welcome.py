@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 
 from client.services.welcome import FoundServer, LocalEngineFacts, found_servers, shown_name
 from client.ui.async_errors import KeptTasks
+from client.ui.locale_text import number
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.server_bar import shown_name as server_name
 from client.ui.tab_order import tab_before
@@ -128,7 +129,7 @@ class WelcomePanel(QFrame):
             else self.tr("vLLM or another OpenAI-compatible server")
         )
         return self.tr("{kind} on port {port} with {n} models").format(
-            kind=kind, port=server.port, n=server.models
+            kind=kind, port=server.port, n=number(server.models)
         )
 
 

@@ -751,6 +751,30 @@
 <context>
     <name>LatencyHud</name>
     <message>
+        <source>complete</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>unreachable</source>
+        <translation>无法连接</translation>
+    </message>
+    <message>
+        <source>cancelled while waiting</source>
+        <translation>等待时已取消</translation>
+    </message>
+    <message>
         <source>Live</source>
         <translation>实时</translation>
     </message>
@@ -1114,6 +1138,10 @@
 <context>
     <name>ServerView</name>
     <message>
+        <source>llama.cpp server</source>
+        <translation>llama.cpp 服务器</translation>
+    </message>
+    <message>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -1180,6 +1208,10 @@
     <message>
         <source>{kind} · updated {clock}</source>
         <translation>{kind} · 更新于 {clock}</translation>
+    </message>
+    <message>
+        <source>P50 {p50} ms · P95 {p95} ms (n={n})</source>
+        <translation>P50 {p50} 毫秒 · P95 {p95} 毫秒（n={n}）</translation>
     </message>
     <message>
         <source>{threads} thread(s) · {slots} slot(s) of {ctx} tokens · batch {batch} · prompt cache {cache} MiB · speculative: {spec} · unload after idle: {idle}</source>
@@ -1573,6 +1605,26 @@
     <message>
         <source>transport + queue</source>
         <translation>传输 + 排队</translation>
+    </message>
+    <message>
+        <source>retrieving · {passages} passages, {tokens} tokens</source>
+        <translation>检索 · {passages} 段，{tokens} 个词元</translation>
+    </message>
+    <message>
+        <source>server: prompt {cached} cached + {computed} computed</source>
+        <translation>服务器：提示 {cached} 个已缓存 + {computed} 个已计算</translation>
+    </message>
+    <message>
+        <source>server: {drafted} drafted, {accepted} accepted</source>
+        <translation>服务器：草拟 {drafted} 个，接受 {accepted} 个</translation>
+    </message>
+    <message>
+        <source>@ {ms} ms</source>
+        <translation>@ {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>{ms} ms</source>
+        <translation>{ms} 毫秒</translation>
     </message>
     <message>
         <source>client TTFT {ms} ms</source>

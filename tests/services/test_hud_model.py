@@ -21,6 +21,7 @@ from client.services.hud_model import (
     HudRecord,
     RequestBook,
     Scope,
+    StageSpan,
     build_waterfall,
     export_csv,
     export_json,
@@ -179,7 +180,10 @@ def test_a_finished_request_becomes_a_record_with_its_stages() -> None:
     )
     assert record.ttft_ms == 120.0 and record.e2el_ms == 200.0 and record.tpot_ms == 20.0
     assert record.tier() is Tier.FAST and record.paint_ms == 1.0 and not record.cold
-    assert record.stages == [("understanding", -2.0, 120.0), ("answering", 120.0, 200.0)]
+    assert record.stages == [
+        StageSpan("understanding", -2.0, 120.0),
+        StageSpan("answering", 120.0, 200.0),
+    ]
     fall = build_waterfall(record)
     by_label = {row.label: row for row in fall.rows}
     assert (by_label["response headers"].start_ms, by_label["response headers"].end_ms) == (0, 3)
@@ -256,12 +260,21 @@ def test_stored_rows_are_read_whatever_their_shape() -> None:
     }
     record = record_from_stored(row)
     assert record.from_history and record.cold and record.message_id == 4
-    assert record.stages == [("understanding", 0.0, 95.0)]
+    assert record.stages == [StageSpan("understanding", 0.0, 95.0)]
     assert record.server_timings == {"llamacpp": {"prompt_ms": 80.0}}
     assert record_from_stored({"time": 1.0, "stages": {"understanding": [0, 5]}}).stages == [
-        ("understanding", 0.0, 5.0)
+        StageSpan("understanding", 0.0, 5.0)
     ]
     assert record_from_stored({"time": 1.0, "stages": "not json"}).stages == []
+
+
+def test_the_retrieving_row_keeps_its_counts_as_figures() -> None:
+    stored = [{"stage": "retrieving", "start_ms": 1, "end_ms": 9, "passages": 3, "tokens": 1200}]
+    record = record_from_stored({"time": 1.0, "ttft_ms": 50.0, "stages": json.dumps(stored)})
+    (row,) = [r for r in build_waterfall(record).rows if r.figures]
+    assert row.label == "retrieving · {passages} passages, {tokens} tokens"
+    assert row.figures == (("passages", 3), ("tokens", 1200))
+    assert row.text == "retrieving · 3 passages, 1,200 tokens"
 
 
 def test_export_uses_the_metrics_command_names() -> None:
@@ -354,8 +367,9 @@ def test_a_llama_cpp_waterfall_shows_cached_against_computed_prompt_tokens() -> 
     record = record_from_request(
         metrics, timeline, at=1.0, model="m", server="s", cold=False, outcome="complete"
     )
-    by_label = {row.label: row for row in build_waterfall(record).rows}
+    by_label = {row.text: row for row in build_waterfall(record).rows}
     tokens = by_label["server: prompt 1,400 cached + 93 computed"]
+    assert tokens.figures == (("cached", 1400), ("computed", 93))
     assert tokens.start_ms == tokens.end_ms == by_label["server: prompt processing"].start_ms
     assert by_label["server: prompt processing"].end_ms == 120.0
 
@@ -384,4 +398,5 @@ def test_speculative_decoding_shows_drafted_and_accepted_tokens() -> None:
         outcome="complete",
     )
     (row,) = [r for r in build_waterfall(record).rows if "drafted" in r.label]
-    assert row.label == "server: 384 drafted, 370 accepted" and row.start_ms == 120.0
+    assert row.text == "server: 384 drafted, 370 accepted" and row.start_ms == 120.0
+    assert row.label == "server: {drafted} drafted, {accepted} accepted"

@@ -98,7 +98,7 @@ def test_scripted_replies_give_exact_series_tiers_and_stats(hud: LatencyHud) -> 
     ]
     table = hud.requests.table
     ttft_row = [_text(table, 0, c) for c in range(5)]
-    assert ttft_row == ["5", "528.0", "250.0", "1340.0", "n < 100"]  # numpy: P95 = 1340
+    assert ttft_row == ["5", "528.0", "250.0", "1,340.0", "n < 100"]  # numpy: P95 = 1340
     assert _text(table, 2, 2) == "100.0"  # tokens/s: 1000 / 10 ms
     assert hud.tier.shown_tier() is Tier.SLOW
     assert "stages" in hud.tier.behaviour_label.text()

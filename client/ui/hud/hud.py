@@ -38,11 +38,22 @@ from client.ui.hud.requests_view import RequestsView
 from client.ui.hud.server_view import ServerView
 from client.ui.hud.tier_view import TierView
 from client.ui.hud.waterfall_view import WaterfallView
+from client.ui.locale_text import clock
+from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 # 12.5 frames a second: the live plot still reads as moving, and each frame is a pyqtgraph
 # repaint on the GUI thread. At 34 ms the 5,000 tokens/s stream's loop lag p99 was
 # 13-33 ms (median 23), at 80 ms 14-34 ms (median 18; tests/perf/test_stream_lag.py).
 FRAME_INTERVAL_MS = 80
+# A request's outcome (client.services.outcomes.Outcome) in the waterfall's title.
+OUTCOMES = {
+    "complete": QT_TRANSLATE_NOOP("LatencyHud", "complete"),
+    "stopped": QT_TRANSLATE_NOOP("LatencyHud", "stopped"),
+    "interrupted": QT_TRANSLATE_NOOP("LatencyHud", "interrupted"),
+    "failed": QT_TRANSLATE_NOOP("LatencyHud", "failed"),
+    "unreachable": QT_TRANSLATE_NOOP("LatencyHud", "unreachable"),
+    "timed_out": QT_TRANSLATE_NOOP("LatencyHud", "cancelled while waiting"),
+}
 
 
 class LatencyHud(QWidget):
@@ -240,11 +251,11 @@ class LatencyHud(QWidget):
         )
 
     def show_waterfall(self, record: HudRecord) -> None:
-        when = time.strftime("%H:%M:%S", time.localtime(record.time))
+        outcome = OUTCOMES.get(record.outcome)
         title = self.tr("{model} at {when} · {outcome}").format(
             model=record.model or self.tr("request"),
-            when=when,
-            outcome=record.outcome or self.tr("unknown outcome"),
+            when=clock(record.time),
+            outcome=self.tr(outcome) if outcome else record.outcome or self.tr("unknown outcome"),
         )
         self.waterfall.show_waterfall(build_waterfall(record), title)
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout, Q
 
 from client.services.hud_live import LiveStream, PeakSeries
 from client.ui.hud.palette import GAP_COLOR, RATE_COLOR, STALL_COLOR
+from client.ui.locale_text import number
 
 START_SPAN_S = 5.0
 START_RATE = 50.0
@@ -119,4 +120,5 @@ class LivePlot(QWidget):
     def show_summary(self, stream: LiveStream, rate_now: int) -> None:
         self._summary_at = time.monotonic()
         text = self.tr("{rate} tokens/s now · {chunks} chunks · {stalls} stalls")
-        self.summary.setText(text.format(rate=rate_now, chunks=stream.tokens, stalls=stream.stalls))
+        counts = {"rate": rate_now, "chunks": stream.tokens, "stalls": stream.stalls}
+        self.summary.setText(text.format(**{name: number(n) for name, n in counts.items()}))

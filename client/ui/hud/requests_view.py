@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -21,8 +19,16 @@ from PySide6.QtWidgets import (
 
 from client.core.stats import Summary
 from client.core.tiers import Tier, TierThresholds
-from client.services.hud_model import STAT_FIELDS, HudRecord, RequestBook, Scope, ScopeStats
+from client.services.hud_model import (
+    P99_MIN_N,
+    STAT_FIELDS,
+    HudRecord,
+    RequestBook,
+    Scope,
+    ScopeStats,
+)
 from client.ui.hud.palette import BAND_ALPHA, TIER_COLORS
+from client.ui.locale_text import NOTHING, number
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 SCOPE_NAMES = {  # shown through RequestsView.tr
@@ -117,14 +123,14 @@ class RequestsView(QWidget):
             self._fill_row(row, stats.summaries.get(name), stats.shown_p99(name))
 
     def _fill_row(self, row: int, summary: Summary | None, p99: float | None) -> None:
-        values = ["0", "–", "–", "–", "–"]
+        values = [number(0), NOTHING, NOTHING, NOTHING, NOTHING]
         if summary is not None:
             values = [
-                str(summary.n),
-                _fmt(summary.mean),
-                _fmt(summary.median),
-                _fmt(summary.p95),
-                _fmt(p99) if p99 is not None else "n < 100",
+                number(summary.n),
+                number(summary.mean, 1),
+                number(summary.median, 1),
+                number(summary.p95, 1),
+                number(p99, 1) if p99 is not None else f"n < {number(P99_MIN_N)}",
             ]
         for column, text in enumerate(values):
             item = QTableWidgetItem(text)
@@ -136,7 +142,3 @@ class RequestsView(QWidget):
             index = points[0].data()  # type: ignore[attr-defined]
             if 0 <= index < len(self.shown):
                 self.request_clicked.emit(self.shown[index])
-
-
-def _fmt(value: float) -> str:
-    return "–" if value is None or math.isnan(value) else f"{value:.1f}"

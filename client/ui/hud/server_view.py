@@ -25,13 +25,18 @@ from PySide6.QtWidgets import (
 )
 
 from client.services.server_stats import ServerFigures, ServerSnapshot, ServerStatsPoller
+from client.ui.locale_text import NOTHING, clock, number, percent, short_number
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 POLL_INTERVAL_MS = 1000
 
 
 # The poller's internal names, as users know the servers.
-SERVER_NAMES = {"vllm": "vLLM", "llamacpp": "llama.cpp server", "ollama": "Ollama"}
+SERVER_NAMES = {
+    "vllm": "vLLM",
+    "llamacpp": QT_TRANSLATE_NOOP("ServerView", "llama.cpp server"),
+    "ollama": "Ollama",
+}
 
 
 FIGURE_NAMES = (  # the figures' row names, translated where shown (ServerView.tr)
@@ -65,7 +70,7 @@ class ServerView(QWidget):
         super().__init__(parent)
         self.status = QLabel(self.tr("No server chosen."))
         self.status.setWordWrap(True)
-        self.figures = {name: QLabel("–") for name in FIGURE_KEYS}
+        self.figures = {name: QLabel(NOTHING) for name in FIGURE_KEYS}
         self.figures["engine"].setWordWrap(True)
         self.engine_settings = ""  # the local engine's settings, when it is the server
         self.models = QTableWidget(0, 3)
@@ -142,24 +147,25 @@ class ServerView(QWidget):
     def show_snapshot(self, snap: ServerSnapshot) -> None:
         self.snapshot = snap
         self.polls += 1
-        kind = SERVER_NAMES.get(snap.kind, snap.kind or self.tr("Server"))
-        updated = self.tr("{kind} · updated {clock}").format(kind=kind, clock=_clock())
+        known = SERVER_NAMES.get(snap.kind)
+        kind = self.tr(known) if known else snap.kind or self.tr("Server")
+        updated = self.tr("{kind} · updated {clock}").format(kind=kind, clock=clock(time.time()))
         self.status.setText(snap.error or updated)
-        self.figures["running"].setText(_number(snap.running))
-        self.figures["waiting"].setText(_number(snap.waiting))
-        self.figures["kv cache"].setText(_percent(snap.kv_cache_use))
-        ttft = "–"
+        self.figures["running"].setText(short_number(snap.running))
+        self.figures["waiting"].setText(short_number(snap.waiting))
+        self.figures["kv cache"].setText(percent(snap.kv_cache_use))
+        ttft = NOTHING
         if snap.ttft_p50_ms is not None and snap.ttft_p95_ms is not None:
-            ttft = (
-                f"P50 {snap.ttft_p50_ms:.0f} ms · P95 {snap.ttft_p95_ms:.0f} ms (n={snap.ttft_n})"
+            ttft = self.tr("P50 {p50} ms · P95 {p95} ms (n={n})").format(
+                p50=number(snap.ttft_p50_ms), p95=number(snap.ttft_p95_ms), n=number(snap.ttft_n)
             )
         self.figures["server TTFT"].setText(ttft)
-        self.figures["draft acceptance"].setText(_percent(snap.spec_acceptance))
-        self.figures["prompt tokens/s"].setText(_rate(snap.prompt_tokens_per_s))
-        self.figures["decode tokens/s"].setText(_rate(snap.decode_tokens_per_s))
-        self.figures["prompt cache hits"].setText(_percent(snap.cache_hit_rate))
+        self.figures["draft acceptance"].setText(percent(snap.spec_acceptance))
+        self.figures["prompt tokens/s"].setText(number(snap.prompt_tokens_per_s, 1))
+        self.figures["decode tokens/s"].setText(number(snap.decode_tokens_per_s, 1))
+        self.figures["prompt cache hits"].setText(percent(snap.cache_hit_rate))
         self.figures["busy slots"].setText(self._slots(snap))
-        self.figures["engine"].setText(self.engine_settings or "–")
+        self.figures["engine"].setText(self.engine_settings or NOTHING)
         self._show_countdown()
 
     def show_engine(self, settings: Any | None) -> None:
@@ -172,22 +178,22 @@ class ServerView(QWidget):
                 "{threads} thread(s) · {slots} slot(s) of {ctx} tokens · batch {batch} · "
                 "prompt cache {cache} MiB · speculative: {spec} · unload after idle: {idle}"
             ).format(
-                threads=settings.threads,
-                slots=settings.n_parallel,
-                ctx=settings.n_ctx,
-                batch=settings.n_batch,
-                cache=settings.cache_ram_mib,
+                threads=number(settings.threads),
+                slots=number(settings.n_parallel),
+                ctx=number(settings.n_ctx),
+                batch=number(settings.n_batch),
+                cache=number(settings.cache_ram_mib),
                 spec=settings.spec or self.tr("off"),
-                idle=self.tr("never") if idle < 0 else self.tr("{s} s").format(s=idle),
+                idle=self.tr("never") if idle < 0 else self.tr("{s} s").format(s=number(idle)),
             )
-        self.figures["engine"].setText(self.engine_settings or "–")
+        self.figures["engine"].setText(self.engine_settings or NOTHING)
 
     def _slots(self, snap: ServerSnapshot) -> str:
         if snap.total_slots is None:
-            return "–"
-        text = f"{snap.busy_slots or 0} / {snap.total_slots}"
+            return NOTHING
+        text = f"{number(snap.busy_slots or 0)} / {number(snap.total_slots)}"
         if snap.slot_ctx:
-            text += self.tr(" · {ctx} tokens each").format(ctx=snap.slot_ctx)
+            text += self.tr(" · {ctx} tokens each").format(ctx=number(snap.slot_ctx))
         if snap.sleeping:
             text += self.tr(" · model asleep (unloaded after idle)")
         return text
@@ -198,31 +204,17 @@ class ServerView(QWidget):
         self.models.setRowCount(len(models))
         for row, model in enumerate(models):
             left = model.seconds_left(now)
-            vram = "–" if model.size_vram is None else f"{model.size_vram / 2**30:.2f} GiB"
+            vram = NOTHING
+            if model.size_vram is not None:
+                vram = f"{number(model.size_vram / 2**30, 2)} GiB"
             stays = left is None and model.expires_at
             until = self.tr("stays loaded") if stays else _countdown(left)
             for column, text in enumerate((model.name, vram, until)):
                 self.models.setItem(row, column, QTableWidgetItem(text))
 
 
-def _clock() -> str:
-    return datetime.now().strftime("%H:%M:%S")
-
-
-def _number(value: float | None) -> str:
-    return "–" if value is None else f"{value:g}"
-
-
-def _rate(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1f}"
-
-
-def _percent(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.1f} %"
-
-
 def _countdown(seconds: float | None) -> str:
     if seconds is None:
-        return "–"
+        return NOTHING
     minutes, secs = divmod(int(seconds), 60)
-    return f"{minutes}:{secs:02d}"
+    return f"{number(minutes)}:{secs:02d}"

@@ -7,8 +7,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from client.services.hud_model import Waterfall
+from client.services.hud_model import Waterfall, WaterfallRow
 from client.ui.hud.palette import SIDE_COLORS
+from client.ui.locale_text import number
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 MOMENT_WIDTH_FRACTION = 0.004  # a moment (first token ...) is a thin bar this wide
@@ -40,8 +41,7 @@ class WaterfallView(QWidget):
         brushes = [pg.mkBrush(*SIDE_COLORS.get(r.side, (128, 128, 128))) for r in rows]
         self.bars.setOpts(x0=x0, y=np.arange(len(rows)), width=width, brushes=brushes)
         labels = [
-            (i, f"{row_label(r.label)} {_duration(r.start_ms, r.end_ms)}")
-            for i, r in enumerate(rows)
+            (i, f"{row_label(r)} {_duration(r.start_ms, r.end_ms)}") for i, r in enumerate(rows)
         ]
         self.plot.getAxis("left").setTicks([labels])
         self.plot.setYRange(-0.5, len(rows) - 0.5)
@@ -68,32 +68,45 @@ ROW_LABELS = (
     QT_TRANSLATE_NOOP("WaterfallView", "server: queue"),
     QT_TRANSLATE_NOOP("WaterfallView", "transport + queue"),
 )
+# Rows with figures: hud_model's templates (the same text, a test compares them),
+# filled in with the locale's numbers.
+COUNTED_LABELS = (
+    QT_TRANSLATE_NOOP("WaterfallView", "retrieving · {passages} passages, {tokens} tokens"),
+    QT_TRANSLATE_NOOP("WaterfallView", "server: prompt {cached} cached + {computed} computed"),
+    QT_TRANSLATE_NOOP("WaterfallView", "server: {drafted} drafted, {accepted} accepted"),
+)
 
 
-def row_label(label: str) -> str:
-    """A fixed row name in the window's language; a row with figures in it stays."""
-    return QCoreApplication.translate("WaterfallView", label)
+def row_label(row: WaterfallRow) -> str:
+    """A row's name in the window's language, its figures in the window's locale."""
+    label = QCoreApplication.translate("WaterfallView", row.label)
+    if not row.figures:
+        return label
+    return label.format(**{name: number(value) for name, value in row.figures})
 
 
 def _duration(start: float, end: float) -> str:
-    return f"@ {start:.1f} ms" if end == start else f"{end - start:.1f} ms"
+    if end == start:
+        return QCoreApplication.translate("WaterfallView", "@ {ms} ms").format(ms=number(start, 1))
+    return _ms(end - start)
+
+
+def _ms(value: float) -> str:
+    return QCoreApplication.translate("WaterfallView", "{ms} ms").format(ms=number(value, 1))
 
 
 def _summary(w: Waterfall) -> str:
     client = next((r.start_ms for r in w.rows if r.label == "first token"), None)
     if client is not None:
-        parts = [
-            QCoreApplication.translate("WaterfallView", "client TTFT {ms} ms").format(
-                ms=f"{client:.1f}"
-            )
-        ]
+        text = QCoreApplication.translate("WaterfallView", "client TTFT {ms} ms")
+        parts = [text.format(ms=number(client, 1))]
     else:
         parts = [QCoreApplication.translate("WaterfallView", "no first token")]
     if w.server_ttft_ms is not None and w.transport_and_queue_ms is not None:
         server = QCoreApplication.translate("WaterfallView", "server ({source}) {ms} ms")
-        parts.append(server.format(source=w.server_source, ms=f"{w.server_ttft_ms:.1f}"))
+        parts.append(server.format(source=w.server_source, ms=number(w.server_ttft_ms, 1)))
         transport = QCoreApplication.translate("WaterfallView", "transport + queue {ms} ms")
-        parts.append(transport.format(ms=f"{w.transport_and_queue_ms:.1f}"))
+        parts.append(transport.format(ms=number(w.transport_and_queue_ms, 1)))
     else:
         parts.append(QCoreApplication.translate("WaterfallView", "the server reported no timings"))
     return " · ".join(parts)
