@@ -26,6 +26,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="chaos proxy: forward to this OpenAI-compatible server, applying the dials",
     )
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="with --upstream: pass requests through untouched and save each reply with its "
+        "timing to FILE (JSON), which --scenario FILE replays",
+    )
+    parser.add_argument(
+        "--scrub",
+        action="store_true",
+        help="with --record: replace the replies' text by the lab's corpus, to share the file",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,8 +45,14 @@ def run(args: argparse.Namespace) -> int:
     except ScenarioError as exc:
         print(f"tachy lab: {exc}", file=sys.stderr)
         return 2
+    if (args.record and not args.upstream) or (args.scrub and not args.record):
+        print(
+            "tachy lab: --record needs --upstream URL, and --scrub needs --record", file=sys.stderr
+        )
+        return 2
+    lab = LabServer(scenario, args.upstream, args.record, args.scrub)
     try:
-        asyncio.run(_serve(LabServer(scenario, args.upstream), args.host, args.port))
+        asyncio.run(_serve(lab, args.host, args.port))
     except OSError as exc:
         print(f"tachy lab: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
@@ -48,6 +65,9 @@ async def _serve(lab: LabServer, host: str, port: int) -> None:
     # collector's sight, so a full collection never pauses a stream for tens of ms.
     gc.collect()
     gc.freeze()
+    if lab.recorder is not None:
+        await _record(lab, url)
+        return
     mode = f"proxy to {lab.state.upstream}" if lab.state.upstream else "simulated server"
     print(f"tachy lab: {mode}, scenario {lab.scenario.name!r}, model {lab.scenario.model!r}")
     print(f"  Ollama API: {url}/api/chat   OpenAI API: {url}/v1/chat/completions")
@@ -55,6 +75,17 @@ async def _serve(lab: LabServer, host: str, port: int) -> None:
     print(f"  (or POST the same as JSON to {url}/lab/control)")
     print("  Ctrl+C to stop", flush=True)
     _read_commands(lab, asyncio.get_running_loop())
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await lab.stop()
+
+
+async def _record(lab: LabServer, url: str) -> None:
+    assert lab.recorder is not None
+    print(f"tachy lab: recording {lab.state.upstream} to {lab.recorder.path}")
+    print(f"  Point the client at {url} instead of the server (same API, nothing changed)")
+    print("  Each reply is saved as it ends; Ctrl+C to stop", flush=True)
     try:
         await asyncio.Event().wait()
     finally:

@@ -9,6 +9,10 @@ the deadlines. Mid-stream faults are applied here at their token counts.
 from __future__ import annotations
 
 import asyncio
+import socket
+import struct
+
+from aiohttp import web
 
 from client.lab.plan import Piece, Reply
 from client.lab.scenario import Fault
@@ -157,3 +161,16 @@ class Player:
     def _finish(self, outcome: str) -> None:
         if not self.finished.done():
             self.finished.set_result(outcome)
+
+
+async def reset_connection(request: web.Request) -> None:
+    """A real TCP reset (RST), not a clean close: SO_LINGER 0, then abort."""
+    transport = request.transport
+    if transport is None:
+        return
+    # Let the client read what was sent: an RST may discard data still unread.
+    await asyncio.sleep(0.05)
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    transport.abort()

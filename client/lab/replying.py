@@ -8,15 +8,14 @@ deadlines -> mid-stream faults at their token count -> the closing chunk.
 from __future__ import annotations
 
 import asyncio
-import socket
-import struct
 from dataclasses import dataclass, replace
 from typing import Any
 
 from aiohttp import web
 
 from client.lab.plan import Piece, Reply, make_plan
-from client.lab.player import Player
+from client.lab.player import Player, reset_connection
+from client.lab.replay import replay
 from client.lab.scenario import BEFORE_STREAM, Fault, Scenario, Step
 from client.lab.sources import (
     SimulatedSource,
@@ -62,6 +61,10 @@ async def answer(
     request: web.Request, lab: LabState, ask: Ask, fmt: WireFormat
 ) -> web.StreamResponse:
     loop = asyncio.get_running_loop()
+    if lab.scenario.recording is not None:  # a recorded session, byte for byte
+        replayed = await replay(request, lab, lab.scenario.recording, ask.conversation, fmt)
+        if replayed is not None:
+            return replayed
     scenario = lab.scenario_for(ask.model)
     rng = lab.rng_for(ask.seed)
     step = lab.next_step(scenario, ask.model, ask.conversation)
@@ -315,19 +318,6 @@ async def _inject(
     elif fault.kind == "oversize_line":
         await response.write(fmt.piece(Piece("answer", "x" * fault.size_bytes, 1)))
     return False
-
-
-async def reset_connection(request: web.Request) -> None:
-    """A real TCP reset (RST), not a clean close: SO_LINGER 0, then abort."""
-    transport = request.transport
-    if transport is None:
-        return
-    # Let the client read what was sent: an RST may discard data still unread.
-    await asyncio.sleep(0.05)
-    sock = transport.get_extra_info("socket")
-    if sock is not None:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    transport.abort()
 
 
 def _cut_inside_character(fmt: WireFormat) -> bytes:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from client.lab.models import KeepAliveError, parse_keep_alive
+from client.lab.recording import Recording, RecordingError, parse_recording
 
 # What each fault does is described in client/lab/README.md (the fault table).
 FAULT_KINDS = (
@@ -148,6 +149,9 @@ class Scenario:
     # [models.NAME] tables: the lab serves these models (instead of `model`), each with
     # its own dials; server-wide dials (server, capacity, batching) stay the top level's.
     models: tuple[Scenario, ...] = ()
+    # A recorded session (`tachy lab --record`): its replies are played byte for byte
+    # with their timing, in order of arrival; `after` says what follows the last one.
+    recording: Recording | None = None
 
     def served(self) -> tuple[Scenario, ...]:
         """One scenario per model the lab serves."""
@@ -296,6 +300,8 @@ def _with_dials(base: Scenario, data: dict[str, Any]) -> Scenario:
             changes.update(_random_faults(value))
         elif key == "steps":
             changes["steps"] = _steps(value)
+        elif key == "recording":
+            changes["recording"] = _recording(value)
         elif key == "max_tokens":  # the same dial under the API's name
             changes["output_tokens"] = value
         elif key in known:
@@ -366,6 +372,13 @@ def _step(number: int, value: Any) -> Step:
         except ScenarioError as exc:
             raise ScenarioError(f"step {number}: {exc}") from None
     return Step(fault, ttft, None if tpot is None else float(tpot), repeat)
+
+
+def _recording(value: Any) -> Recording:
+    try:
+        return parse_recording(value)
+    except RecordingError as exc:
+        raise ScenarioError(f"recording: {exc}") from None
 
 
 def _random_faults(value: Any) -> dict[str, Any]:

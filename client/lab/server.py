@@ -24,6 +24,7 @@ from aiohttp import web
 
 from client.lab import control_api, ollama_api, openai_api, pulling
 from client.lab.live import change
+from client.lab.recorder import Recorder
 from client.lab.scenario import Scenario, load_scenario
 from client.lab.state import ARRIVAL, LabState, LabStats
 
@@ -44,8 +45,18 @@ async def stamp_arrival(request: web.Request, handler: Handler) -> web.StreamRes
 
 
 class LabServer:
-    def __init__(self, scenario: ScenarioLike = "fast", upstream: str | None = None) -> None:
+    def __init__(
+        self,
+        scenario: ScenarioLike = "fast",
+        upstream: str | None = None,
+        record: str | Path | None = None,
+        scrub: bool = False,
+    ) -> None:
+        """With `record` (and an upstream), a pass-through proxy that saves each reply."""
         self.state = LabState(as_scenario(scenario), upstream)
+        if record is not None and upstream is None:
+            raise ValueError("recording needs an upstream server")
+        self.recorder = Recorder(record, scrub) if record is not None else None
         self._runner: web.AppRunner | None = None
         self.url = ""
 
@@ -68,6 +79,9 @@ class LabServer:
 
     def build_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[stamp_arrival])
+        if self.recorder is not None:
+            app.add_routes(self.recorder.routes(self.state))
+            return app
         app.add_routes(ollama_api.routes(self.state))
         app.add_routes(pulling.routes(self.state))
         app.add_routes(openai_api.routes(self.state))
@@ -99,6 +113,8 @@ class LabServer:
         if self.state.session is not None:
             await self.state.session.close()
             self.state.session = None
+        if self.recorder is not None:
+            self.recorder.close()  # the last reply's file is on disk when stop() returns
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import httpx
 
@@ -50,3 +51,50 @@ def test_tachy_lab_serves_both_protocols_on_one_port() -> None:
     finally:
         process.terminate()
         process.wait(10)
+
+
+def test_record_needs_an_upstream_and_scrub_needs_record(capsys) -> None:
+    assert main(["lab", "--record", "out.json"]) == 2
+    assert main(["lab", "--scrub"]) == 2
+    assert "--record needs --upstream URL" in capsys.readouterr().err
+
+
+def test_tachy_lab_records_a_server_and_replays_it(tmp_path) -> None:
+    from client.lab import run_in_thread
+
+    upstream = run_in_thread("instant")
+    path = tmp_path / "session.json"
+    command = [sys.executable, "-m", "client", "lab", "--port", "0"]
+    recorder = subprocess.Popen(
+        [*command, "--upstream", upstream.url, "--record", str(path), "--scrub"],
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert recorder.stdout is not None
+        assert "recording" in recorder.stdout.readline()
+        url = recorder.stdout.readline().split("client at ")[1].split(" ")[0]
+        body = {"model": "tachy-lab", "messages": [{"role": "user", "content": "hi"}]}
+        recorded = httpx.post(f"{url}/api/chat", json=body, timeout=10).content
+        for _ in range(100):  # the file is written by a thread once the reply has ended
+            if path.exists():
+                break
+            time.sleep(0.05)
+    finally:
+        recorder.terminate()
+        recorder.wait(10)
+        upstream.stop()
+    replaying = subprocess.Popen(
+        [*command, "--scenario", str(path)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert replaying.stdout is not None
+        assert "scenario 'session'" in replaying.stdout.readline()
+        url = replaying.stdout.readline().split("Ollama API: ")[1].split("/api/chat")[0]
+        replayed = httpx.post(f"{url}/api/chat", json=body, timeout=10).content
+    finally:
+        replaying.terminate()
+        replaying.wait(10)
+    assert replayed.count(b"\n") == recorded.count(b"\n") > 3  # scrubbed, same shape
+    assert b'"done":true' in replayed
