@@ -24,6 +24,7 @@ from client.services.planner import Route, is_cascade
 from client.services.router import Tier, chosen_by_user
 from client.ui.answer_footer import footer_text
 from client.ui.async_errors import KeptTasks
+from client.ui.error_text import error_text
 
 if TYPE_CHECKING:
     from client.ui.chat_page import ChatPage
@@ -60,7 +61,7 @@ def fallback_sentence(generation: Generation) -> str:
         failed_model=fell.failed_model,
         answered=tier_word(fell.plan.route.tier),
         model=fell.plan.route.model,
-        error=fell.error,
+        error=error_text(fell.error),
     )
 
 

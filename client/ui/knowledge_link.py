@@ -23,6 +23,7 @@ from client.services.knowledge_indexer import IndexProgress
 from client.services.knowledge_stage import KnowledgeStage, Retrieved, open_in_editor
 from client.ui.async_errors import KeptTasks, report
 from client.ui.citations import citations_for
+from client.ui.error_text import error_text
 
 if TYPE_CHECKING:
     from client.ui.chat_page import ChatPage
@@ -152,7 +153,7 @@ class KnowledgeLink(QObject):
         try:
             found = await self.knowledge.add_async(paths, progress)
         except KnowledgeUnavailable as error:
-            self.window.stage_label.setText(str(error))
+            self.window.stage_label.setText(error_text(str(error)))
             return
         self.window.stage_label.setText(self._summary(found))
         await self._refresh_sources()
@@ -219,7 +220,7 @@ class KnowledgeLink(QObject):
             text = self.tr("Your notes were not searched in time; answering without them.")
             if found.error:
                 text = self.tr("Your notes could not be searched: {error}").format(
-                    error=found.error
+                    error=error_text(found.error)
                 )
         else:
             ms = QLocale().toString(found.ms, "f", 0)

@@ -207,7 +207,7 @@ class ServerControl(QObject):
             choice = self.saved.save(name, url, api)
         except (InvalidServerAddress, ValueError) as error:
             if self._dialog is not None:
-                self._dialog.show_error(str(error))
+                self._dialog.show_error(error_text(str(error)))
             return
         if choice is None:
             return
@@ -218,7 +218,7 @@ class ServerControl(QObject):
                 await save_api_key(name, api_key)
             except SecretsUnavailable as error:
                 if self._dialog is not None:
-                    self._dialog.offer_session_key(str(error))
+                    self._dialog.offer_session_key(error_text(str(error)))
                 return
         if self._dialog is not None:
             self._dialog.accept()

@@ -98,7 +98,7 @@ class ServerEditor(QObject):
             choice = self.servers.saved.update(old.name, name, url, api)
         except (InvalidServerAddress, ValueError) as error:
             if dialog is not None:
-                dialog.show_error(str(error))
+                dialog.show_error(error_text(str(error)))
             return
         if choice is None:
             return
@@ -111,7 +111,7 @@ class ServerEditor(QObject):
                 await move_api_key(old.name, choice.name)
         except SecretsUnavailable as error:
             if dialog is not None:
-                dialog.offer_session_key(str(error))
+                dialog.offer_session_key(error_text(str(error)))
             return
         if dialog is not None:
             dialog.accept()

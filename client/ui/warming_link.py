@@ -38,6 +38,7 @@ from client.services.tokenize import PromptTokenCounter
 from client.services.warming import WARM_PROMPT, KeepAliveWarmer
 from client.ui.async_errors import KeptTasks, report
 from client.ui.engine_sleep_link import EngineSleepLink
+from client.ui.error_text import error_text
 from client.ui.locale_text import number
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.run_listener import ChainedListener
@@ -289,7 +290,8 @@ class WarmingLink(QObject):
         warmer = self.warmer
         tip = policy_text(warmer.policy, warmer.settings.keep_alive, warmer.server_name)
         if error := self.warmer.last_error:
-            tip += "\n" + self.tr("The last warm-up failed: {error}").format(error=error)
+            failed = self.tr("The last warm-up failed: {error}")
+            tip += "\n" + failed.format(error=error_text(error))
         self.state_label.setToolTip(tip)
         self.options_button.setToolTip(tip)
 

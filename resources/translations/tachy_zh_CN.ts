@@ -594,14 +594,169 @@
     </message>
 </context>
 <context>
+    <name>ErrorParts</name>
+    <message>
+        <source>the connection was closed</source>
+        <translation>连接已关闭</translation>
+    </message>
+    <message>
+        <source>the server closed the stream before it finished</source>
+        <translation>服务器在回答结束前关闭了数据流</translation>
+    </message>
+    <message>
+        <source>no answer within {seconds} s</source>
+        <translation>{seconds} 秒内没有应答</translation>
+    </message>
+    <message>
+        <source>no word for {seconds} s</source>
+        <translation>{seconds} 秒内没有任何消息</translation>
+    </message>
+    <message>
+        <source>no answer: {error}</source>
+        <translation>没有应答：{error}</translation>
+    </message>
+    <message>
+        <source>All connection attempts failed</source>
+        <translation>所有连接尝试都失败了</translation>
+    </message>
+    <message>
+        <source>[Errno 111] Connection refused</source>
+        <translation>连接被拒绝</translation>
+    </message>
+    <message>
+        <source>Server disconnected without sending a response.</source>
+        <translation>服务器未发送回复就断开了连接</translation>
+    </message>
+    <message>
+        <source>peer closed connection without sending complete message body (incomplete chunked read)</source>
+        <translation>对方在消息正文发送完整之前关闭了连接</translation>
+    </message>
+    <message>
+        <source>timed out</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>the server redirected the request (HTTP {status}) to {location}, and Tachy does not follow redirects, so nothing was sent there. Use the final address as the URL</source>
+        <translation>服务器把请求重定向（HTTP {status}）到 {location}，而 Tachy 不跟随重定向，因此没有向那里发送任何内容。请把最终地址用作 URL</translation>
+    </message>
+    <message>
+        <source>the server redirected the request (HTTP {status}), and Tachy does not follow redirects, so nothing was sent there. Use the final address as the URL</source>
+        <translation>服务器重定向了请求（HTTP {status}），而 Tachy 不跟随重定向，因此没有向那里发送任何内容。请把最终地址用作 URL</translation>
+    </message>
+    <message>
+        <source>the server sent a web page (HTML) instead of a model stream</source>
+        <translation>服务器发送的是网页（HTML），而不是模型数据流</translation>
+    </message>
+    <message>
+        <source>the server sent plain JSON instead of an event stream</source>
+        <translation>服务器发送的是普通 JSON，而不是事件流</translation>
+    </message>
+    <message>
+        <source>a line is not a server-sent event: {snippet}</source>
+        <translation>有一行不是 server-sent 事件：{snippet}</translation>
+    </message>
+    <message>
+        <source>a line of the stream is longer than {size} MiB</source>
+        <translation>数据流中有一行超过 {size} MiB</translation>
+    </message>
+    <message>
+        <source>a line of the stream is not a JSON object: {snippet}</source>
+        <translation>数据流中有一行不是 JSON 对象：{snippet}</translation>
+    </message>
+    <message>
+        <source>a line of the stream is not JSON: {snippet}</source>
+        <translation>数据流中有一行不是 JSON：{snippet}</translation>
+    </message>
+    <message>
+        <source>{url} did not answer JSON: {snippet}</source>
+        <translation>{url} 的回复不是 JSON：{snippet}</translation>
+    </message>
+    <message>
+        <source>{what} is not a JSON object</source>
+        <translation>{what} 不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>HTTP 404 ({message})</source>
+        <translation>HTTP 404（{message}）</translation>
+    </message>
+    <message>
+        <source>/api/pull sent a line that is not JSON: {snippet}</source>
+        <translation>/api/pull 发送了一行不是 JSON 的内容：{snippet}</translation>
+    </message>
+    <message>
+        <source>/api/pull sent a line that is not a JSON object</source>
+        <translation>/api/pull 发送了一行不是 JSON 对象的内容</translation>
+    </message>
+    <message>
+        <source>the server at {url} answered, but neither like Ollama (/api/version) nor like an OpenAI-compatible server (/v1/models)</source>
+        <translation>{url} 上的服务器有应答，但既不像 Ollama（/api/version），也不像 OpenAI 兼容服务器（/v1/models）</translation>
+    </message>
+    <message>
+        <source>&apos;{scheme}://&apos; is not supported; use http:// or https://</source>
+        <translation>不支持“{scheme}://”；请使用 http:// 或 https://</translation>
+    </message>
+    <message>
+        <source>it contains a space</source>
+        <translation>其中含有空格</translation>
+    </message>
+    <message>
+        <source>it has no host name</source>
+        <translation>其中没有主机名</translation>
+    </message>
+    <message>
+        <source>port {port} is out of range</source>
+        <translation>端口 {port} 超出范围</translation>
+    </message>
+    <message>
+        <source>it contains a user name or password; give the API key separately (so it is kept in the system keyring, not in the address)</source>
+        <translation>其中含有用户名或密码；请另外填写 API 密钥（这样它保存在系统密钥环中，而不是地址里）</translation>
+    </message>
+    <message>
+        <source>an error page</source>
+        <translation>一个错误页面</translation>
+    </message>
+    <message>
+        <source>no details</source>
+        <translation>没有详细信息</translation>
+    </message>
+    <message>
+        <source>xllamacpp (the `local` extra) is not installed</source>
+        <translation>未安装 xllamacpp（`local` 附加组件）</translation>
+    </message>
+    <message>
+        <source>no model file at {path} ({variable})</source>
+        <translation>{path} 处没有模型文件（{variable}）</translation>
+    </message>
+    <message>
+        <source>the model package {name} is missing</source>
+        <translation>缺少模型包 {name}</translation>
+    </message>
+    <message>
+        <source>the model file {path} is missing</source>
+        <translation>缺少模型文件 {path}</translation>
+    </message>
+    <message>
+        <source>is not started</source>
+        <translation>尚未启动</translation>
+    </message>
+    <message>
+        <source>can&apos;t use port {port}: it is in use</source>
+        <translation>无法使用端口 {port}：它已被占用</translation>
+    </message>
+    <message>
+        <source>exited during start-up (exit code {code})</source>
+        <translation>在启动过程中退出（退出码 {code}）</translation>
+    </message>
+    <message>
+        <source>did not answer within {seconds} s of starting</source>
+        <translation>启动后 {seconds} 秒内没有应答</translation>
+    </message>
+</context>
+<context>
     <name>Errors</name>
     <message>
         <source>Something went wrong; the details are in the log. Your text is kept.</source>
         <translation>出了点问题，详情见日志。你的文字已保留。</translation>
-    </message>
-    <message>
-        <source>Can&apos;t reach the server at {url}{why}. Check that it is running, or choose another server.</source>
-        <translation>无法连接 {url} 上的服务器{why}。请确认它正在运行，或选择其他服务器。</translation>
     </message>
     <message>
         <source>The server sent nothing for {seconds} s. It may be loading a large model or overloaded: keep waiting, retry, or choose another server.</source>
@@ -616,8 +771,20 @@
         <translation>回答被中断：{detail}。已生成的文字已保留；可以继续或重试。</translation>
     </message>
     <message>
-        <source>The server has no model named &apos;{model}&apos;. Pick one from the model list{said}.</source>
-        <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个{said}。</translation>
+        <source>Can&apos;t reach the server at {url} ({detail}). Check that it is running, or choose another server.</source>
+        <translation>无法连接 {url} 上的服务器（{detail}）。请确认它正在运行，或选择其他服务器。</translation>
+    </message>
+    <message>
+        <source>Can&apos;t reach the server at {url}. Check that it is running, or choose another server.</source>
+        <translation>无法连接 {url} 上的服务器。请确认它正在运行，或选择其他服务器。</translation>
+    </message>
+    <message>
+        <source>The server has no model named &apos;{model}&apos;. Pick one from the model list (server said: {message}).</source>
+        <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个（服务器说：{message}）。</translation>
+    </message>
+    <message>
+        <source>The server has no model named &apos;{model}&apos;. Pick one from the model list.</source>
+        <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个。</translation>
     </message>
     <message>
         <source>The server refused the API key (HTTP {status}): {message}. Check the key saved for this server.</source>
@@ -638,6 +805,82 @@
     <message>
         <source>&apos;{text}&apos; is not a server address: {reason}.</source>
         <translation>“{text}”不是服务器地址：{reason}。</translation>
+    </message>
+    <message>
+        <source>The local model is not available: {what}. Install it with: {command}</source>
+        <translation>本地模型不可用：{what}。请用以下命令安装：{command}</translation>
+    </message>
+    <message>
+        <source>The local model engine {reason}.
+Last lines from the engine:
+{log}</source>
+        <translation>本地模型引擎{reason}。
+引擎输出的最后几行：
+{log}</translation>
+    </message>
+    <message>
+        <source>The local model engine {reason}.</source>
+        <translation>本地模型引擎{reason}。</translation>
+    </message>
+    <message>
+        <source>This {api} server does not pull or delete models over its API: only Ollama does. Manage its models where it runs.</source>
+        <translation>这个 {api} 服务器不能通过其 API 拉取或删除模型：只有 Ollama 可以。请在它运行的地方管理它的模型。</translation>
+    </message>
+    <message>
+        <source>No system keyring is available, so Tachy cannot keep the API key. Install or unlock one (GNOME Keyring, KWallet, macOS Keychain, Windows Credential Manager) and try again.</source>
+        <translation>没有可用的系统密钥环，因此 Tachy 无法保存 API 密钥。请安装或解锁一个（GNOME Keyring、KWallet、macOS Keychain、Windows Credential Manager）后重试。</translation>
+    </message>
+    <message>
+        <source>The system keyring refused the request: {error}</source>
+        <translation>系统密钥环拒绝了请求：{error}</translation>
+    </message>
+    <message>
+        <source>The knowledge index {path} cannot be opened: {error}.</source>
+        <translation>无法打开知识索引 {path}：{error}。</translation>
+    </message>
+    <message>
+        <source>The knowledge index {path} was written by a newer Tachy; update Tachy or remove the file (your documents are not in it, only their index).</source>
+        <translation>知识索引 {path} 由更新版本的 Tachy 写入；请更新 Tachy 或删除该文件（其中没有你的文档，只有它们的索引）。</translation>
+    </message>
+    <message>
+        <source>This Python&apos;s SQLite has no full-text search (FTS5), which the knowledge index needs.</source>
+        <translation>这个 Python 的 SQLite 没有知识索引所需的全文搜索（FTS5）。</translation>
+    </message>
+    <message>
+        <source>The knowledge index {path} cannot be used: {error}.</source>
+        <translation>无法使用知识索引 {path}：{error}。</translation>
+    </message>
+    <message>
+        <source>The knowledge index {path} is damaged ({error}); remove the file and add your folders again (your documents are not in it, only their index).</source>
+        <translation>知识索引 {path} 已损坏（{error}）；请删除该文件并重新添加你的文件夹（其中没有你的文档，只有它们的索引）。</translation>
+    </message>
+    <message>
+        <source>This server&apos;s /metrics has no vLLM or llama.cpp figures.</source>
+        <translation>这个服务器的 /metrics 中没有 vLLM 或 llama.cpp 的数据。</translation>
+    </message>
+    <message>
+        <source>{path} did not answer JSON.</source>
+        <translation>{path} 的回复不是 JSON。</translation>
+    </message>
+    <message>
+        <source>This server does not offer {path} (start llama.cpp server with --metrics).</source>
+        <translation>这个服务器不提供 {path}（请用 --metrics 启动 llama.cpp 服务器）。</translation>
+    </message>
+    <message>
+        <source>This server does not offer {path}.</source>
+        <translation>这个服务器不提供 {path}。</translation>
+    </message>
+    <message>
+        <source>{path} answered HTTP {status}.</source>
+        <translation>{path} 回复了 HTTP {status}。</translation>
+    </message>
+    <message>
+        <source>No server figures: {error}.</source>
+        <translation>没有服务器数据：{error}。</translation>
+    </message>
+    <message>
+        <source>A saved server is already called {name}.</source>
+        <translation>已经有一个名为 {name} 的已保存服务器。</translation>
     </message>
 </context>
 <context>

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from client.services.server_stats import ServerFigures, ServerSnapshot, ServerStatsPoller
+from client.ui.error_text import error_text
 from client.ui.locale_text import NOTHING, clock, number, percent, short_number
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
@@ -150,7 +151,7 @@ class ServerView(QWidget):
         known = SERVER_NAMES.get(snap.kind)
         kind = self.tr(known) if known else snap.kind or self.tr("Server")
         updated = self.tr("{kind} · updated {clock}").format(kind=kind, clock=clock(time.time()))
-        self.status.setText(snap.error or updated)
+        self.status.setText(error_text(snap.error) if snap.error else updated)
         self.figures["running"].setText(short_number(snap.running))
         self.figures["waiting"].setText(short_number(snap.waiting))
         self.figures["kv cache"].setText(percent(snap.kv_cache_use))
