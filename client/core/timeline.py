@@ -28,8 +28,9 @@ class StageStamp:
     name: str  # understanding | retrieving | thinking | answering | loading
     start_ns: int
     end_ns: int | None = None
-    # What the stage produced, e.g. retrieving: {"passages": 3, "tokens": 420}
-    counts: dict[str, int] | None = None
+    # What the stage produced or decided, e.g. retrieving: {"passages": 3, "tokens": 420};
+    # a cascade's route decision (client/services/route_note.py)
+    counts: dict[str, int | float | str] | None = None
 
 
 @dataclass(slots=True)

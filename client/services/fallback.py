@@ -24,6 +24,7 @@ from client.core.events import Done, Failed, ServerTimings, StreamEvent, Token, 
 from client.core.timeline import RequestTimeline
 from client.services.cascade import falls_back
 from client.services.planner import RequestPlan
+from client.services.route_note import mark_fallback
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +113,7 @@ class FallbackStream:
         timeline = first.timeline
         timeline.close_stages()
         timeline.enter_stage("understanding")
-        timeline.stages[-1].counts = {"attempt": 2}
+        mark_fallback(timeline, plan.route, failed)  # attempt 2, and which model takes over
         second = plan.route.backend.chat(plan.request(), self._timeouts)
         second.timeline = timeline
         self._current = second

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from client.backends.errors import BackendUnreachable, TachyError
@@ -44,6 +44,7 @@ from client.services.outcomes import (
 )
 from client.services.planner import Passage, RequestPlan, Route
 from client.services.retrieval import Retrieval, as_passages
+from client.services.route_note import mark_route
 from client.services.stage_record import stage_record
 from client.services.turns import Origin, Turn, name_answerer
 from client.store.history import HistoryStore, MessageState
@@ -82,7 +83,7 @@ class RunSettings:
 
 
 # The turn as stored, and the passages the retrieving stage found for it.
-RequestBuilder = Callable[[Turn, tuple[Passage, ...]], Outgoing]
+RequestBuilder = Callable[[Turn, tuple[Passage, ...]], Awaitable[Outgoing]]
 Item = StreamEvent | SlowStart | StageChanged | None  # what the run loop handles
 COLD_STATES = ("cold", "loading")
 MODEL_STATE_POLL_S = 0.25  # how often the loading stage asks the warmer, before the first token
@@ -170,7 +171,7 @@ class Generation:
                 understanding = self._enter(self._first_stage())  # retrieving ends now
                 yield Retrieved(self.retrieval, understanding.at_ns)
                 yield understanding
-            self._start(turn, passages)
+            await self._start(turn, passages)
             assert self._stream is not None and self._writer is not None
             async with self._stream as stream:
                 events = aiter(stream)
@@ -223,9 +224,11 @@ class Generation:
         self.timeline.stages[-1].counts = {"passages": len(found.passages), "tokens": found.tokens}
         return tuple(as_passages(found.passages))
 
-    def _start(self, turn: Turn, passages: tuple[Passage, ...]) -> None:
-        outgoing = self._build_request(turn, passages)
+    async def _start(self, turn: Turn, passages: tuple[Passage, ...]) -> None:
+        outgoing = await self._build_request(turn, passages)  # a cascade may ask its classifier
         self.plan, self._answer_filter = outgoing.plan, outgoing.answer_filter
+        if self.plan.decision is not None:  # a cascade's route: part of this stage
+            mark_route(self.timeline, self.plan.route, self.plan.decision)
         self.request = self.plan.request()
         timeouts = StreamTimeouts(first_byte_s=None, stall_s=self._settings.stall_timeout_s)
         stream: ChatStream | FallbackStream = (

@@ -31,6 +31,7 @@ from client.core.metrics import NS_PER_MS, SCALAR_FIELDS, RequestMetrics
 from client.core.stats import Summary, summarize
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.core.timeline import RequestTimeline
+from client.services.route_note import RouteNote, route_note
 from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
 
 P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
@@ -54,6 +55,7 @@ class StageSpan(NamedTuple):
     start_ms: float
     end_ms: float | None
     figures: Figures = ()
+    note: RouteNote | None = None  # a cascade's route decision, made during this stage
 
 
 class Scope(StrEnum):
@@ -147,12 +149,13 @@ RETRIEVING_COUNTED = "retrieving · {passages} passages, {tokens} tokens"
 def stage_span(
     name: str, counts: Mapping[str, Any], start_ms: float, end_ms: float | None
 ) -> StageSpan:
-    """A stage's row in the waterfall: the retrieving stage says what it added."""
+    """A stage's row in the waterfall: the retrieving stage says what it added; a
+    cascade's understanding stage, its route."""
     if name == "retrieving" and "passages" in counts:
         passages, tokens = _count(counts["passages"]), _count(counts.get("tokens"))
         figures = (("passages", passages), ("tokens", tokens))
         return StageSpan(RETRIEVING_COUNTED, start_ms, end_ms, figures)
-    return StageSpan(name, start_ms, end_ms)
+    return StageSpan(name, start_ms, end_ms, note=route_note(counts))
 
 
 def _count(value: Any) -> int:
@@ -316,6 +319,9 @@ TIER_BEHAVIOUR = {
 # -- waterfall ----------------------------------------------------------------------
 
 
+ROUTE_DECISION = "route decision"  # a cascade's: the rules' moment, or the classifier's wait
+
+
 @dataclass(frozen=True, slots=True)
 class WaterfallRow:
     label: str  # a fixed name, or a template whose {fields} are the figures
@@ -323,6 +329,7 @@ class WaterfallRow:
     end_ms: float  # == start_ms for a moment (drawn as a tick)
     side: str  # "client", "server" or "difference"
     figures: Figures = ()
+    note: RouteNote | None = None  # a cascade's route, on its stage and its decision's row
 
     @property
     def text(self) -> str:
@@ -367,9 +374,13 @@ def _client_rows(r: HudRecord) -> list[WaterfallRow]:
     rows = [WaterfallRow("request written", 0.0, 0.0, "client")]
     if r.headers_ms is not None:
         rows.append(WaterfallRow("response headers", 0.0, r.headers_ms, "client"))
-    for name, start, end, figures in r.stages:
+    for name, start, end, figures, note in r.stages:
         stop = end if end is not None else (r.e2el_ms if r.e2el_ms is not None else start)
-        rows.append(WaterfallRow(name, start, stop, "client", figures))
+        rows.append(WaterfallRow(name, start, stop, "client", figures, note))
+        if note is not None and note.decided_ms is not None and note.decided_at_ms is not None:
+            decided = start + note.decided_at_ms  # the rules: a moment; the classifier: its wait
+            begun = decided - note.decided_ms
+            rows.append(WaterfallRow(ROUTE_DECISION, begun, decided, "client", note=note))
     if r.ttft_ms is not None:
         rows.append(WaterfallRow("first token", r.ttft_ms, r.ttft_ms, "client"))
     if r.e2el_ms is not None:

@@ -21,7 +21,7 @@ import asyncio
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 DEFAULT_BUDGET_MS = 150.0
@@ -43,7 +43,10 @@ class RouteDecision:
     tier: Tier
     reason: str  # a short phrase for the waterfall and --json
     decided_ms: float = 0.0
-    by: str = "rules"  # rules | classifier | user
+    by: str = "rules"  # rules | classifier | user | fallback
+    # The fast model's classification, when asked: answered | out_of_budget | failed |
+    # no_answer ("": not asked). Past its budget the rules decide, and the waterfall says so.
+    classifier: str = ""
 
 
 # A classifier asks the fast model; None means it gave no usable answer.
@@ -81,20 +84,32 @@ _QUESTION_MARKS = re.compile(r"[?？]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
+# The rules' reasons, in the order they are tried (the window translates each).
+RULE_REASONS = (
+    "asks to prove, derive, explain or compare",
+    "code",
+    "maths",
+    "translation",
+    "several questions",
+    "a long message",
+    "a short everyday question",  # none matched: the fast model
+)
+
+
 def route_by_rules(text: str) -> RouteDecision:
     """The rules' decision; the first rule that matches gives the reason."""
     checks = (
-        (_REASONING.search(text) is not None, "asks to prove, derive, explain or compare"),
-        (_CODE.search(text) is not None, "code"),
-        (_MATHS.search(text) is not None, "maths"),
-        (_TRANSLATION.search(text) is not None, "translation"),
-        (len(_QUESTION_MARKS.findall(text)) >= 2, "several questions"),
-        (_is_long(text), "a long message"),
+        _REASONING.search(text) is not None,
+        _CODE.search(text) is not None,
+        _MATHS.search(text) is not None,
+        _TRANSLATION.search(text) is not None,
+        len(_QUESTION_MARKS.findall(text)) >= 2,
+        _is_long(text),
     )
-    for matched, reason in checks:
+    for matched, reason in zip(checks, RULE_REASONS, strict=False):
         if matched:
             return RouteDecision(Tier.STRONG, reason)
-    return RouteDecision(Tier.FAST, "a short everyday question")
+    return RouteDecision(Tier.FAST, RULE_REASONS[-1])
 
 
 def _is_long(text: str) -> bool:
@@ -118,22 +133,24 @@ async def decide(
         tier = await asyncio.wait_for(classify(text), budget_ms / 1000)
     except TimeoutError:
         reason = f"{rules.reason} (the classifier took over {budget_ms:.0f} ms)"
-        return _timed(RouteDecision(rules.tier, reason), start, clock)
+        return _timed(RouteDecision(rules.tier, reason, classifier=OUT_OF_BUDGET), start, clock)
     except Exception as error:
         reason = f"{rules.reason} (the classifier failed: {type(error).__name__})"
-        return _timed(RouteDecision(rules.tier, reason), start, clock)
+        return _timed(RouteDecision(rules.tier, reason, classifier="failed"), start, clock)
     if tier is None:
-        return _timed(
-            RouteDecision(rules.tier, f"{rules.reason} (no classifier answer)"), start, clock
-        )
+        reason = f"{rules.reason} (no classifier answer)"
+        return _timed(RouteDecision(rules.tier, reason, classifier="no_answer"), start, clock)
     return _timed(
-        RouteDecision(tier, "the fast model's classification", by="classifier"), start, clock
+        RouteDecision(tier, CLASSIFIED, by="classifier", classifier="answered"), start, clock
     )
 
 
+OUT_OF_BUDGET = "out_of_budget"
+CLASSIFIED = "the fast model's classification"
+
+
 def _timed(decision: RouteDecision, start: float, clock: Callable[[], float]) -> RouteDecision:
-    elapsed = (clock() - start) * 1000
-    return RouteDecision(decision.tier, decision.reason, round(elapsed, 3), decision.by)
+    return replace(decision, decided_ms=round((clock() - start) * 1000, 3))
 
 
 def chosen_by_user(tier: Tier) -> RouteDecision:

@@ -23,6 +23,7 @@ from client.core.conversation import ChatMessage, GenerationOptions
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.services import turns
 from client.services.answer_writer import FLUSH_INTERVAL_S
+from client.services.cascade import backend_classifier
 from client.services.compression import StoredSummary
 from client.services.continuation import ContinueMode, RepeatedStartFilter
 from client.services.generation import (
@@ -42,10 +43,11 @@ from client.services.planner import (
     RequestPlan,
     Route,
     TtftEstimate,
+    is_cascade,
     plan_request,
     route_for,
 )
-from client.services.router import RouteDecision
+from client.services.router import DEFAULT_BUDGET_MS, RouteDecision, Tier, decide
 from client.store.db import Database
 from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
@@ -105,6 +107,10 @@ class ChatSession:
         # summary of its older turns, sent instead of them while they are unchanged.
         self.compress_history = True
         self.summaries: dict[int, StoredSummary] = {}
+        # A cascade's fast model classifies each question within its budget (the
+        # window's Cascade menu); past it, or when off, the router's rules decide.
+        self.classify = False
+        self.classify_budget_ms = DEFAULT_BUDGET_MS
 
     # ---- the preferred route (the window's server and model pickers set it) -----------
 
@@ -311,13 +317,24 @@ class ChatSession:
     ) -> Generation:
         routes = list(self.routes)  # a server change while it runs is for the next request
 
-        def build(turn: turns.Turn, passages: tuple[Passage, ...]) -> Outgoing:
-            plan = self.plan(turn, settings, routes, passages, decision)
+        async def build(turn: turns.Turn, passages: tuple[Passage, ...]) -> Outgoing:
+            chosen = decision or await self._classified(turn, routes)
+            plan = self.plan(turn, settings, routes, passages, chosen)
             # Asked by a prompt, small models often start the answer over.
             repeat = turn.prior_text and plan.continue_mode is ContinueMode.PROMPT
             return Outgoing(plan, RepeatedStartFilter(turn.prior_text).feed if repeat else None)
 
         return Generation(self._run_settings(), kind, prepare, build)
+
+    async def _classified(self, turn: turns.Turn, routes: list[Route]) -> RouteDecision | None:
+        """A cascade's decision by its fast model within the budget (the rules' past it),
+        when the user turned the classifier on; None: the planner's rules decide."""
+        fast = next((r for r in routes if r.tier == Tier.FAST.value), None)
+        question = turn.history_and_question()[1]
+        if not self.classify or fast is None or not is_cascade(routes) or turn.prior_text:
+            return None  # a Continue goes on with the route it came from
+        classify = backend_classifier(fast.backend, fast.model)
+        return await decide(question, classify, self.classify_budget_ms)
 
     def _answer_again(
         self, kind: str, assistant_message_id: int, decision: RouteDecision | None = None

@@ -25,27 +25,13 @@ from client.services.router import Tier, chosen_by_user
 from client.ui.answer_footer import footer_text
 from client.ui.async_errors import KeptTasks
 from client.ui.error_text import error_text
+from client.ui.route_words import tier_label, tier_word
 
 if TYPE_CHECKING:
     from client.ui.chat_page import ChatPage
 
 ASK_STRONG_KEYS = "Ctrl+Shift+Return"
 REASK_KEYS = "Ctrl+Shift+R"
-
-
-def tier_word(tier: str) -> str:
-    if tier == Tier.FAST.value:
-        return QCoreApplication.translate("Cascade", "fast")
-    return QCoreApplication.translate("Cascade", "strong")
-
-
-def route_label(route: Route | None) -> str:
-    """ "fast · SmolLM2-135M" for a cascade's route; "" otherwise."""
-    if route is None or not route.tier:
-        return ""
-    return QCoreApplication.translate("Cascade", "{tier} · {model}").format(
-        tier=tier_word(route.tier), model=route.model
-    )
 
 
 def fallback_sentence(generation: Generation) -> str:
@@ -109,13 +95,18 @@ class CascadeLink(QObject):
         if not self.active() or key is None:
             self.say(self.tr("Choose a cascade first: a fast and a strong model."))
             return
-        written = self.tiers.get(key, Tier.FAST.value)
-        self.page.regenerate(chosen_by_user(Tier(written).other))
+        self.page.regenerate(chosen_by_user(self._written_by(key).other))
 
     def continue_other(self, key: int) -> None:
         """Go on from a kept partial answer with the model that did not write it."""
-        written = self.tiers.get(key, Tier.FAST.value)
-        self.page.continue_answer(key, chosen_by_user(Tier(written).other))
+        self.page.continue_answer(key, chosen_by_user(self._written_by(key).other))
+
+    def _written_by(self, key: int) -> Tier:
+        """The tier that wrote an answer: this run's, or as stored (a reopened one)."""
+        view = self.page.window.chat_view
+        stored = view.message(key).route if view.has_message(key) else ""
+        written = self.tiers.get(key) or stored
+        return Tier(written) if written in (Tier.FAST.value, Tier.STRONG.value) else Tier.FAST
 
     def _on_answer_ended(self, generation: Generation, key: int) -> None:
         self._compress_later(generation)
@@ -123,7 +114,7 @@ class CascadeLink(QObject):
         if route is None or not route.tier or finished is None:
             return
         self.tiers[key] = route.tier
-        parts = [footer_text(finished.metrics), route_label(route)]
+        parts = [footer_text(finished.metrics), tier_label(route.tier, route.model)]
         self.page.window.chat_view.set_footer(key, " · ".join(p for p in parts if p))
         if sentence := fallback_sentence(generation):
             self.say(sentence)

@@ -6,6 +6,7 @@ the next start once a server is chosen.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
@@ -13,13 +14,14 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenuBar
 
 from client.services.planner import Route
-from client.services.saved_cascade import CascadePart, CascadeProfile, SavedCascade
+from client.services.saved_cascade import CascadePart, SavedCascade
 from client.ui.async_errors import KeptTasks
 from client.ui.cascade_link import CascadeLink
 
 COMPRESS_KEY = "cascade/compress_history"
 
 if TYPE_CHECKING:
+    from client.services.session import ChatSession
     from client.ui.server_control import ServerControl
 
 
@@ -39,6 +41,13 @@ class CascadeMenu(QObject):
         self.use_action.setCheckable(True)
         self.use_action.toggled.connect(self._toggled)
         self.menu.addAction(self.use_action)
+        self.classify_action = QAction(
+            self.tr("Let the fast model choose (within 150 ms, else the rules)"), self.menu
+        )
+        self.classify_action.setCheckable(True)
+        self.classify_action.setChecked(self.saved.load().classify)
+        self.classify_action.toggled.connect(self._classify_toggled)
+        self.menu.addAction(self.classify_action)
         self.menu.addSeparator()
         self.compress_action = QAction(self.tr("Summarise long conversations"), self.menu)
         self.compress_action.setCheckable(True)
@@ -48,6 +57,8 @@ class CascadeMenu(QObject):
         self.menu.addAction(self.compress_action)
         link.compress = self.compress_action.isChecked()
         servers.serverChanged.connect(self._on_server_changed)
+        link.page.sessionChanged.connect(self._on_session)
+        self._on_session(link.page.session)
         self._refresh()
 
     def _compress_toggled(self, on: bool) -> None:
@@ -55,6 +66,15 @@ class CascadeMenu(QObject):
         self.link.compress = on
         if self.link.page.session is not None:  # the next request already
             self.link.page.session.compress_history = on
+
+    def _on_session(self, session: ChatSession | None) -> None:
+        if session is not None:
+            session.classify = self.classify_action.isChecked()
+
+    def _classify_toggled(self, on: bool) -> None:
+        self.saved.save(replace(self.saved.load(), classify=on))
+        if self.link.page.session is not None:  # the next question already
+            self.link.page.session.classify = on
 
     def _add(self, text: str, tier: str) -> QAction:
         action = QAction(text, self.menu)
@@ -70,10 +90,10 @@ class CascadeMenu(QObject):
         part = CascadePart.of(choice, session.model)
         profile = self.saved.load()
         if tier == "fast":
-            profile = CascadeProfile(part, profile.strong, profile.on)
+            profile = replace(profile, fast=part)
             said = self.tr("Fast model: {model}").format(model=part.model)
         else:
-            profile = CascadeProfile(profile.fast, part, profile.on)
+            profile = replace(profile, strong=part)
             said = self.tr("Strong model: {model}").format(model=part.model)
         self.saved.save(profile)
         self.link.say(said)
@@ -87,8 +107,7 @@ class CascadeMenu(QObject):
         self.use_action.blockSignals(False)
 
     def _toggled(self, on: bool) -> None:
-        profile = self.saved.load()
-        self.saved.save(CascadeProfile(profile.fast, profile.strong, on))
+        self.saved.save(replace(self.saved.load(), on=on))
         self.tasks.spawn(self.apply(), "use the cascade")
 
     def _on_server_changed(self, *_: object) -> None:

@@ -20,6 +20,8 @@ class ShownMessage:
     version: tuple[int, int] | None = None  # (1-based index, count) among sibling answers
     thinking: str = ""  # a reasoning model's reasoning, shown above the answer
     footer: str = ""  # "0.21 s to first token · 48 tok/s ..." (client.ui.answer_footer)
+    route: str = ""  # a cascade's "fast" or "strong" (as stored with the answer)
+    model: str = ""  # the model that wrote it
     # Knowledge: a heading, then "[1] ~/notes/a.md:3-9" ... (client.ui.knowledge_link)
     citations: list[str] = field(default_factory=list)
     citation_targets: list[tuple[str, int]] = field(default_factory=list)  # (path, line)

@@ -25,6 +25,7 @@ from client.ui.error_text import error_text
 from client.ui.generation_runner import GenerationRunner, temporary_key
 from client.ui.main_window import MainWindow
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.route_words import tier_label
 
 # What a stored answer's state offers when its conversation is opened again.
 STOPPED_KEPT = QT_TRANSLATE_NOOP("ChatPage", "This answer was stopped; the text so far is kept.")
@@ -338,6 +339,8 @@ class ChatPage(QObject):
             str(message.state),
             version,
             thinking=getattr(message, "thinking", "") or "",
+            route=getattr(message, "route", "") or "",
+            model=getattr(message, "model", "") or "",
         )
 
     def _add_footers(self, shown: list[ShownMessage]) -> None:
@@ -351,9 +354,12 @@ class ChatPage(QObject):
             report(error, "reading the answers' metrics")
             return
         for message in answers:
-            if message.key in records:
-                message.footer = footer_text(records[message.key])
-                add_stored_citations(message, records[message.key].stages)
+            record = records.get(message.key)
+            # As the live answer showed it: its figures, then a cascade's route.
+            parts = [footer_text(record), tier_label(message.route, message.model)]
+            message.footer = " · ".join(part for part in parts if part)
+            if record is not None:
+                add_stored_citations(message, record.stages)
 
     # --- helpers -------------------------------------------------------------------
     def _truncate_view(self, key: int) -> None:

@@ -120,6 +120,62 @@
         <source>The {failed} model ({failed_model}) failed before answering; the {answered} model ({model}) answered. {error}</source>
         <translation>{failed}模型（{failed_model}）在回答前出错；改由{answered}模型（{model}）回答。{error}</translation>
     </message>
+    <message>
+        <source>asks to prove, derive, explain or compare</source>
+        <translation>要求证明、推导、解释或比较</translation>
+    </message>
+    <message>
+        <source>code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>maths</source>
+        <translation>数学</translation>
+    </message>
+    <message>
+        <source>translation</source>
+        <translation>翻译</translation>
+    </message>
+    <message>
+        <source>several questions</source>
+        <translation>多个问题</translation>
+    </message>
+    <message>
+        <source>a long message</source>
+        <translation>长消息</translation>
+    </message>
+    <message>
+        <source>a short everyday question</source>
+        <translation>简短的日常问题</translation>
+    </message>
+    <message>
+        <source>classifier out of budget, rules decided: {reason}</source>
+        <translation>分类器超出时间预算，由规则决定：{reason}</translation>
+    </message>
+    <message>
+        <source>classifier failed, rules decided: {reason}</source>
+        <translation>分类器出错，由规则决定：{reason}</translation>
+    </message>
+    <message>
+        <source>no classifier answer, rules decided: {reason}</source>
+        <translation>分类器未给出答复，由规则决定：{reason}</translation>
+    </message>
+    <message>
+        <source>the {tier} model failed before answering</source>
+        <translation>{tier}模型在回答前出错</translation>
+    </message>
+    <message>
+        <source>asked for by you</source>
+        <translation>由你指定</translation>
+    </message>
+    <message>
+        <source>the fast model&apos;s classification</source>
+        <translation>快速模型的分类</translation>
+    </message>
+    <message>
+        <source>{route} · attempt {n}</source>
+        <translation>{route} · 第 {n} 次尝试</translation>
+    </message>
 </context>
 <context>
     <name>CascadeLink</name>
@@ -173,6 +229,10 @@
     <message>
         <source>Strong model: {model}</source>
         <translation>强大模型：{model}</translation>
+    </message>
+    <message>
+        <source>Let the fast model choose (within 150 ms, else the rules)</source>
+        <translation>让快速模型选择（限 150 毫秒，否则按规则）</translation>
     </message>
 </context>
 <context>
@@ -1888,6 +1948,22 @@ Last lines from the engine:
     <message>
         <source>the server reported no timings</source>
         <translation>服务器未报告计时</translation>
+    </message>
+    <message>
+        <source>route decision</source>
+        <translation>路由决定</translation>
+    </message>
+    <message>
+        <source>route decision · classifier out of budget</source>
+        <translation>路由决定 · 分类器超出时间预算</translation>
+    </message>
+    <message>
+        <source>Route: {route} · {why}</source>
+        <translation>路由：{route} · {why}</translation>
+    </message>
+    <message>
+        <source>decided in {ms} ms</source>
+        <translation>用时 {ms} 毫秒决定</translation>
     </message>
 </context>
 <context>

@@ -400,3 +400,43 @@ def test_speculative_decoding_shows_drafted_and_accepted_tokens() -> None:
     (row,) = [r for r in build_waterfall(record).rows if "drafted" in r.label]
     assert row.text == "server: 384 drafted, 370 accepted" and row.start_ms == 120.0
     assert row.label == "server: {drafted} drafted, {accepted} accepted"
+
+
+def test_a_cascade_route_is_drawn_on_its_stage_live_and_stored() -> None:
+    from client.services.planner import Route
+    from client.services.route_note import mark_route
+    from client.services.router import RouteDecision, Tier
+
+    timeline = RequestTimeline()
+    timeline.enter_stage("understanding", 1_000_000)
+    decision = RouteDecision(
+        Tier.FAST, "a short everyday question (the classifier took over 150 ms)", 150.4,
+        classifier="out_of_budget",
+    )  # fmt: skip
+    decided_at = timeline.stages[0].start_ns + 155_000_000
+    route = Route(None, "smol", tier="fast")  # type: ignore[arg-type]
+    mark_route(timeline, route, decision, decided_at)
+    timeline.mark_written(timeline.stages[0].start_ns + 160_000_000)  # 160 ms later
+    timeline.enter_stage("answering", timeline.stages[0].start_ns + 200_000_000)
+    timeline.close_stages(timeline.stages[0].start_ns + 300_000_000)
+    live = record_from_request(
+        compute_metrics(timeline, None, []), timeline, at=1.0, model="smol", server="s",
+        cold=False, outcome="complete",
+    )  # fmt: skip
+    from client.services.stage_record import stage_record
+
+    kept = json.dumps(stage_record(timeline, None))  # as the metrics store keeps it
+    stored = record_from_stored({"time": 1.0, "stages": kept})
+    for record in (live, stored):
+        rows = build_waterfall(record).rows
+        stage = next(r for r in rows if r.label == "understanding")
+        assert stage.note is not None and stage.note.out_of_budget
+        assert (stage.note.tier, stage.note.model) == ("fast", "smol")
+        decided = next(r for r in rows if r.label == "route decision")
+        assert decided.end_ms - decided.start_ms == pytest.approx(150.4)
+        # made inside the understanding stage, before the request was written
+        assert stage.start_ms <= decided.start_ms < decided.end_ms <= 0.0
+    damaged = record_from_stored(
+        {"time": 1.0, "stages": [{"stage": "understanding", "start_ms": 0, "route": 3}]}
+    )
+    assert damaged.stages[0][:3] == ("understanding", 0.0, None) and damaged.stages[0].note is None

@@ -1,4 +1,5 @@
-"""The saved cascade: both halves and the switch round-trip; a damaged value is no cascade."""
+"""The saved cascade: both halves, the switch and the classifier round-trip; a damaged
+value is no cascade."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ def test_round_trip_and_damage(tmp_path: Path) -> None:
     again = SavedCascade(stores).load()
     assert again == CascadeProfile(fast, strong, True) and again.complete
     assert again.strong is not None and again.strong.choice.api_key_name == "Lab"
+    assert not again.classify  # off unless asked for
+    saved.save(CascadeProfile(fast, strong, on=True, classify=True))
+    assert SavedCascade(stores).load().classify
     stores.settings.set("cascade", {"fast": {"name": "x"}, "strong": 3, "on": True})
     damaged = SavedCascade(stores).load()
     assert damaged.fast is None and damaged.strong is None and not damaged.complete

@@ -167,3 +167,85 @@ def test_a_long_conversation_is_summarised_in_the_background_unless_turned_off(
     assert asked == []  # turned off: no summary request
     sent = server.requests[-1]["messages"]
     assert not any("Hello there." in m["content"] and m["role"] == "system" for m in sent)
+
+
+def _ticks(app: Any) -> list[str]:
+    return [text for _, text in app.hud.waterfall.plot.getAxis("left")._tickLevels[0]]
+
+
+def test_the_fast_model_choosing_past_its_budget_the_rules_decide_and_the_waterfall_says_so(
+    make_app, server, run, qtbot
+):
+    server.scripts.append([("hang",)])  # the classification never answers
+    app = make_app(server.url)
+    _cascade(app)
+    menu, w = app.cascade_menu, app.window
+    assert not menu.classify_action.isChecked()  # off unless asked for
+    menu.classify_action.setChecked(True)
+    assert app.page.session.classify and menu.saved.load().classify
+
+    async def ask() -> None:
+        w.composer.setPlainText("hi")
+        qtbot.keyClick(w.composer, Qt.Key.Key_Return)
+        await until(lambda: not app.page.busy and "Hello there." in w.chat_view.toPlainText())
+        await until(lambda: "fast · scripted:1b" in _footer(app))
+
+    run(ask())
+    asked = [r for r in server.requests if r.get("messages")]
+    assert "Reply with one word" in asked[0]["messages"][0]["content"]  # the classification
+    assert [r["model"] for r in asked] == ["scripted:1b", "scripted:1b"]
+    key = app.page.last_answer_key()
+    assert key is not None and app.hud.show_message(key)
+    ticks = _ticks(app)
+    assert any(t.startswith("understanding · fast · scripted:1b ") for t in ticks), ticks
+    assert any(t.startswith("route decision · classifier out of budget 1") for t in ticks), ticks
+    caption = app.hud.waterfall.caption.text()
+    assert "Route: fast · scripted:1b · classifier out of budget, rules decided: " in caption
+    assert "a short everyday question · decided in 1" in caption
+
+    again = make_app(server.url)  # the next start: the setting and the stored waterfall
+    assert again.cascade_menu.classify_action.isChecked()
+    run(until(lambda: again.page.session is not None and again.page.session.classify))
+    assert again.hud.show_message(key)
+    assert any(t.startswith("understanding · fast · scripted:1b ") for t in _ticks(again))
+    assert "classifier out of budget, rules decided" in again.hud.waterfall.caption.text()
+
+
+def test_a_reopened_conversation_labels_each_answer_with_the_model_that_wrote_it(
+    make_app, server, run, qtbot
+):
+    server.scripts.append([("status", 503, "queue full")])  # the strong model fails first
+    app = make_app(server.url)
+    _cascade(app)
+    w = app.window
+
+    async def ask(text: str, answers: int) -> None:
+        w.composer.setPlainText(text)
+        qtbot.keyClick(w.composer, Qt.Key.Key_Return)
+        await until(lambda: not app.page.busy and len(_footers(app)) == answers)
+
+    run(ask(PROOF, 1))  # fell back to the fast model
+    run(ask("Compare TCP and UDP", 2))
+    live = _footers(app)
+    assert "fast · scripted:1b" in live[0] and "strong · other:7b" in live[1]
+    conversation = app.page.conversation_id
+
+    again = make_app(server.url)  # a restart, then the conversation opened again
+    again.page.show_conversation(conversation)
+    reopened = _footers(again)
+    assert len(reopened) == 2
+    assert reopened[0].endswith("fast · scripted:1b") and "other:7b" not in reopened[0]
+    assert reopened[1].endswith("strong · other:7b")
+    assert "s to first token" in reopened[1]  # the figures too, as live
+
+
+def _footers(app: Any) -> list[str]:
+    lines = app.window.chat_view.toPlainText().splitlines()
+    return [line for line in lines if "Copy" in line and "Timing" in line]
+
+
+def test_the_window_has_a_phrase_for_every_rule_of_the_router() -> None:
+    from client.services.router import RULE_REASONS
+    from client.ui import route_words
+
+    assert route_words.RULE_REASONS == RULE_REASONS

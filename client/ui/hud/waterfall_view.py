@@ -7,10 +7,11 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from client.services.hud_model import Waterfall, WaterfallRow
+from client.services.hud_model import ROUTE_DECISION, Waterfall, WaterfallRow
 from client.ui.hud.palette import SIDE_COLORS
 from client.ui.locale_text import number
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.route_words import decision_reason, stage_route, tier_label
 
 MOMENT_WIDTH_FRACTION = 0.004  # a moment (first token ...) is a thin bar this wide
 
@@ -41,12 +42,13 @@ class WaterfallView(QWidget):
         brushes = [pg.mkBrush(*SIDE_COLORS.get(r.side, (128, 128, 128))) for r in rows]
         self.bars.setOpts(x0=x0, y=np.arange(len(rows)), width=width, brushes=brushes)
         labels = [
-            (i, f"{row_label(r)} {_duration(r.start_ms, r.end_ms)}") for i, r in enumerate(rows)
+            (i, f"{_row_text(r)} {_duration(r.start_ms, r.end_ms)}") for i, r in enumerate(rows)
         ]
         self.plot.getAxis("left").setTicks([labels])
         self.plot.setYRange(-0.5, len(rows) - 0.5)
         self.plot.setXRange(min(0.0, float(x0.min(initial=0.0))), span * 1.05)
-        self.caption.setText(f"{title}\n{_summary(waterfall)}")
+        lines = [title, _summary(waterfall), *_route_lines(waterfall)]
+        self.caption.setText("\n".join(lines))
 
 
 # The rows client.services.hud_model.build_waterfall names (its stages are
@@ -67,6 +69,7 @@ ROW_LABELS = (
     QT_TRANSLATE_NOOP("WaterfallView", "server: generation"),
     QT_TRANSLATE_NOOP("WaterfallView", "server: queue"),
     QT_TRANSLATE_NOOP("WaterfallView", "transport + queue"),
+    QT_TRANSLATE_NOOP("WaterfallView", "route decision"),
 )
 # Rows with figures: hud_model's templates (the same text, a test compares them),
 # filled in with the locale's numbers.
@@ -83,6 +86,37 @@ def row_label(row: WaterfallRow) -> str:
     if not row.figures:
         return label
     return label.format(**{name: number(value) for name, value in row.figures})
+
+
+def _row_text(row: WaterfallRow) -> str:
+    """A row's name; a cascade's stage adds its route, its decision what the classifier did."""
+    note, name = row.note, row_label(row)
+    if note is None:
+        return name
+    if row.label == ROUTE_DECISION:
+        if note.out_of_budget:
+            return QCoreApplication.translate(
+                "WaterfallView", "route decision · classifier out of budget"
+            )
+        return name
+    return f"{name} · {stage_route(note)}"
+
+
+def _route_lines(w: Waterfall) -> list[str]:
+    """Under the summary: each route decision in a sentence (the fallback's too)."""
+    lines = []
+    for row in w.rows:
+        note = row.note
+        if note is None or (row.label != ROUTE_DECISION and note.attempt == 1):
+            continue
+        line = QCoreApplication.translate("WaterfallView", "Route: {route} · {why}").format(
+            route=tier_label(note.tier, note.model), why=decision_reason(note)
+        )
+        if note.decided_ms is not None:
+            decided = QCoreApplication.translate("WaterfallView", "decided in {ms} ms")
+            line += " · " + decided.format(ms=number(note.decided_ms, 1))
+        lines.append(line)
+    return lines
 
 
 def _duration(start: float, end: float) -> str:
