@@ -46,7 +46,7 @@ from client.services.planner import Passage, RequestPlan, Route
 from client.services.retrieval import Retrieval, as_passages
 from client.services.route_note import mark_route
 from client.services.stage_record import stage_record
-from client.services.turns import Origin, Turn, name_answerer
+from client.services.turns import Turn, changed_answerer, name_answerer
 from client.store.history import HistoryStore, MessageState
 from client.store.metrics_store import MetricsStore
 
@@ -435,7 +435,8 @@ class Generation:
                 finished = self.finished
         if self._writer is not None:
             await self._writer.finish(self._stored_state(finished), finished.error_message)
-            await self._name_answerer()
+            if answered := changed_answerer(self._turn, self.route):  # a fallback's model
+                await self._settings.history.db.run(name_answerer, self._settings.history, answered)
         load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
         self.cold = self.cold or load_ms >= SERVER_LOAD_COLD_MS
         metrics_store = self._settings.metrics_store
@@ -453,15 +454,6 @@ class Generation:
             )
             # A full disk: the figures wait for room too (None until then).
             self.metrics_record_id = await saving.run_or_keep(metrics_store.db, record)
-
-    async def _name_answerer(self) -> None:
-        """The stored answer names the model that wrote it (a fallback's, not the failed one)."""
-        route, turn, history = self.route, self._turn, self._settings.history
-        if turn is None or route is None or turn.origin is None:
-            return
-        answered = Origin(route.server_name, route.model, route.tier)
-        if answered != turn.origin:
-            await history.db.run(name_answerer, history, turn, answered)
 
     def _stored_state(self, finished: Finished) -> MessageState:
         turn = self._turn

@@ -9,10 +9,13 @@ context is the conversation's active path, as the user sees it; what of it is se
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from client.core.conversation import ChatMessage, Role
 from client.store.history import HistoryStore, MessageState, StoredMessage
+
+if TYPE_CHECKING:
+    from client.services.planner import Route
 
 TITLE_CHARS = 60
 
@@ -45,6 +48,14 @@ class Origin:
     server: str
     model: str
     route: str = ""  # a cascade's "fast" or "strong"
+
+
+@dataclass(frozen=True, slots=True)
+class Answerer:
+    """A stored answer, and who really wrote it."""
+
+    message_id: int
+    origin: Origin
 
 
 def title_for(question: str) -> str:
@@ -150,11 +161,21 @@ def _answer_under(history: HistoryStore, user: StoredMessage, origin: Origin) ->
     return Turn(user.conversation_id, user.id, assistant.id, context, context_ids, origin=origin)
 
 
-def name_answerer(history: HistoryStore, turn: Turn, answered: Origin) -> None:
-    """Name on the stored answer the model that wrote it, when that is not the one
-    stored before the request (the other model took over after a failure)."""
-    server = answered.server or None
-    history.set_answerer(turn.assistant_message_id, server, answered.model, answered.route or None)
+def changed_answerer(turn: Turn | None, route: Route | None) -> Answerer | None:
+    """Who wrote the answer, when not the model stored with it before the request (the
+    other model took over after a failure, or the classifier chose it); else None."""
+    if turn is None or route is None or turn.origin is None:
+        return None
+    answered = Origin(route.server_name, route.model, route.tier)
+    return Answerer(turn.assistant_message_id, answered) if answered != turn.origin else None
+
+
+def name_answerer(history: HistoryStore, answerer: Answerer) -> None:
+    """Name on the stored answer the model that wrote it."""
+    origin = answerer.origin
+    history.set_answerer(
+        answerer.message_id, origin.server or None, origin.model, origin.route or None
+    )
 
 
 def _message(history: HistoryStore, message_id: int, role: str) -> StoredMessage:

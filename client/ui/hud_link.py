@@ -44,6 +44,7 @@ class HudLink:
             finished.outcome,
             message_id=finished.message_id,
             views_now=False,
+            answered_by=(route.model, route.server_name) if (route := generation.route) else None,
         )
         # The tier, waterfall and requests views a frame later: the answer's last
         # words and end state are painted first, and the loop is never held for both.

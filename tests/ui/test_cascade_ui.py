@@ -77,6 +77,15 @@ def test_the_strong_model_failing_is_answered_by_the_fast_one_and_said(
     assert "strong model (other:7b) failed before answering" in said
     assert "fast model (scripted:1b) answered" in said and "queue full" in said
     assert not w.outcome_bar.isVisible()
+    # the live waterfall names the model that answered, and shows both attempts
+    key = app.page.last_answer_key()
+    assert key is not None and app.hud.show_message(key)
+    assert app.hud.book.find_message(key).model == "scripted:1b"
+    ticks = _ticks(app)
+    assert any(t.startswith("understanding · strong · other:7b ") for t in ticks), ticks
+    assert any(t.startswith("understanding · fast · scripted:1b · attempt 2 ") for t in ticks)
+    caption = app.hud.waterfall.caption.text()
+    assert "Route: fast · scripted:1b · the strong model failed before answering" in caption
 
 
 def test_without_a_cascade_the_overrides_say_why_not(make_app, server, run, qtbot):
@@ -228,6 +237,8 @@ def test_a_reopened_conversation_labels_each_answer_with_the_model_that_wrote_it
     run(ask("Compare TCP and UDP", 2))
     live = _footers(app)
     assert "fast · scripted:1b" in live[0] and "strong · other:7b" in live[1]
+    strong_key = app.page.last_answer_key()
+    assert app.hud.book.find_message(strong_key).model == "other:7b"  # not the session's
     conversation = app.page.conversation_id
 
     again = make_app(server.url)  # a restart, then the conversation opened again

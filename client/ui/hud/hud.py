@@ -157,11 +157,15 @@ class LatencyHud(QWidget):
         message_id: int | None = None,
         *,
         views_now: bool = True,
+        answered_by: tuple[str, str] | None = None,
     ) -> None:
         """The reply ended: its record and the live plot's last frame now; the tier,
         waterfall and requests views now too, or (views_now=False) when the caller runs
-        show_last_reply, e.g. a loop turn later, after the answer's final paint."""
+        show_last_reply, e.g. a loop turn later, after the answer's final paint.
+        `answered_by` (model, server): who answered, when not the model it started with
+        (a cascade's route, or its other model after a fallback)."""
         at, model, server, cold = self._started
+        model, server = answered_by or (model, server)
         record = record_from_request(
             metrics,
             timeline,
