@@ -9,6 +9,7 @@ import json
 import sys
 import threading
 
+from client.cli import lab_check
 from client.lab import PRESETS, LabServer, ScenarioError, load_scenario
 from client.lab.live import command
 
@@ -37,9 +38,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --record: replace the replies' text by the lab's corpus, to share the file",
     )
+    checks = parser.add_subparsers(dest="lab_command", metavar="check")
+    help_text = "play a scenario's [flow] in the window (offscreen) and print what it showed"
+    lab_check.add_arguments(checks.add_parser("check", help=help_text, description=help_text))
 
 
 def run(args: argparse.Namespace) -> int:
+    if getattr(args, "lab_command", None) == "check":
+        return lab_check.run(args)
     try:
         scenario = load_scenario(args.scenario)
     except ScenarioError as exc:

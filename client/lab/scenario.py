@@ -264,6 +264,8 @@ def load_scenario(name_or_path: str | Path) -> Scenario:
 
 def scenario_from_dict(data: dict[str, Any]) -> Scenario:
     data = dict(data)
+    # [flow]: what a tester does in the window (`tachy lab check`); the lab serves without it.
+    data.pop("flow", None)
     tables = data.pop("models", None)
     base = preset(data.pop("base")) if "base" in data else Scenario()
     scenario = _with_dials(base, data)
