@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import qasync
-from PySide6.QtCore import QEvent, QSettings
+from PySide6.QtCore import QEvent, QLocale, QSettings
 from PySide6.QtWidgets import QApplication
 
 from client.services.stores import open_stores
@@ -41,6 +41,15 @@ class LoopRunner:
 
     def __call__(self, coro: Coroutine[Any, Any, Any], timeout_s: float = TEST_TIMEOUT_S) -> Any:
         return self.loop.run_until_complete(asyncio.wait_for(coro, timeout_s))
+
+
+@pytest.fixture(autouse=True)
+def english_figures() -> Iterator[None]:
+    """Each window test starts in US English (1,340.0), whatever the machine's locale
+    or an earlier test's QLocale.setDefault: figures are written by QLocale."""
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    yield
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
 
 
 @pytest.fixture
