@@ -2,7 +2,8 @@
 
 The checks block (the local engine's start takes seconds), so they run on a worker
 thread and each line is added on the loop as it is done. The dialog is not modal: the
-chat goes on meanwhile. The report lines are the same as the terminal's.
+chat goes on meanwhile. The report lines are the terminal's, in the window's language
+(ui/doctor_text.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from client.services.doctor import Check, Status, iter_checks
+from client.ui.doctor_text import check_line
 
 
 class DoctorDialog(QDialog):
@@ -50,7 +52,7 @@ class DoctorDialog(QDialog):
 
     def add(self, check: Check) -> None:
         self.checks.append(check)
-        self.report.appendPlainText(check.line())
+        self.report.appendPlainText(check_line(check))
 
     def done_checking(self, error: str | None = None) -> None:
         self.finished_checking = True

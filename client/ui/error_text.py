@@ -16,6 +16,7 @@ fails there instead of showing English.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 
 from PySide6.QtCore import QCoreApplication
@@ -129,7 +130,7 @@ PHRASES = (
     QT_TRANSLATE_NOOP("ErrorParts", "the server closed the stream before it finished"),
     QT_TRANSLATE_NOOP("ErrorParts", "no answer within {seconds} s"),
     QT_TRANSLATE_NOOP("ErrorParts", "no word for {seconds} s"),
-    QT_TRANSLATE_NOOP("ErrorParts", "no answer: {error}"),
+    QT_TRANSLATE_NOOP("ErrorParts", "no answer: {detail}"),
     # httpx's and the system's usual words for the same
     QT_TRANSLATE_NOOP("ErrorParts", "All connection attempts failed"),
     QT_TRANSLATE_NOOP("ErrorParts", "[Errno 111] Connection refused"),
@@ -205,16 +206,28 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile(regex, re.DOTALL)
 
 
-def _translated(sentence: str, templates: tuple[str, ...], context: str) -> str | None:
+def translated(
+    text: str,
+    templates: tuple[str, ...],
+    context: str,
+    ours: Callable[[str, str], str] = lambda _name, value: value,
+) -> str | None:
+    """`text` in the window's language when it fills one of `templates` (marked in
+    `context`), each field's value passed through ours(name, value); else None."""
     for template in templates:
-        found = _pattern(template).fullmatch(sentence)
+        found = _pattern(template).fullmatch(text)
         if found is not None:
-            values = {
-                name: phrase_text(value) if name in OUR_WORDS else value
-                for name, value in found.groupdict().items()
-            }
+            values = {name: ours(name, value) for name, value in found.groupdict().items()}
             return QCoreApplication.translate(context, template).format(**values)
     return None
+
+
+def _our_words(name: str, value: str) -> str:
+    return phrase_text(value) if name in OUR_WORDS else value
+
+
+def _translated(sentence: str, templates: tuple[str, ...], context: str) -> str | None:
+    return translated(sentence, templates, context, _our_words)
 
 
 def phrase_text(phrase: str) -> str:
