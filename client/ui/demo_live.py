@@ -72,6 +72,10 @@ class DemoLive(QObject):
             self.file_actions[path.stem] = action
         self.live_menu = QMenu(self.tr("Next answers"), demo.menu)
         self.live_menu.setObjectName("labLiveControl")
+        # What is set stays checked (one tier, one fault), so a presenter sees it; "As
+        # the scenario says", another scenario or stopping the lab clears both.
+        self.tiers = _optional_group(self)
+        self.faults = _optional_group(self)
         self.live_actions = [
             self._live(self.tr("Instant (about 30 ms)"), "instant", {"tier": "instant"}),
             self._live(self.tr("Fast (about 180 ms)"), "fast", {"tier": "fast"}),
@@ -103,8 +107,17 @@ class DemoLive(QObject):
 
     def _live(self, text: str, name: str, body: dict[str, Any]) -> QAction:
         action = self._add(self.live_menu, text, f"live-{name}")
-        action.triggered.connect(lambda _=False, b=body: self.control(b))
+        group = self.tiers if "tier" in body else self.faults if "fault" in body else None
+        if group is not None:
+            action.setCheckable(True)
+            group.addAction(action)
+        action.triggered.connect(lambda _=False, a=action, b=body: self._set_live(a, b))
         return action
+
+    def _set_live(self, action: QAction, body: dict[str, Any]) -> None:
+        if action.isCheckable():
+            action.setChecked(True)  # a second click sets it again: it stays checked
+        self.control(body)
 
     def show_running(self, running: bool) -> None:
         self.files_menu.setEnabled(running)
@@ -113,19 +126,37 @@ class DemoLive(QObject):
             action.setEnabled(running)
             if not running:
                 action.setChecked(False)
+        self.show_cleared()
+
+    def show_cleared(self) -> None:
+        """Nothing set live: the lab plays its scenario as it says (a new scenario, a new
+        lab and "As the scenario says" all start from there)."""
+        for group in (self.tiers, self.faults):
+            checked = group.checkedAction()
+            if checked is not None:
+                checked.setChecked(False)
 
     def play(self, path: Path) -> None:
         self.file_actions[path.stem].setChecked(True)
+        self.show_cleared()
         lab = self.demo.lab
         if lab is not None:
             work = _off_thread(lab.set_scenario, path)
             self.demo.task = self.demo.tasks.spawn(work, "switch the lab's scenario")
 
     def control(self, body: dict[str, Any]) -> None:
+        if body.get("clear"):
+            self.show_cleared()
         lab = self.demo.lab
         if lab is not None:
             work = _off_thread(lab.control, body)
             self.demo.task = self.demo.tasks.spawn(work, "change the next answers")
+
+
+def _optional_group(parent: QObject) -> QActionGroup:
+    group = QActionGroup(parent)
+    group.setExclusionPolicy(QActionGroup.ExclusionPolicy.ExclusiveOptional)
+    return group
 
 
 async def _off_thread(call: Callable[[Any], Any], argument: Any) -> None:

@@ -104,6 +104,7 @@ class DemoMenu(QObject):
 
     def pick(self, name: str) -> None:
         self.scenario_actions[name].setChecked(True)
+        self.live.show_cleared()  # the lab forgets what was set live with a new scenario
         if self.lab is not None:
             self.task = self.tasks.spawn(self._pick(self.lab, name), "switch the lab's scenario")
 

@@ -1,5 +1,5 @@
 """The Demo menu's scenario files and live control: a bundled file played from the menu,
-and one question moved through instant, typing and slow while the lab runs."""
+and one question moved through instant, fast, typing and slow while the lab runs."""
 
 from __future__ import annotations
 
@@ -28,6 +28,11 @@ def _by_name(app: Any, name: str) -> QAction:
     found = app.window.findChildren(QAction, name)
     assert len(found) == 1, name
     return found[0]
+
+
+def _checked(app: Any) -> list[QAction]:
+    """The Next answers items checked: what the presenter has set live."""
+    return [a for a in _submenu(app, "labLiveControl").actions() if a.isChecked()]
 
 
 def _ask(app: Any, qtbot: Any, question: str) -> None:
@@ -72,27 +77,47 @@ def test_a_file_from_the_menu_and_one_question_through_the_tiers(
 
         _by_name(app, "scenario-instant").trigger()
         await until(lambda: app.demo.scenario == "instant", 5)
-        for tier, seen in (("typing", TYPING), ("slow", None), ("instant", "")):
+        _ask(app, qtbot, "And at sunset?")
+        await until(lambda: not app.page.busy, 12)
+        # One question through the four tiers: the presenter picks the next answers'
+        # tier and regenerates (Ctrl+R); the HUD shows each tier in large type.
+        asked = [key for key in view.keys() if view.message(key).role == "user"]
+        for tier, seen in (("instant", ""), ("fast", ""), ("typing", TYPING), ("slow", None)):
             _by_name(app, f"live-{tier}").trigger()
             await until(lambda: app.demo.task.done(), 5)
-            _ask(app, qtbot, "And at sunset?")
+            assert [a.objectName() for a in _checked(app)] == [f"live-{tier}"]
+            w.shortcuts["regenerate"].activated.emit()
             if seen is None:
                 await until(lambda: STAGE_WITH_TIME.match(w.stage_label.text()) is not None, 4)
             elif seen:
                 await until(lambda s=seen: w.stage_label.text() == s, 3)
             await until(lambda: not app.page.busy, 12)
+            assert [key for key in view.keys() if view.message(key).role == "user"] == asked
             last = view.message(view.keys()[-1])
             assert last.state == "complete", tier
+            await until(lambda t=tier: str(app.hud.tier.shown_tier()) == t, 2)
             timing = app.demo.lab.server.state.live.describe()
             assert timing["ttft_ms"] == PRESETS[tier].ttft.p50_ms
 
         _by_name(app, "live-busy").trigger()
         await until(lambda: app.demo.task.done(), 5)
+        assert [a.objectName() for a in _checked(app)] == ["live-slow", "live-busy"]
+        _by_name(app, "live-busy").trigger()  # a second click: still set, still checked
+        await until(lambda: app.demo.task.done(), 5)
+        assert [a.objectName() for a in _checked(app)] == ["live-slow", "live-busy"]
         _ask(app, qtbot, "And on the Moon?")
         await until(lambda: not app.page.busy, 10)
         assert view.message(view.keys()[-1]).state == "failed"
         _by_name(app, "live-clear").trigger()
         await until(lambda: app.demo.task.done(), 5)
         assert app.demo.lab.server.state.live.describe()["fault"] is None
+        assert _checked(app) == []
 
-    run(flow(), 60)
+        _by_name(app, "live-typing").trigger()
+        await until(lambda: app.demo.task.done(), 5)
+        _by_name(app, "scenario-fast").trigger()  # the lab forgets the live settings
+        await until(lambda: app.demo.scenario == "fast", 5)
+        assert app.demo.lab.server.state.live.describe()["ttft_ms"] is None
+        assert _checked(app) == []
+
+    run(flow(), 90)
