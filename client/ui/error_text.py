@@ -189,6 +189,9 @@ PHRASES = (
     QT_TRANSLATE_NOOP("ErrorParts", "can't use port {port}: it is in use"),
     QT_TRANSLATE_NOOP("ErrorParts", "exited during start-up (exit code {code})"),
     QT_TRANSLATE_NOOP("ErrorParts", "did not answer within {seconds} s of starting"),
+    # why the history cannot be used (client/store/recovery.py; the storage banner)
+    QT_TRANSLATE_NOOP("ErrorParts", "schema {version}; this one knows {known}"),
+    QT_TRANSLATE_NOOP("ErrorParts", "{folder} is a file, not a folder"),
 )
 
 # Fields holding Tachy's words (one of PHRASES); the rest are the server's or the user's.

@@ -12,6 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QBoxLayout, QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from client.services.stores import HistoryProblem, ProblemKind
+from client.ui.error_text import phrase_text
+from client.ui.locale_text import number
 
 
 class StorageBanner(QFrame):
@@ -62,18 +64,22 @@ class StorageBanner(QFrame):
             return self.tr(
                 "Your history was damaged ({reason}). It was kept as {kept}, and "
                 "{rows} readable entries were recovered into a new history."
-            ).format(reason=problem.reason, kept=problem.kept_at, rows=problem.recovered_rows)
+            ).format(
+                reason=phrase_text(problem.reason),
+                kept=problem.kept_at,
+                rows=number(problem.recovered_rows),
+            )
         if problem.kind is ProblemKind.TOO_NEW:
             return self.tr(
                 "This history was written by a newer Tachy ({reason}). It is shown "
                 "read-only from {path}; nothing you do now is saved. Update Tachy to "
                 "keep chatting in it."
-            ).format(reason=problem.reason, path=problem.path)
+            ).format(reason=phrase_text(problem.reason), path=problem.path)
         return self.tr(
             "Nothing is being saved: Tachy cannot write to {folder} ({reason}). Your "
             "conversations are kept in memory until you quit. Fix the folder, or set "
             "TACHY_DATA_DIR to another one, and restart."
-        ).format(folder=problem.path.parent, reason=problem.reason)
+        ).format(folder=problem.path.parent, reason=phrase_text(problem.reason))
 
 
 def attach_storage_banner(above: QWidget, problem: HistoryProblem | None) -> StorageBanner:

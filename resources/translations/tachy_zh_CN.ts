@@ -967,6 +967,14 @@
         <translation>{what} 不是 JSON 对象</translation>
     </message>
     <message>
+        <source>schema {version}; this one knows {known}</source>
+        <translation>结构版本 {version}；此版本只认识到 {known}</translation>
+    </message>
+    <message>
+        <source>{folder} is a file, not a folder</source>
+        <translation>{folder} 是文件，不是文件夹</translation>
+    </message>
+    <message>
         <source>HTTP 404 ({message})</source>
         <translation>HTTP 404（{message}）</translation>
     </message>

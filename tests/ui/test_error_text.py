@@ -242,3 +242,25 @@ def test_the_chinese_window_says_a_server_error_in_chinese(
     assert _english_left(label.text(), ["out of memory"]) == [], label.text()
     run(ask("second"))
     assert label.text() and _english_left(label.text(), []) == [], label.text()
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason", "kept"),
+    [
+        ("too_new", "schema 9; this one knows 4", ["9", "4"]),
+        ("not_saving", "/data/tachy is a file, not a folder", ["/data/tachy"]),
+    ],
+)
+def test_the_history_banner_says_why_in_chinese(
+    chinese: None, qtbot: Any, kind: str, reason: str, kept: list[str]
+) -> None:
+    from client.services.stores import HistoryProblem, ProblemKind
+    from client.ui.storage_banner import StorageBanner
+
+    banner = StorageBanner()
+    qtbot.addWidget(banner)
+    shown = banner.sentence(
+        HistoryProblem(ProblemKind(kind), Path("/data/tachy/t.sqlite3"), reason)
+    )
+    assert all(part in shown for part in kept), shown
+    assert _english_left(shown, kept) == [], shown
