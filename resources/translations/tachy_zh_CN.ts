@@ -1917,6 +1917,10 @@ Last lines from the engine:
         <translation>输入中上限</translation>
     </message>
     <message>
+        <source> ms</source>
+        <translation> 毫秒</translation>
+    </message>
+    <message>
         <source>The last reply had no first token.</source>
         <translation>上一条回复没有首个词元。</translation>
     </message>

@@ -120,3 +120,11 @@ def test_the_server_view_writes_its_figures_in_the_locale(german: None, qtbot: A
     assert view.figures["server TTFT"].text() == "P50 1.234 ms · P95 2.345 ms (n=1.500)"
     assert view.figures["decode tokens/s"].text() == "1.234,6"
     assert view.figures["busy slots"].text().startswith("1 / 4 · 8.192")
+
+
+def test_the_tier_thresholds_are_written_in_the_locale(german: None, qtbot: Any) -> None:
+    from client.ui.hud.tier_view import TierView
+
+    view = TierView()
+    qtbot.addWidget(view)
+    assert [edit.text() for edit in view.edits][-1] == "1.000 ms"

@@ -64,6 +64,7 @@ class RequestsView(QWidget):
         for scope, name in SCOPE_NAMES.items():
             self.scope.addItem(self.tr(name), scope)
         self.last_n = QSpinBox(minimum=1, maximum=100_000, value=50)
+        self.last_n.setGroupSeparatorShown(True)
         self.exclude_cold = QCheckBox(self.tr("Exclude cold"))
         self.table = QTableWidget(len(STAT_FIELDS), len(COLUMNS))
         self.table.setHorizontalHeaderLabels([self.tr(column) for column in COLUMNS])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QLocale, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QLocale, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
@@ -53,7 +53,9 @@ class TierView(QWidget):
 
     @staticmethod
     def _spin(value: float) -> QDoubleSpinBox:
-        spin = QDoubleSpinBox(minimum=1.0, maximum=60_000.0, decimals=0, suffix=" ms")
+        suffix = QCoreApplication.translate("TierView", " ms")
+        spin = QDoubleSpinBox(minimum=1.0, maximum=60_000.0, decimals=0, suffix=suffix)
+        spin.setGroupSeparatorShown(True)  # 1,000 ms, as the window writes figures
         spin.setValue(value)
         return spin
 
