@@ -120,6 +120,11 @@ SENTENCES = (
     QT_TRANSLATE_NOOP("Errors", "No server figures: {error}."),
     # client/services/saved_servers.py
     QT_TRANSLATE_NOOP("Errors", "A saved server is already called {name}."),
+    # client/services/generation.py (a bug's error, not a typed one) and the history
+    QT_TRANSLATE_NOOP("Errors", "Something went wrong: {error}"),
+    QT_TRANSLATE_NOOP(
+        "Errors", "Tachy closed while this answer was arriving; the text so far is kept."
+    ),
 )
 
 # Tachy's own words inside those sentences: why a connection or a stream failed, what

@@ -1185,6 +1185,14 @@ Last lines from the engine:
         <source>A saved server is already called {name}.</source>
         <translation>已经有一个名为 {name} 的已保存服务器。</translation>
     </message>
+    <message>
+        <source>Something went wrong: {error}</source>
+        <translation>出了点问题：{error}</translation>
+    </message>
+    <message>
+        <source>Tachy closed while this answer was arriving; the text so far is kept.</source>
+        <translation>这条回答传来时 Tachy 关闭了；已生成的文字已保留。</translation>
+    </message>
 </context>
 <context>
     <name>HelpMenu</name>

@@ -35,9 +35,10 @@ from client.backends.local_engine import (
     find_model_file,
 )
 from client.backends.server_figures import Reply
-from client.services import server_stats
+from client.services import generation, server_stats
 from client.services.model_admin import ModelsNotManaged
 from client.store import knowledge_db, secrets
+from client.store.history import INTERRUPTED_BY_EXIT
 from client.ui.app import TachyApp
 from client.ui.error_text import error_text, is_known
 from client.ui.translations import install_translations
@@ -165,6 +166,8 @@ CASES: list[tuple[str, list[str]]] = [
     ),  # type: ignore[union-attr]
     ("/api/ps did not answer JSON.", []),
     ("A saved server is already called 'Home'.", ["'Home'"]),
+    (generation._sentence(KeyError("surprise")), ["'surprise'"]),
+    (INTERRUPTED_BY_EXIT, []),
 ]
 # Names and notation a Chinese sentence keeps in Latin letters.
 KEPT = re.compile(
