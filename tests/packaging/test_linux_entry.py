@@ -89,7 +89,21 @@ def test_each_png_icon_is_the_svg_rendered_at_its_size(qapp: QApplication, size:
     png = QImage(str(render_icons.png_path(size, RESOURCES / "icons" / "hicolor")))
     assert (png.width(), png.height()) == (size, size)
     fresh = render_icons.render(icon_svg(), size).convertToFormat(png.format())
-    assert png == fresh, "re-run packaging/linux/render_icons.py after editing the SVG"
+    # Qt's rasteriser may round a few edge pixels differently on another machine (seen:
+    # up to 11 pixels off by 1 of 255); an edited SVG changes far more, by far more.
+    assert _largest_difference(png, fresh) <= 2, (
+        "re-run packaging/linux/render_icons.py after editing the SVG"
+    )
+
+
+def _largest_difference(a: QImage, b: QImage) -> int:
+    """The largest difference of one channel of one pixel, 0-255."""
+    return max(
+        abs(((a.pixel(x, y) >> shift) & 255) - ((b.pixel(x, y) >> shift) & 255))
+        for y in range(a.height())
+        for x in range(a.width())
+        for shift in (0, 8, 16, 24)
+    )
 
 
 def test_install_and_uninstall_into_the_data_dir(tmp_path: Path) -> None:
