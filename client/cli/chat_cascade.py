@@ -5,7 +5,8 @@ within --classify-budget-ms); --json prints the decision first:
 
     {"event": "route", "route": "fast", "model": "SmolLM2-135M", "reason": ..., "decided_ms": 0.1}
 
-When the chosen route fails before its first token, the other answers and --json
+When the chosen route fails before its first token (or gives none within the cascade's
+wait: 10 s, never past --first-token-timeout), the other answers and --json
 prints {"event": "fallback", "from": "strong", "to": "fast", "error": "..."}; the exit
 code is the answer's (0 when the other model answered).
 """
@@ -16,12 +17,20 @@ import argparse
 import asyncio
 import json
 import sys
+from dataclasses import replace
 
-from client.backends.stream import ChatStream
+from client.backends.stream import ChatStream, StreamTimeouts
 from client.cli import cascade_args
 from client.cli import chat_common as chat
 from client.core.events import Failed, Token
-from client.services.cascade import answer_label, backend_classifier, falls_back
+from client.services.cascade import (
+    FALLBACK_AFTER_S,
+    answer_label,
+    backend_classifier,
+    falls_back,
+    first_token_limit,
+)
+from client.services.fallback import failure_sentence
 from client.services.planner import PlanInput, PlanSettings, RequestPlan, Route, plan_request
 from client.services.retrieval import Retrieval, as_passages
 from client.services.router import RouteDecision, Tier, decide
@@ -48,10 +57,13 @@ async def run(args: argparse.Namespace, text: str, found: Retrieval | None) -> i
         decision = await _decision(args, text, routes)
         plan = plan_request(_given(args, text, found, routes, decision))
         _show_route(args, plan)
-        stream = await _answer(args, plan, can_fall_back=True)
+        timeouts = chat.timeouts(args)
+        limit = first_token_limit(plan, FALLBACK_AFTER_S, timeouts.first_byte_s)
+        first = replace(timeouts, first_byte_s=limit)
+        stream = await _answer(args, plan, first, can_fall_back=True)
         if falls_back(stream.outcome, bool(stream.text)) and plan.fallback is not None:
             plan = _fallback_plan(args, text, found, routes, plan, stream)
-            stream = await _answer(args, plan, can_fall_back=False)
+            stream = await _answer(args, plan, timeouts, can_fall_back=False)
         if args.json and isinstance(stream.outcome, Failed):
             chat.say(stream.outcome.message)
         return chat.exit_code(stream)
@@ -108,7 +120,7 @@ def _fallback_plan(
     stream: ChatStream,
 ) -> RequestPlan:
     assert failed.fallback is not None and isinstance(stream.outcome, Failed)
-    error = stream.outcome.message
+    error = failure_sentence(stream.outcome.error)
     other = RouteDecision(Tier(failed.fallback.tier), f"fallback: {error}", by="fallback")
     plan = plan_request(_given(args, text, found, routes, other))
     if args.json:
@@ -122,10 +134,12 @@ def _fallback_plan(
     return plan
 
 
-async def _answer(args: argparse.Namespace, plan: RequestPlan, can_fall_back: bool) -> ChatStream:
+async def _answer(
+    args: argparse.Namespace, plan: RequestPlan, timeouts: StreamTimeouts, can_fall_back: bool
+) -> ChatStream:
     """Streams the plan's answer; a failure before the first token that the other route
     will take over is not printed as the answer's end (the fallback line says it)."""
-    stream = plan.route.backend.chat(plan.request(), chat.timeouts(args))
+    stream = plan.route.backend.chat(plan.request(), timeouts)
     printer: chat.JsonPrinter | chat.TextPrinter
     printer = (
         chat.JsonPrinter(sys.stdout) if args.json else chat.TextPrinter(sys.stdout, args.stages)

@@ -19,8 +19,15 @@ from client.backends.base import Backend
 from client.backends.errors import TachyError
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, Failed, Token, TokenKind
-from client.services.planner import Route
+from client.services.planner import RequestPlan, Route
 from client.services.router import CLASSIFY_PROMPT, Classifier, Tier, parse_classification
+
+# How long a cascade's chosen model may take to its first token before the other answers.
+# Well past the slow tier (1 s) and a long prefill on a 7B model (2,000 prompt tokens:
+# 0.7-1.5 s), with room for a model loaded from the disk cache; the first-token timeout
+# of a lone model (60 s, then Keep waiting/Cancel) is for a model with no alternative.
+FALLBACK_AFTER_S = 10.0
+PREDICTED_MARGIN = 2.0  # a plan predicting a long wait (a very long prompt) gets twice it
 
 
 def cascade_routes(fast: Route, strong: Route) -> list[Route]:
@@ -53,6 +60,18 @@ def falls_back(outcome: Done | Failed | None, got_tokens: bool) -> bool:
     """True when a route's failure should hand the question to the other route: it
     failed before any token arrived (afterwards the text is kept instead)."""
     return isinstance(outcome, Failed) and not got_tokens and _retryable(outcome.error)
+
+
+def first_token_limit(
+    plan: RequestPlan, fallback_after_s: float, limit_s: float | None
+) -> float | None:
+    """Seconds the plan's route has for its first token: with a fallback, the cascade's
+    wait (longer when the plan predicts more), never past the lone model's `limit_s`
+    (None: no limit)."""
+    if plan.fallback is None or limit_s is None:
+        return limit_s
+    predicted_s = (plan.predicted_ttft_ms or 0.0) / 1000
+    return min(max(fallback_after_s, PREDICTED_MARGIN * predicted_s), limit_s)
 
 
 def _retryable(error: Exception) -> bool:

@@ -1,16 +1,18 @@
 """A cascade's answer stream: the plan's route, and its fallback when that route fails
 before its first token (client/services/cascade.py says which failures).
 
-    stream = FallbackStream(plan, timeouts, on_fallback)
+    stream = FallbackStream(plan, timeouts, on_fallback, first_token_s=10.0)
     async with stream:
         async for event in stream:   # the chosen route's events, or the fallback's
             ...
 
-The failure before the first token is not passed on: `on_fallback` is told (the
-generation then names the route that answers), the timeline closes the first
-attempt's stage and opens a second "understanding" stage marked `attempt: 2`, so the
-waterfall shows both attempts, and the time to first token still counts from the
-first request (the timeline keeps its first "request written" stamp).
+The chosen route has `first_token_s` for its first token (client/services/cascade.py,
+`first_token_limit`); past it its request is closed and the other route answers, with
+the lone model's `timeouts`. The failure before the first token is not passed on:
+`on_fallback` is told (the generation then names the route that answers), the timeline
+closes the first attempt's stage and opens a second "understanding" stage marked
+`attempt: 2`, so the waterfall shows both attempts, and the time to first token still
+counts from the first request (the timeline keeps its first "request written" stamp).
 """
 
 from __future__ import annotations
@@ -18,9 +20,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 
-from client.backends.errors import TachyError
+from client.backends.errors import FirstByteTimeout, TachyError
 from client.backends.stream import ChatStream, StreamTimeouts
-from client.core.events import Done, Failed, ServerTimings, StreamEvent, Token, Usage
+from client.core.events import (
+    Done,
+    Failed,
+    ServerTimings,
+    Started,
+    StreamEvent,
+    Token,
+    Usage,
+)
 from client.core.timeline import RequestTimeline
 from client.services.cascade import falls_back
 from client.services.planner import RequestPlan
@@ -48,14 +58,32 @@ class FellBack:
 OnFallback = Callable[[FellBack], None]
 
 
+def answer_stream(
+    plan: RequestPlan,
+    timeouts: StreamTimeouts,
+    on_fallback: OnFallback,
+    first_token_s: float | None = None,
+) -> ChatStream | FallbackStream:
+    """The plan's stream: through its fallback for a cascade; else the route's own (no
+    extra hop per token)."""
+    if plan.fallback is None:
+        return plan.route.backend.chat(plan.request(), timeouts)
+    return FallbackStream(plan, timeouts, on_fallback, first_token_s)
+
+
 class FallbackStream:
     def __init__(
-        self, plan: RequestPlan, timeouts: StreamTimeouts, on_fallback: OnFallback
+        self,
+        plan: RequestPlan,
+        timeouts: StreamTimeouts,
+        on_fallback: OnFallback,
+        first_token_s: float | None = None,
     ) -> None:
         self._plan = plan
         self._timeouts = timeouts
         self._on_fallback = on_fallback
-        self._current: ChatStream = plan.route.backend.chat(plan.request(), timeouts)
+        first = replace(timeouts, first_byte_s=first_token_s)
+        self._current: ChatStream = plan.route.backend.chat(plan.request(), first)
 
     # What the generation reads of a stream: the one answering now.
     @property
@@ -97,9 +125,13 @@ class FallbackStream:
                 yield event
         if not self._falls_back(first.outcome, got_token):
             return
+        written = first.timeline.request_written_ns
         second = self._switch(first)
         async with second:
             async for event in second:
+                if isinstance(event, Started) and written is not None:
+                    # The second request stamped its own; the wait counts from the first.
+                    second.timeline.request_written_ns = written
                 yield event
 
     def _falls_back(self, outcome: Done | Failed | None, got_token: bool) -> bool:
@@ -117,7 +149,13 @@ class FallbackStream:
         second = plan.route.backend.chat(plan.request(), self._timeouts)
         second.timeline = timeline
         self._current = second
-        error = first.outcome.error
-        message = error.user_message if isinstance(error, TachyError) else str(error)
-        self._on_fallback(FellBack(failed.tier, failed.model, message, plan))
+        why = failure_sentence(first.outcome.error)
+        self._on_fallback(FellBack(failed.tier, failed.model, why, plan))
         return second
+
+
+def failure_sentence(error: Exception) -> str:
+    """Why a route fell back, in a sentence."""
+    if isinstance(error, FirstByteTimeout):  # its sentence says to keep waiting: moot here
+        return f"No first token came within {error.seconds:g} s."
+    return error.user_message if isinstance(error, TachyError) else str(error)

@@ -31,7 +31,8 @@ from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
 from client.services import saving
 from client.services.answer_writer import FLUSH_INTERVAL_S, AnswerWriter
-from client.services.fallback import FallbackStream, FellBack
+from client.services.cascade import first_token_limit
+from client.services.fallback import FallbackStream, FellBack, answer_stream
 from client.services.knowledge_stage import KnowledgeStage, Retrieved
 from client.services.outcomes import (
     NEXT_STEPS,
@@ -73,7 +74,8 @@ class RunSettings:
 
     history: HistoryStore
     metrics_store: MetricsStore | None = None
-    first_token_timeout_s: float = 60.0
+    first_token_timeout_s: float = 60.0  # then SlowStart: Keep waiting / Cancel
+    fallback_after_s: float = 10.0  # a cascade's route, before the other answers
     stall_timeout_s: float = 15.0
     thresholds: TierThresholds = DEFAULT_THRESHOLDS
     model_state_provider: ModelStateProvider | None = None
@@ -231,11 +233,11 @@ class Generation:
             mark_route(self.timeline, self.plan.route, self.plan.decision)
         self.request = self.plan.request()
         timeouts = StreamTimeouts(first_byte_s=None, stall_s=self._settings.stall_timeout_s)
-        stream: ChatStream | FallbackStream = (
-            FallbackStream(self.plan, timeouts, self._take_fallback)
-            if self.plan.fallback is not None  # a cascade; else no extra hop per token
-            else self.plan.route.backend.chat(self.request, timeouts)
+        settings = self._settings
+        limit = first_token_limit(
+            self.plan, settings.fallback_after_s, settings.first_token_timeout_s
         )
+        stream = answer_stream(self.plan, timeouts, self._take_fallback, limit)
         stream.timeline = self.timeline
         self._stream = stream
         self._waiting_since = asyncio.get_running_loop().time()
@@ -243,6 +245,7 @@ class Generation:
     def _take_fallback(self, fell_back: FellBack) -> None:
         self.fell_back, self.plan = fell_back, fell_back.plan
         self.request = fell_back.plan.request()
+        self._waiting_since = asyncio.get_running_loop().time()  # its own Keep waiting
 
     def _take_turn(self, turn: Turn) -> None:
         self._turn = turn

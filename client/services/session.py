@@ -23,7 +23,7 @@ from client.core.conversation import ChatMessage, GenerationOptions
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.services import turns
 from client.services.answer_writer import FLUSH_INTERVAL_S
-from client.services.cascade import backend_classifier
+from client.services.cascade import FALLBACK_AFTER_S, backend_classifier
 from client.services.compression import StoredSummary
 from client.services.continuation import ContinueMode, RepeatedStartFilter
 from client.services.generation import (
@@ -83,6 +83,8 @@ class ChatSession:
         self.history = history
         self.metrics_store = metrics_store
         self.first_token_timeout_s = first_token_timeout_s
+        # A cascade's chosen model gets this long for its first token; then the other answers.
+        self.fallback_after_s = FALLBACK_AFTER_S
         self.stall_timeout_s = stall_timeout_s
         self.thresholds = thresholds
         self.model_state_provider = model_state_provider  # set by the warmer
@@ -356,6 +358,7 @@ class ChatSession:
             history=self.history,
             metrics_store=self.metrics_store,
             first_token_timeout_s=self.first_token_timeout_s,
+            fallback_after_s=self.fallback_after_s,
             stall_timeout_s=self.stall_timeout_s,
             thresholds=self.thresholds,
             model_state_provider=self.model_state_provider,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from client.cli import main
+from client.cli import chat_cascade, main
 from tests.backends.live_server import LiveServer, Script
 from tests.backends.test_live_http import closed_port
 
@@ -152,3 +152,24 @@ def test_bad_cascade_arguments_are_one_sentence(
         code = int(exit_.code or 0)
     err = capsys.readouterr().err
     assert code in (1, 2) and message in err and "Traceback" not in err
+
+
+def test_a_silent_strong_model_falls_back_after_the_cascade_wait_not_the_minute(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(chat_cascade, "FALLBACK_AFTER_S", 0.3)  # stands for its 10 s
+    with (
+        LiveServer(Script(tokens=["fine"], models=["small"])) as fast,
+        LiveServer(Script(api="ollama", hang_after=0)) as strong,
+    ):
+        code = _chat(f"{fast.url}#small", f"{strong.url}#big", PROOF)  # --first-token-timeout 60
+    assert code == 0
+    events = _events(capsys.readouterr().out)
+    fallback = next(e for e in events if e["event"] == "fallback")
+    assert fallback == {
+        "event": "fallback",
+        "from": "strong",
+        "to": "fast",
+        "error": "No first token came within 0.3 s.",
+    }
+    assert [e["text"] for e in events if e["event"] == "token"] == ["fine"]

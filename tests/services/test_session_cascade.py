@@ -5,6 +5,7 @@ in every before-the-stream case, with both attempts in the stored waterfall."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +14,9 @@ import pytest
 from client.backends import backend_for
 from client.core.events import Token, TokenKind
 from client.lab import LabServer, scenario_from_dict
-from client.services.cascade import cascade_routes
-from client.services.outcomes import Finished, NextStep, Outcome
-from client.services.planner import Route
+from client.services.cascade import FALLBACK_AFTER_S, cascade_routes, first_token_limit
+from client.services.outcomes import Finished, NextStep, Outcome, SlowStart
+from client.services.planner import PlanInput, PlanSettings, Route, plan_request
 from client.services.router import Tier, chosen_by_user
 from client.services.session import ChatSession
 from client.store.db import Database
@@ -186,3 +187,40 @@ async def test_after_tokens_the_text_stays_and_continue_with_the_other_model(
     assert more_finished.text.startswith(finished.text) and len(more_finished.text) > len(
         finished.text
     )
+
+
+async def test_no_first_token_within_the_cascade_wait_falls_back_and_closes_the_request(
+    labs: Labs,
+) -> None:
+    fast = await labs.route(FAST, "fast lab")
+    strong = await labs.route({**STRONG, "fault": {"kind": "never_answer"}}, "lab")
+    session = labs.session(fast, strong)
+    session.fallback_after_s = 0.3  # the lone model's Keep waiting stays at its 60 s
+    generation = session.generate(None, PROOF)
+    events, finished = await _run(generation)
+    assert not any(isinstance(e, SlowStart) for e in events)  # no Keep waiting / Cancel
+    assert finished.outcome is Outcome.COMPLETE and finished.text == _text(events) != ""
+    fell_back = generation.fell_back
+    assert fell_back is not None and fell_back.failed_tier == "strong"
+    assert fell_back.error == "No first token came within 0.3 s."
+    assert "the fast model (fast-lab:135m) answered" in fell_back.note
+    assert labs.labs[1].stats.held == 0  # the strong model's request was closed
+    record = labs.metrics.for_messages([generation.assistant_message_id or 0])
+    (stored,) = record[generation.assistant_message_id or 0]
+    understanding = [s for s in stored.stages if s["stage"] == "understanding"]
+    assert len(understanding) == 2 and understanding[1].get("attempt") == 2
+    assert understanding[0]["end_ms"] - understanding[0]["start_ms"] >= 250
+    assert stored.ttft_ms is not None and stored.ttft_ms >= 300  # counted from the first
+
+
+def test_the_cascade_wait_is_short_longer_for_a_long_prediction_and_within_the_limit() -> None:
+    route = Route(backend_for("http://127.0.0.1:9", "openai"), "m")
+    plan = plan_request(PlanInput([], "hi", PlanSettings(), cascade_routes(route, route)))
+    assert plan.fallback is not None and FALLBACK_AFTER_S == 10.0
+    assert first_token_limit(plan, FALLBACK_AFTER_S, 60.0) == 10.0
+    assert first_token_limit(plan, FALLBACK_AFTER_S, 4.0) == 4.0  # never past the limit
+    assert first_token_limit(plan, FALLBACK_AFTER_S, None) is None  # "wait forever" holds
+    slow = replace(plan, predicted_ttft_ms=8000.0)
+    assert first_token_limit(slow, FALLBACK_AFTER_S, 60.0) == 16.0
+    alone = replace(plan, fallback=None)
+    assert first_token_limit(alone, FALLBACK_AFTER_S, 60.0) == 60.0  # no cascade: as before

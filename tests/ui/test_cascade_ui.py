@@ -88,6 +88,30 @@ def test_the_strong_model_failing_is_answered_by_the_fast_one_and_said(
     assert "Route: fast · scripted:1b · the strong model failed before answering" in caption
 
 
+def test_no_first_token_in_time_is_answered_by_the_fast_one_not_keep_waiting(
+    make_app, server, run, qtbot
+):
+    server.scripts.append([("hang",)])  # the strong model never sends a token
+    app = make_app(server.url)
+    _cascade(app)
+    app.page.session.fallback_after_s = 0.3
+    w = app.window
+
+    async def ask() -> None:
+        w.composer.setPlainText(PROOF)
+        qtbot.keyClick(w.composer, Qt.Key.Key_Return)
+        await until(lambda: not app.page.busy and "Hello there." in w.chat_view.toPlainText())
+        await until(lambda: "fast · scripted:1b" in _footer(app))
+
+    run(ask())
+    chat_models = [r["model"] for r in server.requests if r.get("messages")]
+    assert chat_models == ["other:7b", "scripted:1b"]
+    said = w.stage_label.text()
+    assert "strong model (other:7b) failed before answering" in said
+    assert "No first token came within 0.3 s." in said
+    assert not w.outcome_bar.isVisible()  # no Keep waiting / Cancel
+
+
 def test_without_a_cascade_the_overrides_say_why_not(make_app, server, run, qtbot):
     app = make_app(server.url)
     app.window.composer.setPlainText("hi")
