@@ -51,6 +51,8 @@ class WaterfallView(QWidget):
         self.caption.setText("\n".join(lines))
 
 
+# The servers whose own timings the waterfall shows, by the names users know them by.
+SOURCE_NAMES = {"ollama": "Ollama", "llamacpp": "llama.cpp", "vllm": "vLLM"}
 # The rows client.services.hud_model.build_waterfall names (its stages are
 # services.outcomes.Stage); tests/ui/test_translations.py checks a full waterfall's rows.
 ROW_LABELS = (
@@ -138,7 +140,8 @@ def _summary(w: Waterfall) -> str:
         parts = [QCoreApplication.translate("WaterfallView", "no first token")]
     if w.server_ttft_ms is not None and w.transport_and_queue_ms is not None:
         server = QCoreApplication.translate("WaterfallView", "server ({source}) {ms} ms")
-        parts.append(server.format(source=w.server_source, ms=number(w.server_ttft_ms, 1)))
+        source = SOURCE_NAMES.get(w.server_source or "", w.server_source)
+        parts.append(server.format(source=source, ms=number(w.server_ttft_ms, 1)))
         transport = QCoreApplication.translate("WaterfallView", "transport + queue {ms} ms")
         parts.append(transport.format(ms=number(w.transport_and_queue_ms, 1)))
     else:
