@@ -177,6 +177,14 @@ PHRASES = (
     QT_TRANSLATE_NOOP("ErrorParts", "it contains a space"),
     QT_TRANSLATE_NOOP("ErrorParts", "it has no host name"),
     QT_TRANSLATE_NOOP("ErrorParts", "port {port} is out of range"),
+    # (httpx's words for the same, lower-cased by address.py)
+    QT_TRANSLATE_NOOP("ErrorParts", "invalid port: {port}"),
+    QT_TRANSLATE_NOOP("ErrorParts", "invalid ipv4 address: {address}"),
+    QT_TRANSLATE_NOOP("ErrorParts", "invalid ipv6 address: {address}"),
+    QT_TRANSLATE_NOOP(
+        "ErrorParts",
+        "invalid non-printable ascii character in url, {character} at position {position}",
+    ),
     QT_TRANSLATE_NOOP(
         "ErrorParts",
         "it contains a user name or password; give the API key separately (so it is kept "

@@ -967,6 +967,22 @@
         <translation>{what} 不是 JSON 对象</translation>
     </message>
     <message>
+        <source>invalid port: {port}</source>
+        <translation>端口无效：{port}</translation>
+    </message>
+    <message>
+        <source>invalid ipv4 address: {address}</source>
+        <translation>IPv4 地址无效：{address}</translation>
+    </message>
+    <message>
+        <source>invalid ipv6 address: {address}</source>
+        <translation>IPv6 地址无效：{address}</translation>
+    </message>
+    <message>
+        <source>invalid non-printable ascii character in url, {character} at position {position}</source>
+        <translation>URL 中第 {position} 个位置有无效的不可打印字符 {character}</translation>
+    </message>
+    <message>
         <source>schema {version}; this one knows {known}</source>
         <translation>结构版本 {version}；此版本只认识到 {known}</translation>
     </message>
