@@ -8,6 +8,9 @@ the next request written on it gets no answer at all. Measured against the local
 engine: 9 of 60 back-to-back streamed requests on one client failed that way
 ("Server disconnected without sending a response"). Nothing of such a request was
 read by the server, so sending it again is safe; browsers do the same.
+
+Its sockets are plain asyncio ones (client/backends/socket_stream.py), cheaper per read
+than httpx's default.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 import logging
 
 import httpx
+
+from client.backends.socket_stream import AsyncioBackend
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +31,7 @@ _NO_REPLY = "without sending a response"  # httpcore's words for a close before 
 
 class ResendingTransport(httpx.AsyncBaseTransport):
     def __init__(self, inner: httpx.AsyncBaseTransport | None = None) -> None:
-        self._inner = inner or httpx.AsyncHTTPTransport()
+        self._inner = inner or http_transport()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         for _ in range(RESENDS):
@@ -40,3 +45,11 @@ class ResendingTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+
+def http_transport() -> httpx.AsyncHTTPTransport:
+    """httpx's transport, its connections made by AsyncioBackend. httpx takes no network
+    backend, so its pool's is replaced (tests/backends/test_socket_stream.py checks it)."""
+    transport = httpx.AsyncHTTPTransport()
+    transport._pool._network_backend = AsyncioBackend()
+    return transport

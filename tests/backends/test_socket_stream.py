@@ -1,0 +1,173 @@
+"""The asyncio sockets under httpx: reads return at once what has arrived, waits end in
+httpcore's own errors, and every client Tachy makes uses them."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any
+
+import httpcore
+import httpx
+import pytest
+
+from client.backends import socket_stream
+from client.backends.http_json import new_client
+from client.backends.socket_stream import AsyncioBackend, AsyncioStream
+
+
+class Server:
+    """A loopback server whose side of each connection the test drives by hand."""
+
+    def __init__(self) -> None:
+        self.writers: asyncio.Queue[asyncio.StreamWriter] = asyncio.Queue()
+        self.port = 0
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await self.writers.put(writer)
+        await reader.read()  # until the client closes
+
+    async def connect(self) -> tuple[AsyncioStream, asyncio.StreamWriter]:
+        stream = await AsyncioBackend().connect_tcp("127.0.0.1", self.port, timeout=5)
+        assert isinstance(stream, AsyncioStream)
+        return stream, await self.writers.get()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[Server]:
+    state = Server()
+    listening = await asyncio.start_server(state.handle, "127.0.0.1", 0)
+    state.port = listening.sockets[0].getsockname()[1]
+    async with listening:
+        yield state
+        listening.close()
+
+
+def at_once(awaitable: Awaitable[Any]) -> Any:
+    """The result of a coroutine that must finish without waiting for the loop."""
+    coroutine = awaitable.__await__()
+    with pytest.raises(StopIteration) as finished:
+        coroutine.send(None)
+    return finished.value.value
+
+
+async def until_buffered(stream: AsyncioStream, size: int) -> None:
+    """Until `size` bytes have arrived and wait unread."""
+    protocol, arrived = stream._protocol, asyncio.Event()
+    receive = protocol.data_received
+
+    def received(data: bytes) -> None:
+        receive(data)
+        if protocol.buffered >= size:
+            arrived.set()
+
+    protocol.data_received = received  # type: ignore[method-assign]
+    if protocol.buffered < size:
+        await asyncio.wait_for(arrived.wait(), 5)
+    protocol.data_received = receive  # type: ignore[method-assign]
+
+
+async def test_what_has_arrived_is_read_without_a_turn_of_the_loop(server: Server) -> None:
+    stream, peer = await server.connect()
+    peer.write(b"data: one\n\n")
+    await until_buffered(stream, 11)
+    assert at_once(stream.read(65536)) == b"data: one\n\n"
+    peer.write(b"0123456789")
+    await until_buffered(stream, 10)
+    assert at_once(stream.read(4)) == b"0123"  # a read takes at most max_bytes
+    assert at_once(stream.read(65536)) == b"456789"
+    await stream.aclose()
+
+
+async def test_a_read_waits_for_the_next_bytes(server: Server) -> None:
+    stream, peer = await server.connect()
+    reading = asyncio.ensure_future(stream.read(65536))
+    await asyncio.sleep(0.01)
+    assert not reading.done()
+    peer.write(b"late")
+    assert await asyncio.wait_for(reading, 5) == b"late"
+    await stream.aclose()
+
+
+async def test_the_end_of_the_stream_reads_empty(server: Server) -> None:
+    stream, peer = await server.connect()
+    peer.write(b"last")
+    peer.close()
+    assert await stream.read(65536) == b"last"
+    assert await asyncio.wait_for(stream.read(65536), 5) == b""
+    assert stream.get_extra_info("is_readable")  # a pooled connection that is gone
+
+
+async def test_a_reset_connection_is_a_read_error(server: Server) -> None:
+    stream, peer = await server.connect()
+    sock = peer.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+    peer.transport.abort()  # linger 0: an RST, not a FIN
+    with pytest.raises(httpcore.ReadError):
+        await asyncio.wait_for(stream.read(65536), 5)
+
+
+async def test_a_read_past_its_timeout_is_a_read_timeout(server: Server) -> None:
+    stream, _peer = await server.connect()
+    with pytest.raises(httpcore.ReadTimeout):
+        await stream.read(65536, timeout=0.01)
+    await stream.aclose()
+
+
+async def test_writing_to_a_closed_connection_is_a_write_error(server: Server) -> None:
+    stream, _peer = await server.connect()
+    await stream.aclose()
+    with pytest.raises(httpcore.WriteError):
+        await stream.write(b"GET / HTTP/1.1\r\n\r\n")
+
+
+async def test_a_refused_connection_is_a_connect_error() -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    with pytest.raises(httpcore.ConnectError):
+        await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5)
+
+
+async def test_a_fast_sender_is_paused_until_the_reader_catches_up(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(socket_stream, "READ_BUFFER_LIMIT", 4096)
+    stream, peer = await server.connect()
+    peer.write(b"x" * 65536)
+    await until_buffered(stream, 4097)
+    assert stream._transport.is_reading() is False
+    received = b""
+    while len(received) < 65536:
+        received += await asyncio.wait_for(stream.read(65536), 5)
+    assert received == b"x" * 65536 and stream._transport.is_reading()
+    await stream.aclose()
+
+
+async def test_every_client_tachy_makes_reads_with_it(server: Server) -> None:
+    async with new_client() as client:
+        pool = client._transport._inner._pool  # type: ignore[attr-defined]
+        assert isinstance(pool._network_backend, AsyncioBackend)
+
+
+async def test_an_http_answer_streams_through_it() -> None:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for part in (b"one ", b"two ", b"three"):
+            writer.write(b"%x\r\n%s\r\n" % (len(part), part))
+            await writer.drain()
+            await asyncio.sleep(0.005)
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+
+    listening = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    async with listening, new_client() as client:
+        async with client.stream("GET", f"http://127.0.0.1:{port}/") as response:
+            parts = [part async for part in response.aiter_raw()]
+    assert b"".join(parts) == b"one two three" and len(parts) >= 2
+    async with new_client() as client:  # nothing listens there now
+        with pytest.raises(httpx.ConnectError):
+            await client.get(f"http://127.0.0.1:{port}/")
