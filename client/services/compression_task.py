@@ -42,7 +42,7 @@ class HistoryCompressor:
         if text is None:
             return None
         stored = StoredSummary(HistorySummary(text, len(older)), covered)
-        session.summaries[conversation_id] = stored
+        await session.history.db.run(session.summaries.keep, conversation_id, stored)
         return stored
 
     async def _summary_unless_busy(self, older: list[ChatMessage], busy: Busy) -> str | None:

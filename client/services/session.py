@@ -48,9 +48,11 @@ from client.services.planner import (
     route_for,
 )
 from client.services.router import DEFAULT_BUDGET_MS, RouteDecision, Tier, decide
+from client.services.summaries import ConversationSummaries
 from client.store.db import Database
 from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
+from client.store.summaries import SummaryStore
 
 __all__ = ["ChatSession", "Generation", "ModelStateProvider", "SessionEvent"]
 
@@ -108,7 +110,8 @@ class ChatSession:
         # History compression (client/services/compression.py): each conversation's
         # summary of its older turns, sent instead of them while they are unchanged.
         self.compress_history = True
-        self.summaries: dict[int, StoredSummary] = {}
+        # Kept in the store: a reopened conversation sends its summary again.
+        self.summaries = ConversationSummaries(SummaryStore(history.db))
         # A cascade's fast model classifies each question within its budget (the
         # window's Cascade menu); past it, or when off, the router's rules decide.
         self.classify = False
@@ -239,7 +242,7 @@ class ChatSession:
     ) -> RequestPlan:
         """The plan for a stored turn: what the request sends, and to whom."""
         history, question = turn.history_and_question()
-        stored = self.summaries.get(turn.conversation_id) if self.compress_history else None
+        stored = self.summaries.recall(turn.conversation_id) if self.compress_history else None
         ids = turn.context_ids[: len(history)]
         summary = stored.summary if stored and stored.holds_for(history, ids) else None
         return self.plan_question(
@@ -300,6 +303,15 @@ class ChatSession:
             return None
         return self.plan_question(messages[:-1], messages[-1].content, ids[:-1], text_id=ids[-1])
 
+    def summary_in_use(self, conversation_id: int) -> StoredSummary | None:
+        """The summary the conversation's next request sends, if any (the window marks
+        where the turns it stands for end)."""
+        stored = self.summaries.recall(conversation_id) if self.compress_history else None
+        if stored is None:
+            return None
+        history, ids = self.stored_context(conversation_id)
+        return stored if stored.holds_for(history, ids) else None
+
     def stored_context(
         self, conversation_id: int | None
     ) -> tuple[list[ChatMessage], list[int | None]]:
@@ -326,7 +338,12 @@ class ChatSession:
             repeat = turn.prior_text and plan.continue_mode is ContinueMode.PROMPT
             return Outgoing(plan, RepeatedStartFilter(turn.prior_text).feed if repeat else None)
 
-        return Generation(self._run_settings(), kind, prepare, build)
+        def prepare_turn() -> turns.Turn:  # on the database thread, so is the summary's read
+            turn = prepare()
+            self.summaries.recall(turn.conversation_id)
+            return turn
+
+        return Generation(self._run_settings(), kind, prepare_turn, build)
 
     async def _classified(self, turn: turns.Turn, routes: list[Route]) -> RouteDecision | None:
         """A cascade's decision by its fast model within the budget (the rules' past it),

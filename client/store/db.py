@@ -32,6 +32,10 @@ Schema (version = `PRAGMA user_version`, one step per entry of MIGRATIONS):
            prompt_tokens, output_tokens, output_tokens_estimated, chunks, tier, cold,
            outcome, stages (JSON), server_timings (JSON))
       A message's metrics are the rows with its message_id (a Continue adds a row).
+  history_summaries(conversation_id PRIMARY KEY -> conversations ON DELETE CASCADE,
+           text, covered_ids (JSON list of message ids), created_at)   (schema 5)
+      A conversation's latest summary of its older turns (client/store/summaries.py);
+      it stands for exactly the messages covered_ids names, which stay as they are.
   endpoints(id, name UNIQUE, url, api, created_at)   -- never an API key (keyring only)
   settings(key PRIMARY KEY, value JSON)
   message_search: FTS5 trigram index over messages.content (when this SQLite has
@@ -229,8 +233,29 @@ def _message_route_4(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+_HISTORY_SUMMARIES_5 = [
+    """CREATE TABLE history_summaries (
+           conversation_id INTEGER PRIMARY KEY
+               REFERENCES conversations(id) ON DELETE CASCADE,
+           text TEXT NOT NULL,
+           covered_ids TEXT NOT NULL,
+           created_at REAL NOT NULL)""",
+]
+
+
+def _history_summaries_5(conn: sqlite3.Connection) -> None:
+    for statement in _HISTORY_SUMMARIES_5:
+        conn.execute(statement)
+
+
 Migration = Callable[[sqlite3.Connection], None]
-MIGRATIONS: list[Migration] = [_schema_1, _search_2, _metrics_view_3, _message_route_4]
+MIGRATIONS: list[Migration] = [
+    _schema_1,
+    _search_2,
+    _metrics_view_3,
+    _message_route_4,
+    _history_summaries_5,
+]
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

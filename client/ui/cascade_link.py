@@ -26,6 +26,7 @@ from client.ui.answer_footer import footer_text
 from client.ui.async_errors import KeptTasks
 from client.ui.error_text import error_text
 from client.ui.route_words import tier_label, tier_word
+from client.ui.summary_marker import SummaryMarker
 
 if TYPE_CHECKING:
     from client.ui.chat_page import ChatPage
@@ -67,6 +68,7 @@ class CascadeLink(QObject):
         page.continueOtherRequested.connect(self.continue_other)
         self.compress = True  # the Cascade menu's "Summarise long conversations"
         self.tasks = KeptTasks()  # history compression in the background
+        self.summary_marker = SummaryMarker(page)  # "Earlier turns summarised" in the chat
 
     def _action(self, text: str, keys: str) -> QAction:
         action = QAction(text, self.page.window)
@@ -130,6 +132,7 @@ class CascadeLink(QObject):
     async def _said_when_summarised(self, job: Coroutine[Any, Any, StoredSummary | None]) -> None:
         stored = await job
         if stored is not None and not self.page.busy:
+            self.summary_marker.refresh()
             self.say(
                 self.tr("Earlier turns summarised: {n} messages are sent as a summary.").format(
                     n=stored.summary.covers

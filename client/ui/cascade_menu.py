@@ -66,10 +66,13 @@ class CascadeMenu(QObject):
         self.link.compress = on
         if self.link.page.session is not None:  # the next request already
             self.link.page.session.compress_history = on
+        self.link.summary_marker.refresh()  # off: no summary is sent, none is marked
 
     def _on_session(self, session: ChatSession | None) -> None:
         if session is not None:
             session.classify = self.classify_action.isChecked()
+            # Before its first answer too: a reopened conversation's stored summary.
+            session.compress_history = self.compress_action.isChecked()
 
     def _classify_toggled(self, on: bool) -> None:
         self.saved.save(replace(self.saved.load(), classify=on))

@@ -1,8 +1,10 @@
 """The grey line under each message: who wrote it, its state, and its links.
 
 "Answer · stopped   Copy   Timing   ‹ 1/2 ›   0.21 s to first token ...", the
-"Copy code" link under each code block of a finished answer, and the "earlier
-messages not sent" line (the prompt budget's cut) above the message it names. Links
+"Copy code" link under each code block of a finished answer, the "earlier
+messages not sent" line (the prompt budget's cut) above the message it names, and the
+"earlier turns summarised" line under the last message a history summary stands for
+(client/ui/chat_markers.py sets them). Links
 use the view's private scheme, so a link in model output can never pose as one of
 them. Strings are translated in the "ChatView" context, as they were in the view.
 """
@@ -26,6 +28,10 @@ STATE_LABELS = {  # shown through tr() below
     "timed_out": QT_TRANSLATE_NOOP("ChatView", "cancelled while waiting"),
     "streaming": QT_TRANSLATE_NOOP("ChatView", "writing…"),
 }
+SUMMARY_LINKS = {  # by whether the summary is shown
+    False: QT_TRANSLATE_NOOP("ChatView", "Show summary"),
+    True: QT_TRANSLATE_NOOP("ChatView", "Hide summary"),
+}
 GREY = "#7a7a7a"
 LINK_BLUE = "#3b6fb6"
 
@@ -40,10 +46,15 @@ class MessageLabels:
         self.code_copies: dict[int, str] = {}  # "Copy code" link id -> the code
         self.cut_before: int | None = None  # the cut line sits above this message
         self.cut_text = ""
+        self.summary_after: int | None = None  # the summary line sits under this message
+        self.summary_title = ""
+        self.summary_text = ""
+        self.summary_open = False  # the summary itself shown under the line
 
     def clear(self) -> None:
         self.code_copies.clear()
         self.cut_before = None
+        self.summary_after = None
 
     def link_format(self, action: str, key: int) -> QTextCharFormat:
         fmt = QTextCharFormat()
@@ -74,6 +85,8 @@ class MessageLabels:
         if message.state != "streaming":
             self._links(cursor, block, grey)
         self._cut_line(cursor, message.key, grey)
+        if self.summary_after == message.key:
+            self._summary_line(cursor, message.key, grey)
 
     def _links(self, cursor: QTextCursor, block: MessageBlock, grey: QTextCharFormat) -> None:
         message = block.message
@@ -107,6 +120,15 @@ class MessageLabels:
         if self.cut_before is not None and self.key_before(self.cut_before) == key:
             cursor.insertBlock()
             cursor.insertText(f"— {self.cut_text} —", grey)
+
+    def _summary_line(self, cursor: QTextCursor, key: int, grey: QTextCharFormat) -> None:
+        cursor.insertBlock()
+        cursor.insertText(f"— {self.summary_title} —   ", grey)
+        link = QCoreApplication.translate("ChatView", SUMMARY_LINKS[self.summary_open])
+        cursor.insertText(link, self.link_format("summary", key))
+        if self.summary_open:  # the fast model's text: plain text, never HTML
+            cursor.insertBlock()
+            cursor.insertText(self.summary_text, grey)
 
     def add_code_copy_links(self, block: MessageBlock) -> None:
         """A "Copy code" link under each code block of a finished answer."""

@@ -29,6 +29,7 @@ from client.ui.chat_blocks import MessageBlock, ShownMessage
 from client.ui.chat_content import render_full, render_tail
 from client.ui.chat_document import hide_empty_paragraphs_around, one_edit
 from client.ui.chat_labels import MessageLabels
+from client.ui.chat_markers import ChatMarkers
 from client.ui.chat_menu import CodeBlockMenu
 from client.ui.chat_reasoning import ReasoningFrames
 from client.ui.chat_text import THINKING_GREY, content_format, meta_format, thinking_format
@@ -52,7 +53,7 @@ FINAL_RENDER_LATER_CHARS = 4000
 FINAL_RENDER_DELAY_MS = 4 * FRAME_MS
 
 
-class ChatView(QTextBrowser):
+class ChatView(ChatMarkers, QTextBrowser):
     actionRequested = Signal(str, int)  # (action, message key): copy, edit, prev, next, ...
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -444,21 +445,6 @@ class ChatView(QTextBrowser):
     def _render_tail(self, block: MessageBlock) -> None:
         render_tail(self.safe_document, block, self._action_scheme)
 
-    def mark_cut(self, key: int, text: str) -> None:
-        """Show `text` on a line just above message `key`: the history before it was
-        not sent (the prompt budget). One marker at a time: the latest request's."""
-        if key in self._earlier_by_key:
-            self._render_all_earlier()
-        old, self.labels.cut_before, self.labels.cut_text = self.labels.cut_before, key, text
-        for cut in {old, key}:
-            before = self._key_before(cut) if cut is not None else None
-            if before is not None and before in self._blocks:
-                with one_edit(self.document()):
-                    self.labels.render(self._blocks[before])
-
-    def cut_marked_before(self) -> int | None:
-        return self.labels.cut_before
-
     def _key_before(self, key: int) -> int | None:
         index = self._order.index(key) if key in self._order else 0
         return self._order[index - 1] if index > 0 else None
@@ -474,6 +460,8 @@ class ChatView(QTextBrowser):
                 self.copy_message(int(key))
             elif action == "thinking":
                 self.toggle_thinking(int(key))
+            elif action == "summary":
+                self.toggle_summary()
             else:
                 self.actionRequested.emit(action, int(key))
         elif scheme in WEB_SCHEMES:
