@@ -53,9 +53,10 @@ TTFT_MS, TPOT_MS, TOKENS = 100.0, 10.0, 20
 
 
 # At 50 streams the script decodes at 25 ms per token: 2,000 tokens/s in all. Tachy's
-# client spends about 240 us of CPU per streamed token (measured while writing this
-# test; a bare asyncio client 39 us), so 50 streams at 10 ms per token (5,000 tokens/s)
-# would need more than one core for the client alone: no client measures well then.
+# client spends 100-125 us of CPU per streamed token at 20 tokens a reply (request set-up
+# included; tests/perf/test_stream_cpu.py; a bare asyncio client 15-25 us), so 50 streams
+# at 10 ms per token (5,000 tokens/s) would take more than half a core for the client
+# alone, beside the lab's own share of this 2-core machine.
 TPOT_50_MS = 25.0
 
 
