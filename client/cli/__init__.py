@@ -31,6 +31,34 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     read from its module (the others list their names and help), so launching the app
     imports no subcommand (they pull in httpx, aiohttp, the lab: ~0.4 s before paint)."""
     parser = argparse.ArgumentParser(prog="tachy", description=__doc__)
+    _add_app_arguments(parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        if only is None or only == name:
+            _command_module(module_name).add_arguments(sub)
+    return parser
+
+
+def app_only_arguments(words: list[str]) -> argparse.Namespace | None:
+    """The arguments when the command line holds only the app's options, read without
+    the subcommands' parsers (3.5 ms before the window's first paint). None for anything
+    else (a command, --help, a mistake): the whole parser reads it and says so."""
+    if _named_command(words) or {"-h", "--help"} & set(words):
+        return None
+    parser = argparse.ArgumentParser(prog="tachy", add_help=False, exit_on_error=False)
+    _add_app_arguments(parser)
+    try:
+        args, rest = parser.parse_known_args(words)
+    except argparse.ArgumentError:
+        return None
+    if rest:
+        return None
+    args.command = None
+    return args
+
+
+def _add_app_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", help="server URL to open with (the app)")
     parser.add_argument("--api", choices=["auto", "ollama", "openai"], default="auto")
     parser.add_argument("--model", help="model to select (the app)")
@@ -45,12 +73,6 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     entry.add_argument(
         "--uninstall-desktop-entry", action="store_true", help="remove that menu entry"
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module_name, help_text) in SUBCOMMANDS.items():
-        sub = commands.add_parser(name, help=help_text, description=help_text)
-        if only is None or only == name:
-            _command_module(module_name).add_arguments(sub)
-    return parser
 
 
 def _check_address(args: argparse.Namespace) -> str:
@@ -77,16 +99,18 @@ def _named_command(argv: Sequence[str]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(only=_named_command(words)).parse_args(words)
+    args = app_only_arguments(words) or build_parser(_named_command(words)).parse_args(words)
     if args.install_desktop_entry or args.uninstall_desktop_entry:
         from client.cli import desktop_entry
 
         return desktop_entry.run(install_it=args.install_desktop_entry)
     if args.command is None:
-        from client.cli import app, desktop_entry
+        from client.cli import app
 
-        desktop_entry.install_on_first_run()
+        if getattr(sys, "frozen", False):  # (only a bundle adds itself: no imports otherwise)
+            from client.cli import desktop_entry
 
+            desktop_entry.install_on_first_run()
         return app.run(args)
     module_name = SUBCOMMANDS[args.command][0]
     if getattr(args, "url", None) is not None:

@@ -4,18 +4,32 @@ loads every store, comes after it)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
+import zlib
 from pathlib import Path
 
-from client.store.places import DATA_DIR_ENV, data_dir
+from client.store.places import DATA_DIR_ENV, data_dir, default_data_dir
 
 
 def instance_name() -> str:
     """The local socket one window per data folder listens on (client/ui/single_instance.py)."""
-    folder = str(data_dir().expanduser().absolute())
+    folder = folder_key()
     user = str(os.getuid()) if hasattr(os, "getuid") else os.environ.get("USERNAME", "")
-    return "tachy-" + hashlib.sha256(f"{user}:{folder}".encode()).hexdigest()[:16]
+    key = f"{user}:{folder}".encode()
+    # Two checksums (64 bits), not hashlib: hashlib loads OpenSSL, 3 ms before the paint.
+    return f"tachy-{zlib.crc32(key):08x}{zlib.adler32(key):08x}"
+
+
+def folder_key() -> str:
+    """The data folder in the socket's name: $TACHY_DATA_DIR's, absolute; for the
+    platform's default folder what it depends on here ($XDG_DATA_HOME on Linux), so a
+    usual start names its socket without looking the folder up (platformdirs)."""
+    default = "default:" + os.environ.get("XDG_DATA_HOME", "")
+    override = os.environ.get(DATA_DIR_ENV)
+    if not override:
+        return default
+    folder = Path(override).expanduser().absolute()
+    return default if folder == default_data_dir().expanduser().absolute() else str(folder)
 
 
 def window_state_file() -> Path | None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
-
 DATA_DIR_ENV = "TACHY_DATA_DIR"
 
 
@@ -17,4 +15,11 @@ def data_dir() -> Path:
     override = os.environ.get(DATA_DIR_ENV)
     if override:
         return Path(override)
+    return default_data_dir()
+
+
+def default_data_dir() -> Path:
+    # platformdirs takes 4 ms to import: a usual start needs it after its first paint.
+    import platformdirs
+
     return Path(platformdirs.user_data_dir("tachy", appauthor=False))

@@ -10,7 +10,7 @@ chat_labels.py's, a reasoning model's reasoning chat_reasoning.py's.
 
 from __future__ import annotations
 
-import secrets
+import os
 from functools import partial
 
 from PySide6.QtCore import QTimer, QUrl, Signal
@@ -67,7 +67,8 @@ class ChatView(ChatMarkers, QTextBrowser):
         self.setUndoRedoEnabled(False)
         self.document().setUndoRedoEnabled(False)
         self.anchorClicked.connect(self._on_anchor)
-        self._action_scheme = f"tachy-{secrets.token_hex(4)}"
+        # os.urandom, not secrets: secrets loads OpenSSL (hmac), 5 ms before the first paint
+        self._action_scheme = f"tachy-{os.urandom(4).hex()}"
         self._blocks: dict[int, MessageBlock] = {}
         self._order: list[int] = []
         self._pages: list[QTextFrame] = []

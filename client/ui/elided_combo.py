@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPaintEvent
-from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter, QWidget
+from PySide6.QtWidgets import QComboBox, QWidget
 
 
 class MiddleElidedComboBox(QComboBox):
@@ -28,6 +28,8 @@ class MiddleElidedComboBox(QComboBox):
 
     def shown_text(self) -> str:
         """The current entry as painted: elided in the middle to the text field's width."""
+        from PySide6.QtWidgets import QStyle, QStyleOptionComboBox  # (see paintEvent)
+
         option = QStyleOptionComboBox()
         self.initStyleOption(option)
         field = self.style().subControlRect(
@@ -38,6 +40,12 @@ class MiddleElidedComboBox(QComboBox):
         )
 
     def paintEvent(self, event: QPaintEvent) -> None:
+        if not self.currentText():  # the window's first frame: Qt's own painting will do
+            super().paintEvent(event)
+            return
+        # QStyle's enums take 5 ms to make: not before the window's first paint.
+        from PySide6.QtWidgets import QStyle, QStyleOptionComboBox, QStylePainter
+
         painter = QStylePainter(self)
         option = QStyleOptionComboBox()
         self.initStyleOption(option)

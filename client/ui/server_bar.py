@@ -11,8 +11,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
-    QStyle,
-    QStyleOptionComboBox,
     QToolButton,
     QWidget,
 )
@@ -124,6 +122,8 @@ class ServerBar(QWidget):
         tip = picker.itemData(picker.currentIndex(), Qt.ItemDataRole.ToolTipRole)
         picker.setToolTip(tip or "")
         text = picker.currentText()[:NAME_ROOM]
+        from PySide6.QtWidgets import QStyle, QStyleOptionComboBox  # (elided_combo.paintEvent)
+
         option = QStyleOptionComboBox()
         picker.initStyleOption(option)
         room = picker.fontMetrics().horizontalAdvance(text) + 8  # the text's own margins

@@ -7,10 +7,10 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import platformdirs
 import pytest
 
 from client.store import db as db_module
-from client.store import places
 from client.store.db import MIGRATIONS, Database, DatabaseTooNew, database_path, migrate
 from client.store.history import HistoryStore
 
@@ -31,14 +31,12 @@ def test_lives_in_tachy_data_dir_readable_only_by_the_user(data_dir: Path) -> No
 def test_default_dir_is_the_platform_user_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TACHY_DATA_DIR", raising=False)
     # (data_dir lives in client/store/places.py, importable before the window paints)
-    monkeypatch.setattr(places.platformdirs, "user_data_dir", lambda *a, **k: "/x/tachy")
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda *a, **k: "/x/tachy")
     assert db_module.data_dir() == Path("/x/tachy")
 
 
 def test_tests_never_touch_the_real_data_dir() -> None:
     """tests/conftest.py points $TACHY_DATA_DIR at a temporary folder for the run."""
-    import platformdirs
-
     folder = db_module.data_dir()
     assert folder != Path(platformdirs.user_data_dir("tachy", appauthor=False))
     assert folder.is_relative_to(tempfile.gettempdir()) and folder.is_dir()
