@@ -17,10 +17,10 @@ import sys
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QLocale, QObject, QSettings
-from PySide6.QtGui import QIcon
+from PySide6.QtCore import QDir, QEvent, QLocale, QObject, QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
 from client import __version__
@@ -31,6 +31,8 @@ from client.ui.translations import chosen_language, install_translations
 
 if TYPE_CHECKING:  # client.store loads after the first paint (about 0.1 s of imports)
     import asyncio  # (and asyncio, ~35 ms: imported where used, after the paint)
+
+    from PySide6.QtGui import QIcon
 
     from client.services.stores import Stores
     from client.ui.single_instance import SingleInstance
@@ -253,16 +255,18 @@ def track_async_generators(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def identify_app(app: QApplication) -> None:
-    """The name, desktop id and icon the taskbar groups the window by: the same id as
-    the desktop entry and AppStream file in resources/ (io.github.tachy.Tachy)."""
+    """The name and desktop id the taskbar groups the window by: the same id as the
+    desktop entry and AppStream file in resources/ (io.github.tachy.Tachy). The icon
+    (app_icon) is set after the first paint: QIcon and its files take ~4 ms."""
     app.setApplicationName("Tachy")
     app.setApplicationVersion(__version__)
     app.setDesktopFileName(APP_ID)
-    app.setWindowIcon(app_icon())
 
 
 def app_icon() -> QIcon:
     """The hicolor PNGs for small sizes (crisp, no SVG plugin needed), the SVG above."""
+    from PySide6.QtGui import QIcon
+
     icon = QIcon()
     hicolor = resource("icons", "hicolor")
     for png in sorted(hicolor.glob(f"*/apps/{APP_ID}.png")):
@@ -272,17 +276,49 @@ def app_icon() -> QIcon:
     return icon
 
 
-def claim_single_instance() -> SingleInstance | None:
+def claim_single_instance(name: str) -> SingleInstance | None:
     """This process's SingleInstance, or None when another window is open on the same
     history (it was asked to come to the front)."""
-    from client.services.data_place import instance_name
     from client.ui.single_instance import SingleInstance
 
-    instance = SingleInstance(instance_name())
+    instance = SingleInstance(name)
     if instance.claim():
         return instance
     log.info("Tachy is already open on this history: its window was brought to the front")
     return None
+
+
+def nobody_listening(name: str) -> bool:
+    """True when no window can be open on this history: on Unix a listening
+    QLocalServer has its socket file in QDir.tempPath(). (Windows' pipes: unknown.)"""
+    return sys.platform != "win32" and not (Path(QDir.tempPath()) / name).exists()
+
+
+def first_window(app: QApplication) -> tuple[MainWindow, SingleInstance] | None:
+    """The window, painted, and this process's claim on the history; None when a
+    window is open on it already (it was asked to come to the front). With nobody
+    listening the claim waits until after the paint (QtNetwork: ~6 ms of imports);
+    a start that lost the race in between hides its window again."""
+    from client.services.data_place import instance_name
+
+    name = instance_name()
+    later = nobody_listening(name)
+    instance = None if later else claim_single_instance(name)
+    if instance is None and not later:
+        return None
+    window = MainWindow(qt_settings(), chat_view_later=True)
+    window.installEventFilter(FirstPaintLog(window))
+    window.show()
+    app.processEvents()
+    if instance is None:
+        instance = claim_single_instance(name)
+        if instance is None:
+            window.hide()
+            return None
+    instance.bring_forward(window)
+    window.finish_chat_view()
+    app.setWindowIcon(app_icon())
+    return window, instance
 
 
 def run_app(
@@ -303,15 +339,11 @@ def run_app(
     translators = install_translations(app, chosen_language(lang, qt_settings()))
     log.info("language %s (%d translation files)", QLocale().name(), len(translators))
     SchemeFollower(app)  # the stylesheet for the system's light or dark scheme, kept in step
-    instance = claim_single_instance()
-    if instance is None:
-        return 0  # the window already open came to the front
     # Paint the window before the slow imports and wiring below.
-    window = MainWindow(qt_settings())
-    instance.bring_forward(window)
-    window.installEventFilter(FirstPaintLog(window))
-    window.show()
-    app.processEvents()
+    opened = first_window(app)
+    if opened is None:
+        return 0  # the window already open came to the front
+    window, instance = opened
     import asyncio
 
     import qasync

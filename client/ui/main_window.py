@@ -7,10 +7,13 @@ server_control.ServerControl.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QDockWidget,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QMainWindow,
@@ -21,10 +24,12 @@ from PySide6.QtWidgets import (
 )
 
 from client.ui.action_bar import ActionBar
-from client.ui.chat_view import ChatView
 from client.ui.composer import Composer
 from client.ui.conversations import ConversationPanel
 from client.ui.server_bar import ServerBar
+
+if TYPE_CHECKING:  # the chat view's modules (markdown, code colours ...): after the paint
+    from client.ui.chat_view import ChatView
 
 SETTINGS_GEOMETRY = "window/geometry"
 SETTINGS_STATE = "window/state"
@@ -34,7 +39,12 @@ SETTINGS_SPLITTER = "window/splitter"
 class MainWindow(QMainWindow):
     closed = Signal()  # the app's cleanup (close clients, stop the engine) follows this
 
-    def __init__(self, settings: QSettings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, settings: QSettings, parent: QWidget | None = None, chat_view_later: bool = False
+    ) -> None:
+        """chat_view_later: the first frame shows an empty stand-in where the chat goes
+        (it is empty then anyway); finish_chat_view() puts the chat view there, after
+        the paint. The launch does that: its modules take ~10 ms to import."""
         super().__init__(parent)
         self.settings = settings
         self.setObjectName("mainWindow")
@@ -42,7 +52,14 @@ class MainWindow(QMainWindow):
         self.setAccessibleName("Tachy")
         self.conversations = ConversationPanel(self)
         self.server_bar = ServerBar(self)
-        self.chat_view = ChatView(self)
+        self.chat_view: ChatView
+        self._chat_stand_in: QFrame | None = None
+        if chat_view_later:
+            self._chat_stand_in = QFrame(self)
+            self._chat_stand_in.setObjectName("chatView")  # the chat's border and background
+            self._chat_stand_in.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # (finish_chat_view)
+        else:
+            self._make_chat_view()
         self.outcome_bar = ActionBar("outcomeBar", self)
         self.undo_bar = ActionBar("undoBar", self)
         self.outcome_bar.setAccessibleName(self.tr("What to do next"))
@@ -80,10 +97,10 @@ class MainWindow(QMainWindow):
 
     def _centre(self) -> QWidget:
         centre = QWidget(self)
-        layout = QVBoxLayout(centre)
+        layout = self._centre_layout = QVBoxLayout(centre)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.server_bar)
-        layout.addWidget(self.chat_view, 1)
+        layout.addWidget(self._chat_stand_in or self.chat_view, 1)
         layout.addWidget(self.undo_bar)
         layout.addWidget(self.outcome_bar)
         layout.addWidget(self.stage_label)
@@ -96,6 +113,25 @@ class MainWindow(QMainWindow):
         row.addLayout(buttons)
         layout.addLayout(row)
         return centre
+
+    def _make_chat_view(self) -> None:
+        from client.ui.chat_view import ChatView
+
+        self.chat_view = ChatView(self)
+
+    def finish_chat_view(self) -> None:
+        """The chat view where the first frame's stand-in was, in its place in the Tab
+        order too (see chat_view_later)."""
+        stand_in = self._chat_stand_in
+        if stand_in is None:
+            return
+        self._make_chat_view()
+        self._centre_layout.replaceWidget(stand_in, self.chat_view)
+        QWidget.setTabOrder(stand_in, self.chat_view)
+        stand_in.hide()
+        stand_in.setObjectName("")  # findChild(..., "chatView") finds the chat view
+        stand_in.deleteLater()
+        self._chat_stand_in = None
 
     def set_hud_widget(self, widget: QWidget) -> None:
         """The latency HUD's contents (owned by the HUD module)."""

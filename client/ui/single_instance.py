@@ -63,17 +63,23 @@ class SingleInstance(QObject):
         while self.server.hasPendingConnections():
             socket = self.server.nextPendingConnection()
             self._sockets.append(socket)
-            socket.readyRead.connect(lambda s=socket: self._on_message(s))
-            socket.disconnected.connect(lambda s=socket: self._forget(s))
+            # Methods, not lambdas holding self: a lambda kept this object alive until
+            # its socket was deleted, which then deleted it mid-deletion (a crash).
+            socket.readyRead.connect(self._on_message)
+            socket.disconnected.connect(self._forget)
 
-    def _on_message(self, socket: QLocalSocket) -> None:
-        if bytes(socket.readAll().data()).startswith(RAISE.strip()):
+    def _on_message(self) -> None:
+        socket = self.sender()
+        if isinstance(socket, QLocalSocket) and bytes(socket.readAll().data()).startswith(
+            RAISE.strip()
+        ):
             self._raise_window()
 
-    def _forget(self, socket: QLocalSocket) -> None:
-        if socket in self._sockets:
+    def _forget(self) -> None:
+        socket = self.sender()
+        if isinstance(socket, QLocalSocket) and socket in self._sockets:
             self._sockets.remove(socket)
-        socket.deleteLater()
+            socket.deleteLater()
 
     def _raise_window(self) -> None:
         window = self._window
@@ -86,3 +92,5 @@ class SingleInstance(QObject):
 
     def close(self) -> None:
         self.server.close()
+        for socket in list(self._sockets):  # a second start still connected
+            socket.abort()

@@ -16,7 +16,7 @@ import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
-from client.ui.app import identify_app
+from client.ui.app import app_icon, identify_app
 from client.ui.resources import APP_ID, icon_svg, resources_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +62,7 @@ def test_one_application_id_everywhere(qapp: QApplication) -> None:
     assert _entry(DESKTOP)["Icon"] == APP_ID
     identify_app(qapp)
     assert qapp.desktopFileName() == APP_ID  # Wayland app id / taskbar grouping
+    qapp.setWindowIcon(app_icon())  # as run_app does after the first paint
     assert not qapp.windowIcon().isNull()
     assert qapp.windowIcon().availableSizes()  # the PNGs, not only a theme lookup
 

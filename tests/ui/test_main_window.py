@@ -80,6 +80,33 @@ def test_geometry_splitter_and_dock_are_remembered(qtbot, tmp_path) -> None:
     assert not second.hud_dock.isVisible()
 
 
+def tab_chain(window: MainWindow) -> list[str]:
+    """Class and object name of each control Tab reaches, in order."""
+    chain, widget = [], window.nextInFocusChain()
+    while widget is not window:
+        if widget.isVisible() and widget.focusPolicy() & Qt.FocusPolicy.TabFocus:
+            chain.append(f"{type(widget).__name__}#{widget.objectName()}")
+        widget = widget.nextInFocusChain()
+    return chain
+
+
+def test_a_chat_view_made_after_the_paint_takes_the_stand_ins_place(qtbot, tmp_path) -> None:
+    """The launch paints a stand-in where the chat goes and puts the chat view there
+    after the paint: the window then is the same as one built whole."""
+    settings = QSettings(str(tmp_path / "window.ini"), QSettings.Format.IniFormat)
+    whole = MainWindow(settings)
+    later = MainWindow(settings, chat_view_later=True)
+    for window in (whole, later):
+        qtbot.addWidget(window)
+        window.show()
+    assert later.findChild(QWidget, "chatView") is not None  # the stand-in, styled as the chat
+    later.finish_chat_view()
+    qtbot.waitUntil(lambda: later.chat_view.geometry() == whole.chat_view.geometry(), timeout=2000)
+    assert later.findChild(QWidget, "chatView") is later.chat_view
+    assert tab_chain(later) == tab_chain(whole)
+    assert "ChatView#chatView" in tab_chain(whole)
+
+
 def test_shortcuts(make_app, server, run, qtbot) -> None:
     app = make_app(server.url)
     w = app.window

@@ -1,5 +1,6 @@
 """Two real `tachy` processes on one history: the second brings the first to the front
-and exits; `tachy metrics` reads the history while the window writes to it."""
+and exits; `tachy metrics` reads the history while the window writes to it. In one
+process: the claim that waits for the first paint, and the start that lost the race."""
 
 from __future__ import annotations
 
@@ -14,10 +15,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QApplication, QWidget
 
 from client.core.metrics import RequestMetrics
+from client.services.data_place import instance_name
 from client.store.db import Database
 from client.store.metrics_store import MetricsStore
+from client.ui import app as app_module
+from client.ui.app import claim_single_instance, first_window, nobody_listening
+from client.ui.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = [sys.executable, "-m", "client", "--url", "http://127.0.0.1:9", "--api", "ollama"]
@@ -133,3 +139,39 @@ def test_tachy_metrics_reads_while_the_window_writes(
             assert json.loads(done.stdout)["n"] == written, round_number
     assert first.process.poll() is None  # the window is still open
     assert first.stop() == 0
+
+
+def shown_windows() -> list[QWidget]:
+    shown = QApplication.topLevelWidgets()
+    return [w for w in shown if isinstance(w, MainWindow) and w.isVisible()]
+
+
+def test_with_nobody_listening_the_window_is_painted_then_claims(qapp, data_dir: Path) -> None:
+    name = instance_name()
+    assert nobody_listening(name)  # no socket file: the claim (QtNetwork) waits
+    opened = first_window(qapp)
+    assert opened is not None
+    window, instance = opened
+    try:
+        assert not nobody_listening(name)  # claimed after the paint: a second start sees it
+        assert window.findChild(QWidget, "chatView") is window.chat_view  # not the stand-in
+    finally:
+        instance.close()
+        window.close()
+    assert nobody_listening(name)
+
+
+def test_a_start_that_lost_the_race_hides_its_window(
+    qapp, qtbot, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two starts at once: both found no socket; the one that claims second brings the
+    other forward and hides its own window again."""
+    running = claim_single_instance(instance_name())
+    assert running is not None
+    monkeypatch.setattr(app_module, "nobody_listening", lambda name: True)  # looked before
+    try:
+        with qtbot.waitSignal(running.raised, timeout=5000):
+            assert first_window(qapp) is None
+        assert shown_windows() == []
+    finally:
+        running.close()
