@@ -294,7 +294,9 @@ def nobody_listening(name: str) -> bool:
     return sys.platform != "win32" and not (Path(QDir.tempPath()) / name).exists()
 
 
-def first_window(app: QApplication) -> tuple[MainWindow, SingleInstance] | None:
+def first_window(
+    app: QApplication, settings: QSettings
+) -> tuple[MainWindow, SingleInstance] | None:
     """The window, painted, and this process's claim on the history; None when a
     window is open on it already (it was asked to come to the front). With nobody
     listening the claim waits until after the paint (QtNetwork: ~6 ms of imports);
@@ -306,7 +308,7 @@ def first_window(app: QApplication) -> tuple[MainWindow, SingleInstance] | None:
     instance = None if later else claim_single_instance(name)
     if instance is None and not later:
         return None
-    window = MainWindow(qt_settings(), chat_view_later=True)
+    window = MainWindow(settings, chat_view_later=True)
     window.installEventFilter(FirstPaintLog(window))
     window.show()
     app.processEvents()
@@ -336,11 +338,12 @@ def run_app(
     app = QApplication.instance() or QApplication(sys.argv)
     assert isinstance(app, QApplication)
     identify_app(app)
-    translators = install_translations(app, chosen_language(lang, qt_settings()))
+    settings = qt_settings()
+    translators = install_translations(app, chosen_language(lang, settings))
     log.info("language %s (%d translation files)", QLocale().name(), len(translators))
     SchemeFollower(app)  # the stylesheet for the system's light or dark scheme, kept in step
     # Paint the window before the slow imports and wiring below.
-    opened = first_window(app)
+    opened = first_window(app, settings)
     if opened is None:
         return 0  # the window already open came to the front
     window, instance = opened

@@ -22,7 +22,7 @@ from client.services.data_place import instance_name
 from client.store.db import Database
 from client.store.metrics_store import MetricsStore
 from client.ui import app as app_module
-from client.ui.app import claim_single_instance, first_window, nobody_listening
+from client.ui.app import claim_single_instance, first_window, nobody_listening, qt_settings
 from client.ui.main_window import MainWindow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,7 +149,7 @@ def shown_windows() -> list[QWidget]:
 def test_with_nobody_listening_the_window_is_painted_then_claims(qapp, data_dir: Path) -> None:
     name = instance_name()
     assert nobody_listening(name)  # no socket file: the claim (QtNetwork) waits
-    opened = first_window(qapp)
+    opened = first_window(qapp, qt_settings())
     assert opened is not None
     window, instance = opened
     try:
@@ -171,7 +171,7 @@ def test_a_start_that_lost_the_race_hides_its_window(
     monkeypatch.setattr(app_module, "nobody_listening", lambda name: True)  # looked before
     try:
         with qtbot.waitSignal(running.raised, timeout=5000):
-            assert first_window(qapp) is None
+            assert first_window(qapp, qt_settings()) is None
         assert shown_windows() == []
     finally:
         running.close()
