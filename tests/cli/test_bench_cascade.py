@@ -7,6 +7,7 @@ import json
 import pytest
 
 from client.cli import main
+from client.services import bench_cascade
 from client.services.bench_cascade import MIXED_PROMPTS
 from client.services.router import route_by_rules
 from tests.backends.live_server import LiveServer, Script
@@ -47,3 +48,18 @@ def test_a_dead_strong_server_is_answered_by_the_fast_one(
     assert "4 requests, 2 fallbacks, 0 errors" in out
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
     assert rows["fast"][2] == "4" and rows["strong"][2] == "0"
+
+
+def test_a_silent_strong_server_falls_back_after_the_cascade_wait(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bench_cascade, "FALLBACK_AFTER_S", 0.3)  # stands for its 10 s
+    with (
+        LiveServer(Script(models=["small"])) as fast,
+        LiveServer(Script(api="ollama", hang_after=0)) as strong,
+    ):
+        args = ["--strong", f"{strong.url}#big", "-n", "2", "--warmup", "0", "--json"]
+        code = main(["bench", "--fast", f"{fast.url}#small", *args])  # first-token 60 s
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["n"] == 2 and report["fallbacks"] == 1 and report["errors"] == 0
