@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import logging
-import signal
 import sys
 import time
 from collections.abc import Callable
@@ -232,6 +231,8 @@ def close_on_signals(loop: asyncio.AbstractEventLoop, window: QWidget) -> None:
     it) close the window like its close button: the answer under way is saved as
     stopped, the layout remembered, the local engine stopped. Python's default was to
     die at once (SIGTERM) or not before the next Python callback (SIGINT)."""
+    import signal  # (its enums: 0.7 ms, after the paint)
+
     for number in (signal.SIGTERM, signal.SIGINT):
         try:
             loop.add_signal_handler(number, window.close)
