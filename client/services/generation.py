@@ -25,7 +25,7 @@ from client.backends.errors import BackendUnreachable, TachyError
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.budget import FittedPrompt
 from client.core.conversation import ChatRequest
-from client.core.events import Done, DoneReason, Failed, StreamEvent, Token, TokenKind
+from client.core.events import Done, DoneReason, Failed, Prefill, StreamEvent, Token, TokenKind
 from client.core.metrics import RequestMetrics, compute_metrics
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
@@ -34,6 +34,12 @@ from client.services.answer_writer import FLUSH_INTERVAL_S, AnswerWriter
 from client.services.cascade import first_token_limit
 from client.services.fallback import FallbackStream, FellBack, answer_stream
 from client.services.knowledge_stage import KnowledgeStage, Retrieved
+from client.services.loading_stage import (
+    MODEL_STATE_POLL_S,
+    LoadEstimate,
+    LoadingWatch,
+    ModelStateProvider,
+)
 from client.services.outcomes import (
     NEXT_STEPS,
     Finished,
@@ -57,9 +63,6 @@ SessionEvent = StageChanged | Retrieved | Token | SlowStart | Finished
 AnswerFilter = Callable[[str], str]  # answer text in -> the part to show now
 
 
-ModelStateProvider = Callable[[], "str | None"]  # "cold" | "loading" | "warm" | None
-
-
 @dataclass(frozen=True, slots=True)
 class Outgoing:
     """What a turn sends: its plan, and how its answer is shaped."""
@@ -79,6 +82,7 @@ class RunSettings:
     stall_timeout_s: float = 15.0
     thresholds: TierThresholds = DEFAULT_THRESHOLDS
     model_state_provider: ModelStateProvider | None = None
+    load_estimate: LoadEstimate | None = None  # the model's learned load time, ms
     flush_interval_s: float = FLUSH_INTERVAL_S
     knowledge: KnowledgeStage | None = None  # the retrieving stage, when a conversation has it on
     prompt_budget: int | None = None  # passages get a share of it (knowledge_stage)
@@ -87,11 +91,6 @@ class RunSettings:
 # The turn as stored, and the passages the retrieving stage found for it.
 RequestBuilder = Callable[[Turn, tuple[Passage, ...]], Awaitable[Outgoing]]
 Item = StreamEvent | SlowStart | StageChanged | None  # what the run loop handles
-COLD_STATES = ("cold", "loading")
-MODEL_STATE_POLL_S = 0.25  # how often the loading stage asks the warmer, before the first token
-# Ollama reports a few ms of load_duration even for a loaded model; a real load takes
-# seconds. Above this, the request counts as cold even if no warmer said so.
-SERVER_LOAD_COLD_MS = 500.0
 
 
 class Generation:
@@ -111,7 +110,7 @@ class Generation:
         self.plan: RequestPlan | None = None  # what was sent, and to whom
         self.retrieval: Retrieval | None = None  # the retrieving stage's, when it ran
         self.request: ChatRequest | None = None
-        self.cold = False  # the warmer said cold/loading at the start, or the server loaded it
+        self._loading = LoadingWatch(settings.model_state_provider, settings.load_estimate)
         self.metrics_record_id: int | None = None  # for MetricsStore.set_paint_ms
         self.fell_back: FellBack | None = None  # a cascade's other model answered
         self._settings = settings
@@ -131,6 +130,11 @@ class Generation:
         self._saved = False
         self._iterator: AsyncGenerator[SessionEvent, None] | None = None
         self._closing: asyncio.Future[None] | None = None
+
+    @property
+    def cold(self) -> bool:
+        """The warmer said cold or loading while it waited, or the server reported a load."""
+        return self._loading.cold
 
     @property
     def route(self) -> Route | None:
@@ -276,7 +280,7 @@ class Generation:
         if not self._slow_start_sent:
             elapsed = asyncio.get_running_loop().time() - self._waiting_since
             steps.append(max(0.0, self._settings.first_token_timeout_s - elapsed))
-        if self._settings.model_state_provider is not None:
+        if self._loading.polls:
             steps.append(MODEL_STATE_POLL_S)
         return min(steps) if steps else None
 
@@ -285,8 +289,8 @@ class Generation:
         if not self._slow_start_sent and waited >= self._settings.first_token_timeout_s:
             self._slow_start_sent = True
             return SlowStart(waited)
-        if self._settings.model_state_provider is not None:
-            stage = Stage.LOADING if self._model_state() in COLD_STATES else Stage.UNDERSTANDING
+        if self._loading.polls:
+            stage = self._loading.stage()
             if stage is not self._stage:
                 return self._enter(stage)
         return None
@@ -314,6 +318,11 @@ class Generation:
             return [self._enter(stage, self.timeline.tokens[-1].at_ns), item]
         if isinstance(item, SlowStart | StageChanged):
             return [item]
+        if isinstance(item, Prefill):  # the server is reading the prompt: loaded
+            self._loading.prompt_started = True
+            if self._stage is Stage.LOADING:
+                return [self._enter(Stage.UNDERSTANDING, self.timeline.prefill_ns)]
+            return []
         if isinstance(item, Done):
             self._conclude(Outcome.COMPLETE, length_cut=item.reason is DoneReason.LENGTH)
         elif isinstance(item, Failed):
@@ -323,23 +332,15 @@ class Generation:
         return []
 
     def _first_stage(self) -> Stage:
-        state = self._model_state()
-        self.cold = state in COLD_STATES
-        return Stage.LOADING if self.cold else Stage.UNDERSTANDING
-
-    def _model_state(self) -> str | None:
-        provider = self._settings.model_state_provider
-        if provider is None:
-            return None
-        try:
-            return provider()
-        except Exception:
-            log.exception("the model state provider failed")
-            return None
+        return self._loading.stage()
 
     def _enter(self, stage: Stage, at_ns: int | None = None) -> StageChanged:
         at = at_ns if at_ns is not None else now_ns()
+        if stage is Stage.LOADING and self._stage is Stage.UNDERSTANDING:
+            at = self._loading.relabel(self.timeline.stages[-1])  # it was loading all along
         self.timeline.enter_stage(stage.value, at)
+        if stage is Stage.LOADING and self._stage is not Stage.LOADING:
+            self._loading.expect(self.timeline.stages[-1])
         self._stage = stage
         return StageChanged(stage, at)
 
@@ -441,7 +442,7 @@ class Generation:
             if answered := changed_answerer(self._turn, self.route):  # a fallback's model
                 await self._settings.history.db.run(name_answerer, self._settings.history, answered)
         load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
-        self.cold = self.cold or load_ms >= SERVER_LOAD_COLD_MS
+        self._loading.server_loaded(load_ms)
         metrics_store = self._settings.metrics_store
         route = self.route
         if metrics_store is not None and self._stream is not None and route is not None:

@@ -11,12 +11,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 
+from client.backends.base import Backend
 from client.core.prediction import ModelState
 
 DEFAULT_KEEP_ALIVE = "30m"
 REWARM_MARGIN_S = 60.0  # re-warm this long before the server would unload the model
 ASSUMED_WARM_S = 300.0  # unknown servers: how long a warm-up is trusted (Ollama's default)
 FOREVER_S = 7 * 24 * 3600.0  # an expiry further away than this is "kept loaded"
+SERVERS_THAT_KEEP_MODELS_LOADED = {  # server_kind -> the name the policy sentence says
+    "llamacpp": "The llama.cpp server",
+    "vllm": "vLLM",
+    "llama-cpp-python": "The llama-cpp-python server",
+}
 
 
 class ServerPolicy(StrEnum):
@@ -137,3 +143,17 @@ def _readable_span(seconds: float) -> str:
     if seconds >= 60:
         return f"{seconds / 60:.0f} min"
     return f"{seconds:.0f} s"
+
+
+async def ollama_unload_time(backend: Backend, model: str) -> float | None:
+    """time.monotonic() when Ollama will unload `model` (its /api/ps); None if not loaded."""
+    wanted = _ollama_name(model)
+    for info in await backend.running_models() or []:
+        if _ollama_name(info.name) == wanted:
+            moment = unload_time(info.expires_at) if info.expires_at else None
+            return moment if moment is not None else time.monotonic() + FOREVER_S * 2
+    return None
+
+
+def _ollama_name(name: str) -> str:
+    return name if ":" in name else f"{name}:latest"

@@ -34,6 +34,7 @@ from client.services.generation import (
     SessionEvent,
 )
 from client.services.knowledge_stage import KnowledgeStage
+from client.services.loading_stage import LoadEstimate
 from client.services.planner import (
     CachedPrompt,
     HistorySummary,
@@ -90,6 +91,7 @@ class ChatSession:
         self.stall_timeout_s = stall_timeout_s
         self.thresholds = thresholds
         self.model_state_provider = model_state_provider  # set by the warmer
+        self.load_estimate: LoadEstimate | None = None  # the model's learned load time, ms
         self.flush_interval_s = flush_interval_s
         self.options = GenerationOptions()
         self.keep_alive: str | int | None = None  # Ollama: how long to keep the model
@@ -379,6 +381,7 @@ class ChatSession:
             stall_timeout_s=self.stall_timeout_s,
             thresholds=self.thresholds,
             model_state_provider=self.model_state_provider,
+            load_estimate=self.load_estimate,
             flush_interval_s=self.flush_interval_s,
             knowledge=self.knowledge,
             prompt_budget=self.prompt_budget,

@@ -55,11 +55,12 @@ from client.core.prediction import ModelState
 from client.services.engine_idle import Engine, EngineSleepWatch
 from client.services.model_status import (
     FOREVER_S,
+    SERVERS_THAT_KEEP_MODELS_LOADED,
     ModelStatus,
     ServerPolicy,
     WarmSettings,
     describe_policy,
-    unload_time,
+    ollama_unload_time,
 )
 from client.services.planner import CachedPrompt
 
@@ -70,11 +71,6 @@ log = logging.getLogger(__name__)
 WARM_TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=600.0)
 WARM_PROMPT = "Hi"
 
-SERVERS_THAT_KEEP_MODELS_LOADED = {
-    "llamacpp": "The llama.cpp server",
-    "vllm": "vLLM",
-    "llama-cpp-python": "The llama-cpp-python server",
-}
 StatusListener = Callable[["ModelStatus"], None]
 # The messages the next user request will start with (everything before its question,
 # fitted to the budget as the request will be); None when not known.
@@ -221,10 +217,13 @@ class KeepAliveWarmer(EngineSleepWatch):
     def user_request_started(self) -> bool:
         """Call just before a user request is sent. Cancels a warm-up in flight so
         the request goes out at once; returns True when the request will wait for a
-        load (the stage LOADING): the model was cold or a warm-up was loading it."""
+        load (the stage LOADING): the model was cold or a warm-up was loading it. An
+        Ollama warm-up still asking /api/ps goes on (its answer, on its own connection,
+        tells the request's loading stage) but loads nothing: the request does."""
         self.note_activity()
         self._user_requests += 1
-        self._cancel_warm()
+        if not self._asking_if_loaded():
+            self._cancel_warm()
         if self._status.state in (ModelState.COLD, ModelState.LOADING):
             self._set_status(ModelStatus(ModelState.LOADING))
             return True
@@ -246,6 +245,7 @@ class KeepAliveWarmer(EngineSleepWatch):
         self._user_requests = max(self._user_requests - 1, 0)
         answered = ok and prompt is not None
         self._cached = CachedPrompt(tuple(prompt or ()), answered=True) if answered else None
+        self._cancel_warm()  # an /api/ps check still running is moot now
         if not ok:
             if self._status.state is ModelState.LOADING:
                 self._set_status(ModelStatus(None))
@@ -357,11 +357,12 @@ class KeepAliveWarmer(EngineSleepWatch):
 
     async def _warm_ollama(self) -> None:
         if self._status.state is not ModelState.WARM:
-            try:
-                loaded = await self._ollama_unload_time() is not None
-            except TachyError:
-                loaded = False  # no /api/ps: the load request still works
-            self._set_status(ModelStatus(ModelState.WARM if loaded else ModelState.LOADING))
+            state = ModelState.WARM if await self._is_loaded() else ModelState.LOADING
+            # A user's request sent meanwhile loads it (its first token may tell first).
+            if not self._user_requests or self._status.state is None:
+                self._set_status(ModelStatus(state))
+            if self._user_requests:
+                return
         request = ChatRequest(self._model or "", [], keep_alive=self.settings.keep_alive)
         await self._send(request)
         await self._refresh_ollama_expiry()
@@ -397,7 +398,7 @@ class KeepAliveWarmer(EngineSleepWatch):
         if self._backend is None or self._backend.closed:  # a reply ended as the app closed
             return
         try:
-            unloads_at = await self._ollama_unload_time()
+            unloads_at = await ollama_unload_time(self._backend, self._model or "")
         except TachyError as error:  # an old Ollama without /api/ps: warm, time unknown
             log.info("reading /api/ps failed: %s", error)
             self._set_status(ModelStatus(ModelState.WARM))
@@ -409,15 +410,17 @@ class KeepAliveWarmer(EngineSleepWatch):
         self._set_status(ModelStatus(ModelState.WARM, unloads_at))
         self._schedule(unloads_at)
 
-    async def _ollama_unload_time(self) -> float | None:
-        """time.monotonic() when Ollama will unload the model; None if not loaded."""
-        running = await self._backend.running_models() if self._backend is not None else None
-        wanted = _ollama_name(self._model or "")
-        for info in running or []:
-            if _ollama_name(info.name) == wanted:
-                moment = unload_time(info.expires_at) if info.expires_at else None
-                return moment if moment is not None else time.monotonic() + FOREVER_S * 2
-        return None
+    def _asking_if_loaded(self) -> bool:
+        """An Ollama warm-up is about to ask /api/ps whether the model is loaded, or asking."""
+        running = self._task is not None and not self._task.done()
+        return running and self._policy is ServerPolicy.OLLAMA and self._status.state is None
+
+    async def _is_loaded(self) -> bool:
+        assert self._backend is not None
+        try:
+            return await ollama_unload_time(self._backend, self._model or "") is not None
+        except TachyError:
+            return False  # no /api/ps: the load request still works
 
     async def _detect_policy(self) -> ServerPolicy:
         """llama.cpp server and vLLM say who they are (client.backends: server_kind)."""
@@ -494,7 +497,3 @@ class KeepAliveWarmer(EngineSleepWatch):
         for timer in self._timers:
             timer.cancel()
         self._timers.clear()
-
-
-def _ollama_name(name: str) -> str:
-    return name if ":" in name else f"{name}:latest"

@@ -24,7 +24,7 @@ from client.services.outcomes import SlowStart, Stage, StageChanged
 from client.ui.async_errors import spawn
 from client.ui.chat_view import ChatView
 from client.ui.run_listener import RunListener
-from client.ui.waiting import waiting_text
+from client.ui.waiting import seconds_left, waiting_text
 
 WAITING_TICK_MS = 100
 # A burst of buffered tokens is consumed without the loop running in between; after
@@ -229,7 +229,7 @@ class GenerationRunner(QObject):
         now = now_ns()
         elapsed_ms = (now - since) / 1e6
         prefill = getattr(timeline, "prefill", None)  # the server's prompt progress, if sent
-        left = None if timeline is None else timeline.prefill_seconds_left(now)
+        left = None if timeline is None else seconds_left(timeline, now)
         text = waiting_text(elapsed_ms, self._stage, prefill, left)
         if self.note:
             text = f"{self.note} · {text}" if text else self.note

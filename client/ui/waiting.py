@@ -2,7 +2,9 @@
 
 Before the first token: nothing for the first 300 ms; a typing indicator from 300 ms;
 from 1 s the current stage and the time waited. The times come from the request's
-own stamps (RequestTimeline stages), so the line tells the truth about the wait.
+own stamps (RequestTimeline stages), so the line tells the truth about the wait; the
+time left comes from the server's prefill progress, or for a model being loaded from
+how long its loads took before (client/services/loading_stage.py).
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ import math
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from client.core.events import Prefill
+from client.core.timeline import RequestTimeline
+from client.services.loading_stage import EXPECTED_MS
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 TYPING_AFTER_MS = 300
 STAGE_AFTER_MS = 1000
 
 STAGE_WORDS = {
-    "loading": QT_TRANSLATE_NOOP("Waiting", "Loading model"),  # the issue's "Loading model…"
+    "loading": QT_TRANSLATE_NOOP("Waiting", "Loading the model (cold start)"),
     "understanding": QT_TRANSLATE_NOOP("Waiting", "Reading your question"),
     "retrieving": QT_TRANSLATE_NOOP("Waiting", "Looking things up"),
     "thinking": QT_TRANSLATE_NOOP("Waiting", "Thinking"),
@@ -46,9 +50,25 @@ def waiting_text(
     if prefill is not None and prefill.to_compute and (stage or "understanding") == "understanding":
         return _progress_text(words, prefill, seconds_left)
     seconds = QLocale().toString(elapsed_ms / 1000, "f", 1)
-    return QCoreApplication.translate("Waiting", "{stage}… {seconds} s").format(
+    text = QCoreApplication.translate("Waiting", "{stage}… {seconds} s").format(
         stage=words, seconds=seconds
     )
+    if stage == "loading" and seconds_left is not None and seconds_left > 0:
+        return _with_time_left(text, seconds_left)
+    return text
+
+
+def seconds_left(timeline: RequestTimeline, at_ns: int) -> float | None:
+    """The wait's time left: the prefill's at the server's rate, or the model's load
+    by the time its loads took before (None when not known, or already past it)."""
+    stage = timeline.stages[-1] if timeline.stages else None
+    if stage is None or stage.name != "loading":
+        return timeline.prefill_seconds_left(at_ns)
+    expected = (stage.counts or {}).get(EXPECTED_MS)
+    if not isinstance(expected, int | float):
+        return None
+    left = expected / 1000 - (at_ns - stage.start_ns) / 1e9
+    return left if left > 0 else None
 
 
 def _progress_text(words: str, prefill: Prefill, seconds_left: float | None) -> str:
@@ -63,6 +83,10 @@ def _progress_text(words: str, prefill: Prefill, seconds_left: float | None) -> 
     )
     if seconds_left is None or prefill.fraction >= 1.0:
         return text
+    return _with_time_left(text, seconds_left)
+
+
+def _with_time_left(text: str, seconds_left: float) -> str:
     return QCoreApplication.translate("Waiting", "{progress}, about {seconds} s left").format(
-        progress=text, seconds=locale.toString(max(math.ceil(seconds_left), 1))
+        progress=text, seconds=QLocale().toString(max(math.ceil(seconds_left), 1))
     )

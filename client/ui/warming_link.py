@@ -228,6 +228,7 @@ class WarmingLink(QObject):
 
     def _wire_session(self, session: ChatSession) -> None:
         session.model_state_provider = self.warmer.model_state
+        session.load_estimate = lambda: self.predictor.load_ms  # the loading stage's "about"
         session.keep_alive = self.warmer.request_keep_alive
         session.ttft_estimate = self._predict_ms
         session.prompt_cache = self.warmer.cached_prompt

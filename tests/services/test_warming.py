@@ -333,6 +333,54 @@ async def test_user_request_during_ollama_warm_up_goes_out_at_once(make_server: 
     await backend.aclose()
 
 
+async def test_a_request_sent_before_the_warm_up_asked_is_told_it_loads(
+    make_server: Any,
+) -> None:
+    """Sent the moment the app started, before its warm-up asked /api/ps: the warm-up
+    still asks (the request's loading stage needs the answer) but loads nothing."""
+    server = await make_server("ollama", load_s=0.5)
+    backend = OllamaBackend(server.url)
+    warmer = KeepAliveWarmer(backend, MODEL)
+    assert warmer.warm("app start") is not None
+    assert warmer.user_request_started() is False  # not known yet
+    request = ChatRequest(MODEL, [ChatMessage("user", "hello")], keep_alive="30m")
+
+    async def ask() -> str:
+        async with backend.chat(request) as stream:
+            async for _event in stream:
+                pass
+        return stream.text
+
+    user = asyncio.create_task(ask())
+    await until(lambda: warmer.state is ModelState.LOADING, timeout_s=2.0)
+    assert not user.done()  # known while the request waits for the load
+    assert await user == "Hello there"
+    warmer.first_token_received()
+    warmer.user_request_finished(ok=True)
+    [chat] = server.posts("/api/chat")  # the user's: the warm-up loaded nothing
+    assert chat.body is not None and chat.body["messages"]
+    assert server.loads == 1
+    await until(lambda: warmer.seconds_left is not None)
+    assert warmer.state is ModelState.WARM
+    await warmer.aclose()
+    await backend.aclose()
+
+
+async def test_a_request_sent_before_the_warm_up_asked_a_loaded_model_is_warm(
+    make_server: Any,
+) -> None:
+    server = await make_server("ollama", loaded=True)
+    backend = OllamaBackend(server.url)
+    warmer = KeepAliveWarmer(backend, MODEL)
+    warmer.warm("app start")
+    assert warmer.user_request_started() is False
+    await until(lambda: warmer.state is ModelState.WARM, timeout_s=2.0)
+    assert [r.path for r in server.requests] == ["/api/ps"]  # and no load request
+    warmer.user_request_finished(ok=True)
+    await warmer.aclose()
+    await backend.aclose()
+
+
 async def test_old_ollama_without_ps_is_still_warmed(make_server: Any) -> None:
     server = await make_server("ollama", load_s=0.05, has_ps=False)
     backend = OllamaBackend(server.url)

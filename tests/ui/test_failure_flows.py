@@ -33,7 +33,7 @@ def test_waiting_rules_text() -> None:
     assert waiting_text(300, "understanding") == TYPING
     assert waiting_text(999, "loading") == TYPING
     assert waiting_text(1000, "understanding") == "Reading your question… 1.0 s"
-    assert waiting_text(2500, "loading") == "Loading model… 2.5 s"
+    assert waiting_text(2500, "loading") == "Loading the model (cold start)… 2.5 s"
 
 
 def test_stage_line_is_empty_then_typing_then_stage(make_app, server, run, qtbot):

@@ -14,6 +14,8 @@ import pytest
 
 from client.cli.lab_check import report
 from client.lab import load_scenario, run_in_thread
+from client.services.hud_model import build_waterfall, record_from_stored
+from client.services.stores import open_stores
 from client.ui.demo_live import bundled_scenarios
 from client.ui.flow_file import Flow, read_flow
 from client.ui.flow_runner import FlowResult, run_flow
@@ -37,6 +39,28 @@ def test_bundled_flow(name, run, data_dir) -> None:
     result = play(run, path, data_dir)
     assert result.passed, report(result)
     assert len(result.steps) == len(read_flow(path).steps)
+
+
+def test_a_cold_start_is_its_own_span_afterwards(run, data_dir) -> None:
+    """cold-then-warm: the stage line said the model was loading (its flow checks
+    that); the stored reply keeps the loading stage, and the waterfall shows Ollama's
+    load_duration as the server's model load (the lab's 2 s)."""
+    path = next(p for p in bundled_scenarios() if p.stem == "cold-then-warm")
+    result = play(run, path, data_dir)
+    assert result.passed, report(result)
+    stores = open_stores(data_dir / "tachy.sqlite3")
+    try:
+        assert stores.metrics is not None
+        cold, warm = (record_from_stored(r) for r in stores.metrics.query())
+    finally:
+        stores.close()
+    assert cold.cold and not warm.cold
+    assert cold.stages[0].name == "loading" and warm.stages[0].name == "understanding"
+    rows = {row.label: row for row in build_waterfall(cold).rows}
+    load = rows["server: model load"]
+    assert 1900 <= load.end_ms - load.start_ms <= 2300, load
+    warm_load = next(r for r in build_waterfall(warm).rows if r.label == "server: model load")
+    assert warm_load.end_ms - warm_load.start_ms < 100  # Ollama's few ms when loaded
 
 
 def test_503_then_retry_over_the_openai_api_too(run, data_dir) -> None:

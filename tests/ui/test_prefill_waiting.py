@@ -8,8 +8,10 @@ from typing import Any
 from PySide6.QtCore import QLocale, Qt
 
 from client.core.events import Prefill
+from client.core.timeline import RequestTimeline
 from client.lab import run_in_thread, scenario_from_dict
-from client.ui.waiting import waiting_text
+from client.services.loading_stage import EXPECTED_MS
+from client.ui.waiting import seconds_left, waiting_text
 from tests.ui.conftest import until
 
 
@@ -28,9 +30,30 @@ def test_the_share_read_replaces_the_time_waited(qapp: Any) -> None:
         assert waiting_text(1500, None, cached).endswith("49 % (46 / 93 tokens)")
         # The waiting rules come first; other stages and a fully cached prompt keep theirs.
         assert waiting_text(500, "understanding", reading) == "Typing…"
-        assert waiting_text(2500, "loading", reading) == "Loading model… 2.5 s"
+        assert waiting_text(2500, "loading", reading) == "Loading the model (cold start)… 2.5 s"
         done = Prefill(10, 10, 10, 0.0)
         assert waiting_text(1000, "understanding", done) == "Reading your question… 1.0 s"
+    finally:
+        QLocale.setDefault(QLocale.c())
+
+
+def test_a_loading_model_says_how_long_its_loads_took_before(qapp: Any) -> None:
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    try:
+        assert waiting_text(1200, "loading", seconds_left=0.8) == (
+            "Loading the model (cold start)… 1.2 s, about 1 s left"
+        )
+        # Past the learned time, or none learned: the time waited only.
+        assert waiting_text(2500, "loading") == "Loading the model (cold start)… 2.5 s"
+        timeline = RequestTimeline()
+        timeline.enter_stage("loading", 1_000_000_000)
+        assert seconds_left(timeline, 2_000_000_000) is None  # nothing learned yet
+        timeline.stages[-1].counts = {EXPECTED_MS: 2500.0}
+        assert seconds_left(timeline, 2_000_000_000) == 1.5
+        assert seconds_left(timeline, 4_000_000_000) is None  # longer than before
+        timeline.enter_stage("understanding", 4_000_000_000)
+        timeline.mark_prefill(Prefill(100, 400, 0, 100.0), 4_000_000_000)
+        assert seconds_left(timeline, 4_000_000_000) == 0.3  # the prefill's, at its rate
     finally:
         QLocale.setDefault(QLocale.c())
 

@@ -165,7 +165,8 @@ def test_message_sent_during_warm_up_goes_out_at_once(warm_app, run, lab):
         written_ms = (generation.timeline.request_written_ns - sent_ns) / 1e6
         assert written_ms < 500, written_ms  # not after the warm-up's load (2.5 s)
         # It waits for the load the warm-up began, and the stage line says so.
-        await until(lambda: app.window.stage_label.text().startswith("Loading model…"), 3)
+        loading = "Loading the model (cold start)…"
+        await until(lambda: app.window.stage_label.text().startswith(loading), 3)
         await until(answered(app, 1), 5)
         assert generation.cold
         assert generation.timeline.stages[0].name == "loading"
