@@ -342,19 +342,24 @@ async def test_a_request_sent_before_the_warm_up_asked_is_told_it_loads(
     backend = OllamaBackend(server.url)
     warmer = KeepAliveWarmer(backend, MODEL)
     assert warmer.warm("app start") is not None
+    sent_ns = time.perf_counter_ns()
     assert warmer.user_request_started() is False  # not known yet
     request = ChatRequest(MODEL, [ChatMessage("user", "hello")], keep_alive="30m")
+    written: list[int | None] = []
 
     async def ask() -> str:
         async with backend.chat(request) as stream:
             async for _event in stream:
                 pass
+        written.append(stream.timeline.request_written_ns)
         return stream.text
 
     user = asyncio.create_task(ask())
     await until(lambda: warmer.state is ModelState.LOADING, timeout_s=2.0)
     assert not user.done()  # known while the request waits for the load
     assert await user == "Hello there"
+    [written_ns] = written
+    assert written_ns is not None and (written_ns - sent_ns) / 1e6 < 50  # never delayed
     warmer.first_token_received()
     warmer.user_request_finished(ok=True)
     [chat] = server.posts("/api/chat")  # the user's: the warm-up loaded nothing
