@@ -280,7 +280,10 @@ class ChatStream:
         last_token = self.timeline.last_token_ns
         if last_token is None:
             seconds = self.timeouts.first_byte_s
-            start = self.timeline.request_written_ns or self._send_started_ns
+            # From this stream's own send: a cascade's fallback keeps the first request's
+            # "written" stamp on the shared timeline (TTFT counts from there), but its
+            # own wait for a first byte starts when it sent.
+            start = self._send_started_ns or self.timeline.request_written_ns
         else:
             seconds, start = self.timeouts.stall_s, last_token
         if seconds is None or start is None:

@@ -14,26 +14,22 @@ code is the answer's (0 when the other model answered).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
-from dataclasses import replace
 
-from client.backends.stream import ChatStream, StreamTimeouts
 from client.cli import cascade_args
 from client.cli import chat_common as chat
-from client.core.events import Failed, Token
+from client.core.events import Failed
 from client.services.cascade import (
     FALLBACK_AFTER_S,
     answer_label,
     backend_classifier,
-    falls_back,
     first_token_limit,
 )
-from client.services.fallback import failure_sentence
+from client.services.fallback import FallbackStream, FellBack
 from client.services.planner import PlanInput, PlanSettings, RequestPlan, Route, plan_request
 from client.services.retrieval import Retrieval, as_passages
-from client.services.router import RouteDecision, Tier, decide
+from client.services.router import RouteDecision, decide
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,11 +55,10 @@ async def run(args: argparse.Namespace, text: str, found: Retrieval | None) -> i
         _show_route(args, plan)
         timeouts = chat.timeouts(args)
         limit = first_token_limit(plan, FALLBACK_AFTER_S, timeouts.first_byte_s)
-        first = replace(timeouts, first_byte_s=limit)
-        stream = await _answer(args, plan, first, can_fall_back=True)
-        if falls_back(stream.outcome, bool(stream.text)) and plan.fallback is not None:
-            plan = _fallback_plan(args, text, found, routes, plan, stream)
-            stream = await _answer(args, plan, timeouts, can_fall_back=False)
+        # The session's own fallback stream: the other route answers on the same
+        # timeline, so the time to first token counts from the first request here too.
+        stream = FallbackStream(plan, timeouts, lambda fell: _say_fallback(args, fell), limit)
+        await _answer(args, stream)
         if args.json and isinstance(stream.outcome, Failed):
             chat.say(stream.outcome.message)
         return chat.exit_code(stream)
@@ -111,53 +106,29 @@ def _show_route(args: argparse.Namespace, plan: RequestPlan) -> None:
         chat.say(f"{answer_label(plan.route)} ({decision.reason})")
 
 
-def _fallback_plan(
-    args: argparse.Namespace,
-    text: str,
-    found: Retrieval | None,
-    routes: list[Route],
-    failed: RequestPlan,
-    stream: ChatStream,
-) -> RequestPlan:
-    assert failed.fallback is not None and isinstance(stream.outcome, Failed)
-    error = failure_sentence(stream.outcome.error)
-    other = RouteDecision(Tier(failed.fallback.tier), f"fallback: {error}", by="fallback")
-    plan = plan_request(_given(args, text, found, routes, other))
+def _say_fallback(args: argparse.Namespace, fell: FellBack) -> None:
+    to = fell.plan.route
     if args.json:
-        _line(
-            {"event": "fallback", "from": failed.route.tier, "to": plan.route.tier, "error": error}
-        )
+        _line({"event": "fallback", "from": fell.failed_tier, "to": to.tier, "error": fell.error})
     chat.say(
-        f"The {failed.route.tier} model ({failed.route.model}) failed before answering: "
-        f"{error} The {plan.route.tier} model ({plan.route.model}) answers instead."
+        f"The {fell.failed_tier} model ({fell.failed_model}) failed before answering: "
+        f"{fell.error} The {to.tier} model ({to.model}) answers instead."
     )
-    return plan
 
 
-async def _answer(
-    args: argparse.Namespace, plan: RequestPlan, timeouts: StreamTimeouts, can_fall_back: bool
-) -> ChatStream:
-    """Streams the plan's answer; a failure before the first token that the other route
-    will take over is not printed as the answer's end (the fallback line says it)."""
-    stream = plan.route.backend.chat(plan.request(), timeouts)
+async def _answer(args: argparse.Namespace, stream: FallbackStream) -> None:
+    """Streams the answer; a failure the other route took over never comes through
+    (the fallback line says it)."""
     printer: chat.JsonPrinter | chat.TextPrinter
     printer = (
         chat.JsonPrinter(sys.stdout) if args.json else chat.TextPrinter(sys.stdout, args.stages)
     )
-    got_token = False
     try:
         async with stream:
             async for event in stream:
-                got_token = got_token or isinstance(event, Token)
-                if isinstance(event, Failed) and not got_token and can_fall_back:
-                    continue
                 printer.show(event, stream)
-    except asyncio.CancelledError:
+    finally:
         printer.finish(stream)
-        raise
-    if not (can_fall_back and falls_back(stream.outcome, got_token)):
-        printer.finish(stream)
-    return stream
 
 
 def _line(record: dict[str, object]) -> None:

@@ -17,11 +17,14 @@ from client.core.conversation import GenerationOptions
 from client.core.events import Failed, Prefill, Started, StreamEvent, Token, TokenKind, as_dict
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
+from client.services.fallback import FallbackStream
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
 EXIT_INTERRUPTED = 3
 EXIT_STOPPED = 130
+# A lone model's stream, or a cascade's (the other model takes over before a first token).
+AnswerStream = ChatStream | FallbackStream
 
 
 def options(args: argparse.Namespace) -> GenerationOptions:
@@ -45,7 +48,7 @@ def api_key(variable: str | None) -> str | None:
     return key
 
 
-def exit_code(stream: ChatStream) -> int:
+def exit_code(stream: AnswerStream) -> int:
     outcome = stream.outcome
     if not isinstance(outcome, Failed):
         return 0
@@ -65,7 +68,7 @@ class TextPrinter:
         self._stage = ""
         self._wrote_text = False
 
-    def show(self, event: StreamEvent, stream: ChatStream) -> None:
+    def show(self, event: StreamEvent, stream: AnswerStream) -> None:
         if isinstance(event, Started):
             self._enter("understanding", stream, at_ns=event.at_ns)
         elif isinstance(event, Token):
@@ -81,12 +84,12 @@ class TextPrinter:
             self._end_line()
             say(event.message)
 
-    def finish(self, stream: ChatStream) -> None:
+    def finish(self, stream: AnswerStream) -> None:
         self._end_line()
         stream.timeline.close_stages()
         say(summary_line(stream.metrics()))
 
-    def _enter(self, stage: str, stream: ChatStream, at_ns: int | None = None) -> None:
+    def _enter(self, stage: str, stream: AnswerStream, at_ns: int | None = None) -> None:
         if stage == self._stage:
             return
         self._stage = stage
@@ -108,17 +111,17 @@ class JsonPrinter:
     def __init__(self, out: TextIO) -> None:
         self._out = out
 
-    def show(self, event: StreamEvent, stream: ChatStream) -> None:
+    def show(self, event: StreamEvent, stream: AnswerStream) -> None:
         self._out.write(json.dumps(as_dict(event), ensure_ascii=False) + "\n")
         self._out.flush()
 
-    def finish(self, stream: ChatStream) -> None:
+    def finish(self, stream: AnswerStream) -> None:
         record = {"event": "metrics", **stream.metrics().as_dict()}
         self._out.write(json.dumps(record) + "\n")
         self._out.flush()
 
 
-def _since_written_ms(stream: ChatStream) -> float:
+def _since_written_ms(stream: AnswerStream) -> float:
     start = stream.timeline.request_written_ns
     return (now_ns() - start) / 1e6 if start is not None else 0.0
 

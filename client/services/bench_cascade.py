@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from client.backends.stream import StreamTimeouts
@@ -19,7 +19,8 @@ from client.core.conversation import GenerationOptions
 from client.core.events import Done, Failed
 from client.core.metrics import RequestMetrics
 from client.core.stats import Summary, summarize
-from client.services.cascade import FALLBACK_AFTER_S, falls_back, first_token_limit
+from client.services.cascade import FALLBACK_AFTER_S, first_token_limit
+from client.services.fallback import FallbackStream, FellBack
 from client.services.planner import PlanInput, PlanSettings, RequestPlan, Route, plan_request
 from client.services.router import RouteDecision, Tier
 
@@ -124,14 +125,17 @@ async def measure_cascade_one(
     chosen = plan.route.tier
     timeouts = settings.timeouts
     limit = first_token_limit(plan, FALLBACK_AFTER_S, timeouts.first_byte_s)
-    outcome, metrics, got = await _stream(plan, replace(timeouts, first_byte_s=limit))
-    if falls_back(outcome, got) and plan.fallback is not None:
-        other = RouteDecision(Tier(plan.fallback.tier), "fallback", by="fallback")
-        plan = _plan(routes, settings, text, other)
-        outcome, metrics, got = await _stream(plan, timeouts)
+    fell: list[FellBack] = []  # the app's fallback: TTFT counts from the first request
+    stream = FallbackStream(plan, timeouts, fell.append, limit)
+    got = False
+    async with stream:
+        async for _event in stream:
+            got = got or bool(stream.text)
+    route = fell[-1].plan.route if fell else plan.route
+    outcome = stream.outcome
     error = outcome.message if isinstance(outcome, Failed) else None
-    answered = "" if error is not None and not got else plan.route.tier
-    return CascadeResult(text, chosen, answered, plan.route.model, metrics, decided_ms, error)
+    answered = "" if error is not None and not got else route.tier
+    return CascadeResult(text, chosen, answered, route.model, stream.metrics(), decided_ms, error)
 
 
 def _plan(

@@ -31,6 +31,7 @@ from client.core.events import (
     Token,
     Usage,
 )
+from client.core.metrics import RequestMetrics
 from client.core.timeline import RequestTimeline
 from client.services.cascade import falls_back
 from client.services.planner import RequestPlan
@@ -105,6 +106,13 @@ class FallbackStream:
     @property
     def outcome(self) -> Done | Failed | None:
         return self._current.outcome
+
+    @property
+    def text(self) -> str:
+        return self._current.text
+
+    def metrics(self) -> RequestMetrics:
+        return self._current.metrics()
 
     async def __aenter__(self) -> FallbackStream:
         return self
