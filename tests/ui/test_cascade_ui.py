@@ -203,7 +203,7 @@ def test_a_long_conversation_is_summarised_in_the_background_unless_turned_off(
 
 
 def _ticks(app: Any) -> list[str]:
-    return [text for _, text in app.hud.waterfall.plot.getAxis("left")._tickLevels[0]]
+    return app.hud.waterfall.row_texts()
 
 
 def test_the_fast_model_choosing_past_its_budget_the_rules_decide_and_the_waterfall_says_so(

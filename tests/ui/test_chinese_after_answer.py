@@ -40,8 +40,8 @@ def _english_shown(app: TachyApp) -> list[str]:
             if _english(NAMES.sub("", text)):
                 found.append(f"{where}: {text!r}")
     hud = app.hud
-    ticks = [text for _, text in hud.waterfall.plot.getAxis("left")._tickLevels[0]]
-    found += [f"waterfall row: {t!r}" for t in ticks if _english(t)]
+    rows = hud.waterfall.labels.shown()  # the names written above the bars
+    found += [f"waterfall row: {t!r}" for t in rows if _english(t)]
     return found
 
 

@@ -58,7 +58,7 @@ def _record() -> HudRecord:
 
 
 def _rows(hud: LatencyHud) -> list[str]:
-    return [text for _, text in hud.waterfall.plot.getAxis("left")._tickLevels[0]]
+    return hud.waterfall.row_texts()
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ from client.services.hud_model import (
 )
 from client.ui.hud.graph_export import export_graph
 from client.ui.hud.live_plot import LivePlot
-from client.ui.hud.plot_theme import apply_plot_theme
+from client.ui.hud.plot_theme import apply_plot_theme, plot_colours
 from client.ui.hud.requests_view import RequestsView
 from client.ui.hud.server_view import ServerView
 from client.ui.hud.tier_view import TierView
@@ -122,6 +122,7 @@ class LatencyHud(QWidget):
 
     def apply_scheme(self) -> None:
         apply_plot_theme(self.plots(), self.palette())
+        self.waterfall.set_text_colour(plot_colours(self.palette())[1])
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

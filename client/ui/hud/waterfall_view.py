@@ -1,4 +1,8 @@
-"""Where one request's time went: client-measured rows beside the server's own."""
+"""Where one request's time went: client-measured rows beside the server's own.
+
+Each row's name is written above its bar (client.ui.hud.row_labels), not on a left axis,
+so the bars get the plot's whole width at the HUD's default width.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +12,19 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from client.services.hud_model import ROUTE_DECISION, Waterfall, WaterfallRow
+from client.ui.hud.locale_axis import LocaleAxis
 from client.ui.hud.palette import SIDE_COLORS
+from client.ui.hud.row_labels import RowLabels
 from client.ui.locale_text import number
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.route_words import decision_reason, stage_route, tier_label
 
 MOMENT_WIDTH_FRACTION = 0.004  # a moment (first token ...) is a thin bar this wide
+# Row i spans i-0.5 .. i+0.5: its name in the upper part, its bar at the bottom (a
+# default-sized HUD gives a cascade's 17 rows about 29 px each; a name needs about 19).
+BAR_HEIGHT = 0.35
+BAR_TOP = 0.15  # below the row's centre
+AXIS_AIR = 0.1  # rows of room between the last bar and the time axis
 
 
 class WaterfallView(QWidget):
@@ -21,11 +32,13 @@ class WaterfallView(QWidget):
         super().__init__(parent)
         self.caption = QLabel(self.tr("Send a message, or click a point in Requests."))
         self.caption.setWordWrap(True)
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(axisItems={"bottom": LocaleAxis("bottom")})
         self.plot.setLabel("bottom", self.tr("ms since request written"))  # no units=: "kms"
+        self.plot.hideAxis("left")  # the rows are named above their bars
         self.plot.invertY(True)  # first phase on top, like a browser's waterfall
-        self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brushes=[])
+        self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=BAR_HEIGHT, brushes=[])
         self.plot.addItem(self.bars)
+        self.labels = RowLabels(self.plot.getPlotItem())
         self.waterfall: Waterfall | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -40,15 +53,22 @@ class WaterfallView(QWidget):
         x0 = np.array([r.start_ms for r in rows])
         width = np.array([max(r.end_ms - r.start_ms, moment) for r in rows])
         brushes = [pg.mkBrush(*SIDE_COLORS.get(r.side, (128, 128, 128))) for r in rows]
-        self.bars.setOpts(x0=x0, y=np.arange(len(rows)), width=width, brushes=brushes)
-        labels = [
-            (i, f"{_row_text(r)} {_duration(r.start_ms, r.end_ms)}") for i, r in enumerate(rows)
-        ]
-        self.plot.getAxis("left").setTicks([labels])
-        self.plot.setYRange(-0.5, len(rows) - 0.5)
+        tops = np.arange(len(rows)) + BAR_TOP
+        self.bars.setOpts(x0=x0, y=tops + BAR_HEIGHT / 2, width=width, brushes=brushes)
+        self.plot.setYRange(-0.5, len(rows) - 0.5 + AXIS_AIR, padding=0)
         self.plot.setXRange(min(0.0, float(x0.min(initial=0.0))), span * 1.05)
+        texts = [f"{_row_text(r)} {_duration(r.start_ms, r.end_ms)}" for r in rows]
+        self.labels.show(texts, list(tops))
+        self.plot.setAccessibleDescription("\n".join(texts))
         lines = [title, _summary(waterfall), *_route_lines(waterfall)]
         self.caption.setText("\n".join(lines))
+
+    def row_texts(self) -> list[str]:
+        """Each row's whole name with its time, top to bottom."""
+        return list(self.labels.texts)
+
+    def set_text_colour(self, colour: str) -> None:
+        self.labels.set_colour(colour)
 
 
 # The servers whose own timings the waterfall shows, by the names users know them by.
