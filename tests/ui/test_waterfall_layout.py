@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QLocale, QPointF, QSettings
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QEvent, QLocale, QPointF, QSettings
+from PySide6.QtGui import QHelpEvent, QPalette
+from PySide6.QtWidgets import QApplication, QToolTip
 
 from client.services.hud_model import (
     RETRIEVING_COUNTED,
@@ -169,6 +169,11 @@ def test_a_name_wider_than_the_plot_is_elided_and_whole_in_its_tooltip(qtbot: An
     assert any(s != t and "…" in s for s, t in zip(shown, texts, strict=True))
     assert [item.toolTip() for item in view.labels.items[: len(texts)]] == texts
     assert _label_problems(view) == []
+    cut = next(i for i, (s, t) in enumerate(zip(shown, texts, strict=True)) if s != t)
+    at = view.plot.mapFromScene(view.labels.items[cut].textItem.sceneBoundingRect().center())
+    hover = QHelpEvent(QEvent.Type.ToolTip, at, view.plot.viewport().mapToGlobal(at))
+    QApplication.sendEvent(view.plot.viewport(), hover)  # the pointer rests on the name
+    assert QToolTip.text() == texts[cut]
 
 
 def test_the_names_follow_the_light_or_dark_scheme(qtbot: Any) -> None:
