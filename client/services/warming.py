@@ -158,9 +158,11 @@ class KeepAliveWarmer(EngineSleepWatch):
         event loop: qasync's in the app). Returns at once: the only work done here is
         asking prefix_provider, for servers that keep models loaded. Returns the
         task, or None when nothing needs doing (already warm, a warm-up running, a
-        user request in flight, no model)."""
+        user request in flight unless Ollama is only asked if it is loaded, no model)."""
         self.note_activity()
-        if self._backend is None or not self._model or self._user_requests:
+        if self._backend is None or not self._model:
+            return None
+        if self._user_requests and not self._only_asks_if_loaded():
             return None
         if self._task is not None and not self._task.done():
             return None
@@ -218,11 +220,10 @@ class KeepAliveWarmer(EngineSleepWatch):
         """Call just before a user request is sent. Cancels a warm-up in flight so
         the request goes out at once; returns True when the request will wait for a
         load (the stage LOADING): the model was cold or a warm-up was loading it. An
-        Ollama warm-up still asking /api/ps goes on (its answer, on its own connection,
-        tells the request's loading stage) but loads nothing: the request does."""
+        Ollama warm-up asking /api/ps goes on: its answer tells the request's stage."""
         self.note_activity()
         self._user_requests += 1
-        if not self._asking_if_loaded():
+        if not self._only_asks_if_loaded():
             self._cancel_warm()
         if self._status.state in (ModelState.COLD, ModelState.LOADING):
             self._set_status(ModelStatus(ModelState.LOADING))
@@ -410,10 +411,10 @@ class KeepAliveWarmer(EngineSleepWatch):
         self._set_status(ModelStatus(ModelState.WARM, unloads_at))
         self._schedule(unloads_at)
 
-    def _asking_if_loaded(self) -> bool:
-        """An Ollama warm-up is about to ask /api/ps whether the model is loaded, or asking."""
-        running = self._task is not None and not self._task.done()
-        return running and self._policy is ServerPolicy.OLLAMA and self._status.state is None
+    def _only_asks_if_loaded(self) -> bool:
+        """An Ollama warm-up of a model of unknown state asks /api/ps first; during a
+        user's request that is all it does (on its own connection, never delaying it)."""
+        return self._policy is ServerPolicy.OLLAMA and self._status.state is None
 
     async def _is_loaded(self) -> bool:
         assert self._backend is not None

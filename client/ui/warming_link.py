@@ -175,6 +175,8 @@ class WarmingLink(QObject):
         self.window.server_bar.modelChosen.connect(self._on_model_chosen)
         self.window.composer.textChanged.connect(self._on_draft_changed)
         self.page.conversationChanged.connect(lambda _: self._recount_base())
+        # At once: a question sent before the server answered goes out with the session.
+        self.page.sessionChanged.connect(self._wire_session)
         # Opening a stored conversation (or a new one) does not emit conversationChanged;
         # deferred, so it runs after the page has shown it.
         panel = self.window.conversations
@@ -226,7 +228,9 @@ class WarmingLink(QObject):
         for key in unsaved:
             self._save(key, self._predictors[key].learned())
 
-    def _wire_session(self, session: ChatSession) -> None:
+    def _wire_session(self, session: ChatSession | None) -> None:
+        if session is None:
+            return
         session.model_state_provider = self.warmer.model_state
         session.load_estimate = lambda: self.predictor.load_ms  # the loading stage's "about"
         session.keep_alive = self.warmer.request_keep_alive

@@ -371,6 +371,34 @@ async def test_a_request_sent_before_the_warm_up_asked_is_told_it_loads(
     await backend.aclose()
 
 
+async def test_a_model_chosen_after_the_request_went_out_is_asked_about(
+    make_server: Any,
+) -> None:
+    """The first minute: the question went out as the server became known, before the
+    warmer had a model; its app-start warm-up then only asks /api/ps."""
+    server = await make_server("ollama", load_s=0.5)
+    backend = OllamaBackend(server.url)
+    warmer = KeepAliveWarmer(None, None)
+    assert warmer.user_request_started() is False
+    request = ChatRequest(MODEL, [ChatMessage("user", "hello")], keep_alive="30m")
+
+    async def ask() -> None:
+        async with backend.chat(request) as stream:
+            async for _event in stream:
+                pass
+
+    user = asyncio.create_task(ask())
+    assert warmer.set_target(backend, MODEL, reason="app start") is not None
+    await until(lambda: warmer.state is ModelState.LOADING, timeout_s=2.0)
+    assert not user.done()
+    await user
+    warmer.first_token_received()
+    warmer.user_request_finished(ok=True)
+    assert len(server.posts("/api/chat")) == 1 and server.loads == 1
+    await warmer.aclose()
+    await backend.aclose()
+
+
 async def test_a_request_sent_before_the_warm_up_asked_a_loaded_model_is_warm(
     make_server: Any,
 ) -> None:
@@ -402,10 +430,24 @@ async def test_no_warming_while_a_user_request_runs(make_server: Any) -> None:
     backend = OllamaBackend(server.url)
     warmer = KeepAliveWarmer(backend, MODEL)
     assert warmer.user_request_started() is False  # state not known: no LOADING stage
-    assert warmer.warm("typing") is None
+    asking = warmer.warm("typing")  # Ollama, state unknown: only asked if it is loaded
+    assert asking is not None
+    await asking
+    assert warmer.state is ModelState.WARM
+    assert warmer.warm("typing") is None  # known now: nothing while the request runs
     warmer.user_request_finished(ok=True)
     await until(lambda: warmer.seconds_left is not None)
     assert server.posts("/api/chat") == []
+    await warmer.aclose()
+    await backend.aclose()
+    # Other servers are not even asked.
+    other = await make_server("openai")
+    backend = OpenAICompatBackend(other.url)
+    warmer = KeepAliveWarmer(backend, MODEL)
+    warmer.user_request_started()
+    assert warmer.warm("typing") is None
+    warmer.user_request_finished(ok=True)
+    assert other.requests == []
     await warmer.aclose()
     await backend.aclose()
 

@@ -56,13 +56,14 @@ def warm_app(
     run(): a warm-up spans the start and what follows, and must not see the loop stop."""
     apps: list[TachyApp] = []
 
-    async def make(api: str = "ollama") -> TachyApp:
+    async def make(api: str = "ollama", start: bool = True) -> TachyApp:
         stores = open_stores(data_dir / "tachy.sqlite3")
         settings = QSettings(str(data_dir / "window.ini"), QSettings.Format.IniFormat)
         app = TachyApp(stores, settings, engine_factory=NoEngine, warm_models=True)
         apps.append(app)
         app.window.show()
-        await app.start(lab.url, api, MODEL)
+        if start:
+            await app.start(lab.url, api, MODEL)
         return app
 
     yield make
@@ -171,6 +172,29 @@ def test_message_sent_during_warm_up_goes_out_at_once(warm_app, run, lab):
         assert generation.cold
         assert generation.timeline.stages[0].name == "loading"
         assert link.state_label.text().startswith("warm")
+
+    run(body())
+
+
+def test_a_question_sent_before_the_server_answered_says_the_model_loads(warm_app, run, lab):
+    """The first minute: the question goes out the moment the server is known, before
+    the app-start warm-up could ask /api/ps; that answer still tells the stage line."""
+    lab.set_scenario(lab_scenario(2500.0))  # room for the stage line's 1 s rule
+
+    async def body() -> None:
+        app = await warm_app(start=False)
+        send(app, "Is the model loaded yet?")
+        assert app.page.session is None  # waiting for the server
+        await app.start(lab.url, "ollama", MODEL)
+        generation = app.page.runner.generation
+        assert generation is not None
+        loading = "Loading the model (cold start)…"
+        await until(lambda: app.window.stage_label.text().startswith(loading), 4)
+        await until(answered(app, 1), 5)
+        assert generation.cold
+        assert [s.name for s in generation.timeline.stages] == ["loading", "answering"]
+        assert app.warming is not None
+        assert app.warming.warmer.warm_requests == 0  # it asked /api/ps and loaded nothing
 
     run(body())
 
