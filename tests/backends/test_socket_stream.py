@@ -4,8 +4,12 @@ httpcore's own errors, and every client Tachy makes uses them."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import socket
+import ssl
+import subprocess
 from collections.abc import AsyncIterator, Awaitable
+from pathlib import Path
 from typing import Any
 
 import httpcore
@@ -171,3 +175,51 @@ async def test_an_http_answer_streams_through_it() -> None:
     async with new_client() as client:  # nothing listens there now
         with pytest.raises(httpx.ConnectError):
             await client.get(f"http://127.0.0.1:{port}/")
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1, made by the openssl command."""
+    if shutil.which("openssl") is None:
+        pytest.skip("no openssl command to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    command = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+    command += ["-keyout", str(key), "-out", str(cert), "-subj", "/CN=127.0.0.1"]
+    subprocess.run(
+        [*command, "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+async def test_an_https_answer_streams_through_it(certificate: tuple[Path, Path]) -> None:
+    cert, key = certificate
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    served.load_cert_chain(cert, key)
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for part in (b"secret ", b"words"):
+            writer.write(b"%x\r\n%s\r\n" % (len(part), part))
+            await writer.drain()
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+
+    listening = await asyncio.start_server(answer, "127.0.0.1", 0, ssl=served)
+    port = listening.sockets[0].getsockname()[1]
+    trusted = ssl.create_default_context(cafile=str(cert))
+    pool = httpcore.AsyncConnectionPool(ssl_context=trusted, network_backend=AsyncioBackend())
+    async with listening, pool:
+        async with pool.stream("GET", f"https://127.0.0.1:{port}/") as response:
+            body = b"".join([part async for part in response.aiter_stream()])
+            tls = response.extensions["network_stream"].get_extra_info("ssl_object")
+    assert response.status == 200 and body == b"secret words" and tls is not None
+    untrusting = httpcore.AsyncConnectionPool(
+        ssl_context=ssl.create_default_context(), network_backend=AsyncioBackend()
+    )
+    listening = await asyncio.start_server(answer, "127.0.0.1", port, ssl=served)
+    async with listening, untrusting:
+        with pytest.raises(httpcore.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+            await untrusting.request("GET", f"https://127.0.0.1:{port}/")
