@@ -45,6 +45,7 @@ class HudLink:
             message_id=finished.message_id,
             views_now=False,
             answered_by=(route.model, route.server_name) if (route := generation.route) else None,
+            cold=generation.cold,  # known by now: at the start the model's state may not be
         )
         # The tier, waterfall and requests views a frame later: the answer's last
         # words and end state are painted first, and the loop is never held for both.

@@ -199,6 +199,26 @@ def test_a_question_sent_before_the_server_answered_says_the_model_loads(warm_ap
     run(body())
 
 
+def test_the_hud_marks_a_reply_that_waited_for_a_load_as_a_cold_start(warm_app, run, lab):
+    """Over the OpenAI API no load_duration comes back: only the loading stage knew."""
+    lab.set_scenario(lab_scenario(2500.0))
+
+    async def body() -> None:
+        app = await warm_app(api="openai")
+        link = app.warming
+        assert link is not None and app.hud is not None
+        await until(lambda: link.state_label.text() == "loading…", 3)
+        send(app, "Is the model loaded yet?")
+        generation = app.page.runner.generation
+        await until(answered(app, 1), 6)
+        assert generation.cold and generation.timeline.stages[0].name == "loading"
+        assert not generation.finished.metrics.server.get("ollama")
+        [record] = app.hud.book.records
+        assert record.cold  # the requests view draws it as a cold start
+
+    run(body())
+
+
 def test_composer_shows_the_predicted_wait_while_typing(warm_app, run, lab, qtbot):
     lab.set_scenario(lab_scenario(200.0))  # a short first load
 

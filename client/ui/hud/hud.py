@@ -159,13 +159,16 @@ class LatencyHud(QWidget):
         *,
         views_now: bool = True,
         answered_by: tuple[str, str] | None = None,
+        cold: bool = False,
     ) -> None:
         """The reply ended: its record and the live plot's last frame now; the tier,
         waterfall and requests views now too, or (views_now=False) when the caller runs
         show_last_reply, e.g. a loop turn later, after the answer's final paint.
         `answered_by` (model, server): who answered, when not the model it started with
-        (a cascade's route, or its other model after a fallback)."""
-        at, model, server, cold = self._started
+        (a cascade's route, or its other model after a fallback); `cold`: it waited
+        for a load, as learned while it ran (the loading stage)."""
+        at, model, server, started_cold = self._started
+        cold = cold or started_cold
         model, server = answered_by or (model, server)
         record = record_from_request(
             metrics,
