@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
+from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, Signal
 from PySide6.QtWidgets import (
     QDockWidget,
     QFrame,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPushButton,
     QSplitter,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -26,6 +27,7 @@ from client.ui.action_bar import ActionBar
 from client.ui.composer import Composer
 from client.ui.conversations import ConversationPanel
 from client.ui.server_bar import ServerBar
+from client.ui.window_geometry import FRAME_ROOM, first_start_geometry, kept_inside
 
 if TYPE_CHECKING:  # the chat view's modules (markdown, code colours ...): after the paint
     from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut, QShowEvent
@@ -35,6 +37,8 @@ if TYPE_CHECKING:  # the chat view's modules (markdown, code colours ...): after
 SETTINGS_GEOMETRY = "window/geometry"
 SETTINGS_STATE = "window/state"
 SETTINGS_SPLITTER = "window/splitter"
+HUD_WIDTH = 340  # px: the latency dock at the first start, whatever its views' hints
+CONVERSATIONS_MIN_WIDTH = 140
 
 
 class MainWindow(QMainWindow):
@@ -52,7 +56,15 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("Tachy"))
         self.setAccessibleName("Tachy")
         self.conversations = ConversationPanel(self)
-        self.server_bar = ServerBar(self)
+        # Across the top, over all three columns: the bar's pickers and buttons made the
+        # chat column (and the window) at least 770 px wide in the middle column.
+        self.server_toolbar = QToolBar(self.tr("Server and model"), self)
+        self.server_toolbar.setObjectName("serverToolBar")
+        self.server_toolbar.setMovable(False)
+        self.server_toolbar.toggleViewAction().setVisible(False)  # never hidden by mistake
+        self.server_bar = ServerBar(self.server_toolbar)
+        self.server_toolbar.addWidget(self.server_bar)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.server_toolbar)
         self.chat_view: ChatView
         self._chat_stand_in: QFrame | None = None
         if chat_view_later:
@@ -80,8 +92,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self._centre())
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
-        self.conversations.setMinimumWidth(160)
-        self.splitter.setSizes([240, 760])
+        self.conversations.setMinimumWidth(CONVERSATIONS_MIN_WIDTH)
         self.setCentralWidget(self.splitter)
         # Filled by client.ui.demo_menu.DemoMenu (the latency lab for presenters).
         self.demo_menu = self.menuBar().addMenu(self.tr("&Demo"))
@@ -90,17 +101,16 @@ class MainWindow(QMainWindow):
         self.hud_dock.setObjectName("hudDock")
         self.hud_dock.setAccessibleName(self.tr("Latency HUD"))
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.hud_dock)
-        self.resize(1240, 780)
-        # First run: the chat gets most of the width; the HUD a side column.
-        self.resizeDocks([self.hud_dock], [360], Qt.Orientation.Horizontal)
-        self._restore_layout()
+        # First start: the chat gets most of the width; the HUD a side column.
+        self.first_start = not self._restore_layout()
+        if self.first_start:
+            self.fit_first_start(self._available())
         self.shortcuts: dict[str, QShortcut] = {}
 
     def _centre(self) -> QWidget:
         centre = QWidget(self)
         layout = self._centre_layout = QVBoxLayout(centre)
         layout.setContentsMargins(6, 6, 6, 6)
-        layout.addWidget(self.server_bar)
         layout.addWidget(self._chat_stand_in or self.chat_view, 1)
         layout.addWidget(self.undo_bar)
         layout.addWidget(self.outcome_bar)
@@ -137,6 +147,8 @@ class MainWindow(QMainWindow):
     def set_hud_widget(self, widget: QWidget) -> None:
         """The latency HUD's contents (owned by the HUD module)."""
         self.hud_dock.setWidget(widget)
+        if self.first_start:  # the same width every first start, not the views' hints
+            self.resizeDocks([self.hud_dock], [HUD_WIDTH], Qt.Orientation.Horizontal)
 
     def add_shortcut(self, name: str, keys: QKeySequence | str, slot: object) -> QShortcut:
         from PySide6.QtGui import QKeySequence, QShortcut  # (after the paint: 0.6 ms)
@@ -151,17 +163,44 @@ class MainWindow(QMainWindow):
         self.send_button.setEnabled(not busy)
         self.stop_button.setEnabled(busy)
 
-    # --- remembered layout -------------------------------------------------------
-    def _restore_layout(self) -> None:
+    # --- where it opens and the remembered layout ----------------------------------
+    def _available(self) -> QRect:
+        """The screen the window opens on, without panels and docks."""
+        return self.screen().availableGeometry()
+
+    def fit_first_start(self, available: QRect) -> None:
+        """The first start's size fitted to `available`, the HUD dock HUD_WIDTH wide."""
+        geometry = first_start_geometry(available, self.minimumSizeHint())
+        self.setGeometry(geometry)
+        self.resizeDocks([self.hud_dock], [HUD_WIDTH], Qt.Orientation.Horizontal)
+        # On a small screen the chat keeps the width: the conversations a fifth at most.
+        left = max(CONVERSATIONS_MIN_WIDTH, min(240, geometry.width() // 5))
+        self.splitter.setSizes([left, geometry.width() - HUD_WIDTH - left])
+
+    def keep_on_screen(self, available: QRect) -> None:
+        """A remembered geometry from a larger screen made to fit this one."""
+        if self.isMaximized() or self.isFullScreen():
+            return
+        room = (available.size() - FRAME_ROOM).expandedTo(self.minimumSizeHint())
+        fitted = QRect(self.geometry().topLeft(), self.geometry().size().boundedTo(room))
+        fitted = kept_inside(fitted, available)
+        if fitted != self.geometry():
+            self.setGeometry(fitted)
+
+    def _restore_layout(self) -> bool:
+        """True when a remembered geometry was restored."""
         geometry = self.settings.value(SETTINGS_GEOMETRY)
-        if isinstance(geometry, QByteArray | bytes):
+        restored = isinstance(geometry, QByteArray | bytes)
+        if restored:
             self.restoreGeometry(QByteArray(geometry))
+            self.keep_on_screen(self._available())
         state = self.settings.value(SETTINGS_STATE)
         if isinstance(state, QByteArray | bytes):
             self.restoreState(QByteArray(state))
         splitter = self.settings.value(SETTINGS_SPLITTER)
         if isinstance(splitter, QByteArray | bytes):
             self.splitter.restoreState(QByteArray(splitter))
+        return restored
 
     def save_layout(self) -> None:
         self.settings.setValue(SETTINGS_GEOMETRY, self.saveGeometry())

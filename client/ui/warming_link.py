@@ -167,6 +167,7 @@ class WarmingLink(QObject):
         if hud_layout is not None:  # a line at the foot of the latency HUD
             self.hud_label = QLabel(self.tr("Prediction error: not measured yet"))
             self.hud_label.setObjectName("predictionError")
+            self.hud_label.setWordWrap(True)  # (it set the dock's least width)
             hud_layout.addWidget(self.hud_label)
 
     # --- wiring --------------------------------------------------------------------

@@ -13,8 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QCoreApplication, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from client.services.welcome import FoundServer, LocalEngineFacts, found_servers, shown_name
 from client.ui.async_errors import KeptTasks
@@ -45,6 +54,8 @@ STARTERS = (
         ),
     ),
 )
+MIN_STARTER_WIDTH = 160  # px: a starter's caption and "…" still show
+STARTER_PADDING = 12  # px: the flat button's text margins
 STATE_POLL_MS = 1000  # the model's state (warm · 29 min left) while the panel shows
 
 
@@ -80,7 +91,7 @@ class WelcomePanel(QFrame):
             layout.addWidget(self._starter(self.tr(caption), self.tr(prompt)))
 
     def _starter(self, caption: str, prompt: str) -> QPushButton:
-        button = QPushButton(f"{caption}: {prompt}", self)
+        button = StarterButton(f"{caption}: {prompt}", self)
         button.setObjectName("welcomeStarter")
         button.setAccessibleName(caption)
         button.setToolTip(self.tr("Send this question"))
@@ -223,3 +234,40 @@ def _label(name: str, parent: QWidget, text: str = "") -> QLabel:
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.PlainText)  # server and model names are never HTML
     return label
+
+
+class StarterButton(QPushButton):
+    """A starter prompt on one line, cut at the right with "…" when the chat column is
+    narrow: its whole text made the window at least 830 px wide. The tooltip then
+    says it whole."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.whole_text = text
+        self._tip = ""
+        policy = self.sizePolicy()  # a button's own policy never shrinks below its text
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(policy)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), MIN_STARTER_WIDTH), hint.height())
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()  # of the text shown: add what the "…" cut
+        metrics = self.fontMetrics()
+        cut = metrics.horizontalAdvance(self.whole_text) - metrics.horizontalAdvance(self.text())
+        return QSize(hint.width() + max(cut, 0), hint.height())
+
+    def setToolTip(self, tip: str) -> None:
+        self._tip = tip
+        super().setToolTip(tip)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        room = self.contentsRect().width() - STARTER_PADDING
+        shown = self.fontMetrics().elidedText(self.whole_text, Qt.TextElideMode.ElideRight, room)
+        if shown != self.text():
+            self.setText(shown)
+        whole = shown == self.whole_text
+        super().setToolTip(self._tip if whole else f"{self.whole_text}\n\n{self._tip}")

@@ -1475,6 +1475,10 @@ Last lines from the engine:
         <translation>Tachy</translation>
     </message>
     <message>
+        <source>Server and model</source>
+        <translation>服务器和模型</translation>
+    </message>
+    <message>
         <source>What to do next</source>
         <translation>下一步</translation>
     </message>

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QHBoxLayout,
+    QGridLayout,
     QHeaderView,
     QLabel,
     QSpinBox,
@@ -81,16 +81,14 @@ class RequestsView(QWidget):
             self.exclude_cold.toggled,
         ):
             signal.connect(self.scope_changed)
-        controls = QHBoxLayout()
-        for widget in (
-            QLabel(self.tr("Scope:")),
-            self.scope,
-            QLabel("N:"),
-            self.last_n,
-            self.exclude_cold,
-        ):
-            controls.addWidget(widget)
-        controls.addStretch(1)
+        # Two lines: on one, the controls made the dock (and the window) 360 px wide at least.
+        controls = QGridLayout()
+        controls.addWidget(QLabel(self.tr("Scope:")), 0, 0)
+        controls.addWidget(self.scope, 0, 1)
+        controls.addWidget(QLabel("N:"), 0, 2)
+        controls.addWidget(self.last_n, 0, 3)
+        controls.addWidget(self.exclude_cold, 1, 1, 1, 3)
+        controls.setColumnStretch(4, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 3)

@@ -38,7 +38,7 @@ class WaterfallView(QWidget):
         self.plot.invertY(True)  # first phase on top, like a browser's waterfall
         self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=BAR_HEIGHT, brushes=[])
         self.plot.addItem(self.bars)
-        self.labels = RowLabels(self.plot.getPlotItem())
+        self.labels = RowLabels(self.plot.getPlotItem(), room_rows=1.0 - BAR_HEIGHT)
         self.waterfall: Waterfall | None = None
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
