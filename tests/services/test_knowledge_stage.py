@@ -101,7 +101,7 @@ async def test_the_question_is_searched_and_the_passages_sent_with_sources(
         ),
         record_from_stored(stored_record),
     ):
-        rows = [row for row in build_waterfall(record).rows if row.label == label]
+        rows = [row for row in build_waterfall(record).rows if row.text == label]
         assert len(rows) == 1 and rows[0].start_ms < rows[0].end_ms <= 0
     # The question is stored as asked, without the passages.
     path = HistoryStore(db).active_path(generation.conversation_id)

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QLocale
 
 from client.core.prediction import ModelState, Prediction
 from client.services.model_status import (
@@ -51,5 +52,6 @@ def test_time_left_matches_the_services(qapp: Any, left_s: float) -> None:
 @pytest.mark.parametrize("ttft_ms", [3.0, 449.0, 999.0, 1000.0, 12_345.0])
 @pytest.mark.parametrize("load_unknown", [False, True])
 def test_predictions_match_the_core(qapp: Any, ttft_ms: float, load_unknown: bool) -> None:
+    QLocale.setDefault(QLocale.c())  # the core's plain figures (1000); the window's follow QLocale
     prediction = Prediction(ttft_ms, load_unknown=load_unknown)
     assert prediction_text(prediction) == prediction.label()
