@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,14 +36,6 @@ from tests.services.scripted_server import (
 )
 
 pytestmark = pytest.mark.timeout(20)
-
-
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:
-    monkeypatch.setenv("TACHY_DATA_DIR", str(tmp_path))
-    database = Database()
-    yield database
-    database.close()
 
 
 @pytest.fixture

@@ -4,9 +4,8 @@ in every before-the-stream case, with both attempts in the stored waterfall."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,14 +26,6 @@ from tests.backends.test_live_http import closed_port
 FAST = {"model": "fast-lab:135m", "ttft": 5, "tpot_ms": 1, "output_tokens": 6, "seed": 1}
 STRONG = {"model": "strong-lab:7b", "ttft": 60, "tpot_ms": 2, "output_tokens": 6, "seed": 2}
 PROOF = "Prove that √2 is irrational, step by step"
-
-
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:
-    monkeypatch.setenv("TACHY_DATA_DIR", str(tmp_path))
-    database = Database()
-    yield database
-    database.close()
 
 
 class Labs:

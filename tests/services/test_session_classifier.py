@@ -5,11 +5,7 @@ answered and the waterfall's understanding stage carries the decision."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from client.services.cascade import cascade_routes
 from client.services.outcomes import Outcome
@@ -22,14 +18,6 @@ from client.store.metrics_store import MetricsStore
 from tests.services.scripted_server import ScriptedServer, ollama_done, ollama_token
 
 FAST, STRONG = "fast:135m", "strong:7b"
-
-
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Database]:
-    monkeypatch.setenv("TACHY_DATA_DIR", str(tmp_path))
-    database = Database()
-    yield database
-    database.close()
 
 
 def _session(db: Database, server: ScriptedServer) -> tuple[ChatSession, Any]:

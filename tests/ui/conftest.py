@@ -53,6 +53,19 @@ def english_figures() -> Iterator[None]:
 
 
 @pytest.fixture
+def chinese(qapp: QApplication) -> Iterator[None]:
+    """The window in zh_CN: Tachy's catalogue, pyqtgraph's menus and Qt's qtbase."""
+    from client.ui.translations import install_translations
+
+    translators = install_translations(qapp, "zh_CN")
+    assert len(translators) == 3
+    yield
+    for translator in translators:
+        qapp.removeTranslator(translator)
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+
+
+@pytest.fixture
 def run(qapp: Any) -> Iterator[LoopRunner]:
     loop = qasync.QEventLoop(qapp)
     asyncio.set_event_loop(loop)

@@ -6,30 +6,19 @@ tests/ui/test_translations.py checks the window before anything was asked."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
-import pytest
-from PySide6.QtCore import QLocale, Qt
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
 
 from client.ui.app import TachyApp
-from client.ui.translations import install_translations
 from tests.ui.conftest import until
 from tests.ui.test_translations import _english, _texts
 
 MODEL = "scripted:1b"
 # Names a window keeps as they are: addresses and model names ("other:7b").
 NAMES = re.compile(r"https?://\S+|\b[\w.-]+:\w+\b")
-
-
-@pytest.fixture
-def chinese(qapp: QApplication) -> Iterator[None]:
-    translators = install_translations(qapp, "zh_CN")
-    yield
-    for translator in translators:
-        qapp.removeTranslator(translator)
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
 
 
 def _english_shown(app: TachyApp) -> list[str]:

@@ -6,17 +6,14 @@ is the terminal's."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 
 from client.services import doctor, doctor_engine
 from client.services.doctor_report import Check, fail, info, ok
 from client.ui.doctor_text import check_line
-from client.ui.translations import install_translations
 
 FOLDER = Path("/data/tachy")
 DB = FOLDER / "tachy.sqlite3"
@@ -67,15 +64,6 @@ KEPT = re.compile(
     r"read-only file system|permission denied|ollama|MB|LM Studio|\bok\b"
 )
 ENGLISH_WORDS = re.compile(r"[A-Za-z]{2,}[ ,;:]+[A-Za-z]{2,}")
-
-
-@pytest.fixture
-def chinese(qapp: QApplication) -> Iterator[None]:
-    translators = install_translations(qapp, "zh_CN")
-    yield
-    for translator in translators:
-        qapp.removeTranslator(translator)
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
 
 
 def test_in_english_each_line_is_the_terminals(qapp: QApplication) -> None:

@@ -10,14 +10,13 @@ reworded sentence fails here instead of showing English in the window."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from keyring.errors import KeyringError, NoKeyringError
-from PySide6.QtCore import QLocale, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt
 
 from client.backends import decoders, sse
 from client.backends.address import server_url
@@ -41,7 +40,6 @@ from client.store import knowledge_db, secrets
 from client.store.history import INTERRUPTED_BY_EXIT
 from client.ui.app import TachyApp
 from client.ui.error_text import error_text, is_known
-from client.ui.translations import install_translations
 from tests.ui.conftest import until
 
 URL = "http://127.0.0.1:11434"
@@ -180,15 +178,6 @@ KEPT = re.compile(
     r"openai|server-sent"
 )
 ENGLISH_WORDS = re.compile(r"[A-Za-z]{2,}[ ,;:]+[A-Za-z]{2,}")  # two words in a row
-
-
-@pytest.fixture
-def chinese(qapp: QApplication) -> Iterator[None]:
-    translators = install_translations(qapp, "zh_CN")
-    yield
-    for translator in translators:
-        qapp.removeTranslator(translator)
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
 
 
 def _english_left(shown: str, kept: list[str]) -> list[str]:

@@ -23,7 +23,6 @@ from client.ui.hud import LatencyHud
 from client.ui.hud.server_view import ServerView
 from client.ui.hud.waterfall_view import COUNTED_LABELS
 from client.ui.locale_text import clock, number, percent, short_number, size_text
-from client.ui.translations import install_translations
 
 ENGLISH = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
 
@@ -32,15 +31,6 @@ ENGLISH = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
 def german(qapp: QApplication) -> Iterator[None]:
     QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
     yield
-    QLocale.setDefault(ENGLISH)
-
-
-@pytest.fixture
-def chinese(qapp: QApplication) -> Iterator[None]:
-    translators = install_translations(qapp, "zh_CN")
-    yield
-    for translator in translators:
-        qapp.removeTranslator(translator)
     QLocale.setDefault(ENGLISH)
 
 

@@ -18,7 +18,6 @@ from PySide6.QtCore import QCoreApplication, QLocale, QSettings
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractButton,
-    QApplication,
     QComboBox,
     QDockWidget,
     QLabel,
@@ -38,7 +37,7 @@ from client.ui.app import TachyApp
 from client.ui.demo_menu import LAB_NAME, SCENARIO_NAMES
 from client.ui.server_bar import OWN_SERVER_NAMES
 from client.ui.tier_words import TIER_BEHAVIOUR as SHOWN_BEHAVIOUR
-from client.ui.translations import LANGUAGE_KEY, chosen_language, install_translations
+from client.ui.translations import LANGUAGE_KEY, chosen_language
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "packaging"))
@@ -119,16 +118,6 @@ def test_the_language_is_the_flag_then_the_setting_then_the_system(tmp_path: Pat
     settings.setValue(LANGUAGE_KEY, "zh_CN")
     assert chosen_language(None, settings) == "zh_CN"
     assert chosen_language("en", settings) == "en"
-
-
-@pytest.fixture
-def chinese(qapp: QApplication) -> Iterator[None]:
-    translators = install_translations(qapp, "zh_CN")
-    assert len(translators) == 3  # Tachy's, pyqtgraph's menus, Qt's qtbase
-    yield
-    for translator in translators:
-        qapp.removeTranslator(translator)
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
 
 
 def test_qt_dialog_buttons_are_translated_too(chinese: None) -> None:
