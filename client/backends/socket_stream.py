@@ -21,6 +21,7 @@ import ssl
 import typing
 from collections import deque
 from collections.abc import Iterable
+from functools import partial
 
 import httpcore
 
@@ -33,9 +34,14 @@ HAPPY_EYEBALLS_DELAY_S = 0.25  # as anyio's connect_tcp (RFC 8305's recommendati
 
 
 class _Protocol(asyncio.Protocol):
-    """What arrived on one connection, kept until it is read."""
+    """What arrived on one connection, kept until it is read.
 
-    def __init__(self) -> None:
+    Futures are made on the loop the connection was made on, never on "the running
+    loop": under qasync, callbacks that Qt runs while `run_until_complete` processes
+    events run with none set (anyio's sockets cope there too)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
         self.chunks: deque[bytes] = deque()
         self.buffered = 0
         self.eof = False
@@ -69,7 +75,7 @@ class _Protocol(asyncio.Protocol):
             self._drained.set_result(None)
 
     def pause_writing(self) -> None:
-        self._drained = asyncio.get_running_loop().create_future()
+        self._drained = self.loop.create_future()
 
     def resume_writing(self) -> None:
         drained, self._drained = self._drained, None
@@ -88,7 +94,7 @@ class _Protocol(asyncio.Protocol):
         return data
 
     def waiter(self) -> asyncio.Future[None]:
-        self._waiter = asyncio.get_running_loop().create_future()
+        self._waiter = self.loop.create_future()
         return self._waiter
 
     def drained(self) -> asyncio.Future[None] | None:
@@ -107,13 +113,25 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         protocol = self._protocol
-        while not protocol.chunks:  # the common case skips this: the bytes are there
+        if not protocol.chunks:  # the common case skips this: the bytes are there
+            await self._wait(timeout)
+            if not protocol.chunks:
+                return b""  # the end of the stream
+        if asyncio._get_running_loop() is None:
+            # qasync runs a last round of Qt events after run_until_complete with no
+            # loop set; httpcore's anyio locks taken after this read would then be left
+            # held. The read fails instead, as anyio's own read fails there.
+            raise httpcore.ReadError("no running event loop")
+        return protocol.take(max_bytes)
+
+    async def _wait(self, timeout: float | None) -> None:
+        protocol = self._protocol
+        while not protocol.chunks:
             if protocol.eof:
                 if protocol.error is not None:
                     raise httpcore.ReadError(str(protocol.error) or type(protocol.error).__name__)
-                return b""
-            await _within(protocol.waiter(), timeout, httpcore.ReadTimeout)
-        return protocol.take(max_bytes)
+                return
+            await _within(protocol.loop, protocol.waiter(), timeout, httpcore.ReadTimeout)
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if not buffer:
@@ -123,7 +141,9 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         self._transport.write(buffer)
         drained = self._protocol.drained()
         if drained is not None:
-            await _within(asyncio.shield(drained), timeout, httpcore.WriteTimeout)
+            waiter = self._protocol.loop.create_future()
+            drained.add_done_callback(lambda _: _done(waiter))
+            await _within(self._protocol.loop, waiter, timeout, httpcore.WriteTimeout)
 
     async def aclose(self) -> None:
         self._transport.close()
@@ -134,7 +154,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
+        loop = self._protocol.loop
         try:
             async with asyncio.timeout(timeout):
                 transport = await loop.start_tls(
@@ -178,7 +198,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         local = (local_address, 0) if local_address else None
         return await _connected(
             loop.create_connection(
-                _Protocol,
+                partial(_Protocol, loop),
                 host,
                 port,
                 local_addr=local,
@@ -195,7 +215,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
-        connecting = loop.create_unix_connection(_Protocol, path)
+        connecting = loop.create_unix_connection(partial(_Protocol, loop), path)
         return await _connected(connecting, timeout, socket_options)
 
     async def sleep(self, seconds: float) -> None:
@@ -221,13 +241,26 @@ async def _connected(
 
 
 async def _within(
-    future: asyncio.Future[None], timeout: float | None, error: type[Exception]
+    loop: asyncio.AbstractEventLoop,
+    future: asyncio.Future[None],
+    timeout: float | None,
+    error: type[Exception],
 ) -> None:
     if timeout is None:
         await future
         return
+    timer = loop.call_later(timeout, _time_out, future, error)
     try:
-        async with asyncio.timeout(timeout):
-            await future
-    except TimeoutError as timed_out:
-        raise error("timed out") from timed_out
+        await future
+    finally:
+        timer.cancel()
+
+
+def _done(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _time_out(future: asyncio.Future[None], error: type[Exception]) -> None:
+    if not future.done():
+        future.set_exception(error("timed out"))

@@ -52,6 +52,26 @@ def english_figures() -> Iterator[None]:
     QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
 
 
+class HarnessLoop(qasync.QEventLoop):
+    """qasync's loop, whose run_until_complete runs one last round of Qt events after
+    its loop has stopped, with no running loop set: asyncio.current_task() fails there,
+    and httpcore's anyio locks taken in that round stay held (an idle connection reused
+    then hung its next request). Here that round runs with the loop set, as every other
+    round does."""
+
+    def run_forever(self) -> Any:
+        try:
+            return super().run_forever()
+        finally:
+            asyncio.events._set_running_loop(self)
+
+    def run_until_complete(self, future: Any) -> Any:
+        try:
+            return super().run_until_complete(future)
+        finally:
+            asyncio.events._set_running_loop(None)
+
+
 @pytest.fixture
 def chinese(qapp: QApplication) -> Iterator[None]:
     """The window in zh_CN: Tachy's catalogue, pyqtgraph's menus and Qt's qtbase."""
@@ -67,7 +87,7 @@ def chinese(qapp: QApplication) -> Iterator[None]:
 
 @pytest.fixture
 def run(qapp: Any) -> Iterator[LoopRunner]:
-    loop = qasync.QEventLoop(qapp)
+    loop = HarnessLoop(qapp)
     asyncio.set_event_loop(loop)
     hooks = sys.get_asyncgen_hooks()
     track_async_generators(loop)
