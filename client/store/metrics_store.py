@@ -196,6 +196,15 @@ class MetricsStore:
         rows = self.db.query(sql, params)
         return [_record(row) for row in reversed(rows)]
 
+    def last_ttfts(self) -> dict[tuple[str, str], float]:
+        """The last measured ttft_ms of each (server, model), for the model picker."""
+        rows = self.db.query(
+            "SELECT server, model, ttft_ms FROM request_metrics WHERE id IN ("
+            " SELECT max(id) FROM request_metrics WHERE ttft_ms IS NOT NULL"
+            " GROUP BY server, model)"
+        )
+        return {(str(server), str(model)): float(ttft) for server, model, ttft in rows}
+
     def count(self) -> int:
         return int(self.db.query("SELECT count(*) FROM request_metrics")[0][0])
 

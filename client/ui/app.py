@@ -124,12 +124,18 @@ class TachyApp:
         self._attach_welcome()
         self._attach_server_editor()
         self._attach_models()
+        self._attach_model_picker()
         self.help_menu = HelpMenu(self.window)
 
     def _attach_models(self) -> None:
         from client.ui.models_dialog import ModelsLink
 
         self.models = ModelsLink(self)
+
+    def _attach_model_picker(self) -> None:
+        from client.ui.picker_link import ModelPickerLink
+
+        self.model_picker = ModelPickerLink(self)
 
     def _attach_server_editor(self) -> None:
         from client.ui.server_editor import ServerEditor
@@ -215,6 +221,7 @@ class TachyApp:
             await self.cascade_menu.aclose()
             await self.cascade.aclose()
             await self.models.aclose()
+            await self.model_picker.aclose()
             if self.warming is not None:
                 await self.warming.aclose()
             if self.hud is not None:

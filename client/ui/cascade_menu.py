@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenuBar
 
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 
 class CascadeMenu(QObject):
+    changed = Signal()  # the saved cascade, or whether the session uses it, changed
+
     def __init__(self, bar: QMenuBar, servers: ServerControl, link: CascadeLink) -> None:
         super().__init__(bar)
         self.servers = servers
@@ -59,6 +61,7 @@ class CascadeMenu(QObject):
         servers.serverChanged.connect(self._on_server_changed)
         link.page.sessionChanged.connect(self._on_session)
         self._on_session(link.page.session)
+        servers.choice_hooks.append(self.stop_using)
         self._refresh()
 
     def _compress_toggled(self, on: bool) -> None:
@@ -108,6 +111,27 @@ class CascadeMenu(QObject):
         self.use_action.blockSignals(True)
         self.use_action.setChecked(profile.on and profile.complete)
         self.use_action.blockSignals(False)
+        self.changed.emit()
+
+    def use_cascade(self) -> None:
+        """The model picker's Cascade entry: as "Use the cascade"."""
+        if self.use_action.isChecked():
+            self.tasks.spawn(self.apply(), "use the cascade")
+        else:
+            self.use_action.setChecked(True)
+
+    def stop_using(self) -> None:
+        """The user picked one model or server: the cascade goes off at once, before
+        that choice goes on the session (so the restored routes do not override it)."""
+        profile = self.saved.load()
+        if not profile.on and self._before is None:
+            return
+        self.saved.save(replace(profile, on=False))
+        session = self.link.page.session
+        if session is not None and self._before is not None:
+            session.routes = self._before
+        self._before = None
+        self._refresh()
 
     def _toggled(self, on: bool) -> None:
         self.saved.save(replace(self.saved.load(), on=on))
@@ -119,7 +143,14 @@ class CascadeMenu(QObject):
             self.tasks.spawn(self.apply(), "use the cascade")
 
     async def apply(self) -> None:
-        """Puts the saved cascade on the session, or takes it off."""
+        """Puts the saved cascade on the session, or takes it off; the picker then
+        shows which (also when a server of the cascade could not be reached)."""
+        try:
+            await self._apply()
+        finally:
+            self.changed.emit()
+
+    async def _apply(self) -> None:
         session, profile = self.link.page.session, self.saved.load()
         if session is None:
             return
@@ -129,6 +160,8 @@ class CascadeMenu(QObject):
             return
         assert profile.fast is not None and profile.strong is not None
         fast, strong = await self._route(profile.fast), await self._route(profile.strong)
+        if not self.saved.load().on:
+            return  # turned off while the servers were reached
         if self._before is None:
             self._before = list(session.routes)
         self.link.use(fast, strong)

@@ -70,7 +70,11 @@ class ServerControl(QObject):
         self._dialog: AddServerDialog | None = None
         bar = window.server_bar
         self.tasks = KeptTasks()  # choosing, detecting, starting the engine, saving
-        bar.serverChosen.connect(lambda c: self.tasks.spawn(self.select(c), "choose server"))
+        # Called before a server or model the user picked goes on the session (the
+        # Cascade menu turns the cascade off: one model now answers every question).
+        self.choice_hooks: list[Callable[[], None]] = []
+        bar.serverChosen.connect(lambda c: self.choose(c))
+        bar.modelOnServerChosen.connect(self.choose)
         bar.modelChosen.connect(self._on_model)
         bar.addServerRequested.connect(self.open_add_server)
         page.chooseServerRequested.connect(self.show_server_list)
@@ -110,6 +114,15 @@ class ServerControl(QObject):
         return choices
 
     # --- choosing ------------------------------------------------------------------
+    def choose(self, choice: ServerChoice, model: str | None = None) -> None:
+        """The user picked a server (and maybe one of its models) in the window."""
+        self._user_chose()
+        self.tasks.spawn(self.select(choice, model), "choose server")
+
+    def _user_chose(self) -> None:
+        for hook in self.choice_hooks:
+            hook()
+
     async def select(self, choice: ServerChoice, model: str | None = None) -> None:
         backend = await self.pool.backend(choice)
         self.current = choice
@@ -121,7 +134,7 @@ class ServerControl(QObject):
         if self.current is not choice:
             return  # another server was chosen while this one listed its models
         chosen = model or (names[0] if names else "")
-        self.window.server_bar.set_models(names, chosen)
+        self.window.server_bar.set_models(names, chosen, choice)
         self._use(backend, chosen, choice)
         self.serverChanged.emit(normalize_url(choice.url), choice.api, chosen)
         self.saved.remember(choice)
@@ -147,6 +160,7 @@ class ServerControl(QObject):
             session.route = Route(backend, model, choice.name, choice.is_local)
 
     def _on_model(self, name: str) -> None:
+        self._user_chose()
         if self.page.session is not None:
             self.page.session.model = name
 
