@@ -25,14 +25,15 @@ async def model_names(backend: Backend, timeout_s: float = LIST_TIMEOUT_S) -> li
         return [info.name for info in await backend.list_models()]
 
 
-async def loaded_models(backend: Backend, names: list[str]) -> dict[str, ModelStatus]:
+async def loaded_models(backend: Backend, names: list[str]) -> dict[str, ModelStatus] | None:
     """Each listed model's state where the server says which are loaded (Ollama's
-    /api/ps: warm with its unload time, or cold); empty where it does not say."""
+    /api/ps: warm with its unload time, or cold); empty where it does not say; None
+    when it did not answer (what was known stays shown)."""
     try:
         async with asyncio.timeout(LIST_TIMEOUT_S):
             running = await backend.running_models()
     except Exception:  # unknown is shown as nothing, never as an error
-        return {}
+        return None
     if running is None:
         return {}
     now = time.monotonic()
@@ -46,12 +47,11 @@ async def loaded_models(backend: Backend, names: list[str]) -> dict[str, ModelSt
     return {name: loaded.get(ollama_name(name), cold) for name in names}
 
 
-async def last_ttfts(stores: Stores | None) -> dict[tuple[str, str], float]:
-    """The last measured ttft_ms of each (server name, model), read off the loop."""
+def last_ttfts(stores: Stores | None) -> dict[tuple[str, str], float]:
+    """The last measured ttft_ms of each (server name, model) in the recent history:
+    one read of a few ms, at start; the window then adds each answer's own figure."""
     metrics = stores.metrics if stores is not None else None
-    if metrics is None:
-        return {}
-    return await metrics.db.run(metrics.last_ttfts)
+    return metrics.last_ttfts() if metrics is not None else {}
 
 
 def ollama_name(name: str) -> str:

@@ -196,12 +196,16 @@ class MetricsStore:
         rows = self.db.query(sql, params)
         return [_record(row) for row in reversed(rows)]
 
-    def last_ttfts(self) -> dict[tuple[str, str], float]:
-        """The last measured ttft_ms of each (server, model), for the model picker."""
+    def last_ttfts(self, recent: int = 5000) -> dict[tuple[str, str], float]:
+        """The last measured ttft_ms of each (server, model) among the most recent
+        requests (a range of row ids: a few ms however long the history), for the
+        model picker."""
         rows = self.db.query(
             "SELECT server, model, ttft_ms FROM request_metrics WHERE id IN ("
-            " SELECT max(id) FROM request_metrics WHERE ttft_ms IS NOT NULL"
-            " GROUP BY server, model)"
+            " SELECT max(id) FROM request_metrics"
+            " WHERE id > (SELECT coalesce(max(id), 0) FROM request_metrics) - ?"
+            " AND ttft_ms IS NOT NULL GROUP BY server, model)",
+            (recent,),
         )
         return {(str(server), str(model)): float(ttft) for server, model, ttft in rows}
 

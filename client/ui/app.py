@@ -216,12 +216,12 @@ class TachyApp:
             # the request's metrics, before the database closes (bounded: never hangs).
             await asyncio.wait({answering}, timeout=SAVE_AT_QUIT_S)
         try:
+            await self.model_picker.aclose()
             await self.knowledge.aclose()
             await self.welcome.aclose()
             await self.cascade_menu.aclose()
             await self.cascade.aclose()
             await self.models.aclose()
-            await self.model_picker.aclose()
             if self.warming is not None:
                 await self.warming.aclose()
             if self.hud is not None:

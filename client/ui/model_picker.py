@@ -159,6 +159,9 @@ class ModelPicker(MiddleElidedComboBox):
             Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier
         )
         if plain and text and text.isprintable() and not text.isspace():
-            self.open_filtered(text)  # typing a name opens the list filtered by it
+            if self.popup is not None and self.popup.isVisible():
+                self.popup.filter_edit.insert(text)  # (the popup has the keyboard)
+            else:
+                self.open_filtered(text)  # typing a name opens the list filtered by it
             return
         super().keyPressEvent(event)
