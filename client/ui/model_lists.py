@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication
 
 from client.core.visible import visible
-from client.ui.model_picker import PickerRow, RowKind
+from client.ui.model_rows import PickerRow, RowKind
 
 if TYPE_CHECKING:
     from client.services.servers import ServerChoice

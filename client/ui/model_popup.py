@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from client.ui.model_picker import (
+from client.ui.model_rows import (
     DETAIL_ROLE,
     INDENT,
     KIND_ROLE,

@@ -17,7 +17,8 @@ from PySide6.QtWidgets import (
 )
 
 from client.ui.model_lists import ModelLists
-from client.ui.model_picker import ModelPicker, RowKind, row_data
+from client.ui.model_picker import ModelPicker
+from client.ui.model_rows import RowKind, row_data
 from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 if TYPE_CHECKING:  # the window is painted before the network stack (httpx) is imported

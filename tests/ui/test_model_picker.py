@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication
 
 from client.core.metrics import RequestMetrics
 from client.services.stores import open_stores
-from client.ui.model_picker import RowKind
+from client.ui.model_rows import RowKind
 from tests.store.conftest import MemoryKeyring
 from tests.ui import scripted_server
 from tests.ui.conftest import until
