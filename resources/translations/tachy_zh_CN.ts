@@ -1,2393 +1,2381 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
-    <context>
-        <name>ActionBar</name>
-        <message>
-            <source>Continue</source>
-            <translation>继续</translation>
-        </message>
-        <message>
-            <source>Continue with the other model</source>
-            <translation>用另一个模型继续</translation>
-        </message>
-        <message>
-            <source>Retry</source>
-            <translation>重试</translation>
-        </message>
-        <message>
-            <source>Edit question</source>
-            <translation>编辑问题</translation>
-        </message>
-        <message>
-            <source>Choose another server</source>
-            <translation>选择其他服务器</translation>
-        </message>
-        <message>
-            <source>Use the local model</source>
-            <translation>使用本地模型</translation>
-        </message>
-        <message>
-            <source>Keep waiting</source>
-            <translation>继续等待</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>取消</translation>
-        </message>
-    </context>
-    <context>
-        <name>AddServerDialog</name>
-        <message>
-            <source>Add server</source>
-            <translation>添加服务器</translation>
-        </message>
-        <message>
-            <source>auto</source>
-            <translation>自动检测</translation>
-        </message>
-        <message>
-            <source>ollama</source>
-            <translation>Ollama</translation>
-        </message>
-        <message>
-            <source>openai</source>
-            <translation>OpenAI 兼容</translation>
-        </message>
-        <message>
-            <source>optional; stored in the system keyring</source>
-            <translation>可选；保存在系统密钥环中</translation>
-        </message>
-        <message>
-            <source>&amp;Name</source>
-            <translation>名称(&amp;N)</translation>
-        </message>
-        <message>
-            <source>&amp;URL</source>
-            <translation>网址(&amp;U)</translation>
-        </message>
-        <message>
-            <source>&amp;API</source>
-            <translation>接口(&amp;A)</translation>
-        </message>
-        <message>
-            <source>API &amp;key</source>
-            <translation>接口密钥(&amp;K)</translation>
-        </message>
-        <message>
-            <source>Use the key for this session only</source>
-            <translation>仅在本次会话中使用此密钥</translation>
-        </message>
-        <message>
-            <source>{reason} The key was not saved anywhere. You can use it for this session only: Tachy forgets it when you quit.</source>
-            <translation>{reason} 密钥没有保存在任何地方。你可以仅在本次会话中使用它：退出 Tachy 时会忘记它。</translation>
-        </message>
-        <message>
-            <source>A server needs a name and a URL.</source>
-            <translation>服务器需要名称和网址。</translation>
-        </message>
-    </context>
-    <context>
-        <name>AnswerFooter</name>
-        <message>
-            <source>{s} s to first token</source>
-            <translation>首个词元 {s} 秒</translation>
-        </message>
-        <message>
-            <source>{n} tok/s</source>
-            <translation>{n} 词元/秒</translation>
-        </message>
-        <message>
-            <source>{n} tokens</source>
-            <translation>{n} 个词元</translation>
-        </message>
-    </context>
-    <context>
-        <name>Cascade</name>
-        <message>
-            <source>fast</source>
-            <translation>快速</translation>
-        </message>
-        <message>
-            <source>strong</source>
-            <translation>强大</translation>
-        </message>
-        <message>
-            <source>{tier} · {model}</source>
-            <translation>{tier} · {model}</translation>
-        </message>
-        <message>
-            <source>The {failed} model ({failed_model}) failed before answering; the {answered} model ({model}) answered. {error}</source>
-            <translation>{failed}模型（{failed_model}）在回答前出错；改由{answered}模型（{model}）回答。{error}</translation>
-        </message>
-        <message>
-            <source>asks to prove, derive, explain or compare</source>
-            <translation>要求证明、推导、解释或比较</translation>
-        </message>
-        <message>
-            <source>code</source>
-            <translation>代码</translation>
-        </message>
-        <message>
-            <source>maths</source>
-            <translation>数学</translation>
-        </message>
-        <message>
-            <source>translation</source>
-            <translation>翻译</translation>
-        </message>
-        <message>
-            <source>several questions</source>
-            <translation>多个问题</translation>
-        </message>
-        <message>
-            <source>a long message</source>
-            <translation>长消息</translation>
-        </message>
-        <message>
-            <source>a short everyday question</source>
-            <translation>简短的日常问题</translation>
-        </message>
-        <message>
-            <source>classifier out of budget, rules decided: {reason}</source>
-            <translation>分类器超出时间预算，由规则决定：{reason}</translation>
-        </message>
-        <message>
-            <source>classifier failed, rules decided: {reason}</source>
-            <translation>分类器出错，由规则决定：{reason}</translation>
-        </message>
-        <message>
-            <source>no classifier answer, rules decided: {reason}</source>
-            <translation>分类器未给出答复，由规则决定：{reason}</translation>
-        </message>
-        <message>
-            <source>the {tier} model failed before answering</source>
-            <translation>{tier}模型在回答前出错</translation>
-        </message>
-        <message>
-            <source>asked for by you</source>
-            <translation>由你指定</translation>
-        </message>
-        <message>
-            <source>the fast model's classification</source>
-            <translation>快速模型的分类</translation>
-        </message>
-        <message>
-            <source>{route} · attempt {n}</source>
-            <translation>{route} · 第 {n} 次尝试</translation>
-        </message>
-    </context>
-    <context>
-        <name>CascadeLink</name>
-        <message>
-            <source>Ask the strong model</source>
-            <translation>向强大模型提问</translation>
-        </message>
-        <message>
-            <source>Re-ask with the other model</source>
-            <translation>用另一个模型重新提问</translation>
-        </message>
-        <message>
-            <source>Choose a cascade first: a fast and a strong model.</source>
-            <translation>请先选择级联：一个快速模型和一个强大模型。</translation>
-        </message>
-        <message>
-            <source>Earlier turns summarised: {n} messages are sent as a summary.</source>
-            <translation>较早的对话已总结：{n} 条消息以摘要形式发送。</translation>
-        </message>
-    </context>
-    <context>
-        <name>CascadeMenu</name>
-        <message>
-            <source>&amp;Cascade</source>
-            <translation>级联(&amp;C)</translation>
-        </message>
-        <message>
-            <source>Use this model as the fast one</source>
-            <translation>将此模型设为快速模型</translation>
-        </message>
-        <message>
-            <source>Use this model as the strong one</source>
-            <translation>将此模型设为强大模型</translation>
-        </message>
-        <message>
-            <source>Use the cascade</source>
-            <translation>使用级联</translation>
-        </message>
-        <message>
-            <source>Summarise long conversations</source>
-            <translation>总结长对话</translation>
-        </message>
-        <message>
-            <source>Choose a server and a model first.</source>
-            <translation>请先选择服务器和模型。</translation>
-        </message>
-        <message>
-            <source>Fast model: {model}</source>
-            <translation>快速模型：{model}</translation>
-        </message>
-        <message>
-            <source>Strong model: {model}</source>
-            <translation>强大模型：{model}</translation>
-        </message>
-        <message>
-            <source>Let the fast model choose (within 150 ms, else the rules)</source>
-            <translation>让快速模型选择（限 150 毫秒，否则按规则）</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatPage</name>
-        <message>
-            <source>This answer was stopped; the text so far is kept.</source>
-            <translation>此回答已停止；已生成的文字已保留。</translation>
-        </message>
-        <message>
-            <source>This answer was interrupted; the text so far is kept.</source>
-            <translation>此回答被中断；已生成的文字已保留。</translation>
-        </message>
-        <message>
-            <source>This answer failed.</source>
-            <translation>此回答失败。</translation>
-        </message>
-        <message>
-            <source>Starting local model… your question is kept and goes out when it is ready.</source>
-            <translation>正在启动本地模型……你的问题已保留，模型就绪后立即发送。</translation>
-        </message>
-        <message>
-            <source>No answer after {seconds} s. The server may be loading the model.</source>
-            <translation>{seconds} 秒后仍无回答。服务器可能正在加载模型。</translation>
-        </message>
-        <message>
-            <source>Stopped. The text so far is kept.</source>
-            <translation>已停止。已生成的文字已保留。</translation>
-        </message>
-    </context>
-    <context>
-        <name>ChatView</name>
-        <message>
-            <source>stopped</source>
-            <translation>已停止</translation>
-        </message>
-        <message>
-            <source>interrupted</source>
-            <translation>已中断</translation>
-        </message>
-        <message>
-            <source>failed</source>
-            <translation>失败</translation>
-        </message>
-        <message>
-            <source>not sent: server unreachable</source>
-            <translation>未发送：无法连接服务器</translation>
-        </message>
-        <message>
-            <source>cancelled while waiting</source>
-            <translation>等待时已取消</translation>
-        </message>
-        <message>
-            <source>writing…</source>
-            <translation>正在书写…</translation>
-        </message>
-        <message>
-            <source>Chat</source>
-            <translation>聊天</translation>
-        </message>
-        <message>
-            <source>Copy code block</source>
-            <translation>复制代码块</translation>
-        </message>
-        <message>
-            <source>Thinking</source>
-            <translation>思考</translation>
-        </message>
-        <message>
-            <source>Hide thinking</source>
-            <translation>隐藏思考</translation>
-        </message>
-        <message>
-            <source>Show thinking</source>
-            <translation>显示思考</translation>
-        </message>
-        <message>
-            <source>You</source>
-            <translation>你</translation>
-        </message>
-        <message>
-            <source>Answer</source>
-            <translation>回答</translation>
-        </message>
-        <message>
-            <source>Copy</source>
-            <translation>复制</translation>
-        </message>
-        <message>
-            <source>Edit</source>
-            <translation>编辑</translation>
-        </message>
-        <message>
-            <source>Timing</source>
-            <translation>计时</translation>
-        </message>
-        <message>
-            <source>Copy code</source>
-            <translation>复制代码</translation>
-        </message>
-        <message>
-            <source>Show summary</source>
-            <translation>显示摘要</translation>
-        </message>
-        <message>
-            <source>Hide summary</source>
-            <translation>隐藏摘要</translation>
-        </message>
-    </context>
-    <context>
-        <name>Composer</name>
-        <message>
-            <source>Message</source>
-            <translation>消息</translation>
-        </message>
-        <message>
-            <source>Ask anything — Enter sends, Shift+Enter for a new line</source>
-            <translation>随便问——Enter 发送，Shift+Enter 换行</translation>
-        </message>
-    </context>
-    <context>
-        <name>ConversationControl</name>
-        <message>
-            <source>the conversation</source>
-            <translation>该对话</translation>
-        </message>
-        <message>
-            <source>Deleted “{title}”.</source>
-            <translation>已删除“{title}”。</translation>
-        </message>
-        <message>
-            <source>Undo</source>
-            <translation>撤销</translation>
-        </message>
-        <message>
-            <source>Export conversation</source>
-            <translation>导出对话</translation>
-        </message>
-        <message>
-            <source>Exported to {path}</source>
-            <translation>已导出到 {path}</translation>
-        </message>
-    </context>
-    <context>
-        <name>ConversationPanel</name>
-        <message>
-            <source>New conversation</source>
-            <translation>新对话</translation>
-        </message>
-        <message>
-            <source>Search conversations</source>
-            <translation>搜索对话</translation>
-        </message>
-        <message>
-            <source>Search (Ctrl+F)</source>
-            <translation>搜索 (Ctrl+F)</translation>
-        </message>
-        <message>
-            <source>New</source>
-            <translation>新建</translation>
-        </message>
-        <message>
-            <source>New conversation (Ctrl+N)</source>
-            <translation>新对话 (Ctrl+N)</translation>
-        </message>
-        <message>
-            <source>Conversations</source>
-            <translation>对话列表</translation>
-        </message>
-        <message>
-            <source>Rename</source>
-            <translation>重命名</translation>
-        </message>
-        <message>
-            <source>Export as Markdown…</source>
-            <translation>导出为 Markdown…</translation>
-        </message>
-        <message>
-            <source>Export as JSON…</source>
-            <translation>导出为 JSON…</translation>
-        </message>
-        <message>
-            <source>Delete</source>
-            <translation>删除</translation>
-        </message>
-    </context>
-    <context>
-        <name>DemoLive</name>
-        <message>
-            <source>chaos</source>
-            <translation>混乱</translation>
-        </message>
-        <message>
-            <source>cold-then-stall</source>
-            <translation>冷启动后卡顿</translation>
-        </message>
-        <message>
-            <source>cold-then-warm</source>
-            <translation>先冷后热</translation>
-        </message>
-        <message>
-            <source>demo-tiers</source>
-            <translation>演示四档</translation>
-        </message>
-        <message>
-            <source>fast-down-strong-up</source>
-            <translation>快模型宕机、强模型在线</translation>
-        </message>
-        <message>
-            <source>first-byte-timeout</source>
-            <translation>首字节超时</translation>
-        </message>
-        <message>
-            <source>llamacpp-4-slots</source>
-            <translation>llama.cpp 四槽位</translation>
-        </message>
-        <message>
-            <source>reset-then-continue</source>
-            <translation>中途断开后继续</translation>
-        </message>
-        <message>
-            <source>retry-after-503</source>
-            <translation>503 后重试</translation>
-        </message>
-        <message>
-            <source>stall-then-recovery</source>
-            <translation>卡顿后恢复</translation>
-        </message>
-        <message>
-            <source>thinking-model</source>
-            <translation>思考模型</translation>
-        </message>
-        <message>
-            <source>unknown-model</source>
-            <translation>未知模型</translation>
-        </message>
-        <message>
-            <source>Scenario files</source>
-            <translation>场景文件</translation>
-        </message>
-        <message>
-            <source>Next answers</source>
-            <translation>接下来的回答</translation>
-        </message>
-        <message>
-            <source>Instant (about 30 ms)</source>
-            <translation>即时（约 30 ms）</translation>
-        </message>
-        <message>
-            <source>Fast (about 180 ms)</source>
-            <translation>快速（约 180 ms）</translation>
-        </message>
-        <message>
-            <source>Typing (about 600 ms)</source>
-            <translation>打字速度（约 600 ms）</translation>
-        </message>
-        <message>
-            <source>Slow (about 2.5 s)</source>
-            <translation>缓慢（约 2.5 秒）</translation>
-        </message>
-        <message>
-            <source>Server busy (503)</source>
-            <translation>服务器繁忙（503）</translation>
-        </message>
-        <message>
-            <source>Cut off mid-answer</source>
-            <translation>回答中途断开</translation>
-        </message>
-        <message>
-            <source>Pause for 5 s mid-answer</source>
-            <translation>回答中途暂停 5 秒</translation>
-        </message>
-        <message>
-            <source>No fault</source>
-            <translation>无故障</translation>
-        </message>
-        <message>
-            <source>As the scenario says</source>
-            <translation>按场景设定</translation>
-        </message>
-    </context>
-    <context>
-        <name>DemoMenu</name>
-        <message>
-            <source>instant</source>
-            <translation>即时</translation>
-        </message>
-        <message>
-            <source>fast</source>
-            <translation>快速</translation>
-        </message>
-        <message>
-            <source>typing</source>
-            <translation>输入中</translation>
-        </message>
-        <message>
-            <source>slow</source>
-            <translation>缓慢</translation>
-        </message>
-        <message>
-            <source>cold-start</source>
-            <translation>冷启动</translation>
-        </message>
-        <message>
-            <source>thinking</source>
-            <translation>思考</translation>
-        </message>
-        <message>
-            <source>flaky</source>
-            <translation>时好时坏</translation>
-        </message>
-        <message>
-            <source>stall</source>
-            <translation>停顿</translation>
-        </message>
-        <message>
-            <source>reset</source>
-            <translation>连接重置</translation>
-        </message>
-        <message>
-            <source>prefill</source>
-            <translation>预填充</translation>
-        </message>
-        <message>
-            <source>continuous</source>
-            <translation>连续批处理</translation>
-        </message>
-        <message>
-            <source>static</source>
-            <translation>静态批处理</translation>
-        </message>
-        <message>
-            <source>overloaded</source>
-            <translation>过载</translation>
-        </message>
-        <message>
-            <source>Start latency lab</source>
-            <translation>启动延迟实验室</translation>
-        </message>
-        <message>
-            <source>Stop latency lab</source>
-            <translation>停止延迟实验室</translation>
-        </message>
-    </context>
-    <context>
-        <name>Doctor</name>
-        <message>
-            <source>ok</source>
-            <translation>正常</translation>
-        </message>
-        <message>
-            <source>FAIL</source>
-            <translation>失败</translation>
-        </message>
-        <message>
-            <source>info</source>
-            <translation>信息</translation>
-        </message>
-        <message>
-            <source>data folder</source>
-            <translation>数据文件夹</translation>
-        </message>
-        <message>
-            <source>damaged copies</source>
-            <translation>损坏的副本</translation>
-        </message>
-        <message>
-            <source>database</source>
-            <translation>数据库</translation>
-        </message>
-        <message>
-            <source>database schema</source>
-            <translation>数据库结构</translation>
-        </message>
-        <message>
-            <source>database size</source>
-            <translation>数据库大小</translation>
-        </message>
-        <message>
-            <source>keyring</source>
-            <translation>密钥环</translation>
-        </message>
-        <message>
-            <source>display</source>
-            <translation>显示</translation>
-        </message>
-        <message>
-            <source>local engine</source>
-            <translation>本地引擎</translation>
-        </message>
-        <message>
-            <source>model file</source>
-            <translation>模型文件</translation>
-        </message>
-        <message>
-            <source>engine start</source>
-            <translation>引擎启动</translation>
-        </message>
-        <message>
-            <source>engine answer</source>
-            <translation>引擎回答</translation>
-        </message>
-        <message>
-            <source>port {port} ({server})</source>
-            <translation>端口 {port}（{server}）</translation>
-        </message>
-        <message>
-            <source>server</source>
-            <translation>服务器</translation>
-        </message>
-        <message>
-            <source>kept beside the history: {names}</source>
-            <translation>保存在历史记录旁：{names}</translation>
-        </message>
-        <message>
-            <source>not checked: the data folder cannot be used (see above)</source>
-            <translation>未检查：数据文件夹无法使用（见上文）</translation>
-        </message>
-        <message>
-            <source>no history yet at {path}; Tachy makes it at start</source>
-            <translation>{path} 处还没有历史记录；Tachy 会在启动时创建</translation>
-        </message>
-        <message>
-            <source>version {version}, written by a newer Tachy (this one knows {known})</source>
-            <translation>版本 {version}，由更新版本的 Tachy 写入（此版本只认识到 {known}）</translation>
-        </message>
-        <message>
-            <source>no usable system keyring ({name})</source>
-            <translation>没有可用的系统密钥环（{name}）</translation>
-        </message>
-        <message>
-            <source>no display (neither DISPLAY nor WAYLAND_DISPLAY is set)</source>
-            <translation>没有显示器（DISPLAY 和 WAYLAND_DISPLAY 都未设置）</translation>
-        </message>
-        <message>
-            <source>Qt did not start within 30 s</source>
-            <translation>Qt 在 30 秒内没有启动</translation>
-        </message>
-        <message>
-            <source>Qt platform plugin '{name}' loads</source>
-            <translation>Qt 平台插件“{name}”可以加载</translation>
-        </message>
-        <message>
-            <source>Qt's platform plugin does not load: {output}</source>
-            <translation>Qt 平台插件无法加载：{output}</translation>
-        </message>
-        <message>
-            <source>the local engine (the `local` extra) is not installed</source>
-            <translation>未安装本地引擎（`local` 附加组件）</translation>
-        </message>
-        <message>
-            <source>installed</source>
-            <translation>已安装</translation>
-        </message>
-        <message>
-            <source>skipped (--no-engine)</source>
-            <translation>已跳过（--no-engine）</translation>
-        </message>
-        <message>
-            <source>answered its health check in {seconds} s</source>
-            <translation>{seconds} 秒内通过了健康检查</translation>
-        </message>
-        <message>
-            <source>no LLM server answering</source>
-            <translation>没有 LLM 服务器应答</translation>
-        </message>
-        <message>
-            <source>make it yourself, or set TACHY_DATA_DIR to a folder you can write.</source>
-            <translation>请自己创建它，或把 TACHY_DATA_DIR 设为你可以写入的文件夹。</translation>
-        </message>
-        <message>
-            <source>move the file {folder} away (keep it if it matters), or set TACHY_DATA_DIR.</source>
-            <translation>请把文件 {folder} 移走（如果它重要就保留好），或设置 TACHY_DATA_DIR。</translation>
-        </message>
-        <message>
-            <source>free some space on the disk that holds {folder}.</source>
-            <translation>请在存放 {folder} 的磁盘上腾出一些空间。</translation>
-        </message>
-        <message>
-            <source>mount that disk read-write, or set TACHY_DATA_DIR to a writable folder.</source>
-            <translation>请以读写方式挂载该磁盘，或把 TACHY_DATA_DIR 设为可写的文件夹。</translation>
-        </message>
-        <message>
-            <source>give yourself write access (chmod u+rwx {folder}) or set TACHY_DATA_DIR.</source>
-            <translation>请给自己写入权限（chmod u+rwx {folder}），或设置 TACHY_DATA_DIR。</translation>
-        </message>
-        <message>
-            <source>start tachy: it keeps the damaged file beside it (renamed with the date) and recovers every readable conversation into a new history.</source>
-            <translation>请启动 Tachy：它会把损坏的文件保留在旁边（以日期重命名），并把每个可读的对话恢复到新的历史记录中。</translation>
-        </message>
-        <message>
-            <source>update Tachy; until then the history is shown read-only.</source>
-            <translation>请更新 Tachy；在此之前历史记录以只读方式显示。</translation>
-        </message>
-        <message>
-            <source>install and unlock a keyring (GNOME Keyring, KWallet, macOS Keychain, Windows Credential Manager); until then an API key is used for the session only.</source>
-            <translation>请安装并解锁一个密钥环（GNOME Keyring、KWallet、macOS Keychain、Windows Credential Manager）；在此之前 API 密钥只在本次会话中使用。</translation>
-        </message>
-        <message>
-            <source>start Tachy from a desktop session (or QT_QPA_PLATFORM=offscreen for tests).</source>
-            <translation>请在桌面会话中启动 Tachy（测试时可用 QT_QPA_PLATFORM=offscreen）。</translation>
-        </message>
-        <message>
-            <source>check the display server.</source>
-            <translation>请检查显示服务器。</translation>
-        </message>
-        <message>
-            <source>install the libraries Qt needs (Debian/Ubuntu: sudo apt install libxcb-cursor0 libxkbcommon-x11-0 libegl1), or try QT_QPA_PLATFORM=wayland or xcb.</source>
-            <translation>请安装 Qt 需要的库（Debian/Ubuntu：sudo apt install libxcb-cursor0 libxkbcommon-x11-0 libegl1），或试试 QT_QPA_PLATFORM=wayland 或 xcb。</translation>
-        </message>
-        <message>
-            <source>install it: {command}</source>
-            <translation>请安装：{command}</translation>
-        </message>
-        <message>
-            <source>see the lines above; run `tachy serve-local` to watch</source>
-            <translation>请看上面几行；运行 `tachy serve-local` 观察</translation>
-        </message>
-        <message>
-            <source>run `tachy serve-local` to see why</source>
-            <translation>运行 `tachy serve-local` 查看原因</translation>
-        </message>
-        <message>
-            <source>{folder} does not exist yet; Tachy makes it at start</source>
-            <translation>{folder} 还不存在；Tachy 会在启动时创建</translation>
-        </message>
-        <message>
-            <source>{folder} does not exist and cannot be made</source>
-            <translation>{folder} 不存在，也无法创建</translation>
-        </message>
-        <message>
-            <source>{folder} is a file, not a folder</source>
-            <translation>{folder} 是文件，不是文件夹</translation>
-        </message>
-        <message>
-            <source>{path} is damaged ({reason})</source>
-            <translation>{path} 已损坏（{reason}）</translation>
-        </message>
-        <message>
-            <source>{path}: integrity ok, schema {version} of {known}</source>
-            <translation>{path}：完整性正常，结构版本 {version}/{known}</translation>
-        </message>
-        <message>
-            <source>{size} MB: delete old conversations to shrink it</source>
-            <translation>{size} MB：删除旧对话可以让它变小</translation>
-        </message>
-        <message>
-            <source>{name} refused a read: {error}</source>
-            <translation>{name} 拒绝了读取：{error}</translation>
-        </message>
-        <message>
-            <source>{count} characters in {seconds} s</source>
-            <translation>{seconds} 秒内回答了 {count} 个字符</translation>
-        </message>
-        <message>
-            <source>{api} server with {models} model(s) at {url}</source>
-            <translation>{url} 上的 {api} 服务器，有 {models} 个模型</translation>
-        </message>
-        <message>
-            <source>{folder} (writable)</source>
-            <translation>{folder}（可写）</translation>
-        </message>
-        <message>
-            <source>{path} ({size} MB)</source>
-            <translation>{path}（{size} MB）</translation>
-        </message>
-        <message>
-            <source>{size} MB</source>
-            <translation>{size} MB</translation>
-        </message>
-        <message>
-            <source>{status}  {name}: {detail}</source>
-            <translation>{status}  {name}：{detail}</translation>
-        </message>
-        <message>
-            <source>Fix: {fix}</source>
-            <translation>修复方法：{fix}</translation>
-        </message>
-    </context>
-    <context>
-        <name>DoctorDialog</name>
-        <message>
-            <source>Check this machine</source>
-            <translation>检查本机</translation>
-        </message>
-        <message>
-            <source>Checking…</source>
-            <translation>正在检查…</translation>
-        </message>
-        <message>
-            <source>Check report</source>
-            <translation>检查报告</translation>
-        </message>
-        <message>
-            <source>The checks stopped: {error}</source>
-            <translation>检查中止：{error}</translation>
-        </message>
-        <message>
-            <source>Checks failed: {n}. Each says how to fix it.</source>
-            <translation>未通过的检查：{n} 项。每项都说明了修复方法。</translation>
-        </message>
-        <message>
-            <source>All checks passed.</source>
-            <translation>所有检查均已通过。</translation>
-        </message>
-    </context>
-    <context>
-        <name>EditServerDialog</name>
-        <message>
-            <source>Edit server</source>
-            <translation>编辑服务器</translation>
-        </message>
-        <message>
-            <source>leave empty to keep the saved key</source>
-            <translation>留空则保留已保存的密钥</translation>
-        </message>
-        <message>
-            <source>Remove this server…</source>
-            <translation>移除此服务器…</translation>
-        </message>
-        <message>
-            <source>Remove this server</source>
-            <translation>移除此服务器</translation>
-        </message>
-    </context>
-    <context>
-        <name>EngineMenu</name>
-        <message>
-            <source>&amp;Engine</source>
-            <translation>引擎(&amp;E)</translation>
-        </message>
-        <message>
-            <source>Speculative decoding</source>
-            <translation>推测解码</translation>
-        </message>
-        <message>
-            <source>Off</source>
-            <translation>关闭</translation>
-        </message>
-        <message>
-            <source>Repeats in the text (simple)</source>
-            <translation>文本中的重复（简单）</translation>
-        </message>
-        <message>
-            <source>Repeats in the text (map)</source>
-            <translation>文本中的重复（映射）</translation>
-        </message>
-        <message>
-            <source>Repeats in the text (long runs)</source>
-            <translation>文本中的重复（长片段）</translation>
-        </message>
-        <message>
-            <source>Repeats seen before (cache)</source>
-            <translation>以前见过的重复（缓存）</translation>
-        </message>
-        <message>
-            <source>Restarting the local model with the new setting…</source>
-            <translation>正在以新设置重启本地模型…</translation>
-        </message>
-        <message>
-            <source>The local model uses it from its next start.</source>
-            <translation>本地模型将在下次启动时使用此设置。</translation>
-        </message>
-    </context>
-    <context>
-        <name>ErrorParts</name>
-        <message>
-            <source>the connection was closed</source>
-            <translation>连接已关闭</translation>
-        </message>
-        <message>
-            <source>the server closed the stream before it finished</source>
-            <translation>服务器在回答结束前关闭了数据流</translation>
-        </message>
-        <message>
-            <source>no answer within {seconds} s</source>
-            <translation>{seconds} 秒内没有应答</translation>
-        </message>
-        <message>
-            <source>no word for {seconds} s</source>
-            <translation>{seconds} 秒内没有任何消息</translation>
-        </message>
-        <message>
-            <source>All connection attempts failed</source>
-            <translation>所有连接尝试都失败了</translation>
-        </message>
-        <message>
-            <source>[Errno 111] Connection refused</source>
-            <translation>连接被拒绝</translation>
-        </message>
-        <message>
-            <source>Server disconnected without sending a response.</source>
-            <translation>服务器未发送回复就断开了连接</translation>
-        </message>
-        <message>
-            <source>peer closed connection without sending complete message body (incomplete chunked read)</source>
-            <translation>对方在消息正文发送完整之前关闭了连接</translation>
-        </message>
-        <message>
-            <source>timed out</source>
-            <translation>超时</translation>
-        </message>
-        <message>
-            <source>the server redirected the request (HTTP {status}) to {location}, and Tachy does not follow redirects, so nothing was sent there. Use the final address as the URL</source>
-            <translation>服务器把请求重定向（HTTP {status}）到 {location}，而 Tachy 不跟随重定向，因此没有向那里发送任何内容。请把最终地址用作 URL</translation>
-        </message>
-        <message>
-            <source>the server redirected the request (HTTP {status}), and Tachy does not follow redirects, so nothing was sent there. Use the final address as the URL</source>
-            <translation>服务器重定向了请求（HTTP {status}），而 Tachy 不跟随重定向，因此没有向那里发送任何内容。请把最终地址用作 URL</translation>
-        </message>
-        <message>
-            <source>the server sent a web page (HTML) instead of a model stream</source>
-            <translation>服务器发送的是网页（HTML），而不是模型数据流</translation>
-        </message>
-        <message>
-            <source>the server sent plain JSON instead of an event stream</source>
-            <translation>服务器发送的是普通 JSON，而不是事件流</translation>
-        </message>
-        <message>
-            <source>a line is not a server-sent event: {snippet}</source>
-            <translation>有一行不是 server-sent 事件：{snippet}</translation>
-        </message>
-        <message>
-            <source>a line of the stream is longer than {size} MiB</source>
-            <translation>数据流中有一行超过 {size} MiB</translation>
-        </message>
-        <message>
-            <source>a line of the stream is not a JSON object: {snippet}</source>
-            <translation>数据流中有一行不是 JSON 对象：{snippet}</translation>
-        </message>
-        <message>
-            <source>a line of the stream is not JSON: {snippet}</source>
-            <translation>数据流中有一行不是 JSON：{snippet}</translation>
-        </message>
-        <message>
-            <source>{url} did not answer JSON: {snippet}</source>
-            <translation>{url} 的回复不是 JSON：{snippet}</translation>
-        </message>
-        <message>
-            <source>{what} is not a JSON object</source>
-            <translation>{what} 不是 JSON 对象</translation>
-        </message>
-        <message>
-            <source>invalid port: {port}</source>
-            <translation>端口无效：{port}</translation>
-        </message>
-        <message>
-            <source>invalid ipv4 address: {address}</source>
-            <translation>IPv4 地址无效：{address}</translation>
-        </message>
-        <message>
-            <source>invalid ipv6 address: {address}</source>
-            <translation>IPv6 地址无效：{address}</translation>
-        </message>
-        <message>
-            <source>invalid non-printable ascii character in url, {character} at position {position}</source>
-            <translation>URL 中第 {position} 个位置有无效的不可打印字符 {character}</translation>
-        </message>
-        <message>
-            <source>schema {version}; this one knows {known}</source>
-            <translation>结构版本 {version}；此版本只认识到 {known}</translation>
-        </message>
-        <message>
-            <source>{folder} is a file, not a folder</source>
-            <translation>{folder} 是文件，不是文件夹</translation>
-        </message>
-        <message>
-            <source>HTTP 404 ({message})</source>
-            <translation>HTTP 404（{message}）</translation>
-        </message>
-        <message>
-            <source>/api/pull sent a line that is not JSON: {snippet}</source>
-            <translation>/api/pull 发送了一行不是 JSON 的内容：{snippet}</translation>
-        </message>
-        <message>
-            <source>/api/pull sent a line that is not a JSON object</source>
-            <translation>/api/pull 发送了一行不是 JSON 对象的内容</translation>
-        </message>
-        <message>
-            <source>the server at {url} answered, but neither like Ollama (/api/version) nor like an OpenAI-compatible server (/v1/models)</source>
-            <translation>{url} 上的服务器有应答，但既不像 Ollama（/api/version），也不像 OpenAI 兼容服务器（/v1/models）</translation>
-        </message>
-        <message>
-            <source>'{scheme}://' is not supported; use http:// or https://</source>
-            <translation>不支持“{scheme}://”；请使用 http:// 或 https://</translation>
-        </message>
-        <message>
-            <source>it contains a space</source>
-            <translation>其中含有空格</translation>
-        </message>
-        <message>
-            <source>it has no host name</source>
-            <translation>其中没有主机名</translation>
-        </message>
-        <message>
-            <source>port {port} is out of range</source>
-            <translation>端口 {port} 超出范围</translation>
-        </message>
-        <message>
-            <source>it contains a user name or password; give the API key separately (so it is kept in the system keyring, not in the address)</source>
-            <translation>其中含有用户名或密码；请另外填写 API 密钥（这样它保存在系统密钥环中，而不是地址里）</translation>
-        </message>
-        <message>
-            <source>an error page</source>
-            <translation>一个错误页面</translation>
-        </message>
-        <message>
-            <source>no details</source>
-            <translation>没有详细信息</translation>
-        </message>
-        <message>
-            <source>xllamacpp (the `local` extra) is not installed</source>
-            <translation>未安装 xllamacpp（`local` 附加组件）</translation>
-        </message>
-        <message>
-            <source>no model file at {path} ({variable})</source>
-            <translation>{path} 处没有模型文件（{variable}）</translation>
-        </message>
-        <message>
-            <source>the model package {name} is missing</source>
-            <translation>缺少模型包 {name}</translation>
-        </message>
-        <message>
-            <source>the model file {path} is missing</source>
-            <translation>缺少模型文件 {path}</translation>
-        </message>
-        <message>
-            <source>is not started</source>
-            <translation>尚未启动</translation>
-        </message>
-        <message>
-            <source>can't use port {port}: it is in use</source>
-            <translation>无法使用端口 {port}：它已被占用</translation>
-        </message>
-        <message>
-            <source>exited during start-up (exit code {code})</source>
-            <translation>在启动过程中退出（退出码 {code}）</translation>
-        </message>
-        <message>
-            <source>did not answer within {seconds} s of starting</source>
-            <translation>启动后 {seconds} 秒内没有应答</translation>
-        </message>
-        <message>
-            <source>no answer: {detail}</source>
-            <translation>没有应答：{detail}</translation>
-        </message>
-    </context>
-    <context>
-        <name>Errors</name>
-        <message>
-            <source>Something went wrong; the details are in the log. Your text is kept.</source>
-            <translation>出了点问题，详情见日志。你的文字已保留。</translation>
-        </message>
-        <message>
-            <source>The server sent nothing for {seconds} s. It may be loading a large model or overloaded: keep waiting, retry, or choose another server.</source>
-            <translation>服务器 {seconds} 秒内没有发送任何内容。它可能正在加载大模型或负载过高：请继续等待、重试或选择其他服务器。</translation>
-        </message>
-        <message>
-            <source>The answer stopped arriving: no token for {seconds} s. The text so far is kept; continue or retry.</source>
-            <translation>回答停止传来：{seconds} 秒内没有新词元。已生成的文字已保留；可以继续或重试。</translation>
-        </message>
-        <message>
-            <source>The answer was interrupted: {detail}. The text so far is kept; continue or retry.</source>
-            <translation>回答被中断：{detail}。已生成的文字已保留；可以继续或重试。</translation>
-        </message>
-        <message>
-            <source>Can't reach the server at {url} ({detail}). Check that it is running, or choose another server.</source>
-            <translation>无法连接 {url} 上的服务器（{detail}）。请确认它正在运行，或选择其他服务器。</translation>
-        </message>
-        <message>
-            <source>Can't reach the server at {url}. Check that it is running, or choose another server.</source>
-            <translation>无法连接 {url} 上的服务器。请确认它正在运行，或选择其他服务器。</translation>
-        </message>
-        <message>
-            <source>The server has no model named '{model}'. Pick one from the model list (server said: {message}).</source>
-            <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个（服务器说：{message}）。</translation>
-        </message>
-        <message>
-            <source>The server has no model named '{model}'. Pick one from the model list.</source>
-            <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个。</translation>
-        </message>
-        <message>
-            <source>The server refused the API key (HTTP {status}): {message}. Check the key saved for this server.</source>
-            <translation>服务器拒绝了接口密钥（HTTP {status}）：{message}。请检查为此服务器保存的密钥。</translation>
-        </message>
-        <message>
-            <source>The server reported an error (HTTP {status}): {message}</source>
-            <translation>服务器报告了错误（HTTP {status}）：{message}</translation>
-        </message>
-        <message>
-            <source>The server reported an error (during the answer): {message}</source>
-            <translation>服务器在回答过程中报告了错误：{message}</translation>
-        </message>
-        <message>
-            <source>The server's reply could not be read: {detail}. Is this the right URL and API type for this server?</source>
-            <translation>无法读取服务器的回复：{detail}。这个服务器的网址和接口类型正确吗？</translation>
-        </message>
-        <message>
-            <source>'{text}' is not a server address: {reason}.</source>
-            <translation>“{text}”不是服务器地址：{reason}。</translation>
-        </message>
-        <message>
-            <source>The local model is not available: {what}. Install it with: {command}</source>
-            <translation>本地模型不可用：{what}。请用以下命令安装：{command}</translation>
-        </message>
-        <message>
-            <source>The local model engine {reason}.
+<context>
+    <name>ActionBar</name>
+    <message>
+        <source>Continue</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Continue with the other model</source>
+        <translation>用另一个模型继续</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Edit question</source>
+        <translation>编辑问题</translation>
+    </message>
+    <message>
+        <source>Choose another server</source>
+        <translation>选择其他服务器</translation>
+    </message>
+    <message>
+        <source>Use the local model</source>
+        <translation>使用本地模型</translation>
+    </message>
+    <message>
+        <source>Keep waiting</source>
+        <translation>继续等待</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>AddServerDialog</name>
+    <message>
+        <source>Add server</source>
+        <translation>添加服务器</translation>
+    </message>
+    <message>
+        <source>auto</source>
+        <translation>自动检测</translation>
+    </message>
+    <message>
+        <source>ollama</source>
+        <translation>Ollama</translation>
+    </message>
+    <message>
+        <source>openai</source>
+        <translation>OpenAI 兼容</translation>
+    </message>
+    <message>
+        <source>optional; stored in the system keyring</source>
+        <translation>可选；保存在系统密钥环中</translation>
+    </message>
+    <message>
+        <source>&amp;Name</source>
+        <translation>名称(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;URL</source>
+        <translation>网址(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;API</source>
+        <translation>接口(&amp;A)</translation>
+    </message>
+    <message>
+        <source>API &amp;key</source>
+        <translation>接口密钥(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Use the key for this session only</source>
+        <translation>仅在本次会话中使用此密钥</translation>
+    </message>
+    <message>
+        <source>{reason} The key was not saved anywhere. You can use it for this session only: Tachy forgets it when you quit.</source>
+        <translation>{reason} 密钥没有保存在任何地方。你可以仅在本次会话中使用它：退出 Tachy 时会忘记它。</translation>
+    </message>
+    <message>
+        <source>A server needs a name and a URL.</source>
+        <translation>服务器需要名称和网址。</translation>
+    </message>
+</context>
+<context>
+    <name>AnswerFooter</name>
+    <message>
+        <source>{s} s to first token</source>
+        <translation>首个词元 {s} 秒</translation>
+    </message>
+    <message>
+        <source>{n} tok/s</source>
+        <translation>{n} 词元/秒</translation>
+    </message>
+    <message>
+        <source>{n} tokens</source>
+        <translation>{n} 个词元</translation>
+    </message>
+</context>
+<context>
+    <name>Cascade</name>
+    <message>
+        <source>fast</source>
+        <translation>快速</translation>
+    </message>
+    <message>
+        <source>strong</source>
+        <translation>强大</translation>
+    </message>
+    <message>
+        <source>{tier} · {model}</source>
+        <translation>{tier} · {model}</translation>
+    </message>
+    <message>
+        <source>The {failed} model ({failed_model}) failed before answering; the {answered} model ({model}) answered. {error}</source>
+        <translation>{failed}模型（{failed_model}）在回答前出错；改由{answered}模型（{model}）回答。{error}</translation>
+    </message>
+    <message>
+        <source>asks to prove, derive, explain or compare</source>
+        <translation>要求证明、推导、解释或比较</translation>
+    </message>
+    <message>
+        <source>code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>maths</source>
+        <translation>数学</translation>
+    </message>
+    <message>
+        <source>translation</source>
+        <translation>翻译</translation>
+    </message>
+    <message>
+        <source>several questions</source>
+        <translation>多个问题</translation>
+    </message>
+    <message>
+        <source>a long message</source>
+        <translation>长消息</translation>
+    </message>
+    <message>
+        <source>a short everyday question</source>
+        <translation>简短的日常问题</translation>
+    </message>
+    <message>
+        <source>classifier out of budget, rules decided: {reason}</source>
+        <translation>分类器超出时间预算，由规则决定：{reason}</translation>
+    </message>
+    <message>
+        <source>classifier failed, rules decided: {reason}</source>
+        <translation>分类器出错，由规则决定：{reason}</translation>
+    </message>
+    <message>
+        <source>no classifier answer, rules decided: {reason}</source>
+        <translation>分类器未给出答复，由规则决定：{reason}</translation>
+    </message>
+    <message>
+        <source>the {tier} model failed before answering</source>
+        <translation>{tier}模型在回答前出错</translation>
+    </message>
+    <message>
+        <source>asked for by you</source>
+        <translation>由你指定</translation>
+    </message>
+    <message>
+        <source>the fast model&apos;s classification</source>
+        <translation>快速模型的分类</translation>
+    </message>
+    <message>
+        <source>{route} · attempt {n}</source>
+        <translation>{route} · 第 {n} 次尝试</translation>
+    </message>
+</context>
+<context>
+    <name>CascadeLink</name>
+    <message>
+        <source>Ask the strong model</source>
+        <translation>向强大模型提问</translation>
+    </message>
+    <message>
+        <source>Re-ask with the other model</source>
+        <translation>用另一个模型重新提问</translation>
+    </message>
+    <message>
+        <source>Choose a cascade first: a fast and a strong model.</source>
+        <translation>请先选择级联：一个快速模型和一个强大模型。</translation>
+    </message>
+    <message>
+        <source>Earlier turns summarised: {n} messages are sent as a summary.</source>
+        <translation>较早的对话已总结：{n} 条消息以摘要形式发送。</translation>
+    </message>
+</context>
+<context>
+    <name>CascadeMenu</name>
+    <message>
+        <source>&amp;Cascade</source>
+        <translation>级联(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Use this model as the fast one</source>
+        <translation>将此模型设为快速模型</translation>
+    </message>
+    <message>
+        <source>Use this model as the strong one</source>
+        <translation>将此模型设为强大模型</translation>
+    </message>
+    <message>
+        <source>Use the cascade</source>
+        <translation>使用级联</translation>
+    </message>
+    <message>
+        <source>Summarise long conversations</source>
+        <translation>总结长对话</translation>
+    </message>
+    <message>
+        <source>Choose a server and a model first.</source>
+        <translation>请先选择服务器和模型。</translation>
+    </message>
+    <message>
+        <source>Fast model: {model}</source>
+        <translation>快速模型：{model}</translation>
+    </message>
+    <message>
+        <source>Strong model: {model}</source>
+        <translation>强大模型：{model}</translation>
+    </message>
+    <message>
+        <source>Let the fast model choose (within 150 ms, else the rules)</source>
+        <translation>让快速模型选择（限 150 毫秒，否则按规则）</translation>
+    </message>
+</context>
+<context>
+    <name>ChatPage</name>
+    <message>
+        <source>This answer was stopped; the text so far is kept.</source>
+        <translation>此回答已停止；已生成的文字已保留。</translation>
+    </message>
+    <message>
+        <source>This answer was interrupted; the text so far is kept.</source>
+        <translation>此回答被中断；已生成的文字已保留。</translation>
+    </message>
+    <message>
+        <source>This answer failed.</source>
+        <translation>此回答失败。</translation>
+    </message>
+    <message>
+        <source>Starting local model… your question is kept and goes out when it is ready.</source>
+        <translation>正在启动本地模型……你的问题已保留，模型就绪后立即发送。</translation>
+    </message>
+    <message>
+        <source>No answer after {seconds} s. The server may be loading the model.</source>
+        <translation>{seconds} 秒后仍无回答。服务器可能正在加载模型。</translation>
+    </message>
+    <message>
+        <source>Stopped. The text so far is kept.</source>
+        <translation>已停止。已生成的文字已保留。</translation>
+    </message>
+</context>
+<context>
+    <name>ChatView</name>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>not sent: server unreachable</source>
+        <translation>未发送：无法连接服务器</translation>
+    </message>
+    <message>
+        <source>cancelled while waiting</source>
+        <translation>等待时已取消</translation>
+    </message>
+    <message>
+        <source>writing…</source>
+        <translation>正在书写…</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>聊天</translation>
+    </message>
+    <message>
+        <source>Copy code block</source>
+        <translation>复制代码块</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>Hide thinking</source>
+        <translation>隐藏思考</translation>
+    </message>
+    <message>
+        <source>Show thinking</source>
+        <translation>显示思考</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>Timing</source>
+        <translation>计时</translation>
+    </message>
+    <message>
+        <source>Copy code</source>
+        <translation>复制代码</translation>
+    </message>
+    <message>
+        <source>Show summary</source>
+        <translation>显示摘要</translation>
+    </message>
+    <message>
+        <source>Hide summary</source>
+        <translation>隐藏摘要</translation>
+    </message>
+</context>
+<context>
+    <name>Composer</name>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Ask anything — Enter sends, Shift+Enter for a new line</source>
+        <translation>随便问——Enter 发送，Shift+Enter 换行</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationControl</name>
+    <message>
+        <source>the conversation</source>
+        <translation>该对话</translation>
+    </message>
+    <message>
+        <source>Deleted “{title}”.</source>
+        <translation>已删除“{title}”。</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Export conversation</source>
+        <translation>导出对话</translation>
+    </message>
+    <message>
+        <source>Exported to {path}</source>
+        <translation>已导出到 {path}</translation>
+    </message>
+</context>
+<context>
+    <name>ConversationPanel</name>
+    <message>
+        <source>New conversation</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Search conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Search (Ctrl+F)</source>
+        <translation>搜索 (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>New</source>
+        <translation>新建</translation>
+    </message>
+    <message>
+        <source>New conversation (Ctrl+N)</source>
+        <translation>新对话 (Ctrl+N)</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>对话列表</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <source>Export as Markdown…</source>
+        <translation>导出为 Markdown…</translation>
+    </message>
+    <message>
+        <source>Export as JSON…</source>
+        <translation>导出为 JSON…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+</context>
+<context>
+    <name>DemoLive</name>
+    <message>
+        <source>chaos</source>
+        <translation>混乱</translation>
+    </message>
+    <message>
+        <source>cold-then-stall</source>
+        <translation>冷启动后卡顿</translation>
+    </message>
+    <message>
+        <source>cold-then-warm</source>
+        <translation>先冷后热</translation>
+    </message>
+    <message>
+        <source>demo-tiers</source>
+        <translation>演示四档</translation>
+    </message>
+    <message>
+        <source>fast-down-strong-up</source>
+        <translation>快模型宕机、强模型在线</translation>
+    </message>
+    <message>
+        <source>first-byte-timeout</source>
+        <translation>首字节超时</translation>
+    </message>
+    <message>
+        <source>llamacpp-4-slots</source>
+        <translation>llama.cpp 四槽位</translation>
+    </message>
+    <message>
+        <source>reset-then-continue</source>
+        <translation>中途断开后继续</translation>
+    </message>
+    <message>
+        <source>retry-after-503</source>
+        <translation>503 后重试</translation>
+    </message>
+    <message>
+        <source>stall-then-recovery</source>
+        <translation>卡顿后恢复</translation>
+    </message>
+    <message>
+        <source>thinking-model</source>
+        <translation>思考模型</translation>
+    </message>
+    <message>
+        <source>unknown-model</source>
+        <translation>未知模型</translation>
+    </message>
+    <message>
+        <source>Scenario files</source>
+        <translation>场景文件</translation>
+    </message>
+    <message>
+        <source>Next answers</source>
+        <translation>接下来的回答</translation>
+    </message>
+    <message>
+        <source>Instant (about 30 ms)</source>
+        <translation>即时（约 30 ms）</translation>
+    </message>
+    <message>
+        <source>Fast (about 180 ms)</source>
+        <translation>快速（约 180 ms）</translation>
+    </message>
+    <message>
+        <source>Typing (about 600 ms)</source>
+        <translation>打字速度（约 600 ms）</translation>
+    </message>
+    <message>
+        <source>Slow (about 2.5 s)</source>
+        <translation>缓慢（约 2.5 秒）</translation>
+    </message>
+    <message>
+        <source>Server busy (503)</source>
+        <translation>服务器繁忙（503）</translation>
+    </message>
+    <message>
+        <source>Cut off mid-answer</source>
+        <translation>回答中途断开</translation>
+    </message>
+    <message>
+        <source>Pause for 5 s mid-answer</source>
+        <translation>回答中途暂停 5 秒</translation>
+    </message>
+    <message>
+        <source>No fault</source>
+        <translation>无故障</translation>
+    </message>
+    <message>
+        <source>As the scenario says</source>
+        <translation>按场景设定</translation>
+    </message>
+</context>
+<context>
+    <name>DemoMenu</name>
+    <message>
+        <source>instant</source>
+        <translation>即时</translation>
+    </message>
+    <message>
+        <source>fast</source>
+        <translation>快速</translation>
+    </message>
+    <message>
+        <source>typing</source>
+        <translation>输入中</translation>
+    </message>
+    <message>
+        <source>slow</source>
+        <translation>缓慢</translation>
+    </message>
+    <message>
+        <source>cold-start</source>
+        <translation>冷启动</translation>
+    </message>
+    <message>
+        <source>thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>flaky</source>
+        <translation>时好时坏</translation>
+    </message>
+    <message>
+        <source>stall</source>
+        <translation>停顿</translation>
+    </message>
+    <message>
+        <source>reset</source>
+        <translation>连接重置</translation>
+    </message>
+    <message>
+        <source>prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>continuous</source>
+        <translation>连续批处理</translation>
+    </message>
+    <message>
+        <source>static</source>
+        <translation>静态批处理</translation>
+    </message>
+    <message>
+        <source>overloaded</source>
+        <translation>过载</translation>
+    </message>
+    <message>
+        <source>Start latency lab</source>
+        <translation>启动延迟实验室</translation>
+    </message>
+    <message>
+        <source>Stop latency lab</source>
+        <translation>停止延迟实验室</translation>
+    </message>
+</context>
+<context>
+    <name>Doctor</name>
+    <message>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>FAIL</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>data folder</source>
+        <translation>数据文件夹</translation>
+    </message>
+    <message>
+        <source>damaged copies</source>
+        <translation>损坏的副本</translation>
+    </message>
+    <message>
+        <source>database</source>
+        <translation>数据库</translation>
+    </message>
+    <message>
+        <source>database schema</source>
+        <translation>数据库结构</translation>
+    </message>
+    <message>
+        <source>database size</source>
+        <translation>数据库大小</translation>
+    </message>
+    <message>
+        <source>keyring</source>
+        <translation>密钥环</translation>
+    </message>
+    <message>
+        <source>display</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>local engine</source>
+        <translation>本地引擎</translation>
+    </message>
+    <message>
+        <source>model file</source>
+        <translation>模型文件</translation>
+    </message>
+    <message>
+        <source>engine start</source>
+        <translation>引擎启动</translation>
+    </message>
+    <message>
+        <source>engine answer</source>
+        <translation>引擎回答</translation>
+    </message>
+    <message>
+        <source>port {port} ({server})</source>
+        <translation>端口 {port}（{server}）</translation>
+    </message>
+    <message>
+        <source>server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>kept beside the history: {names}</source>
+        <translation>保存在历史记录旁：{names}</translation>
+    </message>
+    <message>
+        <source>not checked: the data folder cannot be used (see above)</source>
+        <translation>未检查：数据文件夹无法使用（见上文）</translation>
+    </message>
+    <message>
+        <source>no history yet at {path}; Tachy makes it at start</source>
+        <translation>{path} 处还没有历史记录；Tachy 会在启动时创建</translation>
+    </message>
+    <message>
+        <source>version {version}, written by a newer Tachy (this one knows {known})</source>
+        <translation>版本 {version}，由更新版本的 Tachy 写入（此版本只认识到 {known}）</translation>
+    </message>
+    <message>
+        <source>no usable system keyring ({name})</source>
+        <translation>没有可用的系统密钥环（{name}）</translation>
+    </message>
+    <message>
+        <source>no display (neither DISPLAY nor WAYLAND_DISPLAY is set)</source>
+        <translation>没有显示器（DISPLAY 和 WAYLAND_DISPLAY 都未设置）</translation>
+    </message>
+    <message>
+        <source>Qt did not start within 30 s</source>
+        <translation>Qt 在 30 秒内没有启动</translation>
+    </message>
+    <message>
+        <source>Qt platform plugin &apos;{name}&apos; loads</source>
+        <translation>Qt 平台插件“{name}”可以加载</translation>
+    </message>
+    <message>
+        <source>Qt&apos;s platform plugin does not load: {output}</source>
+        <translation>Qt 平台插件无法加载：{output}</translation>
+    </message>
+    <message>
+        <source>the local engine (the `local` extra) is not installed</source>
+        <translation>未安装本地引擎（`local` 附加组件）</translation>
+    </message>
+    <message>
+        <source>installed</source>
+        <translation>已安装</translation>
+    </message>
+    <message>
+        <source>skipped (--no-engine)</source>
+        <translation>已跳过（--no-engine）</translation>
+    </message>
+    <message>
+        <source>answered its health check in {seconds} s</source>
+        <translation>{seconds} 秒内通过了健康检查</translation>
+    </message>
+    <message>
+        <source>no LLM server answering</source>
+        <translation>没有 LLM 服务器应答</translation>
+    </message>
+    <message>
+        <source>make it yourself, or set TACHY_DATA_DIR to a folder you can write.</source>
+        <translation>请自己创建它，或把 TACHY_DATA_DIR 设为你可以写入的文件夹。</translation>
+    </message>
+    <message>
+        <source>move the file {folder} away (keep it if it matters), or set TACHY_DATA_DIR.</source>
+        <translation>请把文件 {folder} 移走（如果它重要就保留好），或设置 TACHY_DATA_DIR。</translation>
+    </message>
+    <message>
+        <source>free some space on the disk that holds {folder}.</source>
+        <translation>请在存放 {folder} 的磁盘上腾出一些空间。</translation>
+    </message>
+    <message>
+        <source>mount that disk read-write, or set TACHY_DATA_DIR to a writable folder.</source>
+        <translation>请以读写方式挂载该磁盘，或把 TACHY_DATA_DIR 设为可写的文件夹。</translation>
+    </message>
+    <message>
+        <source>give yourself write access (chmod u+rwx {folder}) or set TACHY_DATA_DIR.</source>
+        <translation>请给自己写入权限（chmod u+rwx {folder}），或设置 TACHY_DATA_DIR。</translation>
+    </message>
+    <message>
+        <source>start tachy: it keeps the damaged file beside it (renamed with the date) and recovers every readable conversation into a new history.</source>
+        <translation>请启动 Tachy：它会把损坏的文件保留在旁边（以日期重命名），并把每个可读的对话恢复到新的历史记录中。</translation>
+    </message>
+    <message>
+        <source>update Tachy; until then the history is shown read-only.</source>
+        <translation>请更新 Tachy；在此之前历史记录以只读方式显示。</translation>
+    </message>
+    <message>
+        <source>install and unlock a keyring (GNOME Keyring, KWallet, macOS Keychain, Windows Credential Manager); until then an API key is used for the session only.</source>
+        <translation>请安装并解锁一个密钥环（GNOME Keyring、KWallet、macOS Keychain、Windows Credential Manager）；在此之前 API 密钥只在本次会话中使用。</translation>
+    </message>
+    <message>
+        <source>start Tachy from a desktop session (or QT_QPA_PLATFORM=offscreen for tests).</source>
+        <translation>请在桌面会话中启动 Tachy（测试时可用 QT_QPA_PLATFORM=offscreen）。</translation>
+    </message>
+    <message>
+        <source>check the display server.</source>
+        <translation>请检查显示服务器。</translation>
+    </message>
+    <message>
+        <source>install the libraries Qt needs (Debian/Ubuntu: sudo apt install libxcb-cursor0 libxkbcommon-x11-0 libegl1), or try QT_QPA_PLATFORM=wayland or xcb.</source>
+        <translation>请安装 Qt 需要的库（Debian/Ubuntu：sudo apt install libxcb-cursor0 libxkbcommon-x11-0 libegl1），或试试 QT_QPA_PLATFORM=wayland 或 xcb。</translation>
+    </message>
+    <message>
+        <source>install it: {command}</source>
+        <translation>请安装：{command}</translation>
+    </message>
+    <message>
+        <source>see the lines above; run `tachy serve-local` to watch</source>
+        <translation>请看上面几行；运行 `tachy serve-local` 观察</translation>
+    </message>
+    <message>
+        <source>run `tachy serve-local` to see why</source>
+        <translation>运行 `tachy serve-local` 查看原因</translation>
+    </message>
+    <message>
+        <source>{folder} does not exist yet; Tachy makes it at start</source>
+        <translation>{folder} 还不存在；Tachy 会在启动时创建</translation>
+    </message>
+    <message>
+        <source>{folder} does not exist and cannot be made</source>
+        <translation>{folder} 不存在，也无法创建</translation>
+    </message>
+    <message>
+        <source>{folder} is a file, not a folder</source>
+        <translation>{folder} 是文件，不是文件夹</translation>
+    </message>
+    <message>
+        <source>{path} is damaged ({reason})</source>
+        <translation>{path} 已损坏（{reason}）</translation>
+    </message>
+    <message>
+        <source>{path}: integrity ok, schema {version} of {known}</source>
+        <translation>{path}：完整性正常，结构版本 {version}/{known}</translation>
+    </message>
+    <message>
+        <source>{size} MB: delete old conversations to shrink it</source>
+        <translation>{size} MB：删除旧对话可以让它变小</translation>
+    </message>
+    <message>
+        <source>{name} refused a read: {error}</source>
+        <translation>{name} 拒绝了读取：{error}</translation>
+    </message>
+    <message>
+        <source>{count} characters in {seconds} s</source>
+        <translation>{seconds} 秒内回答了 {count} 个字符</translation>
+    </message>
+    <message>
+        <source>{api} server with {models} model(s) at {url}</source>
+        <translation>{url} 上的 {api} 服务器，有 {models} 个模型</translation>
+    </message>
+    <message>
+        <source>{folder} (writable)</source>
+        <translation>{folder}（可写）</translation>
+    </message>
+    <message>
+        <source>{path} ({size} MB)</source>
+        <translation>{path}（{size} MB）</translation>
+    </message>
+    <message>
+        <source>{size} MB</source>
+        <translation>{size} MB</translation>
+    </message>
+    <message>
+        <source>{status}  {name}: {detail}</source>
+        <translation>{status}  {name}：{detail}</translation>
+    </message>
+    <message>
+        <source>Fix: {fix}</source>
+        <translation>修复方法：{fix}</translation>
+    </message>
+</context>
+<context>
+    <name>DoctorDialog</name>
+    <message>
+        <source>Check this machine</source>
+        <translation>检查本机</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>Check report</source>
+        <translation>检查报告</translation>
+    </message>
+    <message>
+        <source>The checks stopped: {error}</source>
+        <translation>检查中止：{error}</translation>
+    </message>
+    <message>
+        <source>Checks failed: {n}. Each says how to fix it.</source>
+        <translation>未通过的检查：{n} 项。每项都说明了修复方法。</translation>
+    </message>
+    <message>
+        <source>All checks passed.</source>
+        <translation>所有检查均已通过。</translation>
+    </message>
+</context>
+<context>
+    <name>EditServerDialog</name>
+    <message>
+        <source>Edit server</source>
+        <translation>编辑服务器</translation>
+    </message>
+    <message>
+        <source>leave empty to keep the saved key</source>
+        <translation>留空则保留已保存的密钥</translation>
+    </message>
+    <message>
+        <source>Remove this server…</source>
+        <translation>移除此服务器…</translation>
+    </message>
+    <message>
+        <source>Remove this server</source>
+        <translation>移除此服务器</translation>
+    </message>
+</context>
+<context>
+    <name>EngineMenu</name>
+    <message>
+        <source>&amp;Engine</source>
+        <translation>引擎(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Speculative decoding</source>
+        <translation>推测解码</translation>
+    </message>
+    <message>
+        <source>Off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Repeats in the text (simple)</source>
+        <translation>文本中的重复（简单）</translation>
+    </message>
+    <message>
+        <source>Repeats in the text (map)</source>
+        <translation>文本中的重复（映射）</translation>
+    </message>
+    <message>
+        <source>Repeats in the text (long runs)</source>
+        <translation>文本中的重复（长片段）</translation>
+    </message>
+    <message>
+        <source>Repeats seen before (cache)</source>
+        <translation>以前见过的重复（缓存）</translation>
+    </message>
+    <message>
+        <source>Restarting the local model with the new setting…</source>
+        <translation>正在以新设置重启本地模型…</translation>
+    </message>
+    <message>
+        <source>The local model uses it from its next start.</source>
+        <translation>本地模型将在下次启动时使用此设置。</translation>
+    </message>
+</context>
+<context>
+    <name>ErrorParts</name>
+    <message>
+        <source>the connection was closed</source>
+        <translation>连接已关闭</translation>
+    </message>
+    <message>
+        <source>the server closed the stream before it finished</source>
+        <translation>服务器在回答结束前关闭了数据流</translation>
+    </message>
+    <message>
+        <source>no answer within {seconds} s</source>
+        <translation>{seconds} 秒内没有应答</translation>
+    </message>
+    <message>
+        <source>no word for {seconds} s</source>
+        <translation>{seconds} 秒内没有任何消息</translation>
+    </message>
+    <message>
+        <source>All connection attempts failed</source>
+        <translation>所有连接尝试都失败了</translation>
+    </message>
+    <message>
+        <source>[Errno 111] Connection refused</source>
+        <translation>连接被拒绝</translation>
+    </message>
+    <message>
+        <source>Server disconnected without sending a response.</source>
+        <translation>服务器未发送回复就断开了连接</translation>
+    </message>
+    <message>
+        <source>peer closed connection without sending complete message body (incomplete chunked read)</source>
+        <translation>对方在消息正文发送完整之前关闭了连接</translation>
+    </message>
+    <message>
+        <source>timed out</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>the server redirected the request (HTTP {status}) to {location}, and Tachy does not follow redirects, so nothing was sent there. Use the final address as the URL</source>
+        <translation>服务器把请求重定向（HTTP {status}）到 {location}，而 Tachy 不跟随重定向，因此没有向那里发送任何内容。请把最终地址用作 URL</translation>
+    </message>
+    <message>
+        <source>the server redirected the request (HTTP {status}), and Tachy does not follow redirects, so nothing was sent there. Use the final address as the URL</source>
+        <translation>服务器重定向了请求（HTTP {status}），而 Tachy 不跟随重定向，因此没有向那里发送任何内容。请把最终地址用作 URL</translation>
+    </message>
+    <message>
+        <source>the server sent a web page (HTML) instead of a model stream</source>
+        <translation>服务器发送的是网页（HTML），而不是模型数据流</translation>
+    </message>
+    <message>
+        <source>the server sent plain JSON instead of an event stream</source>
+        <translation>服务器发送的是普通 JSON，而不是事件流</translation>
+    </message>
+    <message>
+        <source>a line is not a server-sent event: {snippet}</source>
+        <translation>有一行不是 server-sent 事件：{snippet}</translation>
+    </message>
+    <message>
+        <source>a line of the stream is longer than {size} MiB</source>
+        <translation>数据流中有一行超过 {size} MiB</translation>
+    </message>
+    <message>
+        <source>a line of the stream is not a JSON object: {snippet}</source>
+        <translation>数据流中有一行不是 JSON 对象：{snippet}</translation>
+    </message>
+    <message>
+        <source>a line of the stream is not JSON: {snippet}</source>
+        <translation>数据流中有一行不是 JSON：{snippet}</translation>
+    </message>
+    <message>
+        <source>{url} did not answer JSON: {snippet}</source>
+        <translation>{url} 的回复不是 JSON：{snippet}</translation>
+    </message>
+    <message>
+        <source>{what} is not a JSON object</source>
+        <translation>{what} 不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>invalid port: {port}</source>
+        <translation>端口无效：{port}</translation>
+    </message>
+    <message>
+        <source>invalid ipv4 address: {address}</source>
+        <translation>IPv4 地址无效：{address}</translation>
+    </message>
+    <message>
+        <source>invalid ipv6 address: {address}</source>
+        <translation>IPv6 地址无效：{address}</translation>
+    </message>
+    <message>
+        <source>invalid non-printable ascii character in url, {character} at position {position}</source>
+        <translation>URL 中第 {position} 个位置有无效的不可打印字符 {character}</translation>
+    </message>
+    <message>
+        <source>schema {version}; this one knows {known}</source>
+        <translation>结构版本 {version}；此版本只认识到 {known}</translation>
+    </message>
+    <message>
+        <source>{folder} is a file, not a folder</source>
+        <translation>{folder} 是文件，不是文件夹</translation>
+    </message>
+    <message>
+        <source>HTTP 404 ({message})</source>
+        <translation>HTTP 404（{message}）</translation>
+    </message>
+    <message>
+        <source>/api/pull sent a line that is not JSON: {snippet}</source>
+        <translation>/api/pull 发送了一行不是 JSON 的内容：{snippet}</translation>
+    </message>
+    <message>
+        <source>/api/pull sent a line that is not a JSON object</source>
+        <translation>/api/pull 发送了一行不是 JSON 对象的内容</translation>
+    </message>
+    <message>
+        <source>the server at {url} answered, but neither like Ollama (/api/version) nor like an OpenAI-compatible server (/v1/models)</source>
+        <translation>{url} 上的服务器有应答，但既不像 Ollama（/api/version），也不像 OpenAI 兼容服务器（/v1/models）</translation>
+    </message>
+    <message>
+        <source>&apos;{scheme}://&apos; is not supported; use http:// or https://</source>
+        <translation>不支持“{scheme}://”；请使用 http:// 或 https://</translation>
+    </message>
+    <message>
+        <source>it contains a space</source>
+        <translation>其中含有空格</translation>
+    </message>
+    <message>
+        <source>it has no host name</source>
+        <translation>其中没有主机名</translation>
+    </message>
+    <message>
+        <source>port {port} is out of range</source>
+        <translation>端口 {port} 超出范围</translation>
+    </message>
+    <message>
+        <source>it contains a user name or password; give the API key separately (so it is kept in the system keyring, not in the address)</source>
+        <translation>其中含有用户名或密码；请另外填写 API 密钥（这样它保存在系统密钥环中，而不是地址里）</translation>
+    </message>
+    <message>
+        <source>an error page</source>
+        <translation>一个错误页面</translation>
+    </message>
+    <message>
+        <source>no details</source>
+        <translation>没有详细信息</translation>
+    </message>
+    <message>
+        <source>xllamacpp (the `local` extra) is not installed</source>
+        <translation>未安装 xllamacpp（`local` 附加组件）</translation>
+    </message>
+    <message>
+        <source>no model file at {path} ({variable})</source>
+        <translation>{path} 处没有模型文件（{variable}）</translation>
+    </message>
+    <message>
+        <source>the model package {name} is missing</source>
+        <translation>缺少模型包 {name}</translation>
+    </message>
+    <message>
+        <source>the model file {path} is missing</source>
+        <translation>缺少模型文件 {path}</translation>
+    </message>
+    <message>
+        <source>is not started</source>
+        <translation>尚未启动</translation>
+    </message>
+    <message>
+        <source>can&apos;t use port {port}: it is in use</source>
+        <translation>无法使用端口 {port}：它已被占用</translation>
+    </message>
+    <message>
+        <source>exited during start-up (exit code {code})</source>
+        <translation>在启动过程中退出（退出码 {code}）</translation>
+    </message>
+    <message>
+        <source>did not answer within {seconds} s of starting</source>
+        <translation>启动后 {seconds} 秒内没有应答</translation>
+    </message>
+    <message>
+        <source>no answer: {detail}</source>
+        <translation>没有应答：{detail}</translation>
+    </message>
+</context>
+<context>
+    <name>Errors</name>
+    <message>
+        <source>Something went wrong; the details are in the log. Your text is kept.</source>
+        <translation>出了点问题，详情见日志。你的文字已保留。</translation>
+    </message>
+    <message>
+        <source>The server sent nothing for {seconds} s. It may be loading a large model or overloaded: keep waiting, retry, or choose another server.</source>
+        <translation>服务器 {seconds} 秒内没有发送任何内容。它可能正在加载大模型或负载过高：请继续等待、重试或选择其他服务器。</translation>
+    </message>
+    <message>
+        <source>The answer stopped arriving: no token for {seconds} s. The text so far is kept; continue or retry.</source>
+        <translation>回答停止传来：{seconds} 秒内没有新词元。已生成的文字已保留；可以继续或重试。</translation>
+    </message>
+    <message>
+        <source>The answer was interrupted: {detail}. The text so far is kept; continue or retry.</source>
+        <translation>回答被中断：{detail}。已生成的文字已保留；可以继续或重试。</translation>
+    </message>
+    <message>
+        <source>Can&apos;t reach the server at {url} ({detail}). Check that it is running, or choose another server.</source>
+        <translation>无法连接 {url} 上的服务器（{detail}）。请确认它正在运行，或选择其他服务器。</translation>
+    </message>
+    <message>
+        <source>Can&apos;t reach the server at {url}. Check that it is running, or choose another server.</source>
+        <translation>无法连接 {url} 上的服务器。请确认它正在运行，或选择其他服务器。</translation>
+    </message>
+    <message>
+        <source>The server has no model named &apos;{model}&apos;. Pick one from the model list (server said: {message}).</source>
+        <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个（服务器说：{message}）。</translation>
+    </message>
+    <message>
+        <source>The server has no model named &apos;{model}&apos;. Pick one from the model list.</source>
+        <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个。</translation>
+    </message>
+    <message>
+        <source>The server refused the API key (HTTP {status}): {message}. Check the key saved for this server.</source>
+        <translation>服务器拒绝了接口密钥（HTTP {status}）：{message}。请检查为此服务器保存的密钥。</translation>
+    </message>
+    <message>
+        <source>The server reported an error (HTTP {status}): {message}</source>
+        <translation>服务器报告了错误（HTTP {status}）：{message}</translation>
+    </message>
+    <message>
+        <source>The server reported an error (during the answer): {message}</source>
+        <translation>服务器在回答过程中报告了错误：{message}</translation>
+    </message>
+    <message>
+        <source>The server&apos;s reply could not be read: {detail}. Is this the right URL and API type for this server?</source>
+        <translation>无法读取服务器的回复：{detail}。这个服务器的网址和接口类型正确吗？</translation>
+    </message>
+    <message>
+        <source>&apos;{text}&apos; is not a server address: {reason}.</source>
+        <translation>“{text}”不是服务器地址：{reason}。</translation>
+    </message>
+    <message>
+        <source>The local model is not available: {what}. Install it with: {command}</source>
+        <translation>本地模型不可用：{what}。请用以下命令安装：{command}</translation>
+    </message>
+    <message>
+        <source>The local model engine {reason}.
 Last lines from the engine:
 {log}</source>
-            <translation>本地模型引擎{reason}。
+        <translation>本地模型引擎{reason}。
 引擎输出的最后几行：
 {log}</translation>
-        </message>
-        <message>
-            <source>The local model engine {reason}.</source>
-            <translation>本地模型引擎{reason}。</translation>
-        </message>
-        <message>
-            <source>This {api} server does not pull or delete models over its API: only Ollama does. Manage its models where it runs.</source>
-            <translation>这个 {api} 服务器不能通过其 API 拉取或删除模型：只有 Ollama 可以。请在它运行的地方管理它的模型。</translation>
-        </message>
-        <message>
-            <source>No system keyring is available, so Tachy cannot keep the API key. Install or unlock one (GNOME Keyring, KWallet, macOS Keychain, Windows Credential Manager) and try again.</source>
-            <translation>没有可用的系统密钥环，因此 Tachy 无法保存 API 密钥。请安装或解锁一个（GNOME Keyring、KWallet、macOS Keychain、Windows Credential Manager）后重试。</translation>
-        </message>
-        <message>
-            <source>The system keyring refused the request: {error}</source>
-            <translation>系统密钥环拒绝了请求：{error}</translation>
-        </message>
-        <message>
-            <source>The knowledge index {path} cannot be opened: {error}.</source>
-            <translation>无法打开知识索引 {path}：{error}。</translation>
-        </message>
-        <message>
-            <source>The knowledge index {path} was written by a newer Tachy; update Tachy or remove the file (your documents are not in it, only their index).</source>
-            <translation>知识索引 {path} 由更新版本的 Tachy 写入；请更新 Tachy 或删除该文件（其中没有你的文档，只有它们的索引）。</translation>
-        </message>
-        <message>
-            <source>This Python's SQLite has no full-text search (FTS5), which the knowledge index needs.</source>
-            <translation>这个 Python 的 SQLite 没有知识索引所需的全文搜索（FTS5）。</translation>
-        </message>
-        <message>
-            <source>The knowledge index {path} cannot be used: {error}.</source>
-            <translation>无法使用知识索引 {path}：{error}。</translation>
-        </message>
-        <message>
-            <source>The knowledge index {path} is damaged ({error}); remove the file and add your folders again (your documents are not in it, only their index).</source>
-            <translation>知识索引 {path} 已损坏（{error}）；请删除该文件并重新添加你的文件夹（其中没有你的文档，只有它们的索引）。</translation>
-        </message>
-        <message>
-            <source>This server's /metrics has no vLLM or llama.cpp figures.</source>
-            <translation>这个服务器的 /metrics 中没有 vLLM 或 llama.cpp 的数据。</translation>
-        </message>
-        <message>
-            <source>{path} did not answer JSON.</source>
-            <translation>{path} 的回复不是 JSON。</translation>
-        </message>
-        <message>
-            <source>This server does not offer {path} (start llama.cpp server with --metrics).</source>
-            <translation>这个服务器不提供 {path}（请用 --metrics 启动 llama.cpp 服务器）。</translation>
-        </message>
-        <message>
-            <source>This server does not offer {path}.</source>
-            <translation>这个服务器不提供 {path}。</translation>
-        </message>
-        <message>
-            <source>{path} answered HTTP {status}.</source>
-            <translation>{path} 回复了 HTTP {status}。</translation>
-        </message>
-        <message>
-            <source>No server figures: {error}.</source>
-            <translation>没有服务器数据：{error}。</translation>
-        </message>
-        <message>
-            <source>A saved server is already called {name}.</source>
-            <translation>已经有一个名为 {name} 的已保存服务器。</translation>
-        </message>
-        <message>
-            <source>Something went wrong: {error}</source>
-            <translation>出了点问题：{error}</translation>
-        </message>
-        <message>
-            <source>Tachy closed while this answer was arriving; the text so far is kept.</source>
-            <translation>这条回答传来时 Tachy 关闭了；已生成的文字已保留。</translation>
-        </message>
-        <message>
-            <source>Can't reach the server at {url}{why}. Check that it is running, or choose another server.</source>
-            <translation>无法连接 {url} 上的服务器{why}。请确认它正在运行，或选择其他服务器。</translation>
-        </message>
-        <message>
-            <source>The server has no model named '{model}'. Pick one from the model list{said}.</source>
-            <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个{said}。</translation>
-        </message>
-    </context>
-    <context>
-        <name>HelpMenu</name>
-        <message>
-            <source>&amp;Help</source>
-            <translation>帮助(&amp;H)</translation>
-        </message>
-        <message>
-            <source>Check this machine…</source>
-            <translation>检查本机…</translation>
-        </message>
-    </context>
-    <context>
-        <name>HudLink</name>
-        <message>
-            <source>No timing was recorded for that answer.</source>
-            <translation>该回答没有记录计时。</translation>
-        </message>
-    </context>
-    <context>
-        <name>KnowledgeLink</name>
-        <message>
-            <source>&amp;Knowledge</source>
-            <translation>知识库(&amp;K)</translation>
-        </message>
-        <message>
-            <source>Use my documents in this conversation</source>
-            <translation>在此对话中使用我的文档</translation>
-        </message>
-        <message>
-            <source>Add folder…</source>
-            <translation>添加文件夹…</translation>
-        </message>
-        <message>
-            <source>Add files…</source>
-            <translation>添加文件…</translation>
-        </message>
-        <message>
-            <source>Remove</source>
-            <translation>移除</translation>
-        </message>
-        <message>
-            <source>Add a folder to your knowledge base</source>
-            <translation>向知识库添加文件夹</translation>
-        </message>
-        <message>
-            <source>Add files to your knowledge base</source>
-            <translation>向知识库添加文件</translation>
-        </message>
-        <message>
-            <source>Nothing added yet</source>
-            <translation>尚未添加任何内容</translation>
-        </message>
-        <message>
-            <source>Removed {path}: {n} files left your knowledge base.</source>
-            <translation>已移除 {path}：{n} 个文件已离开知识库。</translation>
-        </message>
-        <message>
-            <source>Indexing {source}: {done} of {total} files</source>
-            <translation>正在索引 {source}：{done} / {total} 个文件</translation>
-        </message>
-        <message>
-            <source>Indexed {n} files ({p} passages).</source>
-            <translation>已索引 {n} 个文件（{p} 个段落）。</translation>
-        </message>
-        <message>
-            <source>{n} skipped (binary or unreadable).</source>
-            <translation>跳过 {n} 个（二进制或无法读取）。</translation>
-        </message>
-        <message>
-            <source>Your notes were not searched in time; answering without them.</source>
-            <translation>未能及时搜索你的笔记；将不使用它们作答。</translation>
-        </message>
-        <message>
-            <source>Your notes could not be searched: {error}</source>
-            <translation>无法搜索你的笔记：{error}</translation>
-        </message>
-        <message>
-            <source>Searching your notes… {ms} ms</source>
-            <translation>正在搜索你的笔记… {ms} 毫秒</translation>
-        </message>
-        <message>
-            <source>{n} passages</source>
-            <translation>{n} 个段落</translation>
-        </message>
-        <message>
-            <source>Sources:</source>
-            <translation>来源：</translation>
-        </message>
-        <message>
-            <source>Sources (searched in {ms} ms):</source>
-            <translation>来源（搜索用时 {ms} 毫秒）：</translation>
-        </message>
-    </context>
-    <context>
-        <name>LanguageMenu</name>
-        <message>
-            <source>&amp;Language</source>
-            <translation>语言(&amp;L)</translation>
-        </message>
-        <message>
-            <source>System language</source>
-            <translation>系统语言</translation>
-        </message>
-        <message>
-            <source>The new language is used from the next start of Tachy.</source>
-            <translation>新语言将在下次启动 Tachy 时生效。</translation>
-        </message>
-    </context>
-    <context>
-        <name>LatencyHud</name>
-        <message>
-            <source>complete</source>
-            <translation>完成</translation>
-        </message>
-        <message>
-            <source>stopped</source>
-            <translation>已停止</translation>
-        </message>
-        <message>
-            <source>interrupted</source>
-            <translation>已中断</translation>
-        </message>
-        <message>
-            <source>failed</source>
-            <translation>失败</translation>
-        </message>
-        <message>
-            <source>unreachable</source>
-            <translation>无法连接</translation>
-        </message>
-        <message>
-            <source>cancelled while waiting</source>
-            <translation>等待时已取消</translation>
-        </message>
-        <message>
-            <source>Live</source>
-            <translation>实时</translation>
-        </message>
-        <message>
-            <source>Requests</source>
-            <translation>请求</translation>
-        </message>
-        <message>
-            <source>Waterfall</source>
-            <translation>瀑布图</translation>
-        </message>
-        <message>
-            <source>Tier</source>
-            <translation>档位</translation>
-        </message>
-        <message>
-            <source>Server</source>
-            <translation>服务器</translation>
-        </message>
-        <message>
-            <source>Latency views</source>
-            <translation>延迟视图</translation>
-        </message>
-        <message>
-            <source>Live tokens per second and gaps</source>
-            <translation>实时每秒词元数与间隔</translation>
-        </message>
-        <message>
-            <source>Time to first token per request</source>
-            <translation>每个请求的首字延迟</translation>
-        </message>
-        <message>
-            <source>Timing waterfall</source>
-            <translation>计时瀑布图</translation>
-        </message>
-        <message>
-            <source>Scope</source>
-            <translation>范围</translation>
-        </message>
-        <message>
-            <source>Last N requests</source>
-            <translation>最近 N 个请求</translation>
-        </message>
-        <message>
-            <source>Statistics</source>
-            <translation>统计</translation>
-        </message>
-        <message>
-            <source>Loaded models</source>
-            <translation>已加载模型</translation>
-        </message>
-        <message>
-            <source>Instant below</source>
-            <translation>即时上限</translation>
-        </message>
-        <message>
-            <source>Fast below</source>
-            <translation>快速上限</translation>
-        </message>
-        <message>
-            <source>Typing below</source>
-            <translation>输入中上限</translation>
-        </message>
-        <message>
-            <source>{model} at {when} · {outcome}</source>
-            <translation>{model}，{when} · {outcome}</translation>
-        </message>
-        <message>
-            <source>request</source>
-            <translation>请求</translation>
-        </message>
-        <message>
-            <source>unknown outcome</source>
-            <translation>结果未知</translation>
-        </message>
-        <message>
-            <source>Export metrics…</source>
-            <translation>导出指标…</translation>
-        </message>
-        <message>
-            <source>Save graphs…</source>
-            <translation>保存图表…</translation>
-        </message>
-        <message>
-            <source>Export metrics</source>
-            <translation>导出指标</translation>
-        </message>
-        <message>
-            <source>Save graphs</source>
-            <translation>保存图表</translation>
-        </message>
-    </context>
-    <context>
-        <name>LivePlot</name>
-        <message>
-            <source>No reply yet.</source>
-            <translation>尚无回复。</translation>
-        </message>
-        <message>
-            <source>tokens/s</source>
-            <translation>词元/秒</translation>
-        </message>
-        <message>
-            <source>gap (ms)</source>
-            <translation>间隔（毫秒）</translation>
-        </message>
-        <message>
-            <source>seconds since request written</source>
-            <translation>请求发出后的秒数</translation>
-        </message>
-        <message>
-            <source>{rate} tokens/s now · {chunks} chunks · {stalls} stalls</source>
-            <translation>当前 {rate} 词元/秒 · {chunks} 个片段 · {stalls} 次停顿</translation>
-        </message>
-    </context>
-    <context>
-        <name>MainWindow</name>
-        <message>
-            <source>Tachy</source>
-            <translation>Tachy</translation>
-        </message>
-        <message>
-            <source>Server and model</source>
-            <translation>服务器和模型</translation>
-        </message>
-        <message>
-            <source>What to do next</source>
-            <translation>下一步</translation>
-        </message>
-        <message>
-            <source>Undo</source>
-            <translation>撤销</translation>
-        </message>
-        <message>
-            <source>Status</source>
-            <translation>状态</translation>
-        </message>
-        <message>
-            <source>Send</source>
-            <translation>发送</translation>
-        </message>
-        <message>
-            <source>Send (Enter)</source>
-            <translation>发送 (Enter)</translation>
-        </message>
-        <message>
-            <source>Stop the answer (Esc)</source>
-            <translation>停止回答 (Esc)</translation>
-        </message>
-        <message>
-            <source>Stop</source>
-            <translation>停止</translation>
-        </message>
-        <message>
-            <source>&amp;Demo</source>
-            <translation>演示(&amp;D)</translation>
-        </message>
-        <message>
-            <source>Latency</source>
-            <translation>延迟</translation>
-        </message>
-        <message>
-            <source>Latency HUD</source>
-            <translation>延迟面板</translation>
-        </message>
-    </context>
-    <context>
-        <name>ModelsDialog</name>
-        <message>
-            <source>Models on this server</source>
-            <translation>此服务器上的模型</translation>
-        </message>
-        <message>
-            <source>a model name, e.g. llama3.2:1b</source>
-            <translation>模型名称，例如 llama3.2:1b</translation>
-        </message>
-        <message>
-            <source>Model to pull</source>
-            <translation>要拉取的模型</translation>
-        </message>
-        <message>
-            <source>Pull</source>
-            <translation>拉取</translation>
-        </message>
-        <message>
-            <source>Cancel pull</source>
-            <translation>取消拉取</translation>
-        </message>
-        <message>
-            <source>Installed models</source>
-            <translation>已安装的模型</translation>
-        </message>
-        <message>
-            <source>Delete…</source>
-            <translation>删除…</translation>
-        </message>
-        <message>
-            <source>{done} of {total}</source>
-            <translation>{done} / {total}</translation>
-        </message>
-    </context>
-    <context>
-        <name>ModelsLink</name>
-        <message>
-            <source>Pull or delete models…</source>
-            <translation>拉取或删除模型…</translation>
-        </message>
-        <message>
-            <source>Manage models</source>
-            <translation>管理模型</translation>
-        </message>
-        <message>
-            <source>Pull the missing model</source>
-            <translation>拉取缺少的模型</translation>
-        </message>
-        <message>
-            <source>Only an Ollama server pulls and deletes models from here.</source>
-            <translation>只有 Ollama 服务器可以在这里拉取和删除模型。</translation>
-        </message>
-        <message>
-            <source>No server is chosen yet.</source>
-            <translation>尚未选择服务器。</translation>
-        </message>
-        <message>
-            <source>The pull of {name} was cancelled.</source>
-            <translation>{name} 的拉取已取消。</translation>
-        </message>
-        <message>
-            <source>{name} is ready.</source>
-            <translation>{name} 已就绪。</translation>
-        </message>
-        <message>
-            <source>Delete model</source>
-            <translation>删除模型</translation>
-        </message>
-        <message>
-            <source>Delete {name} from this server? Pulling it again downloads it again.</source>
-            <translation>从此服务器删除 {name}？再次拉取需要重新下载。</translation>
-        </message>
-        <message>
-            <source>Delete</source>
-            <translation>删除</translation>
-        </message>
-        <message>
-            <source>This server has no {name}. Pull it from the registry?</source>
-            <translation>此服务器没有 {name}。要从模型库拉取吗？</translation>
-        </message>
-        <message>
-            <source>Pull it</source>
-            <translation>拉取</translation>
-        </message>
-    </context>
-    <context>
-        <name>RequestsView</name>
-        <message>
-            <source>This session</source>
-            <translation>本次会话</translation>
-        </message>
-        <message>
-            <source>This model</source>
-            <translation>当前模型</translation>
-        </message>
-        <message>
-            <source>Last N</source>
-            <translation>最近 N 次</translation>
-        </message>
-        <message>
-            <source>mean</source>
-            <translation>均值</translation>
-        </message>
-        <message>
-            <source>request</source>
-            <translation>请求</translation>
-        </message>
-        <message>
-            <source>Exclude cold</source>
-            <translation>排除冷启动</translation>
-        </message>
-        <message>
-            <source>Scope:</source>
-            <translation>范围：</translation>
-        </message>
-    </context>
-    <context>
-        <name>ServerBar</name>
-        <message>
-            <source>Server</source>
-            <translation>服务器</translation>
-        </message>
-        <message>
-            <source>Model</source>
-            <translation>模型</translation>
-        </message>
-        <message>
-            <source>Add server…</source>
-            <translation>添加服务器…</translation>
-        </message>
-        <message>
-            <source>Add server</source>
-            <translation>添加服务器</translation>
-        </message>
-        <message>
-            <source>&amp;Server:</source>
-            <translation>服务器(&amp;S)：</translation>
-        </message>
-        <message>
-            <source>&amp;Model:</source>
-            <translation>模型(&amp;M)：</translation>
-        </message>
-        <message>
-            <source>Local model (SmolLM2-135M)</source>
-            <translation>本地模型 (SmolLM2-135M)</translation>
-        </message>
-        <message>
-            <source>Latency lab (demo)</source>
-            <translation>延迟实验室（演示）</translation>
-        </message>
-        <message>
-            <source>Ollama on this computer ({port})</source>
-            <translation>本机 Ollama（{port}）</translation>
-        </message>
-        <message>
-            <source>OpenAI-compatible server on this computer ({port})</source>
-            <translation>本机 OpenAI 兼容服务器（{port}）</translation>
-        </message>
-    </context>
-    <context>
-        <name>ServerControl</name>
-        <message>
-            <source>Starting local model…</source>
-            <translation>正在启动本地模型…</translation>
-        </message>
-        <message>
-            <source>Server at {where}</source>
-            <translation>{where} 上的服务器</translation>
-        </message>
-        <message>
-            <source>{name} — starting…</source>
-            <translation>{name}——正在启动…</translation>
-        </message>
-    </context>
-    <context>
-        <name>ServerEditor</name>
-        <message>
-            <source>Edit or remove this saved server…</source>
-            <translation>编辑或移除此已保存的服务器…</translation>
-        </message>
-        <message>
-            <source>Edit server</source>
-            <translation>编辑服务器</translation>
-        </message>
-        <message>
-            <source>Remove server</source>
-            <translation>移除服务器</translation>
-        </message>
-        <message>
-            <source>Remove “{name}”? Its API key is deleted from the system keyring too.</source>
-            <translation>移除“{name}”？它的 API 密钥也会从系统密钥环中删除。</translation>
-        </message>
-        <message>
-            <source>Remove</source>
-            <translation>移除</translation>
-        </message>
-    </context>
-    <context>
-        <name>ServerView</name>
-        <message>
-            <source>llama.cpp server</source>
-            <translation>llama.cpp 服务器</translation>
-        </message>
-        <message>
-            <source>running</source>
-            <translation>运行中</translation>
-        </message>
-        <message>
-            <source>waiting</source>
-            <translation>排队中</translation>
-        </message>
-        <message>
-            <source>kv cache</source>
-            <translation>KV 缓存</translation>
-        </message>
-        <message>
-            <source>server TTFT</source>
-            <translation>服务器首字延迟</translation>
-        </message>
-        <message>
-            <source>draft acceptance</source>
-            <translation>草稿接受率</translation>
-        </message>
-        <message>
-            <source>prompt tokens/s</source>
-            <translation>提示词元/秒</translation>
-        </message>
-        <message>
-            <source>decode tokens/s</source>
-            <translation>生成词元/秒</translation>
-        </message>
-        <message>
-            <source>prompt cache hits</source>
-            <translation>提示缓存命中</translation>
-        </message>
-        <message>
-            <source>busy slots</source>
-            <translation>忙碌槽位</translation>
-        </message>
-        <message>
-            <source>engine</source>
-            <translation>引擎</translation>
-        </message>
-        <message>
-            <source>No server chosen.</source>
-            <translation>尚未选择服务器。</translation>
-        </message>
-        <message>
-            <source>loaded model</source>
-            <translation>已加载模型</translation>
-        </message>
-        <message>
-            <source>VRAM</source>
-            <translation>显存</translation>
-        </message>
-        <message>
-            <source>unloads in</source>
-            <translation>卸载倒计时</translation>
-        </message>
-        <message>
-            <source>Asking {url} …</source>
-            <translation>正在询问 {url} …</translation>
-        </message>
-        <message>
-            <source>Server</source>
-            <translation>服务器</translation>
-        </message>
-        <message>
-            <source>{kind} · updated {clock}</source>
-            <translation>{kind} · 更新于 {clock}</translation>
-        </message>
-        <message>
-            <source>P50 {p50} ms · P95 {p95} ms (n={n})</source>
-            <translation>P50 {p50} 毫秒 · P95 {p95} 毫秒（n={n}）</translation>
-        </message>
-        <message>
-            <source>{threads} thread(s) · {slots} slot(s) of {ctx} tokens · batch {batch} · prompt cache {cache} MiB · speculative: {spec} · unload after idle: {idle}</source>
-            <translation>{threads} 个线程 · {slots} 个槽位，每个 {ctx} 词元 · 批大小 {batch} · 提示缓存 {cache} MiB · 推测解码：{spec} · 空闲后卸载：{idle}</translation>
-        </message>
-        <message>
-            <source>off</source>
-            <translation>关闭</translation>
-        </message>
-        <message>
-            <source>never</source>
-            <translation>从不</translation>
-        </message>
-        <message>
-            <source>{s} s</source>
-            <translation>{s} 秒</translation>
-        </message>
-        <message>
-            <source> · {ctx} tokens each</source>
-            <translation> · 每个 {ctx} 词元</translation>
-        </message>
-        <message>
-            <source> · model asleep (unloaded after idle)</source>
-            <translation> · 模型休眠（空闲后已卸载）</translation>
-        </message>
-        <message>
-            <source>stays loaded</source>
-            <translation>保持加载</translation>
-        </message>
-    </context>
-    <context>
-        <name>StatusText</name>
-        <message>
-            <source>{n} h</source>
-            <translation>{n} 小时</translation>
-        </message>
-        <message>
-            <source>{n} min</source>
-            <translation>{n} 分钟</translation>
-        </message>
-        <message>
-            <source>{n} s</source>
-            <translation>{n} 秒</translation>
-        </message>
-        <message>
-            <source>loading…</source>
-            <translation>加载中…</translation>
-        </message>
-        <message>
-            <source>cold</source>
-            <translation>未加载</translation>
-        </message>
-        <message>
-            <source>warm</source>
-            <translation>已就绪</translation>
-        </message>
-        <message>
-            <source>warm · {left} left</source>
-            <translation>已就绪 · 剩余 {left}</translation>
-        </message>
-        <message>
-            <source>{n} ms</source>
-            <translation>{n} 毫秒</translation>
-        </message>
-        <message>
-            <source>≈ {amount} to first token, after the model loads</source>
-            <translation>模型加载后，约 {amount} 出现首个词元</translation>
-        </message>
-        <message>
-            <source>≈ {amount} to first token</source>
-            <translation>约 {amount} 出现首个词元</translation>
-        </message>
-        <message>
-            <source>This server</source>
-            <translation>此服务器</translation>
-        </message>
-        <message>
-            <source>The local engine</source>
-            <translation>本地引擎</translation>
-        </message>
-        <message>
-            <source>Ollama unloads idle models on its own schedule (5 minutes by default): Tachy loads the model when you start typing and lets the server unload it.</source>
-            <translation>Ollama 会按自己的节奏卸载空闲模型（默认 5 分钟）：你开始输入时 Tachy 加载模型，之后由服务器卸载。</translation>
-        </message>
-        <message>
-            <source>Ollama unloads idle models: Tachy loads the model with keep-alive {keep_alive} and re-warms it before it expires while you use the app.</source>
-            <translation>Ollama 会卸载空闲模型：Tachy 以保持加载 {keep_alive} 加载模型，并在你使用应用期间于到期前重新预热。</translation>
-        </message>
-        <message>
-            <source>{name} keeps the model loaded while it runs: Tachy sends one 1-token request after it starts, then one when you open or type in a conversation it has not seen, so its prompt cache holds the conversation before you send.</source>
-            <translation>{name}运行期间会一直加载模型：Tachy 在它启动后发送一个 1 词元请求，之后在你打开或输入它未见过的对话时再发送一个，这样在你发送之前，它的提示缓存里已经有这段对话。</translation>
-        </message>
-        <message>
-            <source>The local engine unloads the model after {keep_alive} idle: Tachy loads it again when you start typing, with the conversation in its prompt cache.</source>
-            <translation>本地引擎空闲 {keep_alive} 后会卸载模型：你开始输入时 Tachy 会重新加载它，并把这段对话放进它的提示缓存。</translation>
-        </message>
-        <message>
-            <source>This server may unload idle models on its own schedule: Tachy sends a 1-token request when you start typing and the model may have gone cold.</source>
-            <translation>此服务器可能按自己的节奏卸载空闲模型：当你开始输入而模型可能已冷却时，Tachy 会发送一个 1 词元请求。</translation>
-        </message>
-        <message>
-            <source>Tachy warms the model when you start typing.</source>
-            <translation>你开始输入时，Tachy 会预热模型。</translation>
-        </message>
-    </context>
-    <context>
-        <name>StorageBanner</name>
-        <message>
-            <source>History warning</source>
-            <translation>历史记录警告</translation>
-        </message>
-        <message>
-            <source>Dismiss</source>
-            <translation>关闭</translation>
-        </message>
-        <message>
-            <source>Dismiss the history warning</source>
-            <translation>关闭历史记录警告</translation>
-        </message>
-        <message>
-            <source>Tachy cannot save right now ({reason}). Everything stays on screen and is saved as soon as there is room again.</source>
-            <translation>Tachy 暂时无法保存（{reason}）。所有内容都留在屏幕上，一旦有空间就会保存。</translation>
-        </message>
-        <message>
-            <source>Saving works again: everything kept meanwhile is saved.</source>
-            <translation>保存已恢复：期间保留的内容都已保存。</translation>
-        </message>
-        <message>
-            <source>Your history was damaged ({reason}). It was kept as {kept}, and {rows} readable entries were recovered into a new history.</source>
-            <translation>你的历史记录已损坏（{reason}）。原文件保留为 {kept}，{rows} 条可读记录已恢复到新的历史记录中。</translation>
-        </message>
-        <message>
-            <source>This history was written by a newer Tachy ({reason}). It is shown read-only from {path}; nothing you do now is saved. Update Tachy to keep chatting in it.</source>
-            <translation>此历史记录由更新版本的 Tachy 写入（{reason}）。它以只读方式从 {path} 显示；现在的操作都不会保存。请更新 Tachy 以继续在其中聊天。</translation>
-        </message>
-        <message>
-            <source>Nothing is being saved: Tachy cannot write to {folder} ({reason}). Your conversations are kept in memory until you quit. Fix the folder, or set TACHY_DATA_DIR to another one, and restart.</source>
-            <translation>当前不会保存任何内容：Tachy 无法写入 {folder}（{reason}）。你的对话保留在内存中，直到退出。请修复该文件夹，或将 TACHY_DATA_DIR 设为其他文件夹，然后重启。</translation>
-        </message>
-    </context>
-    <context>
-        <name>SummaryMarker</name>
-        <message>
-            <source>Earlier turns summarised ({n} messages)</source>
-            <translation>较早的对话已总结（{n} 条消息）</translation>
-        </message>
-    </context>
-    <context>
-        <name>TierView</name>
-        <message>
-            <source>No reply yet.</source>
-            <translation>尚无回复。</translation>
-        </message>
-        <message>
-            <source>instant below</source>
-            <translation>即时上限</translation>
-        </message>
-        <message>
-            <source>fast below</source>
-            <translation>快速上限</translation>
-        </message>
-        <message>
-            <source>typing below</source>
-            <translation>输入中上限</translation>
-        </message>
-        <message>
-            <source> ms</source>
-            <translation> 毫秒</translation>
-        </message>
-        <message>
-            <source>The last reply had no first token.</source>
-            <translation>上一条回复没有首个词元。</translation>
-        </message>
-        <message>
-            <source>time to first token {ms} ms</source>
-            <translation>首个词元用时 {ms} 毫秒</translation>
-        </message>
-        <message>
-            <source>The window showed: {what}</source>
-            <translation>窗口显示了：{what}</translation>
-        </message>
-    </context>
-    <context>
-        <name>Tiers</name>
-        <message>
-            <source>instant</source>
-            <translation>即时</translation>
-        </message>
-        <message>
-            <source>fast</source>
-            <translation>快速</translation>
-        </message>
-        <message>
-            <source>typing</source>
-            <translation>输入中</translation>
-        </message>
-        <message>
-            <source>slow</source>
-            <translation>缓慢</translation>
-        </message>
-        <message>
-            <source>nothing: the reply feels instant</source>
-            <translation>无：回复感觉即时</translation>
-        </message>
-        <message>
-            <source>nothing: the reply came before the typing indicator</source>
-            <translation>无：回复在输入提示之前到达</translation>
-        </message>
-        <message>
-            <source>typing indicator</source>
-            <translation>输入提示</translation>
-        </message>
-        <message>
-            <source>stages (understanding, thinking, answering)</source>
-            <translation>阶段（理解、思考、回答）</translation>
-        </message>
-    </context>
-    <context>
-        <name>Waiting</name>
-        <message>
-            <source>Reading your question</source>
-            <translation>正在阅读你的问题</translation>
-        </message>
-        <message>
-            <source>Looking things up</source>
-            <translation>正在查找资料</translation>
-        </message>
-        <message>
-            <source>Thinking</source>
-            <translation>正在思考</translation>
-        </message>
-        <message>
-            <source>Answering</source>
-            <translation>正在回答</translation>
-        </message>
-        <message>
-            <source>Working</source>
-            <translation>正在处理</translation>
-        </message>
-        <message>
-            <source>Typing…</source>
-            <translation>正在输入…</translation>
-        </message>
-        <message>
-            <source>{stage}… {seconds} s</source>
-            <translation>{stage}… {seconds} 秒</translation>
-        </message>
-        <message>
-            <source>{stage}… {percent} % ({done} / {total} tokens)</source>
-            <translation>{stage}… {percent} %（{done} / {total} 个词元）</translation>
-        </message>
-        <message>
-            <source>{progress}, about {seconds} s left</source>
-            <translation>{progress}，还需约 {seconds} 秒</translation>
-        </message>
-        <message>
-            <source>Loading the model (cold start)</source>
-            <translation>正在加载模型（冷启动）</translation>
-        </message>
-        <message>
-            <source>Loading model</source>
-            <translation>正在加载模型</translation>
-        </message>
-    </context>
-    <context>
-        <name>WarmingLink</name>
-        <message>
-            <source>Keep the model loaded 5 min</source>
-            <translation>模型保持加载 5 分钟</translation>
-        </message>
-        <message>
-            <source>Keep the model loaded 30 min</source>
-            <translation>模型保持加载 30 分钟</translation>
-        </message>
-        <message>
-            <source>Keep the model loaded 1 h</source>
-            <translation>模型保持加载 1 小时</translation>
-        </message>
-        <message>
-            <source>Let the server unload it</source>
-            <translation>由服务器决定何时卸载</translation>
-        </message>
-        <message>
-            <source>Prompt budget: the model's context</source>
-            <translation>提示预算：模型的上下文长度</translation>
-        </message>
-        <message>
-            <source>Prompt budget: 8,000 tokens</source>
-            <translation>提示预算：8,000 词元</translation>
-        </message>
-        <message>
-            <source>Prompt budget: 4,000 tokens</source>
-            <translation>提示预算：4,000 词元</translation>
-        </message>
-        <message>
-            <source>Prompt budget: 2,000 tokens</source>
-            <translation>提示预算：2,000 词元</translation>
-        </message>
-        <message>
-            <source>Earlier messages not sent: context budget</source>
-            <translation>较早的消息未发送：超出上下文预算</translation>
-        </message>
-        <message>
-            <source>Model state</source>
-            <translation>模型状态</translation>
-        </message>
-        <message>
-            <source>Keep-alive ▾</source>
-            <translation>保持加载 ▾</translation>
-        </message>
-        <message>
-            <source>How long the model stays loaded; the prompt budget</source>
-            <translation>模型保持加载多久；提示预算</translation>
-        </message>
-        <message>
-            <source>Predicted wait</source>
-            <translation>预计等待</translation>
-        </message>
-        <message>
-            <source>Prediction error: not measured yet</source>
-            <translation>预测误差：尚未测量</translation>
-        </message>
-        <message>
-            <source>The last warm-up failed: {error}</source>
-            <translation>上次预热失败：{error}</translation>
-        </message>
-        <message>
-            <source>1 request</source>
-            <translation>1 个请求</translation>
-        </message>
-        <message>
-            <source>{n} requests</source>
-            <translation>{n} 个请求</translation>
-        </message>
-        <message>
-            <source>Predicted vs actual first token: median error {error} % ({requests})</source>
-            <translation>首个词元预测与实际：误差中位数 {error} %（{requests}）</translation>
-        </message>
-    </context>
-    <context>
-        <name>WaterfallView</name>
-        <message>
-            <source>Send a message, or click a point in Requests.</source>
-            <translation>发送一条消息，或在“请求”中点击一个点。</translation>
-        </message>
-        <message>
-            <source>ms since request written</source>
-            <translation>请求发出后的毫秒数</translation>
-        </message>
-        <message>
-            <source>request written</source>
-            <translation>请求发出</translation>
-        </message>
-        <message>
-            <source>response headers</source>
-            <translation>响应头</translation>
-        </message>
-        <message>
-            <source>first token</source>
-            <translation>首个词元</translation>
-        </message>
-        <message>
-            <source>last token</source>
-            <translation>最后一个词元</translation>
-        </message>
-        <message>
-            <source>painted</source>
-            <translation>绘制</translation>
-        </message>
-        <message>
-            <source>loading</source>
-            <translation>加载</translation>
-        </message>
-        <message>
-            <source>understanding</source>
-            <translation>理解</translation>
-        </message>
-        <message>
-            <source>retrieving</source>
-            <translation>检索</translation>
-        </message>
-        <message>
-            <source>thinking</source>
-            <translation>思考</translation>
-        </message>
-        <message>
-            <source>answering</source>
-            <translation>回答</translation>
-        </message>
-        <message>
-            <source>server: model load</source>
-            <translation>服务器：加载模型</translation>
-        </message>
-        <message>
-            <source>server: prompt processing</source>
-            <translation>服务器：处理提示</translation>
-        </message>
-        <message>
-            <source>server: generation</source>
-            <translation>服务器：生成</translation>
-        </message>
-        <message>
-            <source>server: queue</source>
-            <translation>服务器：排队</translation>
-        </message>
-        <message>
-            <source>transport + queue</source>
-            <translation>传输 + 排队</translation>
-        </message>
-        <message>
-            <source>retrieving · {passages} passages, {tokens} tokens</source>
-            <translation>检索 · {passages} 段，{tokens} 个词元</translation>
-        </message>
-        <message>
-            <source>server: prompt {cached} cached + {computed} computed</source>
-            <translation>服务器：提示 {cached} 个已缓存 + {computed} 个已计算</translation>
-        </message>
-        <message>
-            <source>server: {drafted} drafted, {accepted} accepted</source>
-            <translation>服务器：草拟 {drafted} 个，接受 {accepted} 个</translation>
-        </message>
-        <message>
-            <source>@ {ms} ms</source>
-            <translation>@ {ms} 毫秒</translation>
-        </message>
-        <message>
-            <source>{ms} ms</source>
-            <translation>{ms} 毫秒</translation>
-        </message>
-        <message>
-            <source>client TTFT {ms} ms</source>
-            <translation>客户端首字延迟 {ms} 毫秒</translation>
-        </message>
-        <message>
-            <source>no first token</source>
-            <translation>没有首个词元</translation>
-        </message>
-        <message>
-            <source>server ({source}) {ms} ms</source>
-            <translation>服务器（{source}）{ms} 毫秒</translation>
-        </message>
-        <message>
-            <source>transport + queue {ms} ms</source>
-            <translation>传输 + 排队 {ms} 毫秒</translation>
-        </message>
-        <message>
-            <source>the server reported no timings</source>
-            <translation>服务器未报告计时</translation>
-        </message>
-        <message>
-            <source>route decision</source>
-            <translation>路由决定</translation>
-        </message>
-        <message>
-            <source>route decision · classifier out of budget</source>
-            <translation>路由决定 · 分类器超出时间预算</translation>
-        </message>
-        <message>
-            <source>Route: {route} · {why}</source>
-            <translation>路由：{route} · {why}</translation>
-        </message>
-        <message>
-            <source>decided in {ms} ms</source>
-            <translation>用时 {ms} 毫秒决定</translation>
-        </message>
-    </context>
-    <context>
-        <name>WelcomePanel</name>
-        <message>
-            <source>A one-word reply</source>
-            <translation>一个词的回答</translation>
-        </message>
-        <message>
-            <source>In one word: what colour is a clear daytime sky?</source>
-            <translation>用一个词回答：晴朗白天的天空是什么颜色？</translation>
-        </message>
-        <message>
-            <source>A long answer</source>
-            <translation>长篇回答</translation>
-        </message>
-        <message>
-            <source>Explain in detail, step by step, how a web browser loads a page.</source>
-            <translation>请一步一步详细解释网页浏览器是如何加载一个网页的。</translation>
-        </message>
-        <message>
-            <source>A reasoning question</source>
-            <translation>推理题</translation>
-        </message>
-        <message>
-            <source>A bat and a ball cost 1.10 together; the bat costs 1.00 more than the ball. How much is the ball? Think it through.</source>
-            <translation>球拍和球一共 1.10 元，球拍比球贵 1.00 元。球多少钱？请仔细想一想。</translation>
-        </message>
-        <message>
-            <source>Welcome</source>
-            <translation>欢迎</translation>
-        </message>
-        <message>
-            <source>Connect a server…</source>
-            <translation>连接服务器…</translation>
-        </message>
-        <message>
-            <source>Connect a server</source>
-            <translation>连接服务器</translation>
-        </message>
-        <message>
-            <source>Try one:</source>
-            <translation>试一试：</translation>
-        </message>
-        <message>
-            <source>Send this question</source>
-            <translation>发送这个问题</translation>
-        </message>
-        <message>
-            <source>Local model {model} · on this computer</source>
-            <translation>本地模型 {model} · 在这台电脑上</translation>
-        </message>
-        <message>
-            <source>{server} · model {model}</source>
-            <translation>{server} · 模型 {model}</translation>
-        </message>
-        <message>
-            <source>Starting the local model {model} on this computer…</source>
-            <translation>正在这台电脑上启动本地模型 {model}…</translation>
-        </message>
-        <message>
-            <source>Found here: {servers}.</source>
-            <translation>在这台电脑上找到：{servers}。</translation>
-        </message>
-        <message>
-            <source>No Ollama or vLLM server answered on this computer.</source>
-            <translation>这台电脑上没有 Ollama 或 vLLM 服务器应答。</translation>
-        </message>
-        <message>
-            <source>The local model is not installed. Install it with:
+    </message>
+    <message>
+        <source>The local model engine {reason}.</source>
+        <translation>本地模型引擎{reason}。</translation>
+    </message>
+    <message>
+        <source>This {api} server does not pull or delete models over its API: only Ollama does. Manage its models where it runs.</source>
+        <translation>这个 {api} 服务器不能通过其 API 拉取或删除模型：只有 Ollama 可以。请在它运行的地方管理它的模型。</translation>
+    </message>
+    <message>
+        <source>No system keyring is available, so Tachy cannot keep the API key. Install or unlock one (GNOME Keyring, KWallet, macOS Keychain, Windows Credential Manager) and try again.</source>
+        <translation>没有可用的系统密钥环，因此 Tachy 无法保存 API 密钥。请安装或解锁一个（GNOME Keyring、KWallet、macOS Keychain、Windows Credential Manager）后重试。</translation>
+    </message>
+    <message>
+        <source>The system keyring refused the request: {error}</source>
+        <translation>系统密钥环拒绝了请求：{error}</translation>
+    </message>
+    <message>
+        <source>The knowledge index {path} cannot be opened: {error}.</source>
+        <translation>无法打开知识索引 {path}：{error}。</translation>
+    </message>
+    <message>
+        <source>The knowledge index {path} was written by a newer Tachy; update Tachy or remove the file (your documents are not in it, only their index).</source>
+        <translation>知识索引 {path} 由更新版本的 Tachy 写入；请更新 Tachy 或删除该文件（其中没有你的文档，只有它们的索引）。</translation>
+    </message>
+    <message>
+        <source>This Python&apos;s SQLite has no full-text search (FTS5), which the knowledge index needs.</source>
+        <translation>这个 Python 的 SQLite 没有知识索引所需的全文搜索（FTS5）。</translation>
+    </message>
+    <message>
+        <source>The knowledge index {path} cannot be used: {error}.</source>
+        <translation>无法使用知识索引 {path}：{error}。</translation>
+    </message>
+    <message>
+        <source>The knowledge index {path} is damaged ({error}); remove the file and add your folders again (your documents are not in it, only their index).</source>
+        <translation>知识索引 {path} 已损坏（{error}）；请删除该文件并重新添加你的文件夹（其中没有你的文档，只有它们的索引）。</translation>
+    </message>
+    <message>
+        <source>This server&apos;s /metrics has no vLLM or llama.cpp figures.</source>
+        <translation>这个服务器的 /metrics 中没有 vLLM 或 llama.cpp 的数据。</translation>
+    </message>
+    <message>
+        <source>{path} did not answer JSON.</source>
+        <translation>{path} 的回复不是 JSON。</translation>
+    </message>
+    <message>
+        <source>This server does not offer {path} (start llama.cpp server with --metrics).</source>
+        <translation>这个服务器不提供 {path}（请用 --metrics 启动 llama.cpp 服务器）。</translation>
+    </message>
+    <message>
+        <source>This server does not offer {path}.</source>
+        <translation>这个服务器不提供 {path}。</translation>
+    </message>
+    <message>
+        <source>{path} answered HTTP {status}.</source>
+        <translation>{path} 回复了 HTTP {status}。</translation>
+    </message>
+    <message>
+        <source>No server figures: {error}.</source>
+        <translation>没有服务器数据：{error}。</translation>
+    </message>
+    <message>
+        <source>A saved server is already called {name}.</source>
+        <translation>已经有一个名为 {name} 的已保存服务器。</translation>
+    </message>
+    <message>
+        <source>Something went wrong: {error}</source>
+        <translation>出了点问题：{error}</translation>
+    </message>
+    <message>
+        <source>Tachy closed while this answer was arriving; the text so far is kept.</source>
+        <translation>这条回答传来时 Tachy 关闭了；已生成的文字已保留。</translation>
+    </message>
+</context>
+<context>
+    <name>HelpMenu</name>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Check this machine…</source>
+        <translation>检查本机…</translation>
+    </message>
+</context>
+<context>
+    <name>HudLink</name>
+    <message>
+        <source>No timing was recorded for that answer.</source>
+        <translation>该回答没有记录计时。</translation>
+    </message>
+</context>
+<context>
+    <name>KnowledgeLink</name>
+    <message>
+        <source>&amp;Knowledge</source>
+        <translation>知识库(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Use my documents in this conversation</source>
+        <translation>在此对话中使用我的文档</translation>
+    </message>
+    <message>
+        <source>Add folder…</source>
+        <translation>添加文件夹…</translation>
+    </message>
+    <message>
+        <source>Add files…</source>
+        <translation>添加文件…</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Add a folder to your knowledge base</source>
+        <translation>向知识库添加文件夹</translation>
+    </message>
+    <message>
+        <source>Add files to your knowledge base</source>
+        <translation>向知识库添加文件</translation>
+    </message>
+    <message>
+        <source>Nothing added yet</source>
+        <translation>尚未添加任何内容</translation>
+    </message>
+    <message>
+        <source>Removed {path}: {n} files left your knowledge base.</source>
+        <translation>已移除 {path}：{n} 个文件已离开知识库。</translation>
+    </message>
+    <message>
+        <source>Indexing {source}: {done} of {total} files</source>
+        <translation>正在索引 {source}：{done} / {total} 个文件</translation>
+    </message>
+    <message>
+        <source>Indexed {n} files ({p} passages).</source>
+        <translation>已索引 {n} 个文件（{p} 个段落）。</translation>
+    </message>
+    <message>
+        <source>{n} skipped (binary or unreadable).</source>
+        <translation>跳过 {n} 个（二进制或无法读取）。</translation>
+    </message>
+    <message>
+        <source>Your notes were not searched in time; answering without them.</source>
+        <translation>未能及时搜索你的笔记；将不使用它们作答。</translation>
+    </message>
+    <message>
+        <source>Your notes could not be searched: {error}</source>
+        <translation>无法搜索你的笔记：{error}</translation>
+    </message>
+    <message>
+        <source>Searching your notes… {ms} ms</source>
+        <translation>正在搜索你的笔记… {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>{n} passages</source>
+        <translation>{n} 个段落</translation>
+    </message>
+    <message>
+        <source>Sources:</source>
+        <translation>来源：</translation>
+    </message>
+    <message>
+        <source>Sources (searched in {ms} ms):</source>
+        <translation>来源（搜索用时 {ms} 毫秒）：</translation>
+    </message>
+</context>
+<context>
+    <name>LanguageMenu</name>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>系统语言</translation>
+    </message>
+    <message>
+        <source>The new language is used from the next start of Tachy.</source>
+        <translation>新语言将在下次启动 Tachy 时生效。</translation>
+    </message>
+</context>
+<context>
+    <name>LatencyHud</name>
+    <message>
+        <source>complete</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>unreachable</source>
+        <translation>无法连接</translation>
+    </message>
+    <message>
+        <source>cancelled while waiting</source>
+        <translation>等待时已取消</translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Waterfall</source>
+        <translation>瀑布图</translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation>档位</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Latency views</source>
+        <translation>延迟视图</translation>
+    </message>
+    <message>
+        <source>Live tokens per second and gaps</source>
+        <translation>实时每秒词元数与间隔</translation>
+    </message>
+    <message>
+        <source>Time to first token per request</source>
+        <translation>每个请求的首字延迟</translation>
+    </message>
+    <message>
+        <source>Timing waterfall</source>
+        <translation>计时瀑布图</translation>
+    </message>
+    <message>
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <source>Last N requests</source>
+        <translation>最近 N 个请求</translation>
+    </message>
+    <message>
+        <source>Statistics</source>
+        <translation>统计</translation>
+    </message>
+    <message>
+        <source>Loaded models</source>
+        <translation>已加载模型</translation>
+    </message>
+    <message>
+        <source>Instant below</source>
+        <translation>即时上限</translation>
+    </message>
+    <message>
+        <source>Fast below</source>
+        <translation>快速上限</translation>
+    </message>
+    <message>
+        <source>Typing below</source>
+        <translation>输入中上限</translation>
+    </message>
+    <message>
+        <source>{model} at {when} · {outcome}</source>
+        <translation>{model}，{when} · {outcome}</translation>
+    </message>
+    <message>
+        <source>request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>unknown outcome</source>
+        <translation>结果未知</translation>
+    </message>
+    <message>
+        <source>Export metrics…</source>
+        <translation>导出指标…</translation>
+    </message>
+    <message>
+        <source>Save graphs…</source>
+        <translation>保存图表…</translation>
+    </message>
+    <message>
+        <source>Export metrics</source>
+        <translation>导出指标</translation>
+    </message>
+    <message>
+        <source>Save graphs</source>
+        <translation>保存图表</translation>
+    </message>
+</context>
+<context>
+    <name>LivePlot</name>
+    <message>
+        <source>No reply yet.</source>
+        <translation>尚无回复。</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>词元/秒</translation>
+    </message>
+    <message>
+        <source>gap (ms)</source>
+        <translation>间隔（毫秒）</translation>
+    </message>
+    <message>
+        <source>seconds since request written</source>
+        <translation>请求发出后的秒数</translation>
+    </message>
+    <message>
+        <source>{rate} tokens/s now · {chunks} chunks · {stalls} stalls</source>
+        <translation>当前 {rate} 词元/秒 · {chunks} 个片段 · {stalls} 次停顿</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Tachy</source>
+        <translation>Tachy</translation>
+    </message>
+    <message>
+        <source>Server and model</source>
+        <translation>服务器和模型</translation>
+    </message>
+    <message>
+        <source>What to do next</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Send (Enter)</source>
+        <translation>发送 (Enter)</translation>
+    </message>
+    <message>
+        <source>Stop the answer (Esc)</source>
+        <translation>停止回答 (Esc)</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>&amp;Demo</source>
+        <translation>演示(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <source>Latency HUD</source>
+        <translation>延迟面板</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPicker</name>
+    <message>
+        <source>not reachable</source>
+        <translation>无法连接</translation>
+    </message>
+    <message>
+        <source>Cascade · fast {fast} · strong {strong}</source>
+        <translation>级联 · 快速 {fast} · 强大 {strong}</translation>
+    </message>
+    <message>
+        <source>TTFT {time}</source>
+        <translation>首字延迟 {time}</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPickerLink</name>
+    <message>
+        <source>its API key cannot be read: no system keyring</source>
+        <translation>无法读取其 API 密钥：没有系统密钥环</translation>
+    </message>
+</context>
+<context>
+    <name>ModelPopup</name>
+    <message>
+        <source>Filter models</source>
+        <translation>筛选模型</translation>
+    </message>
+    <message>
+        <source>Type to filter models…</source>
+        <translation>输入以筛选模型…</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>No model matches.</source>
+        <translation>没有匹配的模型。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsDialog</name>
+    <message>
+        <source>Models on this server</source>
+        <translation>此服务器上的模型</translation>
+    </message>
+    <message>
+        <source>a model name, e.g. llama3.2:1b</source>
+        <translation>模型名称，例如 llama3.2:1b</translation>
+    </message>
+    <message>
+        <source>Model to pull</source>
+        <translation>要拉取的模型</translation>
+    </message>
+    <message>
+        <source>Pull</source>
+        <translation>拉取</translation>
+    </message>
+    <message>
+        <source>Cancel pull</source>
+        <translation>取消拉取</translation>
+    </message>
+    <message>
+        <source>Installed models</source>
+        <translation>已安装的模型</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>{done} of {total}</source>
+        <translation>{done} / {total}</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsLink</name>
+    <message>
+        <source>Pull or delete models…</source>
+        <translation>拉取或删除模型…</translation>
+    </message>
+    <message>
+        <source>Manage models</source>
+        <translation>管理模型</translation>
+    </message>
+    <message>
+        <source>Pull the missing model</source>
+        <translation>拉取缺少的模型</translation>
+    </message>
+    <message>
+        <source>Only an Ollama server pulls and deletes models from here.</source>
+        <translation>只有 Ollama 服务器可以在这里拉取和删除模型。</translation>
+    </message>
+    <message>
+        <source>No server is chosen yet.</source>
+        <translation>尚未选择服务器。</translation>
+    </message>
+    <message>
+        <source>The pull of {name} was cancelled.</source>
+        <translation>{name} 的拉取已取消。</translation>
+    </message>
+    <message>
+        <source>{name} is ready.</source>
+        <translation>{name} 已就绪。</translation>
+    </message>
+    <message>
+        <source>Delete model</source>
+        <translation>删除模型</translation>
+    </message>
+    <message>
+        <source>Delete {name} from this server? Pulling it again downloads it again.</source>
+        <translation>从此服务器删除 {name}？再次拉取需要重新下载。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>This server has no {name}. Pull it from the registry?</source>
+        <translation>此服务器没有 {name}。要从模型库拉取吗？</translation>
+    </message>
+    <message>
+        <source>Pull it</source>
+        <translation>拉取</translation>
+    </message>
+</context>
+<context>
+    <name>RequestsView</name>
+    <message>
+        <source>This session</source>
+        <translation>本次会话</translation>
+    </message>
+    <message>
+        <source>This model</source>
+        <translation>当前模型</translation>
+    </message>
+    <message>
+        <source>Last N</source>
+        <translation>最近 N 次</translation>
+    </message>
+    <message>
+        <source>mean</source>
+        <translation>均值</translation>
+    </message>
+    <message>
+        <source>request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Exclude cold</source>
+        <translation>排除冷启动</translation>
+    </message>
+    <message>
+        <source>Scope:</source>
+        <translation>范围：</translation>
+    </message>
+</context>
+<context>
+    <name>ServerBar</name>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Add server…</source>
+        <translation>添加服务器…</translation>
+    </message>
+    <message>
+        <source>Add server</source>
+        <translation>添加服务器</translation>
+    </message>
+    <message>
+        <source>&amp;Server:</source>
+        <translation>服务器(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>模型(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>Local model (SmolLM2-135M)</source>
+        <translation>本地模型 (SmolLM2-135M)</translation>
+    </message>
+    <message>
+        <source>Latency lab (demo)</source>
+        <translation>延迟实验室（演示）</translation>
+    </message>
+    <message>
+        <source>Ollama on this computer ({port})</source>
+        <translation>本机 Ollama（{port}）</translation>
+    </message>
+    <message>
+        <source>OpenAI-compatible server on this computer ({port})</source>
+        <translation>本机 OpenAI 兼容服务器（{port}）</translation>
+    </message>
+</context>
+<context>
+    <name>ServerControl</name>
+    <message>
+        <source>Starting local model…</source>
+        <translation>正在启动本地模型…</translation>
+    </message>
+    <message>
+        <source>Server at {where}</source>
+        <translation>{where} 上的服务器</translation>
+    </message>
+    <message>
+        <source>{name} — starting…</source>
+        <translation>{name}——正在启动…</translation>
+    </message>
+</context>
+<context>
+    <name>ServerEditor</name>
+    <message>
+        <source>Edit or remove this saved server…</source>
+        <translation>编辑或移除此已保存的服务器…</translation>
+    </message>
+    <message>
+        <source>Edit server</source>
+        <translation>编辑服务器</translation>
+    </message>
+    <message>
+        <source>Remove server</source>
+        <translation>移除服务器</translation>
+    </message>
+    <message>
+        <source>Remove “{name}”? Its API key is deleted from the system keyring too.</source>
+        <translation>移除“{name}”？它的 API 密钥也会从系统密钥环中删除。</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+</context>
+<context>
+    <name>ServerView</name>
+    <message>
+        <source>llama.cpp server</source>
+        <translation>llama.cpp 服务器</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>kv cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>server TTFT</source>
+        <translation>服务器首字延迟</translation>
+    </message>
+    <message>
+        <source>draft acceptance</source>
+        <translation>草稿接受率</translation>
+    </message>
+    <message>
+        <source>prompt tokens/s</source>
+        <translation>提示词元/秒</translation>
+    </message>
+    <message>
+        <source>decode tokens/s</source>
+        <translation>生成词元/秒</translation>
+    </message>
+    <message>
+        <source>prompt cache hits</source>
+        <translation>提示缓存命中</translation>
+    </message>
+    <message>
+        <source>busy slots</source>
+        <translation>忙碌槽位</translation>
+    </message>
+    <message>
+        <source>engine</source>
+        <translation>引擎</translation>
+    </message>
+    <message>
+        <source>No server chosen.</source>
+        <translation>尚未选择服务器。</translation>
+    </message>
+    <message>
+        <source>loaded model</source>
+        <translation>已加载模型</translation>
+    </message>
+    <message>
+        <source>VRAM</source>
+        <translation>显存</translation>
+    </message>
+    <message>
+        <source>unloads in</source>
+        <translation>卸载倒计时</translation>
+    </message>
+    <message>
+        <source>Asking {url} …</source>
+        <translation>正在询问 {url} …</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>{kind} · updated {clock}</source>
+        <translation>{kind} · 更新于 {clock}</translation>
+    </message>
+    <message>
+        <source>P50 {p50} ms · P95 {p95} ms (n={n})</source>
+        <translation>P50 {p50} 毫秒 · P95 {p95} 毫秒（n={n}）</translation>
+    </message>
+    <message>
+        <source>{threads} thread(s) · {slots} slot(s) of {ctx} tokens · batch {batch} · prompt cache {cache} MiB · speculative: {spec} · unload after idle: {idle}</source>
+        <translation>{threads} 个线程 · {slots} 个槽位，每个 {ctx} 词元 · 批大小 {batch} · 提示缓存 {cache} MiB · 推测解码：{spec} · 空闲后卸载：{idle}</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>从不</translation>
+    </message>
+    <message>
+        <source>{s} s</source>
+        <translation>{s} 秒</translation>
+    </message>
+    <message>
+        <source> · {ctx} tokens each</source>
+        <translation> · 每个 {ctx} 词元</translation>
+    </message>
+    <message>
+        <source> · model asleep (unloaded after idle)</source>
+        <translation> · 模型休眠（空闲后已卸载）</translation>
+    </message>
+    <message>
+        <source>stays loaded</source>
+        <translation>保持加载</translation>
+    </message>
+</context>
+<context>
+    <name>StatusText</name>
+    <message>
+        <source>{n} h</source>
+        <translation>{n} 小时</translation>
+    </message>
+    <message>
+        <source>{n} min</source>
+        <translation>{n} 分钟</translation>
+    </message>
+    <message>
+        <source>{n} s</source>
+        <translation>{n} 秒</translation>
+    </message>
+    <message>
+        <source>loading…</source>
+        <translation>加载中…</translation>
+    </message>
+    <message>
+        <source>cold</source>
+        <translation>未加载</translation>
+    </message>
+    <message>
+        <source>warm</source>
+        <translation>已就绪</translation>
+    </message>
+    <message>
+        <source>warm · {left} left</source>
+        <translation>已就绪 · 剩余 {left}</translation>
+    </message>
+    <message>
+        <source>{n} ms</source>
+        <translation>{n} 毫秒</translation>
+    </message>
+    <message>
+        <source>≈ {amount} to first token, after the model loads</source>
+        <translation>模型加载后，约 {amount} 出现首个词元</translation>
+    </message>
+    <message>
+        <source>≈ {amount} to first token</source>
+        <translation>约 {amount} 出现首个词元</translation>
+    </message>
+    <message>
+        <source>This server</source>
+        <translation>此服务器</translation>
+    </message>
+    <message>
+        <source>The local engine</source>
+        <translation>本地引擎</translation>
+    </message>
+    <message>
+        <source>Ollama unloads idle models on its own schedule (5 minutes by default): Tachy loads the model when you start typing and lets the server unload it.</source>
+        <translation>Ollama 会按自己的节奏卸载空闲模型（默认 5 分钟）：你开始输入时 Tachy 加载模型，之后由服务器卸载。</translation>
+    </message>
+    <message>
+        <source>Ollama unloads idle models: Tachy loads the model with keep-alive {keep_alive} and re-warms it before it expires while you use the app.</source>
+        <translation>Ollama 会卸载空闲模型：Tachy 以保持加载 {keep_alive} 加载模型，并在你使用应用期间于到期前重新预热。</translation>
+    </message>
+    <message>
+        <source>{name} keeps the model loaded while it runs: Tachy sends one 1-token request after it starts, then one when you open or type in a conversation it has not seen, so its prompt cache holds the conversation before you send.</source>
+        <translation>{name}运行期间会一直加载模型：Tachy 在它启动后发送一个 1 词元请求，之后在你打开或输入它未见过的对话时再发送一个，这样在你发送之前，它的提示缓存里已经有这段对话。</translation>
+    </message>
+    <message>
+        <source>The local engine unloads the model after {keep_alive} idle: Tachy loads it again when you start typing, with the conversation in its prompt cache.</source>
+        <translation>本地引擎空闲 {keep_alive} 后会卸载模型：你开始输入时 Tachy 会重新加载它，并把这段对话放进它的提示缓存。</translation>
+    </message>
+    <message>
+        <source>This server may unload idle models on its own schedule: Tachy sends a 1-token request when you start typing and the model may have gone cold.</source>
+        <translation>此服务器可能按自己的节奏卸载空闲模型：当你开始输入而模型可能已冷却时，Tachy 会发送一个 1 词元请求。</translation>
+    </message>
+    <message>
+        <source>Tachy warms the model when you start typing.</source>
+        <translation>你开始输入时，Tachy 会预热模型。</translation>
+    </message>
+</context>
+<context>
+    <name>StorageBanner</name>
+    <message>
+        <source>History warning</source>
+        <translation>历史记录警告</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Dismiss the history warning</source>
+        <translation>关闭历史记录警告</translation>
+    </message>
+    <message>
+        <source>Tachy cannot save right now ({reason}). Everything stays on screen and is saved as soon as there is room again.</source>
+        <translation>Tachy 暂时无法保存（{reason}）。所有内容都留在屏幕上，一旦有空间就会保存。</translation>
+    </message>
+    <message>
+        <source>Saving works again: everything kept meanwhile is saved.</source>
+        <translation>保存已恢复：期间保留的内容都已保存。</translation>
+    </message>
+    <message>
+        <source>Your history was damaged ({reason}). It was kept as {kept}, and {rows} readable entries were recovered into a new history.</source>
+        <translation>你的历史记录已损坏（{reason}）。原文件保留为 {kept}，{rows} 条可读记录已恢复到新的历史记录中。</translation>
+    </message>
+    <message>
+        <source>This history was written by a newer Tachy ({reason}). It is shown read-only from {path}; nothing you do now is saved. Update Tachy to keep chatting in it.</source>
+        <translation>此历史记录由更新版本的 Tachy 写入（{reason}）。它以只读方式从 {path} 显示；现在的操作都不会保存。请更新 Tachy 以继续在其中聊天。</translation>
+    </message>
+    <message>
+        <source>Nothing is being saved: Tachy cannot write to {folder} ({reason}). Your conversations are kept in memory until you quit. Fix the folder, or set TACHY_DATA_DIR to another one, and restart.</source>
+        <translation>当前不会保存任何内容：Tachy 无法写入 {folder}（{reason}）。你的对话保留在内存中，直到退出。请修复该文件夹，或将 TACHY_DATA_DIR 设为其他文件夹，然后重启。</translation>
+    </message>
+</context>
+<context>
+    <name>SummaryMarker</name>
+    <message>
+        <source>Earlier turns summarised ({n} messages)</source>
+        <translation>较早的对话已总结（{n} 条消息）</translation>
+    </message>
+</context>
+<context>
+    <name>TierView</name>
+    <message>
+        <source>No reply yet.</source>
+        <translation>尚无回复。</translation>
+    </message>
+    <message>
+        <source>instant below</source>
+        <translation>即时上限</translation>
+    </message>
+    <message>
+        <source>fast below</source>
+        <translation>快速上限</translation>
+    </message>
+    <message>
+        <source>typing below</source>
+        <translation>输入中上限</translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation> 毫秒</translation>
+    </message>
+    <message>
+        <source>The last reply had no first token.</source>
+        <translation>上一条回复没有首个词元。</translation>
+    </message>
+    <message>
+        <source>time to first token {ms} ms</source>
+        <translation>首个词元用时 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>The window showed: {what}</source>
+        <translation>窗口显示了：{what}</translation>
+    </message>
+</context>
+<context>
+    <name>Tiers</name>
+    <message>
+        <source>instant</source>
+        <translation>即时</translation>
+    </message>
+    <message>
+        <source>fast</source>
+        <translation>快速</translation>
+    </message>
+    <message>
+        <source>typing</source>
+        <translation>输入中</translation>
+    </message>
+    <message>
+        <source>slow</source>
+        <translation>缓慢</translation>
+    </message>
+    <message>
+        <source>nothing: the reply feels instant</source>
+        <translation>无：回复感觉即时</translation>
+    </message>
+    <message>
+        <source>nothing: the reply came before the typing indicator</source>
+        <translation>无：回复在输入提示之前到达</translation>
+    </message>
+    <message>
+        <source>typing indicator</source>
+        <translation>输入提示</translation>
+    </message>
+    <message>
+        <source>stages (understanding, thinking, answering)</source>
+        <translation>阶段（理解、思考、回答）</translation>
+    </message>
+</context>
+<context>
+    <name>Waiting</name>
+    <message>
+        <source>Reading your question</source>
+        <translation>正在阅读你的问题</translation>
+    </message>
+    <message>
+        <source>Looking things up</source>
+        <translation>正在查找资料</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>正在思考</translation>
+    </message>
+    <message>
+        <source>Answering</source>
+        <translation>正在回答</translation>
+    </message>
+    <message>
+        <source>Working</source>
+        <translation>正在处理</translation>
+    </message>
+    <message>
+        <source>Typing…</source>
+        <translation>正在输入…</translation>
+    </message>
+    <message>
+        <source>{stage}… {seconds} s</source>
+        <translation>{stage}… {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>{stage}… {percent} % ({done} / {total} tokens)</source>
+        <translation>{stage}… {percent} %（{done} / {total} 个词元）</translation>
+    </message>
+    <message>
+        <source>{progress}, about {seconds} s left</source>
+        <translation>{progress}，还需约 {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>Loading the model (cold start)</source>
+        <translation>正在加载模型（冷启动）</translation>
+    </message>
+</context>
+<context>
+    <name>WarmingLink</name>
+    <message>
+        <source>Keep the model loaded 5 min</source>
+        <translation>模型保持加载 5 分钟</translation>
+    </message>
+    <message>
+        <source>Keep the model loaded 30 min</source>
+        <translation>模型保持加载 30 分钟</translation>
+    </message>
+    <message>
+        <source>Keep the model loaded 1 h</source>
+        <translation>模型保持加载 1 小时</translation>
+    </message>
+    <message>
+        <source>Let the server unload it</source>
+        <translation>由服务器决定何时卸载</translation>
+    </message>
+    <message>
+        <source>Prompt budget: the model&apos;s context</source>
+        <translation>提示预算：模型的上下文长度</translation>
+    </message>
+    <message>
+        <source>Prompt budget: 8,000 tokens</source>
+        <translation>提示预算：8,000 词元</translation>
+    </message>
+    <message>
+        <source>Prompt budget: 4,000 tokens</source>
+        <translation>提示预算：4,000 词元</translation>
+    </message>
+    <message>
+        <source>Prompt budget: 2,000 tokens</source>
+        <translation>提示预算：2,000 词元</translation>
+    </message>
+    <message>
+        <source>Earlier messages not sent: context budget</source>
+        <translation>较早的消息未发送：超出上下文预算</translation>
+    </message>
+    <message>
+        <source>Model state</source>
+        <translation>模型状态</translation>
+    </message>
+    <message>
+        <source>Keep-alive ▾</source>
+        <translation>保持加载 ▾</translation>
+    </message>
+    <message>
+        <source>How long the model stays loaded; the prompt budget</source>
+        <translation>模型保持加载多久；提示预算</translation>
+    </message>
+    <message>
+        <source>Predicted wait</source>
+        <translation>预计等待</translation>
+    </message>
+    <message>
+        <source>Prediction error: not measured yet</source>
+        <translation>预测误差：尚未测量</translation>
+    </message>
+    <message>
+        <source>The last warm-up failed: {error}</source>
+        <translation>上次预热失败：{error}</translation>
+    </message>
+    <message>
+        <source>1 request</source>
+        <translation>1 个请求</translation>
+    </message>
+    <message>
+        <source>{n} requests</source>
+        <translation>{n} 个请求</translation>
+    </message>
+    <message>
+        <source>Predicted vs actual first token: median error {error} % ({requests})</source>
+        <translation>首个词元预测与实际：误差中位数 {error} %（{requests}）</translation>
+    </message>
+</context>
+<context>
+    <name>WaterfallView</name>
+    <message>
+        <source>Send a message, or click a point in Requests.</source>
+        <translation>发送一条消息，或在“请求”中点击一个点。</translation>
+    </message>
+    <message>
+        <source>ms since request written</source>
+        <translation>请求发出后的毫秒数</translation>
+    </message>
+    <message>
+        <source>request written</source>
+        <translation>请求发出</translation>
+    </message>
+    <message>
+        <source>response headers</source>
+        <translation>响应头</translation>
+    </message>
+    <message>
+        <source>first token</source>
+        <translation>首个词元</translation>
+    </message>
+    <message>
+        <source>last token</source>
+        <translation>最后一个词元</translation>
+    </message>
+    <message>
+        <source>painted</source>
+        <translation>绘制</translation>
+    </message>
+    <message>
+        <source>loading</source>
+        <translation>加载</translation>
+    </message>
+    <message>
+        <source>understanding</source>
+        <translation>理解</translation>
+    </message>
+    <message>
+        <source>retrieving</source>
+        <translation>检索</translation>
+    </message>
+    <message>
+        <source>thinking</source>
+        <translation>思考</translation>
+    </message>
+    <message>
+        <source>answering</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>server: model load</source>
+        <translation>服务器：加载模型</translation>
+    </message>
+    <message>
+        <source>server: prompt processing</source>
+        <translation>服务器：处理提示</translation>
+    </message>
+    <message>
+        <source>server: generation</source>
+        <translation>服务器：生成</translation>
+    </message>
+    <message>
+        <source>server: queue</source>
+        <translation>服务器：排队</translation>
+    </message>
+    <message>
+        <source>transport + queue</source>
+        <translation>传输 + 排队</translation>
+    </message>
+    <message>
+        <source>retrieving · {passages} passages, {tokens} tokens</source>
+        <translation>检索 · {passages} 段，{tokens} 个词元</translation>
+    </message>
+    <message>
+        <source>server: prompt {cached} cached + {computed} computed</source>
+        <translation>服务器：提示 {cached} 个已缓存 + {computed} 个已计算</translation>
+    </message>
+    <message>
+        <source>server: {drafted} drafted, {accepted} accepted</source>
+        <translation>服务器：草拟 {drafted} 个，接受 {accepted} 个</translation>
+    </message>
+    <message>
+        <source>@ {ms} ms</source>
+        <translation>@ {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>{ms} ms</source>
+        <translation>{ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>client TTFT {ms} ms</source>
+        <translation>客户端首字延迟 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>no first token</source>
+        <translation>没有首个词元</translation>
+    </message>
+    <message>
+        <source>server ({source}) {ms} ms</source>
+        <translation>服务器（{source}）{ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>transport + queue {ms} ms</source>
+        <translation>传输 + 排队 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>the server reported no timings</source>
+        <translation>服务器未报告计时</translation>
+    </message>
+    <message>
+        <source>route decision</source>
+        <translation>路由决定</translation>
+    </message>
+    <message>
+        <source>route decision · classifier out of budget</source>
+        <translation>路由决定 · 分类器超出时间预算</translation>
+    </message>
+    <message>
+        <source>Route: {route} · {why}</source>
+        <translation>路由：{route} · {why}</translation>
+    </message>
+    <message>
+        <source>decided in {ms} ms</source>
+        <translation>用时 {ms} 毫秒决定</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePanel</name>
+    <message>
+        <source>A one-word reply</source>
+        <translation>一个词的回答</translation>
+    </message>
+    <message>
+        <source>In one word: what colour is a clear daytime sky?</source>
+        <translation>用一个词回答：晴朗白天的天空是什么颜色？</translation>
+    </message>
+    <message>
+        <source>A long answer</source>
+        <translation>长篇回答</translation>
+    </message>
+    <message>
+        <source>Explain in detail, step by step, how a web browser loads a page.</source>
+        <translation>请一步一步详细解释网页浏览器是如何加载一个网页的。</translation>
+    </message>
+    <message>
+        <source>A reasoning question</source>
+        <translation>推理题</translation>
+    </message>
+    <message>
+        <source>A bat and a ball cost 1.10 together; the bat costs 1.00 more than the ball. How much is the ball? Think it through.</source>
+        <translation>球拍和球一共 1.10 元，球拍比球贵 1.00 元。球多少钱？请仔细想一想。</translation>
+    </message>
+    <message>
+        <source>Welcome</source>
+        <translation>欢迎</translation>
+    </message>
+    <message>
+        <source>Connect a server…</source>
+        <translation>连接服务器…</translation>
+    </message>
+    <message>
+        <source>Connect a server</source>
+        <translation>连接服务器</translation>
+    </message>
+    <message>
+        <source>Try one:</source>
+        <translation>试一试：</translation>
+    </message>
+    <message>
+        <source>Send this question</source>
+        <translation>发送这个问题</translation>
+    </message>
+    <message>
+        <source>Local model {model} · on this computer</source>
+        <translation>本地模型 {model} · 在这台电脑上</translation>
+    </message>
+    <message>
+        <source>{server} · model {model}</source>
+        <translation>{server} · 模型 {model}</translation>
+    </message>
+    <message>
+        <source>Starting the local model {model} on this computer…</source>
+        <translation>正在这台电脑上启动本地模型 {model}…</translation>
+    </message>
+    <message>
+        <source>Found here: {servers}.</source>
+        <translation>在这台电脑上找到：{servers}。</translation>
+    </message>
+    <message>
+        <source>No Ollama or vLLM server answered on this computer.</source>
+        <translation>这台电脑上没有 Ollama 或 vLLM 服务器应答。</translation>
+    </message>
+    <message>
+        <source>The local model is not installed. Install it with:
 {command}</source>
-            <translation>本地模型尚未安装。安装命令：
+        <translation>本地模型尚未安装。安装命令：
 {command}</translation>
-        </message>
-        <message>
-            <source>vLLM or another OpenAI-compatible server</source>
-            <translation>vLLM 或其他兼容 OpenAI 的服务器</translation>
-        </message>
-        <message>
-            <source>{kind} on port {port} with {n} models</source>
-            <translation>{kind}（端口 {port}，{n} 个模型）</translation>
-        </message>
-    </context>
-    <context>
-        <name>ModelPicker</name>
-        <message>
-            <source>not reachable</source>
-            <translation>无法连接</translation>
-        </message>
-        <message>
-            <source>Cascade · fast {fast} · strong {strong}</source>
-            <translation>级联 · 快速 {fast} · 强大 {strong}</translation>
-        </message>
-        <message>
-            <source>TTFT {time}</source>
-            <translation>首字延迟 {time}</translation>
-        </message>
-    </context>
-    <context>
-        <name>ModelPickerLink</name>
-        <message>
-            <source>its API key cannot be read: no system keyring</source>
-            <translation>无法读取其 API 密钥：没有系统密钥环</translation>
-        </message>
-    </context>
-    <context>
-        <name>ModelPopup</name>
-        <message>
-            <source>Filter models</source>
-            <translation>筛选模型</translation>
-        </message>
-        <message>
-            <source>Type to filter models…</source>
-            <translation>输入以筛选模型…</translation>
-        </message>
-        <message>
-            <source>Models</source>
-            <translation>模型</translation>
-        </message>
-        <message>
-            <source>No model matches.</source>
-            <translation>没有匹配的模型。</translation>
-        </message>
-    </context>
+    </message>
+    <message>
+        <source>vLLM or another OpenAI-compatible server</source>
+        <translation>vLLM 或其他兼容 OpenAI 的服务器</translation>
+    </message>
+    <message>
+        <source>{kind} on port {port} with {n} models</source>
+        <translation>{kind}（端口 {port}，{n} 个模型）</translation>
+    </message>
+</context>
 </TS>
