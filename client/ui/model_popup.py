@@ -8,10 +8,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QEvent, QModelIndex, QObject, QPoint, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPoint,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import (
     QApplication,
+    QComboBox,
     QFrame,
     QLabel,
     QLineEdit,
@@ -163,6 +173,8 @@ class ModelPopup(QFrame):
         self.list.setAccessibleName(self.tr("Models"))
         self.list.setModel(self.shown)
         self.list.setUniformItemSizes(True)  # 10,000 rows: no per-row size query
+        # Rows are elided to the width: never a sideways scroll bar.
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setItemDelegate(RowDelegate(self.list))
         self.list.setMouseTracking(True)
         self.empty_label = QLabel(self.tr("No model matches."), self)
@@ -177,12 +189,29 @@ class ModelPopup(QFrame):
         self.filter_edit.installEventFilter(self)
         self.list.installEventFilter(self)
         self.list.clicked.connect(self._choose)
+        self.picker: QComboBox | None = None
+        rows.modelReset.connect(self._rows_arrived)  # (after the filter's own refilter)
         self.list.activated.connect(self._choose)
 
-    def open_below(self, picker: QWidget, current_row: int, text: str = "") -> None:
+    def open_below(self, picker: QComboBox, current_row: int, text: str = "") -> None:
+        self.picker = picker
         self.filter_edit.setText(text)
         self.set_filter(text)
         self.select_source_row(current_row)
+        self._place()
+        self.show()
+        self.filter_edit.setFocus(Qt.FocusReason.PopupFocusReason)
+        if not text:
+            self.filter_edit.selectAll()
+        else:
+            self.filter_edit.end(False)
+
+    def _place(self) -> None:
+        """Under the picker (above it without room), as tall as its rows up to
+        POPUP_ROWS: again when other servers' models arrive while it is open."""
+        picker = self.picker
+        if picker is None:
+            return
         width = max(picker.width(), POPUP_WIDTH)
         rows = min(max(self.shown.rowCount(), 1), POPUP_ROWS)
         height = rows * self._row_height() + self.filter_edit.sizeHint().height() + 20
@@ -192,12 +221,15 @@ class ModelPopup(QFrame):
         if at.y() + height > screen.bottom():  # no room below: above the picker
             at.setY(max(screen.top(), at.y() - picker.height() - height))
         self.setGeometry(at.x(), at.y(), width, height)
-        self.show()
-        self.filter_edit.setFocus(Qt.FocusReason.PopupFocusReason)
-        if not text:
-            self.filter_edit.selectAll()
-        else:
-            self.filter_edit.end(False)
+
+    def _rows_arrived(self) -> None:
+        if self.isVisible():  # once the picker has set its current row among them
+            QTimer.singleShot(0, self._reselect)
+
+    def _reselect(self) -> None:
+        if self.isVisible() and self.picker is not None:
+            self.select_source_row(self.picker.currentIndex())
+            self._place()
 
     def _row_height(self) -> int:
         return max(self.list.sizeHintForRow(0), self.fontMetrics().height() + 6)
