@@ -74,6 +74,10 @@ def _two_servers(make_app: Any, server: Any, second: Any, run: Any, data_dir: Pa
         assert all(text != LOADED for _, text, _ in rows(app))  # asked when the list opens
         app.window.server_bar.model_picker.showPopup()
         await until(lambda: any(text == LOADED for _, text, _ in rows(app)))
+        popup = app.window.server_bar.model_picker.popup
+        # Box's models arrived above: the model in use stays the one selected.
+        await until(lambda: popup.list.currentIndex().data() == "scripted:1b")
+        assert not popup.list.horizontalScrollBar().isVisible()
         app.window.server_bar.model_picker.hidePopup()
         await settled(app)
 
