@@ -1,7 +1,8 @@
 """Edit or remove a saved server: its name, URL, API and API key.
 
 The "✎" button beside the server picker opens the Add server dialog filled in with
-the saved server (the key field empty: left empty, the saved key stays; typed, it
+the saved server the picker shows (also one that could not be used: unreachable, its
+key unreadable) (the key field empty: left empty, the saved key stays; typed, it
 replaces it). Remove asks first, then deletes the endpoint and its key from the
 keyring. Both dialogs are non-modal (no nested exec() under the qasync loop).
 """
@@ -63,16 +64,23 @@ class ServerEditor(QObject):
         bar.layout().addWidget(self.button)
         self.button.clicked.connect(self.open_editor)
         servers.serverChanged.connect(lambda *_: self._sync_button())
+        # The server the picker shows, even one that could not be used (unreachable,
+        # its key unreadable): that is the one a user wants to edit or remove.
+        bar.server_picker.currentIndexChanged.connect(lambda *_: self._sync_button())
         self.dialog: EditServerDialog | None = None
         self.confirm: QMessageBox | None = None
         self._sync_button()
 
+    def shown(self) -> ServerChoice | None:
+        """The server the server picker shows (else the one in use)."""
+        return self.servers.window.server_bar.current_choice() or self.servers.current
+
     def _sync_button(self) -> None:
-        self.button.setEnabled(self.servers.saved.is_saved(self.servers.current))
+        self.button.setEnabled(self.servers.saved.is_saved(self.shown()))
 
     def open_editor(self) -> None:
-        choice = self.servers.current
-        if not self.servers.saved.is_saved(choice):
+        choice = self.shown()
+        if choice is None or not self.servers.saved.is_saved(choice):
             return
         if self.dialog is not None:
             self.dialog.close()

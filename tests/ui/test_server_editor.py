@@ -95,3 +95,35 @@ def test_only_a_saved_server_can_be_edited(make_app: Any, server: Any) -> None:
     app = make_app(server.url)  # --url: not saved
     assert not app.server_editor.button.isEnabled()
     assert not app.servers.saved.is_saved(ServerChoice("x", server.url, "ollama"))
+
+
+def test_a_saved_server_that_cannot_be_used_can_still_be_removed(
+    make_app: Any,
+    server: Any,
+    run: Any,
+    memory_keyring: MemoryKeyring,  # noqa: F811
+) -> None:
+    app = make_app(server.url)
+    app.stores.endpoints.save("Gone", "http://127.0.0.1:9", "auto")  # nothing answers there
+    run(app.servers.refresh_choices())
+    bar, editor = app.window.server_bar, app.server_editor
+    assert not editor.button.isEnabled()  # the --url server is shown: not saved
+    names = [choice.name for choice in bar.choices]
+
+    async def pick_it() -> None:  # choosing it fails (it cannot say which API it speaks)
+        bar.server_picker.setCurrentIndex(names.index("Gone"))
+        await until(lambda: "Gone" in bar.server_picker.currentText())
+
+    run(pick_it())
+    assert app.servers.current.name != "Gone"
+    assert editor.button.isEnabled()  # the server shown can be edited and removed
+    editor.open_editor()
+    assert editor.dialog.name_edit.text() == "Gone"
+
+    async def remove() -> None:
+        await editor.remove(editor.shown())
+        await until(lambda: "Gone" not in [c.name for c in bar.choices])
+
+    run(remove())
+    assert [e.name for e in app.stores.endpoints.list()] == []
+    assert app.page.session.backend.base_url.startswith(server.url)  # still in use
