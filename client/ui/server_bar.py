@@ -105,7 +105,8 @@ class ServerBar(QWidget):
         """The models of the server in use (server; else the one the server picker
         shows), shown escaped (a name is whatever the server sent: no control
         character, terminal escape or right-to-left override acts); the raw name is
-        what is chosen. 10,000 names fill it in about 0.1 s here."""
+        what is chosen. 10,000 names fill it in about 25 ms here (the list view asks
+        only for the rows it paints)."""
         names = list(models)
         if current and current not in names:
             names.append(current)

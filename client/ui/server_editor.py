@@ -1,9 +1,9 @@
 """Edit or remove a saved server: its name, URL, API and API key.
 
 The "✎" button beside the server picker opens the Add server dialog filled in with
-the saved server the picker shows (also one that could not be used: unreachable, its
-key unreadable) (the key field empty: left empty, the saved key stays; typed, it
-replaces it). Remove asks first, then deletes the endpoint and its key from the
+the saved server the picker shows, also one that could not be used (unreachable, its
+key unreadable). The key field starts empty: left empty, the saved key stays; typed,
+it replaces it. Remove asks first, then deletes the endpoint and its key from the
 keyring. Both dialogs are non-modal (no nested exec() under the qasync loop).
 """
 
