@@ -151,6 +151,11 @@ class ServerBar(QWidget):
         """The servers whose models the picker lists, in its order."""
         return self._lists.groups(self._choices)
 
+    def model_names(self) -> list[str]:
+        """The raw names of the server in use's models, as listed."""
+        in_use = self._lists.in_use
+        return self.models_of(in_use) if in_use is not None else []
+
     def models_of(self, choice: ServerChoice) -> list[str]:
         return list(self._lists.names.get(choice.key) or [])
 

@@ -26,7 +26,7 @@ def lab(run: Any) -> Iterator[LabServer]:
 
 
 def _picker_names(app: Any) -> list[str]:
-    return list(app.window.server_bar._model_names)
+    return app.window.server_bar.model_names()
 
 
 def test_a_pull_moves_the_bar_and_the_model_appears_in_the_picker(
