@@ -32,6 +32,9 @@ SPEC_TYPES = {
 }
 
 
+FLASH = {True: "LLAMA_FLASH_ATTN_TYPE_ENABLED", False: "LLAMA_FLASH_ATTN_TYPE_DISABLED"}
+
+
 def build_params(
     xllamacpp: Any, model_path: str, alias: str, host: str, port: int, settings: EngineSettings
 ) -> Any:
@@ -45,6 +48,8 @@ def build_params(
     params.n_parallel = settings.n_parallel
     params.n_batch = settings.n_batch
     params.n_ubatch = settings.n_batch
+    params.flash_attn_type = getattr(xllamacpp.llama_flash_attn_type, FLASH[settings.flash_attn])
+    params.cache_type_k = getattr(xllamacpp.ggml_type, f"GGML_TYPE_{settings.cache_type_k.upper()}")
     params.cpuparams.n_threads = settings.threads
     params.cpuparams_batch.n_threads = settings.batch_threads or settings.threads
     params.cache_ram_mib = settings.cache_ram_mib

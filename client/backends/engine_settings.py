@@ -13,12 +13,23 @@ from pathlib import Path
 
 THREADS_ENV = "TACHY_ENGINE_THREADS"
 DEFAULT_CONTEXT = 2048  # tokens per slot: the app's largest prompt budget fits
-# Prompt tokens decoded per llama_decode call. The server notices a closed connection
-# only between batches, so a cancelled prefill keeps the CPU busy about one batch time
-# (tests/perf/test_engine_stop.py, side by side on a busy machine: 64 read at 0.92x the
-# best rate (128's) and freed the CPU 788 ms after Stop with 970 ms batches; 16: 0.89x,
-# 405 ms; 128: 2.7 s). On an idle 2-core machine 64 tokens take about 375 ms.
-DEFAULT_BATCH = 64
+# Prompt tokens decoded per llama_decode call. llama-server notices a closed connection
+# only when it writes the next progress chunk, after a batch, and often it has started
+# the next one by then: a Stop frees the CPU one to two batch times later. Nothing
+# cuts a batch short (the server sets no abort callback; it polls the socket once a
+# second). The batch alone cannot buy both: with flash attention llama.cpp's CPU kernel
+# is fast only from 64 prompt tokens a batch (GGML_FA_TILE_Q); below, prompts read at
+# 0.75x. Without it the rate hardly depends on the batch, and a q8_0 K cache wins back
+# most of the rest (decode is not slower: 38.8 against 35.1 tokens/s). Measured side by
+# side on a busy 2-core machine, 1 thread (tests/perf/test_engine_stop.py; ~1,230-token
+# prompts, tokens per CPU second against the best, median ms from a Stop to idle):
+# this default (32, no flash, q8_0 K) 0.91, 436 ms; flash 64 (f16 K) 0.99, 444-827 ms;
+# flash 128 1.00, 541-1,154 ms; 16 0.90, 186 ms. With ~1,850-token prompts: 0.91, 357
+# ms; 16: 0.89, 165 ms; 16 with an f16 K cache 0.82. Two threads for prompts on that
+# busy machine read at 0.34-0.58x (engine_threads says why).
+DEFAULT_BATCH = 32
+FLASH_ATTN = False
+CACHE_TYPE_K = "q8_0"  # llama.cpp's cache type names: f16, q8_0, ...
 DEFAULT_CACHE_RAM_MIB = 256  # host-RAM prompt cache; a 135M model's KV is ~23 KB/token
 NO_SLEEP = -1
 # Speculative decoding, as `--spec` spells it (client/backends/engine_child.py maps them
@@ -33,6 +44,8 @@ class EngineSettings:
     batch_threads: int = 0  # threads for reading prompts; 0: as `threads`
     n_ctx: int = DEFAULT_CONTEXT  # per slot
     n_batch: int = DEFAULT_BATCH
+    flash_attn: bool = FLASH_ATTN
+    cache_type_k: str = CACHE_TYPE_K
     # Two slots: a warm-up (or the next conversation's prefix) never queues behind an
     # answer being written; each slot keeps its own prompt cache.
     n_parallel: int = 2
