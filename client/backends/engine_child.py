@@ -76,12 +76,15 @@ def apply_spec(xllamacpp: Any, params: Any, spec: str) -> None:
     member = getattr(xllamacpp.common_speculative_type, SPEC_TYPES[name])
     params.speculative.types = [member]
     # The server aborts (GGML_ASSERT "batch must be large enough to hold the sampled and
-    # draft tokens") when a draft does not fit one batch: ngram-mod drafts up to 64
-    # tokens by default, as many as the whole default batch.
+    # draft tokens") when a draft does not fit one batch: by default ngram-mod drafts up
+    # to 64 tokens and ngram-simple / ngram-map-k up to 48, more than the default batch.
     most = params.n_batch - 1
-    mod = params.speculative.ngram_mod
+    spec_params = params.speculative
+    mod = spec_params.ngram_mod
     mod.n_max = min(mod.n_max, most)
     mod.n_min = min(mod.n_min, mod.n_max)
+    for ngram in (spec_params.ngram_simple, spec_params.ngram_map_k, spec_params.ngram_map_k4v):
+        ngram.size_m = min(ngram.size_m, most)
     if name == "draft":
         draft = params.speculative.draft
         draft.mparams.path = path
