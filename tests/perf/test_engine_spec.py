@@ -6,9 +6,13 @@ Engines with and without speculation run side by side and take requests in turn,
 drift in this shared machine's load hits both alike; greedy decoding (temperature 0),
 so both write the same text. Medians of the engine's own `timings.predicted_per_second`.
 
-What the default must follow (engine_settings: speculation off): it is off because on
-free chat, the app's main use, speculation gains nothing measurable here (the ratio is
-asserted below 1.15); the copying task's ratio is printed for the README's advice.
+What the default (engine_settings: speculation off) rests on, asserted below: copying
+pays (every draft guessed from the prompt, 2.3-2.5x here) and free chat is never slowed
+(ratio at least 0.9). On free chat ngram-mod measured 1.13-1.24x with the engine's batch-32
+settings (0.93x before them), all of it from SmolLM2's greedy story repeating itself
+(one round of four at ~80 tokens/s, the rest near the baseline); whether that holds for
+answers that do not repeat is not measured, so the default stays off and both ratios are
+printed for the README's advice.
 """
 
 from __future__ import annotations
@@ -81,11 +85,12 @@ def compare(prompt: str, tokens: int) -> dict[str, tuple[float, float]]:
 
 
 @pytest.mark.timeout(1800)
-def test_speculation_pays_on_copying_and_not_on_free_chat() -> None:
+def test_speculation_pays_on_copying_and_never_slows_free_chat() -> None:
     print("\ncopying task (200 tokens):")
     copying = compare(COPY, 200)
     print("free chat (120 tokens):")
     chat = compare(CHAT, 120)
     assert max(share for _, share in copying.values()) > 0.5  # the guesses are right there
-    # The default (off) follows the main use: free chat gains nothing worth a setting.
-    assert all(ratio < 1.15 for ratio, _ in chat.values()), chat
+    assert max(ratio for ratio, _ in copying.values()) > 1.5, copying  # and they pay
+    # Turned on for a copying task, it must not cost the chat that follows.
+    assert all(ratio >= 0.9 for ratio, _ in chat.values()), chat

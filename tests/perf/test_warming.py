@@ -248,13 +248,18 @@ async def test_first_message_in_a_long_conversation_after_start_is_warm_fast() -
     question, so each shares the conversation (and the user header) with the request
     before it, exactly as the first one shares it with the warm-up."""
     conversation = long_conversation("the sea")
-    warmed, warm = [], []
+    warmed: list[float] = []
+    ratios: list[float] = []  # each round's first message against that round's warm ones
     engine = LocalEngine(port=free_port())
     try:
         # Five rounds: this machine's speed varies ±20 % from one request to the next
         # (the engine's own "prompt eval" figure, not stolen time), and one request in
         # ~15 took twice its time. With two rounds one such first message decided the
-        # median (CI: [257, 439] ms against 262); three gave 0.97-1.23x.
+        # median (CI: [257, 439] ms against 262); three gave 0.97-1.23x. Each round is
+        # judged against its own warm questions: with other work going on, the machine's
+        # speed drifts between rounds (a busy run: first messages [282, 209, 198, 141,
+        # 139] ms against one warm median of 151 ms gave 1.31x, though no round was slow
+        # against its own warm questions).
         for round_ in range(5):
             await engine.stop()  # the warmer starts it, as the app does
             backend = OpenAICompatBackend(f"http://{engine.host}:{engine.requested_port}")
@@ -266,17 +271,19 @@ async def test_first_message_in_a_long_conversation_after_start_is_warm_fast() -
             first, *later = rotated(QUESTIONS, 2 * round_)
             ask = [*conversation, ChatMessage("user", first)]
             warmed.append(await prompt_ttft_ms(backend, engine.model, ask))
+            warm = []
             for question in later[:3]:
                 ask = [*conversation, ChatMessage("user", question)]
                 warm.append(await prompt_ttft_ms(backend, engine.model, ask))
+            ratios.append(warmed[-1] / statistics.median(warm))
             await backend.aclose()
     finally:
         await engine.stop()
-    ratio = statistics.median(warmed) / statistics.median(warm)
+    ratio = statistics.median(ratios)
     print(
         f"\nlong conversation, first message after start with prefix warming: "
-        f"{[round(x) for x in warmed]} ms, median {statistics.median(warmed):.0f} ms "
-        f"({ratio:.2f}x warm); warm median {statistics.median(warm):.0f} ms (n={len(warm)})"
+        f"{[round(x) for x in warmed]} ms; against each round's warm median "
+        f"{[round(r, 2) for r in ratios]}, median {ratio:.2f}x"
     )
     assert ratio <= 1.3
 
