@@ -22,8 +22,12 @@ from typing import Any
 from client.lab import load_scenario
 
 
-def replay_errors_ms(path: Path, endpoint: str, body: dict[str, Any], rounds: int) -> list[float]:
-    """Signed errors (ms) of every recorded chunk, each reply replayed `rounds` times."""
+def replay_errors_ms(
+    path: Path, endpoint: str, body: dict[str, Any], rounds: int
+) -> tuple[list[float], list[float]]:
+    """Each reply replayed `rounds` times: the signed error (ms) of its first chunk (how
+    late the replaying lab started it), and of every later chunk against the reply's
+    first (its rhythm)."""
     recording = load_scenario(path).recording
     assert recording is not None
     replies = recording.replies_for(endpoint)
@@ -38,6 +42,7 @@ def replay_errors_ms(path: Path, endpoint: str, body: dict[str, Any], rounds: in
         process.stdout.readline()
         url = process.stdout.readline().split("Ollama API: ")[1].split("/api/chat")[0]
         host, port = url.removeprefix("http://").rsplit(":", 1)
+        starts: list[float] = []
         errors: list[float] = []
         with socket.create_connection((host, int(port))) as sock:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -46,8 +51,10 @@ def replay_errors_ms(path: Path, endpoint: str, body: dict[str, Any], rounds: in
                     ends, arrivals = _timed(sock, endpoint, body)
                     expected = [chunk.at_s * 1000 for chunk in reply.chunks]
                     assert len(ends) == len(expected)
-                    errors += [got - want for got, want in zip(arrivals, expected, strict=True)]
-        return errors
+                    signed = [got - want for got, want in zip(arrivals, expected, strict=True)]
+                    starts.append(signed[0])
+                    errors += [error - signed[0] for error in signed[1:]]
+        return starts, errors
     finally:
         process.terminate()
         process.wait(10)

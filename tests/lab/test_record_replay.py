@@ -5,6 +5,7 @@ byte with the recorded timing, and `--scrub` takes the text out for sharing."""
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
 import httpx
@@ -199,10 +200,14 @@ async def test_a_local_engine_session_replays_with_the_same_rhythm(local_engine,
     recording = load_scenario(path).recording
     assert recording is not None and len(recording.replies) == 2
     assert all(len(reply.chunks) >= 20 for reply in recording.replies)
-    errors = replay_errors_ms(path, OPENAI, body, rounds=3)
+    starts, errors = replay_errors_ms(path, OPENAI, body, rounds=3)
     median, p95, worst = summary(errors)
-    print(f"\nreplay of the local engine: {len(errors)} chunks, |error| median {median:.2f} ms,"
-          f" P95 {p95:.2f} ms, max {worst:.2f} ms")  # fmt: skip
-    # The goal is 2 ms a chunk: the median holds it; single chunks the machine holds up
-    # (P95 seen 1.1-4.8 ms with other work going on) are only kept from running away.
+    start = statistics.median(starts)
+    print(f"\nreplay of the local engine: {len(errors)} chunks after the first, |error| median"
+          f" {median:.2f} ms, P95 {p95:.2f} ms, max {worst:.2f} ms; first chunks {start:.2f} ms"
+          f" late (median of {len(starts)})")  # fmt: skip
+    # The goal is 2 ms a chunk, in the reply's rhythm: the median holds it; single chunks
+    # the machine holds up are only kept from running away. How late the lab's process
+    # starts a reply (its HTTP parsing; 0.5-3.8 ms seen) is the first chunk's, kept apart.
     assert median <= 2.0 and p95 <= 10.0
+    assert -2.0 <= start <= 20.0  # never early (asyncio may fire a timer ~1 ms soon)
