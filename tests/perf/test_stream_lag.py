@@ -14,8 +14,9 @@ repeated otherwise; every run is printed with both shares beside it.
 2. 5,000 tokens/s, one token per chunk (vLLM on a fast GPU): loop lag p99 under 16 ms
    (no missed frame), against an idle loop in the same run; the client's CPU is
    reported (process, and the GUI thread alone); the first token is painted in the
-   loop turn it arrives. The p99 goal is not met yet: the test says so as an xfail
-   with the figure (an XPASS would mean the goal holds).
+   loop turn it arrives. Judged only in a run where the machine was quiet (5 quiet
+   runs: p99 9.06-11.45 ms at 4,986-5,003 tokens/s, client CPU 54-63 % of a core); with
+   no quiet run among the rounds the test says so as an xfail with the figure.
 """
 
 from __future__ import annotations
@@ -321,13 +322,13 @@ def test_5000_tokens_per_second_never_misses_a_frame(make_app, run, tmp_path: Pa
         f"{best.lag(0.99):.2f} ms at {best.rate:.0f} tokens/s, client CPU "
         f"{best.process_cpu_s / best.seconds:.0%} of a core",
     )
-    if not any(meets_the_goal(fast) for fast in judged):
-        # Issue 12 item 5 is not shown yet: the GUI thread reads, decodes and paints, 82-86
-        # us of its CPU per token (41-43% of a core at this rate; 98-99 us with httpx's
-        # default sockets, same session); p99 6.7-26 ms in runs with other processes at
-        # 50-80% of the machine, and no quiet run was seen. Reported, not hidden: xfail
-        # names the figure.
-        pytest.xfail(f"loop lag p99 {best.lag(0.99):.1f} ms >= {FRAME_MS:.1f} ms at 5,000 tokens/s")
+    if not judged:
+        # Other processes or the hypervisor took the machine in every round: not judged
+        # (busy runs gave p99 6.7-97 ms). Reported, not hidden: xfail names the figure.
+        pytest.xfail(f"no quiet run to judge; best p99 {best.lag(0.99):.1f} ms")
+    assert any(meets_the_goal(fast) for fast in judged), (
+        f"loop lag p99 {best.lag(0.99):.1f} ms >= {FRAME_MS:.1f} ms at 5,000 tokens/s"
+    )
 
 
 def meets_the_goal(fast: StreamRun) -> bool:
