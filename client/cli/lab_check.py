@@ -42,9 +42,9 @@ def run(args: argparse.Namespace) -> int:
         os.environ["TACHY_DATA_DIR"] = data_dir  # a fresh history, never the user's
         from client.lab import ScenarioError
         from client.ui.flow_file import FlowError
-        from client.ui.flow_runner import check_flow
+        from client.ui.flow_runner import check_flow, english_figures
 
-        _english()
+        english_figures()
         try:
             result = check_flow(path, Path(data_dir))
         except (FlowError, ScenarioError) as exc:
@@ -65,13 +65,6 @@ def flow_path(flow: str) -> Path | None:
         return given
     bundled = resource("scenarios", f"{flow}.toml")
     return bundled if "/" not in flow and bundled.is_file() else None
-
-
-def _english() -> None:
-    """Numbers in the window as in the report: 1,213 and 0.4, whatever the locale."""
-    from PySide6.QtCore import QLocale
-
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
 
 
 # --- the report ----------------------------------------------------------------------

@@ -63,6 +63,13 @@ class FlowResult:
         return all(step.passed for step in self.steps)
 
 
+def english_figures() -> None:
+    """Numbers in the window as in the report: 1,213 and 0.4, whatever the locale."""
+    from PySide6.QtCore import QLocale
+
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+
+
 def check_flow(path: Path, data_dir: Path) -> FlowResult:
     """The whole check in this process: a QApplication (offscreen when the caller set
     QT_QPA_PLATFORM), a qasync loop, the lab on a free loopback port, the window.
