@@ -19,6 +19,7 @@ import logging
 
 import httpx
 
+from client.backends.pool import LinearPool
 from client.backends.socket_stream import AsyncioBackend
 
 log = logging.getLogger(__name__)
@@ -47,9 +48,24 @@ class ResendingTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
+# No cap on connections, open or kept alive: httpx's default (100, of which 20 kept)
+# queued a bench past 100 streams inside the client, and at 50 streams closed the
+# connections after each answer and opened them again (149 connects for 150 requests;
+# httpcore counts all connections against the keep-alive limit), work that fell between
+# the other streams' tokens. Idle ones still close after 5 s.
+KEEPALIVE_S = 5.0
+
+
 def http_transport() -> httpx.AsyncHTTPTransport:
-    """httpx's transport, its connections made by AsyncioBackend. httpx takes no network
-    backend, so its pool's is replaced (tests/backends/test_socket_stream.py checks it)."""
+    """httpx's transport over a pool whose connections AsyncioBackend makes and whose
+    bookkeeping is linear (client/backends/pool.py). httpx takes neither, so its pool is
+    replaced (tests/backends/test_socket_stream.py checks it)."""
     transport = httpx.AsyncHTTPTransport()
-    transport._pool._network_backend = AsyncioBackend()
+    transport._pool = LinearPool(
+        ssl_context=httpx.create_ssl_context(),
+        max_connections=None,
+        max_keepalive_connections=None,
+        keepalive_expiry=KEEPALIVE_S,
+        network_backend=AsyncioBackend(),
+    )
     return transport

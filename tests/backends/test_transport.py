@@ -88,3 +88,50 @@ async def test_back_to_back_streamed_replies_all_arrive(local_engine: LocalEngin
             ) as r:
                 assert r.status_code == 200
                 assert b"[DONE]" in await r.aread()
+
+
+class GatheringServer:
+    """Answers a round of requests only once all of them are in, on kept-alive
+    connections; counts the connections it was opened."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.connections = 0
+        self.waiting = 0
+        self.all_in = asyncio.Event()
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                await reader.readuntil(b"\r\n\r\n")
+                self.waiting += 1
+                if self.waiting == self.width:
+                    self.all_in.set()
+                await self.all_in.wait()
+                writer.write(REPLY)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+    def next_round(self) -> None:
+        self.waiting = 0
+        self.all_in = asyncio.Event()
+
+
+async def test_a_wide_load_is_in_flight_at_once_and_keeps_its_connections() -> None:
+    """`tachy bench --concurrency 110`: all 110 requests reach the server together
+    (httpx's default pool let 100 through and held the rest inside the client), and the
+    next round reuses every connection (the default kept 20 and opened the others again,
+    work that fell between the other streams' tokens)."""
+    state = GatheringServer(width=110)
+    server = await asyncio.start_server(state.handle, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/"
+    async with server, new_client() as client:
+        for _ in range(2):
+            state.next_round()
+            answers = await asyncio.wait_for(
+                asyncio.gather(*(client.get(url) for _ in range(110))), 20
+            )
+            assert [answer.text for answer in answers] == ["ok"] * 110
+    assert state.connections == 110
