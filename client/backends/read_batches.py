@@ -4,8 +4,9 @@ At thousands of chunks a second the reader falls behind and one read of the sock
 brings a hundred chunks or more (tests/perf/test_stream_lag.py: ~160 at 5,000 one-token
 chunks a second). Every event handed on costs the session, the window and the HUD a
 turn of Python each; so the chunks of one read go on as one Token with their text
-joined. The timeline still stamps every chunk as it is decoded (itl and tpot stay exact
-per chunk), and the first token of a stream is never held: it goes on alone, at once.
+joined. The timeline still stamps every chunk, with the time its bytes arrived (itl and
+tpot stay exact per chunk), and the first token of a stream is never held: it goes on
+alone, at once.
 
 Whether the next chunk is already read (in httpx's buffers) or has to be waited for is
 only known by trying: `start` runs the read until it would wait. If it had to, the batch
@@ -19,7 +20,7 @@ from typing import Any
 
 from client.core.events import Token, TokenKind
 
-# A batch goes on once it has gathered this long (stamp of its first chunk -> now), even
+# A batch goes on once it has gathered this long (its first chunk handled -> now), even
 # if the read has more: the window paints, and the loop runs its timers, in between.
 BATCH_SPAN_NS = 4_000_000
 
@@ -86,7 +87,7 @@ class TokenBatch:
     def __init__(self) -> None:
         self._parts: list[str] = []
         self._kind = TokenKind.ANSWER
-        self.since_ns = 0  # the stamp of its first chunk
+        self.since_ns = 0  # when its first chunk was handled
 
     def __bool__(self) -> bool:
         return bool(self._parts)

@@ -17,7 +17,13 @@ that is implemented; HTTP itself stays httpcore's and h11's. Its methods take
 from __future__ import annotations
 
 import asyncio
+import os
+import platform
+import socket
 import ssl
+import struct
+import sys
+import time
 import typing
 from collections import deque
 from collections.abc import Iterable
@@ -31,6 +37,53 @@ SocketOption = (
 # Above this much unread, the socket stops being read until the reader catches up.
 READ_BUFFER_LIMIT = 1024 * 1024
 HAPPY_EYEBALLS_DELAY_S = 0.25  # as anyio's connect_tcp (RFC 8305's recommendation)
+# get_extra_info(RECEIVED_NS): when the bytes last read reached this machine, on the
+# time.perf_counter_ns() clock. On Linux that is the kernel's receive time of their
+# packet (SO_TIMESTAMPNS); elsewhere, when they came off the socket, in the loop turn
+# they arrived, before any task parsed them. Under 50 streams a stamp taken after
+# parsing waits for the other streams' work in between, and one taken as they come off
+# the socket waits for the loop turn that reads them.
+RECEIVED_NS = "tachy_received_ns"
+# Python names SO_TIMESTAMPNS from 3.14 (?); on Linux's common ABIs it is 35.
+_KERNEL_STAMPS: int | None = getattr(
+    socket,
+    "SO_TIMESTAMPNS",
+    35 if sys.platform == "linux" and platform.machine() in ("x86_64", "aarch64") else None,
+)
+_STAMP_SPACE = socket.CMSG_SPACE(16) if _KERNEL_STAMPS is not None else 0
+
+
+class _StampingSocket(socket.socket):
+    """A TCP socket whose reads keep the kernel's receive time of their bytes (Linux's
+    SO_TIMESTAMPNS, as a control message of recvmsg). asyncio's transports read with
+    recv (plain) and recv_into (TLS)."""
+
+    received_ns: int | None = None  # time.time_ns() clock
+
+    def recv(self, size: int, flags: int = 0) -> bytes:
+        data, ancillary, _, _ = self.recvmsg(size, _STAMP_SPACE, flags)
+        self._keep_stamp(ancillary)
+        return data
+
+    def recv_into(self, buffer: typing.Any, nbytes: int = 0, flags: int = 0) -> int:
+        view = memoryview(buffer)[: nbytes or None]
+        size, ancillary, _, _ = self.recvmsg_into([view], _STAMP_SPACE, flags)
+        self._keep_stamp(ancillary)
+        return size
+
+    def _keep_stamp(self, ancillary: list[tuple[int, int, bytes]]) -> None:
+        self.received_ns = None
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == _KERNEL_STAMPS:
+                seconds, nanoseconds = struct.unpack("qq", payload[:16])
+                self.received_ns = seconds * 1_000_000_000 + nanoseconds
+
+    def arrival_ns(self) -> int | None:
+        """When the bytes last read arrived, on the perf_counter_ns clock."""
+        if self.received_ns is None:
+            return None
+        now = time.perf_counter_ns()
+        return now - max(time.time_ns() - self.received_ns, 0)
 
 
 class _Protocol(asyncio.Protocol):
@@ -40,9 +93,14 @@ class _Protocol(asyncio.Protocol):
     loop": under qasync, callbacks that Qt runs while `run_until_complete` processes
     events run with none set (anyio's sockets cope there too)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, sock: _StampingSocket | None = None
+    ) -> None:
         self.loop = loop
+        self.sock = sock
         self.chunks: deque[bytes] = deque()
+        self.arrivals: deque[int] = deque()  # perf_counter_ns when each chunk arrived
+        self.taken_ns: int | None = None  # when the bytes last taken arrived
         self.buffered = 0
         self.eof = False
         self.error: Exception | None = None
@@ -56,6 +114,8 @@ class _Protocol(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.chunks.append(data)
+        stamped = self.sock.arrival_ns() if self.sock is not None else None
+        self.arrivals.append(time.perf_counter_ns() if stamped is None else stamped)
         self.buffered += len(data)
         if self.buffered > READ_BUFFER_LIMIT and not self._paused and self.transport:
             self._paused = True
@@ -84,9 +144,11 @@ class _Protocol(asyncio.Protocol):
 
     def take(self, max_bytes: int) -> bytes:
         data = self.chunks.popleft()
+        self.taken_ns = self.arrivals.popleft()
         if len(data) > max_bytes:
             data, rest = data[:max_bytes], data[max_bytes:]
             self.chunks.appendleft(rest)
+            self.arrivals.appendleft(self.taken_ns)
         self.buffered -= len(data)
         if self._paused and self.buffered <= READ_BUFFER_LIMIT // 2 and self.transport:
             self._paused = False
@@ -179,6 +241,8 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             return self._transport.get_extra_info("peername")
         if info == "socket":
             return self._transport.get_extra_info("socket")
+        if info == RECEIVED_NS:
+            return self._protocol.taken_ns
         if info == "is_readable":  # an idle kept-alive connection the server closed
             protocol = self._protocol
             return bool(protocol.chunks) or protocol.eof or self._transport.is_closing()
@@ -237,7 +301,28 @@ async def _connected(
     sock = transport.get_extra_info("socket")
     for option in socket_options or ():
         sock.setsockopt(*option)
+    if _KERNEL_STAMPS is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        transport, protocol = await _stamping(
+            protocol.loop, typing.cast(asyncio.Transport, transport), _KERNEL_STAMPS
+        )
     return AsyncioStream(typing.cast(asyncio.Transport, transport), protocol)
+
+
+async def _stamping(
+    loop: asyncio.AbstractEventLoop, transport: asyncio.Transport, option: int
+) -> tuple[asyncio.BaseTransport, _Protocol]:
+    """The connected socket again, as a _StampingSocket under a new transport.
+
+    asyncio makes its own socket when it connects (with happy eyeballs, which is why it
+    connects); the descriptor is duplicated into one whose reads keep their receive
+    time, and the first transport dropped before it has read or written a byte (closing
+    one of two descriptors leaves the connection open)."""
+    raw = transport.get_extra_info("socket")
+    sock = _StampingSocket(raw.family, raw.type, raw.proto, fileno=os.dup(raw.fileno()))
+    transport.abort()
+    sock.setsockopt(socket.SOL_SOCKET, option, 1)
+    sock.setblocking(False)
+    return await loop.create_connection(partial(_Protocol, loop, sock), sock=sock)
 
 
 async def _within(

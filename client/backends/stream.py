@@ -32,6 +32,7 @@ from client.backends.errors import (
     TachyError,
 )
 from client.backends.read_batches import BATCH_SPAN_NS, Resumed, TokenBatch
+from client.backends.socket_stream import RECEIVED_NS
 from client.core.events import (
     DecodedEvent,
     Done,
@@ -187,6 +188,7 @@ class ChatStream:
         (read_batches.py); a token of a kind not seen just before goes on alone, at once
         (the first token is painted, and a stage stamped, at its own chunk)."""
         chunks = _body_chunks(response)
+        arrived = _arrival_clock(response)
         batch = TokenBatch()
         kind: TokenKind | None = None  # of the last token handed on or gathered
         reading: Resumed | None = None
@@ -205,12 +207,13 @@ class ChatStream:
                     break
                 except httpx.TransportError as error:
                     raise self._interrupted(error) from error
-                self.timeline.mark_first_byte()
+                at_ns = arrived()
+                self.timeline.mark_first_byte(at_ns)
                 for event in self._decoder.feed(data):
-                    if (out := self._accept(event)) is None:
+                    if (out := self._accept(event, at_ns)) is None:
                         continue
                     if type(out) is Token and out.kind is kind:
-                        batch.add(out, self.timeline.tokens[-1].at_ns)
+                        batch.add(out, now_ns())
                         continue
                     if batch:
                         yield batch.take()
@@ -220,7 +223,7 @@ class ChatStream:
                     if isinstance(out, Done):
                         await _drain(chunks)
                         return
-                if batch and self.timeline.tokens[-1].at_ns - batch.since_ns > BATCH_SPAN_NS:
+                if batch and now_ns() - batch.since_ns > BATCH_SPAN_NS:
                     yield batch.take()
         except Exception:
             if batch:  # the text that came before the error is handed on first
@@ -232,7 +235,7 @@ class ChatStream:
         if batch:
             yield batch.take()
         for event in self._decoder.close():
-            if (out := self._accept(event)) is not None:
+            if (out := self._accept(event, now_ns())) is not None:
                 yield out
                 if isinstance(out, Done):
                     return
@@ -248,11 +251,12 @@ class ChatStream:
         except (Exception, TimeoutError):
             pass  # the connection is closed: whatever the read says is moot
 
-    def _accept(self, event: DecodedEvent) -> StreamEvent | None:
+    def _accept(self, event: DecodedEvent, at_ns: int) -> StreamEvent | None:
+        """`at_ns`: when the bytes that completed the event arrived."""
         if isinstance(event, Token):
             if not event.text:
                 return None
-            self.timeline.mark_token(event.kind, len(event.text))
+            self.timeline.mark_token(event.kind, len(event.text), at_ns)
             parts = self.thinking_parts if event.kind is TokenKind.THINKING else self.text_parts
             parts.append(event.text)
             return event
@@ -263,9 +267,9 @@ class ChatStream:
             self.server_timings.append(event)
             return event
         if isinstance(event, Prefill):
-            self.timeline.mark_prefill(event)
+            self.timeline.mark_prefill(event, at_ns)
             return event
-        self.timeline.mark_done()
+        self.timeline.mark_done(at_ns)
         self.outcome = Done(event.reason, self.text, self.thinking)
         return self.outcome
 
@@ -339,6 +343,16 @@ class ChatStream:
         response, self._response = self._response, None
         if response is not None:
             await response.aclose()
+
+
+def _arrival_clock(response: httpx.Response) -> Callable[[], int]:
+    """When the bytes just read arrived: stamped by the socket's protocol in the loop
+    turn they came (client/backends/socket_stream.py), else (another transport, such
+    as a test's httpx.MockTransport) now."""
+    stream = response.extensions.get("network_stream")
+    if stream is None or stream.get_extra_info(RECEIVED_NS) is None:
+        return now_ns
+    return lambda: stream.get_extra_info(RECEIVED_NS) or now_ns()
 
 
 def _body_chunks(response: httpx.Response) -> AsyncIterator[bytes]:

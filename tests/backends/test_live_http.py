@@ -178,3 +178,26 @@ async def test_a_finished_answer_leaves_the_connection_reusable(api: str) -> Non
             assert isinstance(stream.outcome, Done)
         await backend.aclose()
     assert len(set(server.peers)) == 1  # one connection served all three
+
+
+@pytest.mark.parametrize("api", ["openai", "ollama"])
+async def test_token_times_are_when_their_bytes_arrived_not_when_they_were_read(
+    api: str,
+) -> None:
+    """A reader that comes late (a window busy painting, 50 streams at once) still stamps
+    each chunk with the time it arrived: the gaps are the server's 80 ms, where stamps
+    taken as the late reader parses them would be a few microseconds apart."""
+    with LiveServer(Script(api=api, tokens=["a", "b", "c"], delay_s=0.08)) as server:
+        backend = backend_for(server.url, api)
+        try:
+            stream = backend.chat(REQUEST, PATIENT)
+            async with stream:
+                events = aiter(stream)
+                await anext(events)  # Started: the headers are in, no token yet
+                await asyncio.sleep(0.6)  # meanwhile every token arrives, unread
+                rest = [event async for event in events]
+        finally:
+            await backend.aclose()
+    assert "".join(event.text for event in rest if isinstance(event, Token)) == "abc"
+    gaps = stream.metrics().itl_ms
+    assert len(gaps) == 2 and min(gaps) > 40, gaps

@@ -8,6 +8,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import time
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any
@@ -223,3 +224,39 @@ async def test_an_https_answer_streams_through_it(certificate: tuple[Path, Path]
     async with listening, untrusting:
         with pytest.raises(httpcore.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
             await untrusting.request("GET", f"https://127.0.0.1:{port}/")
+
+
+async def test_bytes_read_carry_the_time_they_arrived(server: Server) -> None:
+    stream, peer = await server.connect()
+    peer.write(b"early")
+    await until_buffered(stream, 5)
+    await asyncio.sleep(0.05)
+    peer.write(b"late")
+    await until_buffered(stream, 9)
+    assert stream.get_extra_info(socket_stream.RECEIVED_NS) is None  # nothing read yet
+    assert at_once(stream.read(3)) == b"ear"
+    early = stream.get_extra_info(socket_stream.RECEIVED_NS)
+    assert at_once(stream.read(65536)) == b"ly"  # the rest of the same arrival
+    assert stream.get_extra_info(socket_stream.RECEIVED_NS) == early
+    assert at_once(stream.read(65536)) == b"late"
+    late = stream.get_extra_info(socket_stream.RECEIVED_NS)
+    assert (late - early) / 1e6 > 40  # the 50 ms between them, not the reads' moment
+    await stream.aclose()
+
+
+@pytest.mark.skipif(socket_stream._KERNEL_STAMPS is None, reason="kernel receive times are Linux's")
+async def test_bytes_that_arrived_while_the_loop_was_busy_carry_their_arrival(
+    server: Server,
+) -> None:
+    """Fifty streams keep the loop busy: bytes that reach the machine meanwhile wait for
+    the loop turn that reads them. Their stamp is the kernel's receive time, not that
+    turn's (here 100 ms later)."""
+    stream, peer = await server.connect()
+    peer.write(b"token")  # handed to the kernel at once: the send buffer is empty
+    sent = time.perf_counter_ns()
+    time.sleep(0.1)  # noqa: ASYNC251 (the loop is busy elsewhere)
+    await until_buffered(stream, 5)
+    assert at_once(stream.read(65536)) == b"token"
+    arrived = stream.get_extra_info(socket_stream.RECEIVED_NS)
+    assert abs(arrived - sent) / 1e6 < 20
+    await stream.aclose()
