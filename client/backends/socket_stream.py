@@ -82,8 +82,10 @@ class _StampingSocket(socket.socket):
         """When the bytes last read arrived, on the perf_counter_ns clock."""
         if self.received_ns is None:
             return None
-        now = time.perf_counter_ns()
-        return now - max(time.time_ns() - self.received_ns, 0)
+        # The wall clock first: a pause between the two reads then makes the stamp
+        # later, never earlier, than the bytes' arrival.
+        since = max(time.time_ns() - self.received_ns, 0)
+        return time.perf_counter_ns() - since
 
 
 class _Protocol(asyncio.Protocol):

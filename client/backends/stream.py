@@ -167,7 +167,7 @@ class ChatStream:
         if self.timeline.request_written_ns is None:
             self.timeline.mark_written()
         if self.timeline.headers_ns is None:
-            self.timeline.mark_headers()
+            self.timeline.mark_headers(_arrival_clock(response)())
         if response.status_code >= 400:
             body = await self._read_error_body(response)
             raise self._map_http_error(response, body)
@@ -176,12 +176,13 @@ class ChatStream:
         return response
 
     async def _trace(self, name: str, info: dict[str, Any]) -> None:
-        # httpcore's trace hooks give the exact moment the request left and the
-        # headers came back, rather than the moment we called send().
-        if name.endswith("send_request_body.complete"):
+        # httpcore's trace hook gives the moment the request goes out, rather than the
+        # moment we called send(): as its body's write begins (a chat body goes at once).
+        # After the write, the stamp could wait for the GIL while a server in this
+        # process (the lab, in a thread) already reads the request and starts its clock.
+        # The headers are stamped when their bytes arrived (_send), like the body's.
+        if name.endswith("send_request_body.started"):
             self.timeline.mark_written()
-        elif name.endswith("receive_response_headers.complete"):
-            self.timeline.mark_headers()
 
     async def _read(self, response: httpx.Response) -> AsyncIterator[StreamEvent]:
         """The body's events, the tokens of one network read handed on as one

@@ -3,7 +3,8 @@
 Each POST /api/chat takes the next script (or the default one). A script is a list of
 steps: ("token", text), ("hang",) waits until `release` is set or the client goes away,
 ("error_line", message), ("reset",) drops the connection, ("status", code, message)
-answers an HTTP error before streaming, ("done",) ends normally.
+answers an HTTP error before streaming, ("pause", seconds) waits, ("done",) ends
+normally.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ class ScriptedOllama:
             kind = step[0]
             if kind == "token":
                 await _line(response, _chunk(body, step[1]))
+            elif kind == "pause":
+                await asyncio.sleep(step[1])
             elif kind == "hang":
                 await self._hang(request)
                 if self.client_gone.is_set():

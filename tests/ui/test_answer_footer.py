@@ -35,6 +35,8 @@ def test_the_footer_says_each_figure_it_has() -> None:
 
 
 def test_an_answer_shows_its_footer_live_and_after_reopening(make_app, server, run, qtbot):
+    # Tokens 20 ms apart: two that arrive together have no rate to show.
+    server.default = [("token", "Hello"), ("pause", 0.02), ("token", " there."), ("done",)]
     app = make_app(server.url)
 
     async def ask() -> None:
