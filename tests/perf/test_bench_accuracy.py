@@ -18,9 +18,13 @@ jitter, 20 tokens. Two questions, each with its figure printed beside its bound:
   2 ms (TTFT) and 0.5 ms (TPOT) to the bare client's. Distances to the script printed.
 
 The same load through a peer's streaming loop (the official openai SDK, TTFT from the
-moment its HTTP transport has written the request, the point Tachy starts from, to its
-first chunk with content) must agree with Tachy's median TTFT within 2 ms; the two are
-run in turn, one request each, so the machine's load falls on both alike.
+moment its HTTP transport has written the request, the point Tachy starts from, to the
+moment its transport read the bytes of its first chunk with content) must agree with
+Tachy's median TTFT within 2 ms; the two are run in turn, one request each, so the
+machine's load falls on both alike. Tachy stamps a token with its bytes' arrival (the
+kernel's receive time on Linux, client/backends/socket_stream.py); the SDK's parsing
+of the chunk into its model comes after that, about 2 ms on this 2-core machine, and is
+printed beside it.
 
 A 2-core machine shared with other jobs sometimes stalls a whole run; like
 tests/perf/test_lab_timing.py, a run is repeated (at most ATTEMPTS times) until one
@@ -34,7 +38,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,25 +149,45 @@ async def _tachy(url: str, concurrency: int, n: int) -> Run:
 
 
 class WrittenAt(httpx2.AsyncBaseTransport):
-    """The SDK's own HTTP transport, noting when the request body left (the same
-    trace point Tachy's ttft_ms starts from), so both clocks start alike."""
+    """The SDK's own HTTP transport, noting when the request body went out (the same
+    trace point Tachy's ttft_ms starts from), so both clocks start alike, and when each
+    read of the body came out of it (the SDK's receive time, before its own parsing)."""
 
     def __init__(self) -> None:
         self._inner = httpx2.AsyncHTTPTransport()
         self.written_at = 0.0
+        self.read_at = 0.0  # the last read of the body
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         async def trace(name: str, info: object) -> None:
-            if name.endswith("send_request_body.complete"):
+            if name.endswith("send_request_body.started"):
                 self.written_at = time.perf_counter()
 
         request.extensions["trace"] = trace
-        return await self._inner.handle_async_request(request)
+        response = await self._inner.handle_async_request(request)
+        response.stream = ReadTimes(response.stream, self)
+        return response
 
 
-async def _interleaved(url: str, n: int) -> tuple[float, float]:
+class ReadTimes(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, noted: WrittenAt) -> None:
+        self._inner = inner
+        self._noted = noted
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for data in self._inner:
+            self._noted.read_at = time.perf_counter()
+            yield data
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+async def _interleaved(url: str, n: int) -> tuple[float, float, float]:
     """Median TTFT of Tachy and of the openai SDK, one request each in turn (A B A B),
-    so a change in the machine's load falls on both alike."""
+    so a change in the machine's load falls on both alike. The SDK's is taken twice: when
+    its transport read the bytes of the first content chunk, and when the SDK handed the
+    parsed chunk on."""
     traced = WrittenAt()
     client = openai.AsyncOpenAI(
         base_url=url + "/v1",
@@ -174,11 +198,11 @@ async def _interleaved(url: str, n: int) -> tuple[float, float]:
     backend = await make_backend(url, "openai")
     settings = BenchSettings(model="tachy-lab", max_tokens=TOKENS)
     messages = [{"role": "user", "content": settings.prompt}]
-    tachy, peer = [], []
+    tachy, peer, parsed = [], [], []
     try:
         for index in range(n + 3):
             result = await measure_one(backend, settings)
-            first = None
+            first = read = None
             stream = await client.chat.completions.create(
                 model="tachy-lab",
                 messages=messages,  # type: ignore[arg-type]
@@ -187,15 +211,16 @@ async def _interleaved(url: str, n: int) -> tuple[float, float]:
             )
             async for chunk in stream:
                 if first is None and chunk.choices and chunk.choices[0].delta.content:
-                    first = time.perf_counter()
-            assert first is not None and result.metrics.ttft_ms is not None
+                    first, read = time.perf_counter(), traced.read_at
+            assert first is not None and read is not None and result.metrics.ttft_ms is not None
             if index >= 3:  # three warm-up rounds
                 tachy.append(result.metrics.ttft_ms)
-                peer.append((first - traced.written_at) * 1000.0)
+                peer.append((read - traced.written_at) * 1000.0)
+                parsed.append((first - traced.written_at) * 1000.0)
     finally:
         await client.close()
         await backend.aclose()
-    return statistics.median(tachy), statistics.median(peer)
+    return statistics.median(tachy), statistics.median(peer), statistics.median(parsed)
 
 
 ATTEMPTS = 3
@@ -205,7 +230,7 @@ def test_bench_reports_what_the_server_did(lab_url: str) -> None:
     errors = []
     for _ in range(ATTEMPTS):
         run = asyncio.run(_tachy(lab_url, 1, 40))
-        errors.append(_report(run, 1, 40))
+        errors.append(_report(run, 1, 40, TPOT_MS))
         if errors[-1][0] <= 2.0 and errors[-1][1] <= 0.5:
             return
     raise AssertionError(f"|TTFT|, |TPOT| differences in every attempt: {errors}")
@@ -235,7 +260,7 @@ async def _bare(url: str, concurrency: int, n: int) -> tuple[float, float]:
 def test_bench_at_50_streams_adds_little_over_a_bare_client(lab_url_50: str) -> None:
     """At 50 streams the machine's load moves the figures of any client; what Tachy's
     bench adds over a bare asyncio client measured in turn with it (A B A B) must stay
-    within 2 ms (TTFT median); the time per token's 0.5 ms goal is not held (see below)."""
+    within 2 ms (TTFT median) and 0.5 ms (time per token)."""
     added = []
     for _ in range(ATTEMPTS):
         bare_first = asyncio.run(_bare(lab_url_50, 50, 150))
@@ -251,18 +276,16 @@ def test_bench_at_50_streams_adds_little_over_a_bare_client(lab_url_50: str) -> 
             f"\n50 streams, medians: TTFT tachy {tachy.ttft_median:.2f} / bare {bare_ttft:.2f} "
             f"ms (adds {ttft_added:+.2f} <= 2), time per token tachy {tachy.gap_median:.3f} "
             f"/ bare {bare_tpot:.3f} ms (|diff| {tpot_added:.3f} <= 0.5; tpot_ms "
-            f"{tachy.tpot_median:.3f}); script 100 / 25"
+            f"{tachy.tpot_median:.3f}); script 100 / {TPOT_50_MS:g}"
         )
-        _report(tachy, 50, 150)
+        _report(tachy, 50, 150, TPOT_50_MS)
         added.append((round(ttft_added, 2), round(tpot_added, 3)))
-        # Goal 0.5 ms per token (issue 16), not held: a quiet CI run gave 0.57, 0.82 and
-        # 0.93 ms (busy runs 0.16-0.34 ms); 1.5 ms guards against a regression meanwhile.
-        if ttft_added <= 2.0 and tpot_added <= 1.5:
+        if ttft_added <= 2.0 and tpot_added <= 0.5:
             return
     raise AssertionError(f"what Tachy added in every attempt: {added}")
 
 
-def _report(run: Run, concurrency: int, n: int) -> tuple[float, float]:
+def _report(run: Run, concurrency: int, n: int, tpot_ms: float) -> tuple[float, float]:
     ttft_error = abs(run.ttft_mean - run.lab_ttft_mean)
     tpot_error = abs(run.tpot_mean - run.lab_gap_mean)
     print(
@@ -270,7 +293,7 @@ def _report(run: Run, concurrency: int, n: int) -> tuple[float, float]:
         f"lab {run.lab_ttft_mean:.2f} ms (|diff| {ttft_error:.2f} <= 2); mean TPOT bench "
         f"{run.tpot_mean:.3f} / lab gap {run.lab_gap_mean:.3f} ms (|diff| {tpot_error:.3f} "
         f"<= 0.5); median against the script: TTFT {run.ttft_median:.2f} (100), "
-        f"TPOT {run.tpot_median:.3f} (10)"
+        f"TPOT {run.tpot_median:.3f} ({tpot_ms:g})"
     )
     return round(ttft_error, 2), round(tpot_error, 3)
 
@@ -278,8 +301,11 @@ def _report(run: Run, concurrency: int, n: int) -> tuple[float, float]:
 def test_bench_agrees_with_the_openai_sdk_streaming_loop(lab_url: str) -> None:
     differences = []
     for _ in range(ATTEMPTS):
-        tachy, peer = asyncio.run(_interleaved(lab_url, 40))
-        print(f"\nmedian TTFT: tachy {tachy:.2f} ms, openai SDK {peer:.2f} ms, |diff| <= 2")
+        tachy, peer, parsed = asyncio.run(_interleaved(lab_url, 40))
+        print(
+            f"\nmedian TTFT: tachy {tachy:.2f} ms, openai SDK {peer:.2f} ms (|diff| <= 2; "
+            f"{parsed:.2f} ms once the SDK has parsed the chunk)"
+        )
         differences.append(round(abs(tachy - peer), 2))
         if differences[-1] <= 2.0:
             return
