@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 import httpcore
 import httpx
 
+from client.backends.http_json import new_client
 from client.backends.pool import LinearPool
 from client.backends.socket_stream import AsyncioBackend
 
@@ -122,3 +123,19 @@ async def test_at_its_limit_the_pool_replaces_an_idle_connection() -> None:
         assert answer.text == "ok"
         assert len(capped.connections) == 2
     assert (first.connections, second.connections) == (2, 1)
+
+
+async def test_a_wide_load_is_in_flight_at_once_and_keeps_its_connections() -> None:
+    """`tachy bench --concurrency 110`: all 110 requests reach the server together
+    (httpx's default pool let 100 through and held the rest inside the client), and the
+    next round reuses every connection (the default kept 20 and opened the others again,
+    work that fell between the other streams' tokens)."""
+    state = RoundServer(width=110)
+    async with serving(state) as url, new_client() as client:
+        for _ in range(2):
+            state.next_round()
+            answers = await asyncio.wait_for(
+                asyncio.gather(*(client.get(url) for _ in range(110))), 20
+            )
+            assert [answer.text for answer in answers] == ["ok"] * 110
+    assert state.connections == 110

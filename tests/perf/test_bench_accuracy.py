@@ -286,14 +286,18 @@ def test_bench_at_50_streams_adds_little_over_a_bare_client(lab_url_50: str) -> 
 
 
 def _report(run: Run, concurrency: int, n: int, tpot_ms: float) -> tuple[float, float]:
+    """Bounded at concurrency 1 only: at 50 the lab's clock starts when it gets round to
+    reading each request, after the client wrote it, so its record leaves out its own
+    queue (the bare client measured beside Tachy is the baseline there)."""
     ttft_error = abs(run.ttft_mean - run.lab_ttft_mean)
     tpot_error = abs(run.tpot_mean - run.lab_gap_mean)
+    ttft_bound, tpot_bound = (" <= 2", " <= 0.5") if concurrency == 1 else ("", "")
     print(
         f"\nconcurrency {concurrency}, {n} requests: mean TTFT bench {run.ttft_mean:.2f} / "
-        f"lab {run.lab_ttft_mean:.2f} ms (|diff| {ttft_error:.2f} <= 2); mean TPOT bench "
-        f"{run.tpot_mean:.3f} / lab gap {run.lab_gap_mean:.3f} ms (|diff| {tpot_error:.3f} "
-        f"<= 0.5); median against the script: TTFT {run.ttft_median:.2f} (100), "
-        f"TPOT {run.tpot_median:.3f} ({tpot_ms:g})"
+        f"lab {run.lab_ttft_mean:.2f} ms (|diff| {ttft_error:.2f}{ttft_bound}); mean TPOT "
+        f"bench {run.tpot_mean:.3f} / lab gap {run.lab_gap_mean:.3f} ms (|diff| "
+        f"{tpot_error:.3f}{tpot_bound}); median against the script: TTFT "
+        f"{run.ttft_median:.2f} (100), TPOT {run.tpot_median:.3f} ({tpot_ms:g})"
     )
     return round(ttft_error, 2), round(tpot_error, 3)
 
