@@ -44,7 +44,8 @@ HAPPY_EYEBALLS_DELAY_S = 0.25  # as anyio's connect_tcp (RFC 8305's recommendati
 # parsing waits for the other streams' work in between, and one taken as they come off
 # the socket waits for the loop turn that reads them.
 RECEIVED_NS = "tachy_received_ns"
-# Python names SO_TIMESTAMPNS from 3.14 (?); on Linux's common ABIs it is 35.
+# Python 3.11's socket module does not name SO_TIMESTAMPNS; on Linux's x86_64 and
+# aarch64 ABIs it is 35.
 _KERNEL_STAMPS: int | None = getattr(
     socket,
     "SO_TIMESTAMPNS",
@@ -235,6 +236,8 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         return AsyncioStream(self._protocol.transport, self._protocol)
 
     def get_extra_info(self, info: str) -> typing.Any:
+        if info == RECEIVED_NS:  # asked once per read: first
+            return self._protocol.taken_ns
         if info == "ssl_object":
             return self._transport.get_extra_info("ssl_object")
         if info == "client_addr":
@@ -243,8 +246,6 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             return self._transport.get_extra_info("peername")
         if info == "socket":
             return self._transport.get_extra_info("socket")
-        if info == RECEIVED_NS:
-            return self._protocol.taken_ns
         if info == "is_readable":  # an idle kept-alive connection the server closed
             protocol = self._protocol
             return bool(protocol.chunks) or protocol.eof or self._transport.is_closing()

@@ -347,9 +347,9 @@ class ChatStream:
 
 
 def _arrival_clock(response: httpx.Response) -> Callable[[], int]:
-    """When the bytes just read arrived: stamped by the socket's protocol in the loop
-    turn they came (client/backends/socket_stream.py), else (another transport, such
-    as a test's httpx.MockTransport) now."""
+    """When the bytes just read arrived, as client/backends/socket_stream.py stamps
+    them (the kernel's receive time on Linux, else the loop turn they came in); with
+    another transport (a test's httpx.MockTransport), now."""
     stream = response.extensions.get("network_stream")
     if stream is None or stream.get_extra_info(RECEIVED_NS) is None:
         return now_ns

@@ -62,7 +62,7 @@ def http_transport() -> httpx.AsyncHTTPTransport:
     replaced (tests/backends/test_socket_stream.py checks it)."""
     transport = httpx.AsyncHTTPTransport()
     transport._pool = LinearPool(
-        ssl_context=httpx.create_ssl_context(),
+        ssl_context=transport._pool._ssl_context,  # made once, with the system's CAs
         max_connections=None,
         max_keepalive_connections=None,
         keepalive_expiry=KEEPALIVE_S,
