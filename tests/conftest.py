@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import settings
 
 if TYPE_CHECKING:
     from client.backends.local_engine import LocalEngine
@@ -19,6 +20,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # window settings: one temporary data folder for the run, unless a test sets its own.
 os.environ["TACHY_DATA_DIR"] = tempfile.mkdtemp(prefix="tachy-test-data-")
 atexit.register(shutil.rmtree, os.environ["TACHY_DATA_DIR"], True)
+# Property tests check behaviour, not speed: hypothesis's default 200 ms per example
+# failed a statistics test on a slow CI machine while the rest of the suite ran.
+settings.register_profile("tachy", deadline=None)
+settings.load_profile("tachy")
 
 
 @pytest.fixture(scope="session")
