@@ -2,7 +2,9 @@
 
 1. HUD work per frame at 1,000 tokens/s incoming: the median time of the frame flush
    (new stamps into series + setData on the curves) over 300 frames (10 s of stream),
-   each frame getting the FRAME_INTERVAL_MS stamps that arrive between two frames. Goal: < 2 ms.
+   each frame getting the FRAME_INTERVAL_MS stamps that arrive between two frames. Goal: < 2 ms
+   on the reference machine; on one slower at Python, 2 ms over its share of that speed
+   (tests/machine.py's python_speed, measured in the same run).
 2. The first token's paint is not delayed by the HUD: replies run as the window runs
    them (request_started, a first token at a random moment of the HUD's frame cycle, 100
    more tokens at 1,000 tokens/s, request_finished), painted by the real chat view
@@ -28,6 +30,7 @@ from client.core.timeline import RequestTimeline, now_ns
 from client.ui.chat_view import ChatView
 from client.ui.hud import LatencyHud
 from client.ui.hud.hud import FRAME_INTERVAL_MS
+from tests.machine import python_speed
 
 pytestmark = pytest.mark.perf
 
@@ -69,7 +72,9 @@ def test_frame_work_at_a_thousand_tokens_per_second(qtbot: Any) -> None:
         f"\nHUD frame flush at 1,000 tokens/s: median {median_ms:.3f} ms, P95 {p95_ms:.3f} ms "
         f"over {FRAMES} frames of {FRAME_INTERVAL_MS} stamps"
     )
-    assert median_ms < 2.0
+    speed = python_speed()
+    print(f"this machine runs Python at {speed:.2f}x the reference one: bound {2.0 / speed:.2f} ms")
+    assert median_ms < 2.0 / speed
 
 
 def test_first_token_paint_is_not_delayed_by_the_hud(qtbot: Any) -> None:
