@@ -475,9 +475,13 @@ class Generation:
             task.add_done_callback(self._consumer_done)
 
     def _consumer_done(self, _: object) -> None:
-        # The ui's task ended (cancelled between two events, or it dropped us) while we
-        # were suspended at a yield: finish now so `finished` is set when its awaiter
-        # resumes, then close the run so the stream is closed and the end saved.
+        # The ui's task ended (it dropped us) while we were suspended at a yield.
+        self.abandon()
+
+    def abandon(self) -> None:
+        """The consumer was cancelled between two events (Stop landed while it was
+        not waiting on us): finish now as stopped, so `finished` is set at once, and
+        close the run so the stream is closed and the end saved."""
         if self.finished is not None or self._iterator is None:
             return
         self._conclude_cancelled()

@@ -108,26 +108,38 @@ class GenerationRunner(QObject):
         ran_since = now_ns()
         try:
             async for event in generation:
+                self._handle(generation, event)  # before any yield: Stop keeps it
                 if now_ns() - ran_since > YIELD_AFTER_NS:
-                    await asyncio.sleep(0)
+                    await self._let_the_loop_run()
                     ran_since = now_ns()
-                if not self._announced:
-                    self._announce_conversation(generation)
-                if isinstance(event, Token):
-                    self._on_token(generation, event)
-                elif isinstance(event, StageChanged):
-                    self._stage = event.stage.value
-                    if self._got_answer or event.stage is Stage.ANSWERING:
-                        self.stage_label.setText("")
-                elif isinstance(event, SlowStart):
-                    self.slowStart.emit(event)
-                elif isinstance(event, Retrieved):
-                    self.retrieved.emit(generation, event)
+        except asyncio.CancelledError:
+            # Stop while this task yielded to the loop between two events: the
+            # generation never saw the cancel, so it is told (it ends as stopped).
+            generation.abandon()
+            raise
         finally:
             # Runs on completion, on error and on cancel (Stop): the session has set
             # generation.finished by now; the CancelledError goes on up untouched.
             self._waiting_timer.stop()
             self._finish(generation)
+
+    def _handle(self, generation: Generation, event: object) -> None:
+        if not self._announced:
+            self._announce_conversation(generation)
+        if isinstance(event, Token):
+            self._on_token(generation, event)
+        elif isinstance(event, StageChanged):
+            self._stage = event.stage.value
+            if self._got_answer or event.stage is Stage.ANSWERING:
+                self.stage_label.setText("")
+        elif isinstance(event, SlowStart):
+            self.slowStart.emit(event)
+        elif isinstance(event, Retrieved):
+            self.retrieved.emit(generation, event)
+
+    async def _let_the_loop_run(self) -> None:
+        """After a burst of buffered tokens: paints and timers run (Stop may come here)."""
+        await asyncio.sleep(0)
 
     def _announce_conversation(self, generation: Generation) -> None:
         """Once the question is stored, say which conversation it is in, so a new one

@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from client.services.outcomes import NextStep
+from client.ui import generation_runner
 from tests.ui.conftest import until
 
 
@@ -58,6 +59,43 @@ def test_escape_keeps_partial_text_marks_stopped_and_offers_continue(make_app, s
         await until(lambda: not app.page.busy and "Hello there." in w.chat_view.toPlainText())
 
     run(composer_works())
+
+
+def test_stop_while_the_runner_lets_the_loop_paint_is_a_stop(
+    make_app, server, run, qtbot, monkeypatch
+):
+    """Between two buffered tokens the runner yields to the loop so it can paint; a Stop
+    that lands there (not while the generation waits on the stream) is still a Stop:
+    the words kept, the answer stopped with its bar, the connection closed. (It came
+    back "interrupted" with no bar: the generation never heard the cancel; and the
+    token in hand when it landed was stored but never shown.)"""
+    server.scripts.append([("token", "The sky is "), ("token", "blue because"), ("hang",)])
+    app = make_app(server.url)
+    w = app.window
+    runner = app.page.runner
+    monkeypatch.setattr(generation_runner, "YIELD_AFTER_NS", -1)  # yield before each event
+    yield_to_loop = runner._let_the_loop_run
+
+    async def stop_there() -> None:
+        if "The sky is" in w.chat_view.toPlainText():
+            app.page.stop()  # the cancel is delivered at the await below
+        await yield_to_loop()
+
+    monkeypatch.setattr(runner, "_let_the_loop_run", stop_there)
+
+    async def scenario() -> None:
+        w.composer.setPlainText("Why is the sky blue?")
+        qtbot.keyClick(w.composer, Qt.Key.Key_Return)
+        await until(lambda: not app.page.busy)
+        await until(server.client_gone.is_set)
+
+    run(scenario())
+    key = _answer_key(app)
+    shown = w.chat_view.message(key)
+    assert shown.state == "stopped" and shown.text == "The sky is "
+    assert set(w.outcome_bar.buttons) == {NextStep.CONTINUE.value, NextStep.RETRY.value}
+    stored = app.stores.history.get_message(key)
+    assert stored.content == "The sky is " and stored.state == "stopped"
 
 
 def test_first_token_is_painted_in_the_turn_it_arrives(make_app, server, run, qtbot):
