@@ -138,10 +138,16 @@ async def test_first_message_after_warming_is_warm_fast_on_the_lab(api: str) -> 
 @pytest.mark.engine
 @pytest.mark.timeout(900)
 async def test_first_message_after_warming_is_warm_fast_on_the_local_engine() -> None:
-    cold, warmed, warm = [], [], []
+    """Seven rounds, each round's first message judged against that round's warm ones,
+    and the median of those ratios asserted. On a busy machine one request in a few
+    takes up to twice its time (the engine's own prompt eval figure: 12 tokens in
+    80-290 ms under three CPU hogs, none of it Tachy's); with the medians of three
+    pooled rounds, one such first message decided the figure (CI: 331 ms against a
+    warm 212 ms, 1.56x; under load here the per-round ratios were 0.92-1.36x)."""
+    cold, warmed, warm, ratios = [], [], [], []
     engine = LocalEngine(port=free_port())
     try:
-        for round_ in range(3):  # a shared 2-core machine is noisy: medians of three
+        for round_ in range(7):
             await engine.restart()  # fresh process: cold
             backend = OpenAICompatBackend(engine.url)
             cold.append(await ttft_ms(backend, engine.model, COLD_QUESTION))
@@ -154,12 +160,15 @@ async def test_first_message_after_warming_is_warm_fast_on_the_local_engine() ->
             await hook()
             assert engine.running
             warmed.append(await ttft_ms(backend, engine.model, first))
-            for question in later[:3]:
-                warm.append(await ttft_ms(backend, engine.model, question))
+            round_warm = [await ttft_ms(backend, engine.model, q) for q in later[:3]]
             await backend.aclose()
+            warm.extend(round_warm)
+            ratios.append(warmed[-1] / statistics.median(round_warm))
     finally:
         await engine.stop()
-    ratio = report("local engine", cold, warmed, warm)
+    report("local engine", cold, warmed, warm)
+    ratio = statistics.median(ratios)
+    print(f"per-round ratios {[round(r, 2) for r in ratios]}: median {ratio:.2f}x (goal 1.3x)")
     assert ratio <= 1.3
     assert statistics.median(warmed) < statistics.median(cold)
 
