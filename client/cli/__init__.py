@@ -24,6 +24,12 @@ SUBCOMMANDS = {
     "doctor": ("doctor", "Check this machine: data folder, history, keyring, engine, display"),
 }
 EXIT_BAD_ADDRESS = 2  # like argparse's own exit for bad arguments
+# The app's options a command may take too: written before it, they are its own.
+CARRIED_OPTIONS = ("--url", "--api", "--model")
+APP_LONG_OPTIONS = (
+    *CARRIED_OPTIONS,
+    *("--lang", "--version", "--help", "--install-desktop-entry", "--uninstall-desktop-entry"),
+)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -97,8 +103,70 @@ def _named_command(argv: Sequence[str]) -> str:
     return next((word for word in argv if word in SUBCOMMANDS), "")
 
 
+def options_after_command(words: list[str]) -> tuple[list[str], list[str]]:
+    """`tachy --url X bench` reads as `tachy bench --url X`: left before the command,
+    the command's own default would replace the address without a word (bench then
+    measured the local engine). One written after the command still wins. Returns the
+    words and the options moved."""
+    command = _named_command(words)
+    if not command:
+        return words, []
+    at = words.index(command)
+    kept: list[str] = []
+    carried: list[str] = []
+    position = 0
+    while position < at:
+        word = words[position]
+        name, has_value, value = word.partition("=")
+        option = _long_option(name)
+        if option not in CARRIED_OPTIONS:
+            kept.append(word)
+            position += 1
+        elif has_value:
+            carried += [option, value]
+            position += 1
+        else:
+            carried += [option, *words[position + 1 : position + 2]]
+            position += 2
+    moved = [word for word in carried if word in CARRIED_OPTIONS]
+    return [*kept, command, *carried, *words[at + 1 :]], moved
+
+
+def _long_option(word: str) -> str:
+    """The app's long option `word` names, allowing argparse's unique abbreviations."""
+    if not word.startswith("--") or len(word) < 3:
+        return word
+    matches = [option for option in APP_LONG_OPTIONS if option.startswith(word)]
+    return matches[0] if len(matches) == 1 else word
+
+
+def refused_option(command: str, moved: list[str]) -> str:
+    """The sentence when `command` does not take an app option written before it
+    ("" when it takes them all)."""
+    if not moved:
+        return ""
+    probe = argparse.ArgumentParser()
+    _command_module(SUBCOMMANDS[command][0]).add_arguments(probe)
+    for option in moved:
+        if not _takes(probe, option):
+            return f"tachy {command} does not take {option} (it is the app's option)."
+    return ""
+
+
+def _takes(parser: argparse.ArgumentParser, option: str) -> bool:
+    try:
+        parser.add_argument(option)  # argparse refuses an option string it already has
+    except argparse.ArgumentError:
+        return True
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    words = list(sys.argv[1:] if argv is None else argv)
+    words, moved = options_after_command(list(sys.argv[1:] if argv is None else argv))
+    refused = refused_option(_named_command(words), moved)
+    if refused:
+        print(f"tachy: {refused}", file=sys.stderr)
+        return EXIT_BAD_ADDRESS
     args = app_only_arguments(words) or build_parser(_named_command(words)).parse_args(words)
     if args.install_desktop_entry or args.uninstall_desktop_entry:
         from client.cli import desktop_entry

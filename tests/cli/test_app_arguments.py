@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from client.cli import app_only_arguments, build_parser
+from client.cli import app_only_arguments, build_parser, main, options_after_command
 
 APP_LINES = [
     [],
@@ -34,3 +34,40 @@ def test_the_apps_options_read_as_the_whole_parser_reads_them(words: list[str]) 
 @pytest.mark.parametrize("words", OTHER_LINES, ids=" ".join)
 def test_anything_else_goes_to_the_whole_parser(words: list[str]) -> None:
     assert app_only_arguments(words) is None
+
+
+def _command_args(words: list[str]):
+    from client.cli import _named_command
+
+    moved_words, _ = options_after_command(words)
+    return build_parser(_named_command(moved_words)).parse_args(moved_words)
+
+
+def test_the_apps_options_before_a_command_are_the_commands() -> None:
+    """`tachy --url X bench` measured the local engine: bench's own --url default
+    replaced the address written before the command, without a word."""
+    args = _command_args(["--url", "http://h:1", "--api=openai", "--mod", "m", "bench", "-n", "3"])
+    assert (args.command, args.url, args.api, args.model, args.n) == (
+        "bench",
+        "http://h:1",
+        "openai",
+        "m",
+        3,
+    )
+
+
+def test_an_option_written_after_the_command_still_wins() -> None:
+    args = _command_args(["--url", "http://before:1", "chat", "--url", "http://after:2", "hi"])
+    assert args.url == "http://after:2" and args.text == "hi"
+
+
+def test_the_apps_own_options_and_lines_without_a_command_stay_as_they_are() -> None:
+    words = ["--lang", "zh_CN", "--url", "http://h:1"]
+    assert options_after_command(words) == (words, [])
+    moved, carried = options_after_command(["--lang", "zh_CN", "--url", "http://h:1", "detect"])
+    assert moved == ["--lang", "zh_CN", "detect", "--url", "http://h:1"] and carried == ["--url"]
+
+
+def test_a_command_without_the_option_says_so(capsys) -> None:
+    assert main(["--url", "http://127.0.0.1:9", "lab"]) == 2
+    assert "tachy lab does not take --url" in capsys.readouterr().err
