@@ -476,16 +476,22 @@ class Generation:
 
     def _consumer_done(self, _: object) -> None:
         # The ui's task ended (it dropped us) while we were suspended at a yield.
-        self.abandon()
+        if self._conclude_abandoned():
+            self._closing = asyncio.ensure_future(self.aclose())
 
-    def abandon(self) -> None:
+    async def abandon(self) -> None:
         """The consumer was cancelled between two events (Stop landed while it was
-        not waiting on us): finish now as stopped, so `finished` is set at once, and
-        close the run so the stream is closed and the end saved."""
+        not waiting on us): finish as stopped, close the stream (the server stops) and
+        save the end, all before returning."""
+        if self._conclude_abandoned():
+            await asyncio.shield(self.aclose())
+
+    def _conclude_abandoned(self) -> bool:
+        """Set `finished` now, if the run was left at a yield; True if it was."""
         if self.finished is not None or self._iterator is None:
-            return
+            return False
         self._conclude_cancelled()
-        self._closing = asyncio.ensure_future(self.aclose())
+        return True
 
 
 def _sentence(error: Exception) -> str:

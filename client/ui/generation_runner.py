@@ -114,8 +114,9 @@ class GenerationRunner(QObject):
                     ran_since = now_ns()
         except asyncio.CancelledError:
             # Stop while this task yielded to the loop between two events: the
-            # generation never saw the cancel, so it is told (it ends as stopped).
-            generation.abandon()
+            # generation never saw the cancel, so it is told (it ends as stopped,
+            # closed and saved before this task ends and the window says so).
+            await generation.abandon()
             raise
         finally:
             # Runs on completion, on error and on cancel (Stop): the session has set

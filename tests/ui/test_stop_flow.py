@@ -87,6 +87,8 @@ def test_stop_while_the_runner_lets_the_loop_paint_is_a_stop(
         w.composer.setPlainText("Why is the sky blue?")
         qtbot.keyClick(w.composer, Qt.Key.Key_Return)
         await until(lambda: not app.page.busy)
+        stored = app.stores.history.get_message(_answer_key(app))  # saved when it ends
+        assert (stored.content, stored.state) == ("The sky is ", "stopped")
         await until(server.client_gone.is_set)
 
     run(scenario())
