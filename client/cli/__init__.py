@@ -25,11 +25,7 @@ SUBCOMMANDS = {
 }
 EXIT_BAD_ADDRESS = 2  # like argparse's own exit for bad arguments
 # The app's options a command may take too: written before it, they are its own.
-CARRIED_OPTIONS = ("--url", "--api", "--model")
-APP_LONG_OPTIONS = (
-    *CARRIED_OPTIONS,
-    *("--lang", "--version", "--help", "--install-desktop-entry", "--uninstall-desktop-entry"),
-)
+CARRIED_OPTIONS = ("url", "api", "model")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -52,16 +48,20 @@ def app_only_arguments(words: list[str]) -> argparse.Namespace | None:
     else (a command, --help, a mistake): the whole parser reads it and says so."""
     if _named_command(words) or {"-h", "--help"} & set(words):
         return None
-    parser = argparse.ArgumentParser(prog="tachy", add_help=False, exit_on_error=False)
-    _add_app_arguments(parser)
     try:
-        args, rest = parser.parse_known_args(words)
+        args, rest = _app_parser().parse_known_args(words)
     except argparse.ArgumentError:
         return None
     if rest:
         return None
     args.command = None
     return args
+
+
+def _app_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tachy", add_help=False, exit_on_error=False)
+    _add_app_arguments(parser)
+    return parser
 
 
 def _add_app_arguments(parser: argparse.ArgumentParser) -> None:
@@ -107,37 +107,19 @@ def options_after_command(words: list[str]) -> tuple[list[str], list[str]]:
     """`tachy --url X bench` reads as `tachy bench --url X`: left before the command,
     the command's own default would replace the address without a word (bench then
     measured the local engine). One written after the command still wins. Returns the
-    words and the options moved."""
+    words and the options carried."""
     command = _named_command(words)
     if not command:
         return words, []
     at = words.index(command)
-    kept: list[str] = []
-    carried: list[str] = []
-    position = 0
-    while position < at:
-        word = words[position]
-        name, has_value, value = word.partition("=")
-        option = _long_option(name)
-        if option not in CARRIED_OPTIONS:
-            kept.append(word)
-            position += 1
-        elif has_value:
-            carried += [option, value]
-            position += 1
-        else:
-            carried += [option, *words[position + 1 : position + 2]]
-            position += 2
-    moved = [word for word in carried if word in CARRIED_OPTIONS]
-    return [*kept, command, *carried, *words[at + 1 :]], moved
-
-
-def _long_option(word: str) -> str:
-    """The app's long option `word` names, allowing argparse's unique abbreviations."""
-    if not word.startswith("--") or len(word) < 3:
-        return word
-    matches = [option for option in APP_LONG_OPTIONS if option.startswith(word)]
-    return matches[0] if len(matches) == 1 else word
+    parser = _app_parser()
+    try:
+        before, _ = parser.parse_known_args(words[:at])
+    except argparse.ArgumentError:
+        return words, []  # the whole parser says what is wrong
+    given = [d for d in CARRIED_OPTIONS if getattr(before, d) != parser.get_default(d)]
+    carried = [word for d in given for word in (f"--{d}", getattr(before, d))]
+    return [*words[: at + 1], *carried, *words[at + 1 :]], [f"--{d}" for d in given]
 
 
 def refused_option(command: str, moved: list[str]) -> str:

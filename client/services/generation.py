@@ -41,13 +41,12 @@ from client.services.loading_stage import (
     ModelStateProvider,
 )
 from client.services.outcomes import (
-    NEXT_STEPS,
     Finished,
-    NextStep,
     Outcome,
     SlowStart,
     Stage,
     StageChanged,
+    next_steps,
 )
 from client.services.planner import Passage, RequestPlan, Route
 from client.services.retrieval import Retrieval, as_passages
@@ -386,26 +385,16 @@ class Generation:
             text=text,
             thinking=thinking,
             error_message=error_message,
-            next_steps=self._next_steps(outcome, bool(text or thinking), length_cut),
+            next_steps=next_steps(
+                outcome,
+                has_text=bool(text or thinking),
+                length_cut=length_cut,
+                has_fallback=self.plan is not None and self.plan.fallback is not None,
+                is_local=self.plan is not None and self.plan.route.is_local,
+            ),
             metrics=self._metrics(),
             message_id=self.assistant_message_id,
         )
-
-    def _next_steps(
-        self, outcome: Outcome, has_text: bool, length_cut: bool
-    ) -> tuple[NextStep, ...]:
-        if outcome is Outcome.COMPLETE:
-            return (NextStep.CONTINUE,) if length_cut else ()
-        steps = list(NEXT_STEPS[outcome])
-        if has_text and outcome in (Outcome.FAILED, Outcome.UNREACHABLE, Outcome.TIMED_OUT):
-            steps.insert(0, NextStep.CONTINUE)  # a Continue that failed: the old text is kept
-        if not has_text and NextStep.CONTINUE in steps:
-            steps = [NextStep.RETRY, NextStep.EDIT_QUESTION]  # nothing to continue
-        if NextStep.CONTINUE in steps and self.plan is not None and self.plan.fallback is not None:
-            steps.insert(steps.index(NextStep.CONTINUE) + 1, NextStep.CONTINUE_OTHER)
-        if self.plan is not None and self.plan.route.is_local and NextStep.USE_LOCAL in steps:
-            steps.remove(NextStep.USE_LOCAL)
-        return tuple(steps)
 
     def _metrics(self) -> RequestMetrics:
         stream = self._stream

@@ -50,6 +50,25 @@ NEXT_STEPS: dict[Outcome, tuple[NextStep, ...]] = {
 }
 
 
+def next_steps(
+    outcome: Outcome, *, has_text: bool, length_cut: bool, has_fallback: bool, is_local: bool
+) -> tuple[NextStep, ...]:
+    """What the user is offered after an answer ended so: NEXT_STEPS, adjusted for the
+    text kept, a cascade's other model and a route that is already local."""
+    if outcome is Outcome.COMPLETE:
+        return (NextStep.CONTINUE,) if length_cut else ()
+    steps = list(NEXT_STEPS[outcome])
+    if has_text and outcome in (Outcome.FAILED, Outcome.UNREACHABLE, Outcome.TIMED_OUT):
+        steps.insert(0, NextStep.CONTINUE)  # a Continue that failed: the old text is kept
+    if not has_text and NextStep.CONTINUE in steps:
+        steps = [NextStep.RETRY, NextStep.EDIT_QUESTION]  # nothing to continue
+    if NextStep.CONTINUE in steps and has_fallback:
+        steps.insert(steps.index(NextStep.CONTINUE) + 1, NextStep.CONTINUE_OTHER)
+    if is_local and NextStep.USE_LOCAL in steps:
+        steps.remove(NextStep.USE_LOCAL)
+    return tuple(steps)
+
+
 @dataclass(frozen=True, slots=True)
 class StageChanged:
     stage: Stage

@@ -65,7 +65,7 @@ def test_the_apps_own_options_and_lines_without_a_command_stay_as_they_are() -> 
     words = ["--lang", "zh_CN", "--url", "http://h:1"]
     assert options_after_command(words) == (words, [])
     moved, carried = options_after_command(["--lang", "zh_CN", "--url", "http://h:1", "detect"])
-    assert moved == ["--lang", "zh_CN", "detect", "--url", "http://h:1"] and carried == ["--url"]
+    assert moved == [*words, "detect", "--url", "http://h:1"] and carried == ["--url"]
 
 
 def test_a_command_without_the_option_says_so(capsys) -> None:
