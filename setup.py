@@ -1,5 +1,5 @@
 """resources/ (top level, see the design's layout) ships inside the wheel as
-client/resources, found at run time by client.ui.resources. Everything else is in
+client/resources, found at run time by client.ui.common.resources. Everything else is in
 pyproject.toml; setup.py only because pyproject cannot map a package outside client/."""
 
 from setuptools import find_packages, setup

@@ -4,7 +4,7 @@
     python packaging/translations.py compile   # pyside6-lrelease *.ts -> *.qm (committed, shipped)
 
 Translate new messages in the .ts with Qt Linguist (pyside6-linguist) or any editor, then
-compile. tests/ui/test_translations.py fails while a message of the window has no
+compile. tests/ui/shell/test_translations.py fails while a message of the window has no
 finished translation or a .qm is older than its .ts.
 """
 

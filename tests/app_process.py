@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from client.ui.app import TachyApp
+    from client.ui.shell.app import TachyApp
 
 ROOT = Path(__file__).resolve().parents[1]  # the cwd a test starts this from
 log = logging.getLogger("tachy.ui")

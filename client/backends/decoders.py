@@ -17,7 +17,7 @@ from client.backends.errors import (
     ServerError,
     TachyError,
 )
-from client.core.visible import visible
+from client.core.printable import visible
 
 DEFAULT_LINE_LIMIT = 8 * 1024 * 1024  # 8 MiB: far above any real token line
 SNIPPET_CHARS = 80

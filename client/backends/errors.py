@@ -6,7 +6,7 @@ text began carries the partial text on the Failed event, not on the error.
 
 from __future__ import annotations
 
-from client.core.visible import visible_lines
+from client.core.printable import visible_lines
 
 
 class TachyError(Exception):

@@ -42,7 +42,7 @@ class OpenAICompatBackend:
         self._api_key = api_key
         self._own_client = client is None
         self.client = client or new_client()
-        # Off unless known: the prompt fallback of client.services.continuation works
+        # Off unless known: the prompt fallback of client.services.planning.continuation works
         # on every server, a flag a server does not know may be refused.
         self._continue_final_message = supports_continue_final_message
         self._tokenizer = ServerTokenizer(self.client, self.base_url, self._headers())

@@ -25,7 +25,7 @@ from client.backends.errors import BackendUnreachable, TachyError
 from client.backends.local_engine import LocalEngine
 from client.cli import bench_cascade, bench_modes, bench_spec, cascade_args
 from client.core.stats import Summary
-from client.services.bench import (
+from client.services.bench.runner import (
     DEFAULT_PROMPT,
     BenchReport,
     BenchSettings,
@@ -33,8 +33,8 @@ from client.services.bench import (
     run_bench,
     unload_ollama_model,
 )
-from client.services.bench_sweep import run_sweep
-from client.services.cold_start import cold_start_then_warm
+from client.services.bench.sweep import run_sweep
+from client.services.warming.cold_start import cold_start_then_warm
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2

@@ -1,5 +1,5 @@
 """`tachy bench --fast URL#MODEL --strong URL#MODEL`: TTFT percentiles per route of a
-cascade (client/services/bench_cascade.py runs it)."""
+cascade (client/services/bench/cascade.py runs it)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from pathlib import Path
 from client.backends.stream import StreamTimeouts
 from client.cli import cascade_args
 from client.core.stats import Summary
-from client.services.bench_cascade import (
+from client.services.bench.cascade import (
     MIXED_PROMPTS,
     CascadeBenchSettings,
     CascadeReport,
     run_cascade_bench,
 )
-from client.services.router import Tier
+from client.services.planning.router import Tier
 
 
 async def run(args: argparse.Namespace, prompt: str | None) -> int:

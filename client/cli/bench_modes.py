@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from client.services.bench import BenchReport
-from client.services.bench_export import ExportError, write_export
-from client.services.bench_figures import SloError, parse_slo
-from client.services.bench_sweep import SweepError, SweepPoint, knee, parse_levels, tier_crossings
+from client.services.bench.export import ExportError, write_export
+from client.services.bench.figures import SloError, parse_slo
+from client.services.bench.runner import BenchReport
+from client.services.bench.sweep import SweepError, SweepPoint, knee, parse_levels, tier_crossings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,7 +95,7 @@ def write_files(report: BenchReport, args: argparse.Namespace) -> None:
         except ExportError as error:
             print(f"tachy bench: {error}", file=sys.stderr)
     if args.report is not None:
-        from client.ui.bench_report import save_bench_report  # Qt only when asked
+        from client.ui.demo.bench_report import save_bench_report  # Qt only when asked
 
         try:
             save_bench_report(report, args.report)
@@ -137,7 +137,7 @@ def write_sweep(points: list[SweepPoint], args: argparse.Namespace) -> None:
         else:
             Path(args.json).write_text(text + "\n", encoding="utf-8")
     if args.report is not None:
-        from client.ui.bench_report import save_sweep_report
+        from client.ui.demo.bench_report import save_sweep_report
 
         try:
             save_sweep_report(points, knee(points), args.report)

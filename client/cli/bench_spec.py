@@ -20,7 +20,7 @@ from typing import Any
 from client.backends import OpenAICompatBackend
 from client.backends.engine_settings import EngineSettings
 from client.backends.local_engine import LocalEngine
-from client.services.bench import BenchReport, BenchSettings, run_bench
+from client.services.bench.runner import BenchReport, BenchSettings, run_bench
 
 
 @dataclass(frozen=True, slots=True)

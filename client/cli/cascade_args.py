@@ -4,7 +4,7 @@
 
 Each is URL#MODEL, URL alone (the server's first model) or `local` (the embedded
 engine, `local#MODEL` too). The routes are opened here; the planner picks one per
-question (client/services/planner.py with client/services/router.py).
+question (client/services/planning/planner.py with client/services/planning/router.py).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from client.backends.address import server_url
 from client.backends.base import Backend
 from client.backends.errors import InvalidServerAddress, TachyError
 from client.backends.local_engine import LocalEngine, LocalEngineUnavailable
-from client.services.cascade import cascade_routes
-from client.services.planner import Route
+from client.services.cascade.cascade import cascade_routes
+from client.services.planning.planner import Route
 
 LOCAL = "local"
 UNKNOWN_MODEL = "unknown"  # a server that lists nothing: its request fails, the other answers

@@ -37,8 +37,8 @@ from client.cli.chat_common import (
 )
 from client.core.conversation import ChatRequest
 from client.core.events import Failed
-from client.services.planner import PlanInput, PlanSettings, Route, plan_request
-from client.services.retrieval import Retrieval, as_passages
+from client.services.knowledge.retrieval import Retrieval, as_passages
+from client.services.planning.planner import PlanInput, PlanSettings, Route, plan_request
 
 __all__ = ["EXIT_FAILED", "EXIT_UNREACHABLE", "prefill_line", "summary_line"]
 _say = say
@@ -187,7 +187,7 @@ def _request(
     text: str,
     found: Retrieval | None = None,
 ) -> ChatRequest:
-    """The request, planned as the app plans a first message (client.services.planner)."""
+    """The request, planned as the app plans a first message (client.services.planning.planner)."""
     passages = as_passages(found.passages) if found is not None else []
     settings = PlanSettings(system_prompt=args.system or None, options=options(args))
     given = PlanInput([], text, settings, [Route(backend, model)], passages=passages)

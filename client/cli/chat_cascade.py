@@ -20,16 +20,22 @@ import sys
 from client.cli import cascade_args
 from client.cli import chat_common as chat
 from client.core.events import Failed
-from client.services.cascade import (
+from client.services.cascade.cascade import (
     FALLBACK_AFTER_S,
     answer_label,
     backend_classifier,
     first_token_limit,
 )
-from client.services.fallback import FallbackStream, FellBack
-from client.services.planner import PlanInput, PlanSettings, RequestPlan, Route, plan_request
-from client.services.retrieval import Retrieval, as_passages
-from client.services.router import RouteDecision, decide
+from client.services.cascade.fallback import FallbackStream, FellBack
+from client.services.knowledge.retrieval import Retrieval, as_passages
+from client.services.planning.planner import (
+    PlanInput,
+    PlanSettings,
+    RequestPlan,
+    Route,
+    plan_request,
+)
+from client.services.planning.router import RouteDecision, decide
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -17,7 +17,7 @@ from client.core.conversation import GenerationOptions
 from client.core.events import Failed, Prefill, Started, StreamEvent, Token, TokenKind, as_dict
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
-from client.services.fallback import FallbackStream
+from client.services.cascade.fallback import FallbackStream
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2

@@ -16,8 +16,8 @@ import json
 import sys
 from typing import TextIO
 
-from client.services.knowledge import KnowledgeBase
-from client.services.retrieval import DEFAULT_BUDGET_MS, DEFAULT_K, Retrieval, citation
+from client.services.knowledge.knowledge import KnowledgeBase
+from client.services.knowledge.retrieval import DEFAULT_BUDGET_MS, DEFAULT_K, Retrieval, citation
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

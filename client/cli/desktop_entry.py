@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from client.ui.resources import APP_ID, resources_dir
+from client.ui.common.resources import APP_ID, resources_dir
 
 
 def data_home() -> Path:

@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from client.services.doctor import Check, Status, iter_checks
+from client.services.doctor.checks import Check, Status, iter_checks
 
 EXIT_PROBLEMS = 1
 

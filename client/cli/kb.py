@@ -18,9 +18,9 @@ import sys
 import time
 from typing import TextIO
 
-from client.services.knowledge import IndexReport, KnowledgeBase, KnowledgeUnavailable
-from client.services.knowledge_indexer import IndexProgress
-from client.services.retrieval import DEFAULT_K, citation
+from client.services.knowledge.indexer import IndexProgress
+from client.services.knowledge.knowledge import IndexReport, KnowledgeBase, KnowledgeUnavailable
+from client.services.knowledge.retrieval import DEFAULT_K, citation
 from client.store.knowledge_files import display_path
 
 EXIT_NOT_FOUND = 1

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from client.ui.flow_file import Seen
-    from client.ui.flow_runner import FlowResult, StepResult
+    from client.ui.demo.flow_file import Seen
+    from client.ui.shell.flow_runner import FlowResult, StepResult
 
 EXIT_UNMET = 1
 EXIT_UNREADABLE = 2
@@ -41,8 +41,8 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="tachy-check-") as data_dir:
         os.environ["TACHY_DATA_DIR"] = data_dir  # a fresh history, never the user's
         from client.lab import ScenarioError
-        from client.ui.flow_file import FlowError
-        from client.ui.flow_runner import check_flow, english_figures
+        from client.ui.demo.flow_file import FlowError
+        from client.ui.shell.flow_runner import check_flow, english_figures
 
         english_figures()
         try:
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
 def flow_path(flow: str) -> Path | None:
     """A file, else a bundled scenario by name (resources/scenarios/NAME.toml)."""
-    from client.ui.resources import resource
+    from client.ui.common.resources import resource
 
     given = Path(flow)
     if given.is_file():

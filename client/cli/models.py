@@ -14,7 +14,7 @@ import sys
 from client.backends.base import ModelInfo
 from client.backends.errors import BackendUnreachable, TachyError
 from client.cli.chat import EXIT_FAILED, EXIT_UNREACHABLE, ServerChoice, add_server_arguments
-from client.core.visible import visible
+from client.core.printable import visible
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

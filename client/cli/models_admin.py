@@ -10,8 +10,8 @@ import sys
 import time
 
 from client.cli.chat import ServerChoice
-from client.core.visible import visible
-from client.services.model_admin import PullProgress, delete_model, pull_model, size_text
+from client.core.printable import visible
+from client.services.servers.model_admin import PullProgress, delete_model, pull_model, size_text
 
 PRINT_EVERY_S = 1.0
 

@@ -7,7 +7,7 @@ turns are dropped first; the system prompt(s) at the start and the last question
 (with anything after it, e.g. an answer being continued) are always kept.
 
 Token counts come from a counter callable: the server's tokenizer where it has one
-(client.services.tokenize), else ``estimate_tokens``.
+(client.services.planning.tokenize), else ``estimate_tokens``.
 """
 
 from __future__ import annotations

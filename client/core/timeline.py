@@ -29,7 +29,7 @@ class StageStamp:
     start_ns: int
     end_ns: int | None = None
     # What the stage produced or decided, e.g. retrieving: {"passages": 3, "tokens": 420};
-    # a cascade's route decision (client/services/route_note.py)
+    # a cascade's route decision (client/services/cascade/route_record.py)
     counts: dict[str, int | float | str] | None = None
 
 

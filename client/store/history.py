@@ -37,7 +37,7 @@ class MessageState(StrEnum):
 
     @classmethod
     def for_outcome(cls, outcome: str) -> MessageState:
-        """The stored state for a session outcome (client.services.outcomes.Outcome)."""
+        """The stored state for a session outcome (client.services.chat.session_events.Outcome)."""
         if outcome in (cls.COMPLETE, cls.STOPPED, cls.INTERRUPTED):
             return cls(outcome)
         return cls.FAILED  # failed, unreachable, timed_out: nothing or little arrived

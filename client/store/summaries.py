@@ -1,7 +1,7 @@
 """Each conversation's summary of its older turns (history compression), kept across
 restarts. The summarised messages themselves stay in the history as they are; a
 summary names the ids of those it stands for, so its reader can tell whether they are
-still the conversation's (client/services/compression.py, `StoredSummary.holds_for`).
+still the conversation's (client/services/planning/compression.py, `StoredSummary.holds_for`).
 
 Calls are single short statements; run them through `await db.run(...)` or outside
 the streaming hot path.

@@ -178,7 +178,7 @@
     </message>
 </context>
 <context>
-    <name>CascadeLink</name>
+    <name>CascadeController</name>
     <message>
         <source>Ask the strong model</source>
         <translation>向强大模型提问</translation>
@@ -353,7 +353,7 @@
     </message>
 </context>
 <context>
-    <name>ConversationControl</name>
+    <name>ConversationController</name>
     <message>
         <source>the conversation</source>
         <translation>该对话</translation>
@@ -1230,14 +1230,14 @@ Last lines from the engine:
     </message>
 </context>
 <context>
-    <name>HudLink</name>
+    <name>HudController</name>
     <message>
         <source>No timing was recorded for that answer.</source>
         <translation>该回答没有记录计时。</translation>
     </message>
 </context>
 <context>
-    <name>KnowledgeLink</name>
+    <name>KnowledgeController</name>
     <message>
         <source>&amp;Knowledge</source>
         <translation>知识库(&amp;K)</translation>
@@ -1535,7 +1535,7 @@ Last lines from the engine:
     </message>
 </context>
 <context>
-    <name>ModelPickerLink</name>
+    <name>ModelPickerController</name>
     <message>
         <source>its API key cannot be read: no system keyring</source>
         <translation>无法读取其 API 密钥：没有系统密钥环</translation>
@@ -1721,7 +1721,7 @@ Last lines from the engine:
     </message>
 </context>
 <context>
-    <name>ServerControl</name>
+    <name>ServerController</name>
     <message>
         <source>Starting local model…</source>
         <translation>正在启动本地模型…</translation>
@@ -2096,7 +2096,7 @@ Last lines from the engine:
     </message>
 </context>
 <context>
-    <name>WarmingLink</name>
+    <name>WarmingController</name>
     <message>
         <source>Keep the model loaded 5 min</source>
         <translation>模型保持加载 5 分钟</translation>

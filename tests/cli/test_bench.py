@@ -13,7 +13,7 @@ from client.backends.local_engine import LocalEngine, free_port
 from client.cli import main
 from client.cli.bench import ProgressBar, format_report
 from client.core.metrics import RequestMetrics
-from client.services.bench import BenchReport, BenchSettings, RequestResult
+from client.services.bench.runner import BenchReport, BenchSettings, RequestResult
 
 STAT_COLUMNS = ("n", "mean", "median", "p90", "p95", "p99")
 

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from client.cli import main
-from client.services import bench_cascade
-from client.services.bench_cascade import MIXED_PROMPTS
-from client.services.router import route_by_rules
+from client.services.bench import cascade as bench_cascade
+from client.services.bench.cascade import MIXED_PROMPTS
+from client.services.planning.router import route_by_rules
 from tests.backends.live_server import LiveServer, Script
 from tests.backends.test_live_http import closed_port
 

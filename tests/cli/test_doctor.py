@@ -13,14 +13,14 @@ import keyring
 import pytest
 from keyring.backends.fail import Keyring as FailKeyring
 
-from client.services.doctor import (
+from client.services.doctor.checks import (
     Status,
     data_folder_checks,
     database_checks,
     display_checks,
     keyring_checks,
 )
-from client.services.doctor_engine import engine_checks
+from client.services.doctor.engine_checks import engine_checks
 from client.store.db import MIGRATIONS, Database
 from client.store.history import HistoryStore
 from tests.store.conftest import MemoryKeyring

@@ -233,7 +233,7 @@ async def test_prediction_within_25_percent_on_the_local_engine(local_engine: ob
     from client.backends import OpenAICompatBackend
     from client.backends.stream import StreamTimeouts
     from client.core.conversation import ChatRequest, GenerationOptions
-    from client.services.tokenize import PromptTokenCounter
+    from client.services.planning.tokenize import PromptTokenCounter
 
     engine: object = local_engine
     backend = OpenAICompatBackend(engine.url)  # type: ignore[attr-defined]

@@ -16,8 +16,8 @@ import pytest
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
-from client.ui.app import app_icon, identify_app
-from client.ui.resources import APP_ID, icon_svg, resources_dir
+from client.ui.common.resources import APP_ID, icon_svg, resources_dir
+from client.ui.shell.app import app_icon, identify_app
 
 ROOT = Path(__file__).resolve().parents[2]
 RESOURCES = ROOT / "resources"

@@ -43,4 +43,4 @@ def test_the_wheel_ships_the_compiled_translations(wheel_names: set[str]) -> Non
 
 def test_the_wheel_leaves_out_sources_and_screenshots(wheel_names: set[str]) -> None:
     assert not [n for n in wheel_names if n.endswith(".ts") or "screenshot" in n]
-    assert "client/ui/app.py" in wheel_names and "client/py.typed" in wheel_names
+    assert "client/ui/shell/app.py" in wheel_names and "client/py.typed" in wheel_names

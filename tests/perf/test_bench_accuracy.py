@@ -48,7 +48,7 @@ import openai
 import pytest
 
 from client.backends import make_backend
-from client.services.bench import BenchSettings, measure_one, run_bench
+from client.services.bench.runner import BenchSettings, measure_one, run_bench
 from tests.perf.test_lab_timing import Timed, timed_stream
 
 pytestmark = pytest.mark.perf

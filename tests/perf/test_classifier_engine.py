@@ -17,8 +17,8 @@ import pytest
 
 from client.backends import OpenAICompatBackend
 from client.backends.local_engine import LocalEngine
-from client.services.cascade import backend_classifier
-from client.services.router import DEFAULT_BUDGET_MS, decide, route_by_rules
+from client.services.cascade.cascade import backend_classifier
+from client.services.planning.router import DEFAULT_BUDGET_MS, decide, route_by_rules
 from tests.services.router_questions import QUESTIONS
 
 pytestmark = [pytest.mark.perf, pytest.mark.engine]

@@ -19,8 +19,14 @@ from client.backends.engine_settings import EngineSettings
 from client.backends.local_engine import LocalEngine
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, GenerationOptions
-from client.services.compression import older_turns, summarise, worth_compressing
-from client.services.planner import HistorySummary, PlanInput, PlanSettings, Route, plan_request
+from client.services.planning.compression import older_turns, summarise, worth_compressing
+from client.services.planning.planner import (
+    HistorySummary,
+    PlanInput,
+    PlanSettings,
+    Route,
+    plan_request,
+)
 
 pytestmark = [pytest.mark.perf, pytest.mark.engine]
 

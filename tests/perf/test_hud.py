@@ -8,7 +8,7 @@
 2. The first token's paint is not delayed by the HUD: replies run as the window runs
    them (request_started, a first token at a random moment of the HUD's frame cycle, 100
    more tokens at 1,000 tokens/s, request_finished), painted by the real chat view
-   (client.ui.chat_view: append_token paints the first chunk synchronously) and fed to
+   (client.ui.chat.render.chat_view: append_token paints the first chunk synchronously) and fed to
    the HUD. paint_ms = the first token's arrival (its timer's due time) -> painted.
    Replies with the HUD open (visible, drawing) and closed (hidden) alternate in one run;
    goal: medians within 1 ms.
@@ -27,7 +27,7 @@ from PySide6.QtCore import Qt, QTimer
 from client.core.events import TokenKind
 from client.core.metrics import compute_metrics
 from client.core.timeline import RequestTimeline, now_ns
-from client.ui.chat_view import ChatView
+from client.ui.chat.render.chat_view import ChatView
 from client.ui.hud import LatencyHud
 from client.ui.hud.hud import FRAME_INTERVAL_MS
 from tests.machine import python_speed

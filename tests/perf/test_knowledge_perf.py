@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from client.services.knowledge import KnowledgeBase
+from client.services.knowledge.knowledge import KnowledgeBase
 from tests.machine import StealMeter
 from tests.perf.knowledge_corpus import Question, write_corpus
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtNetwork import QLocalServer
 
-from client.services.data_place import instance_name
+from client.services.storage.data_folder import instance_name
 from tests.perf.test_ui_perf import (  # noqa: F401  (lab_url is a fixture)
     BARE_WINDOW,
     child_env,

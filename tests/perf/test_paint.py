@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from client.ui.chat_view import ChatView, ShownMessage
+from client.ui.chat.render.chat_view import ChatView, ShownMessage
 
 pytestmark = pytest.mark.perf
 

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from client.backends import make_backend, transport
-from client.services.bench import BenchSettings, run_bench
+from client.services.bench.runner import BenchSettings, run_bench
 from tests.perf.test_bench_accuracy import TOKENS, _lab
 from tests.perf.test_lab_timing import timed_stream
 

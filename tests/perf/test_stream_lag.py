@@ -37,8 +37,8 @@ from typing import Any
 import pytest
 
 from client.core.events import TokenKind
-from client.services import answer_writer, generation
-from client.ui.app import freeze_start_up_heap
+from client.services.chat import answer_writer, generation
+from client.ui.shell.app import freeze_start_up_heap
 from tests.machine import QUIET_OTHERS, QUIET_STEAL, LoadMeter, python_speed
 from tests.perf.test_ui_perf import FRAME_MS, LoopProbe, report, start_lab
 from tests.ui.conftest import data_dir, make_app, run, until  # noqa: F401

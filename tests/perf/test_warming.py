@@ -37,9 +37,9 @@ from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.prediction import ModelState, TtftPredictor
 from client.lab.scenario import Distribution, preset
 from client.lab.server import LabServer
-from client.services.cold_start import cold_start_then_warm
-from client.services.model_status import ServerPolicy
-from client.services.warming import KeepAliveWarmer
+from client.services.servers.model_status import ServerPolicy
+from client.services.warming.cold_start import cold_start_then_warm
+from client.services.warming.warming import KeepAliveWarmer
 
 pytestmark = pytest.mark.perf
 

@@ -19,8 +19,8 @@ import qasync
 from PySide6.QtCore import QEvent, QLocale, QSettings
 from PySide6.QtWidgets import QApplication
 
-from client.services.stores import open_stores
-from client.ui.app import TachyApp, track_async_generators
+from client.services.storage.stores import open_stores
+from client.ui.shell.app import TachyApp, track_async_generators
 from tests.ui.scripted_server import ScriptedOllama
 
 TEST_TIMEOUT_S = 20.0
@@ -75,7 +75,7 @@ class HarnessLoop(qasync.QEventLoop):
 @pytest.fixture
 def chinese(qapp: QApplication) -> Iterator[None]:
     """The window in zh_CN: Tachy's catalogue, pyqtgraph's menus and Qt's qtbase."""
-    from client.ui.translations import install_translations
+    from client.ui.shell.translations import install_translations
 
     translators = install_translations(qapp, "zh_CN")
     assert len(translators) == 3

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 from client.core.metrics import RequestMetrics
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
-from client.services.hud_live import LiveStream
-from client.services.hud_model import (
+from client.services.hud.hud_live import LiveStream
+from client.services.hud.hud_model import (
     HudRecord,
     RequestBook,
     build_waterfall,
@@ -31,6 +31,8 @@ from client.services.hud_model import (
     record_from_request,
     record_from_stored,
 )
+from client.ui.common.locale_text import clock
+from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.hud.graph_export import export_graph
 from client.ui.hud.live_plot import LivePlot
 from client.ui.hud.plot_theme import apply_plot_theme, plot_colours
@@ -38,14 +40,12 @@ from client.ui.hud.requests_view import RequestsView
 from client.ui.hud.server_view import ServerView
 from client.ui.hud.tier_view import TierView
 from client.ui.hud.waterfall_view import WaterfallView
-from client.ui.locale_text import clock
-from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 # 12.5 frames a second: the live plot still reads as moving, and each frame is a pyqtgraph
 # repaint on the GUI thread. At 34 ms the 5,000 tokens/s stream's loop lag p99 was
 # 13-33 ms (median 23), at 80 ms 14-34 ms (median 18; tests/perf/test_stream_lag.py).
 FRAME_INTERVAL_MS = 80
-# A request's outcome (client.services.outcomes.Outcome) in the waterfall's title.
+# A request's outcome (client.services.chat.session_events.Outcome) in the waterfall's title.
 OUTCOMES = {
     "complete": QT_TRANSLATE_NOOP("LatencyHud", "complete"),
     "stopped": QT_TRANSLATE_NOOP("LatencyHud", "stopped"),

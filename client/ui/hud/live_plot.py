@@ -16,9 +16,9 @@ import time
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from client.services.hud_live import LiveStream, PeakSeries
+from client.services.hud.hud_live import LiveStream, PeakSeries
+from client.ui.common.locale_text import number
 from client.ui.hud.palette import GAP_COLOR, RATE_COLOR, STALL_COLOR
-from client.ui.locale_text import number
 
 START_SPAN_S = 5.0
 START_RATE = 50.0

@@ -7,7 +7,7 @@ from math import ceil, log10
 
 import pyqtgraph as pg
 
-from client.ui.locale_text import number
+from client.ui.common.locale_text import number
 
 
 class LocaleAxis(pg.AxisItem):

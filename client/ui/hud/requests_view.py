@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from client.core.stats import Summary
 from client.core.tiers import Tier, TierThresholds
-from client.services.hud_model import (
+from client.services.hud.hud_model import (
     P99_MIN_N,
     STAT_FIELDS,
     HudRecord,
@@ -27,9 +27,9 @@ from client.services.hud_model import (
     Scope,
     ScopeStats,
 )
+from client.ui.common.locale_text import NOTHING, number
+from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.hud.palette import BAND_ALPHA, TIER_COLORS
-from client.ui.locale_text import NOTHING, number
-from client.ui.noop_tr import QT_TRANSLATE_NOOP
 
 SCOPE_NAMES = {  # shown through RequestsView.tr
     Scope.SESSION: QT_TRANSLATE_NOOP("RequestsView", "This session"),

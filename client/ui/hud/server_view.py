@@ -24,10 +24,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from client.services.server_stats import ServerFigures, ServerSnapshot, ServerStatsPoller
-from client.ui.error_text import error_text
-from client.ui.locale_text import NOTHING, clock, number, percent, short_number
-from client.ui.noop_tr import QT_TRANSLATE_NOOP
+from client.services.hud.server_stats import ServerFigures, ServerSnapshot, ServerStatsPoller
+from client.ui.common.error_text import error_text
+from client.ui.common.locale_text import NOTHING, clock, number, percent, short_number
+from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 
 POLL_INTERVAL_MS = 1000
 

@@ -7,8 +7,8 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
+from client.ui.common.tier_words import tier_behaviour, tier_name
 from client.ui.hud.palette import TIER_COLORS
-from client.ui.tier_words import tier_behaviour, tier_name
 
 
 class TierView(QWidget):

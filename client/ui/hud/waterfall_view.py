@@ -11,13 +11,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from client.services.hud_model import ROUTE_DECISION, Waterfall, WaterfallRow
+from client.services.hud.hud_model import ROUTE_DECISION, Waterfall, WaterfallRow
+from client.ui.common.locale_text import number
+from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.route_words import decision_reason, stage_route, tier_label
 from client.ui.hud.locale_axis import LocaleAxis
 from client.ui.hud.palette import SIDE_COLORS
 from client.ui.hud.row_labels import RowLabels
-from client.ui.locale_text import number
-from client.ui.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.route_words import decision_reason, stage_route, tier_label
 
 MOMENT_WIDTH_FRACTION = 0.004  # a moment (first token ...) is a thin bar this wide
 # Row i spans i-0.5 .. i+0.5: its name in the upper part, its bar at the bottom (a
@@ -73,8 +73,8 @@ class WaterfallView(QWidget):
 
 # The servers whose own timings the waterfall shows, by the names users know them by.
 SOURCE_NAMES = {"ollama": "Ollama", "llamacpp": "llama.cpp", "vllm": "vLLM"}
-# The rows client.services.hud_model.build_waterfall names (its stages are
-# services.outcomes.Stage); tests/ui/test_translations.py checks a full waterfall's rows.
+# The rows client.services.hud.hud_model.build_waterfall names (its stages are
+# services.outcomes.Stage); tests/ui/shell/test_translations.py checks a full waterfall's rows.
 ROW_LABELS = (
     QT_TRANSLATE_NOOP("WaterfallView", "request written"),
     QT_TRANSLATE_NOOP("WaterfallView", "response headers"),

@@ -1,0 +1,495 @@
+"""One request of a chat session, as an async iterator of what the user should see.
+
+    generation = session.generate(conversation_id, "Why is the sky blue?")
+    async for event in generation:      # StageChanged / Token / SlowStart / Finished
+        ...
+
+Stop = cancel the task iterating it. The stream is closed (the server stops), the
+partial text is saved as stopped, `generation.finished` is set, and the
+CancelledError goes on. Every other end yields one Finished as the last event.
+
+Hot path: after the first token there is no timer and no task between the stream and
+the consumer. A token's text is only buffered before it is yielded; AnswerWriter
+writes it later on the database thread, so the store never delays a paint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+from client.backends.errors import BackendUnreachable, TachyError
+from client.backends.stream import ChatStream, StreamTimeouts
+from client.core.budget import FittedPrompt
+from client.core.conversation import ChatRequest
+from client.core.events import Done, DoneReason, Failed, Prefill, StreamEvent, Token, TokenKind
+from client.core.metrics import RequestMetrics, compute_metrics
+from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
+from client.core.timeline import RequestTimeline, now_ns
+from client.services.cascade.cascade import first_token_limit
+from client.services.cascade.fallback import FallbackStream, FellBack, answer_stream
+from client.services.cascade.route_record import mark_route
+from client.services.chat.answer_writer import FLUSH_INTERVAL_S, AnswerWriter
+from client.services.chat.loading_stage import (
+    MODEL_STATE_POLL_S,
+    LoadEstimate,
+    LoadingWatch,
+    ModelStateProvider,
+)
+from client.services.chat.session_events import (
+    Finished,
+    Outcome,
+    SlowStart,
+    Stage,
+    StageChanged,
+    next_steps,
+)
+from client.services.chat.stage_record import stage_record
+from client.services.chat.turn_store import Turn, changed_answerer, name_answerer
+from client.services.knowledge.knowledge_stage import KnowledgeStage, Retrieved
+from client.services.knowledge.retrieval import Retrieval, as_passages
+from client.services.planning.planner import Passage, RequestPlan, Route
+from client.services.storage import full_disk as saving
+from client.store.history import HistoryStore, MessageState
+from client.store.metrics_store import MetricsStore
+
+log = logging.getLogger(__name__)
+
+SessionEvent = StageChanged | Retrieved | Token | SlowStart | Finished
+AnswerFilter = Callable[[str], str]  # answer text in -> the part to show now
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """What a turn sends: its plan, and how its answer is shaped."""
+
+    plan: RequestPlan
+    answer_filter: AnswerFilter | None = None  # Continue by prompt: drops a restart
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """What a generation needs of its session: where it stores, how long it waits."""
+
+    history: HistoryStore
+    metrics_store: MetricsStore | None = None
+    first_token_timeout_s: float = 60.0  # then SlowStart: Keep waiting / Cancel
+    fallback_after_s: float = 10.0  # a cascade's route, before the other answers
+    stall_timeout_s: float = 15.0
+    thresholds: TierThresholds = DEFAULT_THRESHOLDS
+    model_state_provider: ModelStateProvider | None = None
+    load_estimate: LoadEstimate | None = None  # the model's learned load time, ms
+    flush_interval_s: float = FLUSH_INTERVAL_S
+    knowledge: KnowledgeStage | None = None  # the retrieving stage, when a conversation has it on
+    prompt_budget: int | None = None  # passages get a share of it (knowledge_stage)
+
+
+# The turn as stored, and the passages the retrieving stage found for it.
+RequestBuilder = Callable[[Turn, tuple[Passage, ...]], Awaitable[Outgoing]]
+Item = StreamEvent | SlowStart | StageChanged | None  # what the run loop handles
+
+
+class Generation:
+    def __init__(
+        self,
+        settings: RunSettings,
+        kind: str,
+        prepare: Callable[[], Turn],
+        build_request: RequestBuilder,
+    ) -> None:
+        self.kind = kind  # ask | regenerate | retry | edit | continue
+        self.conversation_id: int | None = None
+        self.user_message_id: int | None = None
+        self.assistant_message_id: int | None = None
+        self.timeline = RequestTimeline()  # the stream stamps into this same object
+        self.finished: Finished | None = None
+        self.plan: RequestPlan | None = None  # what was sent, and to whom
+        self.retrieval: Retrieval | None = None  # the retrieving stage's, when it ran
+        self.request: ChatRequest | None = None
+        self._loading = LoadingWatch(settings.model_state_provider, settings.load_estimate)
+        self.metrics_record_id: int | None = None  # for MetricsStore.set_paint_ms
+        self.fell_back: FellBack | None = None  # a cascade's other model answered
+        self._settings = settings
+        self._prepare = prepare
+        self._build_request = build_request
+        self._turn: Turn | None = None
+        self._turn_task: asyncio.Future[Turn] | None = None
+        self._stream: ChatStream | FallbackStream | None = None
+        self._answer_filter: AnswerFilter | None = None
+        self._text_parts: list[str] = []  # what was shown (after the answer filter)
+        self._thinking_parts: list[str] = []
+        self._writer: AnswerWriter | None = None
+        self._pending: asyncio.Future[StreamEvent | None] | None = None
+        self._stage: Stage | None = None
+        self._waiting_since = 0.0
+        self._slow_start_sent = False
+        self._saved = False
+        self._iterator: AsyncGenerator[SessionEvent, None] | None = None
+        self._closing: asyncio.Future[None] | None = None
+
+    @property
+    def cold(self) -> bool:
+        """The warmer said cold or loading while it waited, or the server reported a load."""
+        return self._loading.cold
+
+    @property
+    def route(self) -> Route | None:
+        """The server and model that answer (None until the request is planned)."""
+        return self.plan.route if self.plan is not None else None
+
+    @property
+    def fitted(self) -> FittedPrompt | None:
+        """The messages sent after the prompt budget, and their token count."""
+        return self.plan.fitted if self.plan is not None else None
+
+    @property
+    def cut_before_message_id(self) -> int | None:
+        """The first stored message sent after ones the budget dropped (the ui draws
+        "earlier messages not sent" above it); None when nothing was cut."""
+        return self.plan.cut.first_kept_id if self.plan is not None else None
+
+    def __aiter__(self) -> AsyncGenerator[SessionEvent, None]:
+        if self._iterator is None:
+            self._iterator = self._run()
+        return self._iterator
+
+    async def aclose(self) -> None:
+        """Stop it without cancelling the consuming task (e.g. after a `break`)."""
+        if self._iterator is not None:
+            await self._iterator.aclose()
+
+    # ---- the run ----------------------------------------------------------------------
+
+    async def _run(self) -> AsyncGenerator[SessionEvent, None]:
+        self._watch_consumer()
+        try:
+            yield self._enter(self._first_stage())
+            turn = await self._store_turn()
+            passages: tuple[Passage, ...] = ()
+            if self._retrieving(turn):
+                yield self._enter(Stage.RETRIEVING)
+                passages = await self._retrieve(turn)
+                assert self.retrieval is not None
+                understanding = self._enter(self._first_stage())  # retrieving ends now
+                yield Retrieved(self.retrieval, understanding.at_ns)
+                yield understanding
+            await self._start(turn, passages)
+            assert self._stream is not None and self._writer is not None
+            async with self._stream as stream:
+                events = aiter(stream)
+                try:
+                    while self.finished is None:
+                        item: Item
+                        if self._pending is None and self.timeline.first_token_ns is not None:
+                            item = await anext(events, None)  # hot path: no task, no timer
+                        else:
+                            item = await self._wait_for_item(events)
+                        for out in self._on_item(item):
+                            if isinstance(out, Token):
+                                # Only buffered: the write runs later, off the loop, so
+                                # the consumer paints this token before any store write.
+                                self._writer.add(out.text, out.kind)
+                            yield out
+                finally:
+                    await self._cancel_pending()  # before closing: it may be running `events`
+                    await _aclose(events)
+        except (asyncio.CancelledError, GeneratorExit):
+            self._conclude_cancelled()
+            raise
+        except Exception as error:
+            self._conclude_error(error)
+            raise
+        finally:
+            await self._save()
+        assert self.finished is not None
+        yield self.finished
+
+    async def _store_turn(self) -> Turn:
+        history = self._settings.history
+        self._turn_task = asyncio.ensure_future(history.db.run(self._prepare))
+        # Shielded: if Stop comes now, the messages are still stored and then closed.
+        turn = await asyncio.shield(self._turn_task)
+        self._take_turn(turn)
+        return turn
+
+    def _retrieving(self, turn: Turn) -> bool:
+        knowledge = self._settings.knowledge
+        question = turn.history_and_question()[1]
+        return bool(question) and knowledge is not None and knowledge.enabled(turn.conversation_id)
+
+    async def _retrieve(self, turn: Turn) -> tuple[Passage, ...]:
+        """The retrieving stage: bounded by its budget; past it, no passages."""
+        assert self._settings.knowledge is not None
+        question = turn.history_and_question()[1]
+        found = await self._settings.knowledge.retrieve(question, self._settings.prompt_budget)
+        self.retrieval = found
+        self.timeline.stages[-1].counts = {"passages": len(found.passages), "tokens": found.tokens}
+        return tuple(as_passages(found.passages))
+
+    async def _start(self, turn: Turn, passages: tuple[Passage, ...]) -> None:
+        outgoing = await self._build_request(turn, passages)  # a cascade may ask its classifier
+        self.plan, self._answer_filter = outgoing.plan, outgoing.answer_filter
+        if self.plan.decision is not None:  # a cascade's route: part of this stage
+            mark_route(self.timeline, self.plan.route, self.plan.decision)
+        self.request = self.plan.request()
+        timeouts = StreamTimeouts(first_byte_s=None, stall_s=self._settings.stall_timeout_s)
+        settings = self._settings
+        limit = first_token_limit(
+            self.plan, settings.fallback_after_s, settings.first_token_timeout_s
+        )
+        stream = answer_stream(self.plan, timeouts, self._take_fallback, limit)
+        stream.timeline = self.timeline
+        self._stream = stream
+        self._waiting_since = asyncio.get_running_loop().time()
+
+    def _take_fallback(self, fell_back: FellBack) -> None:
+        self.fell_back, self.plan = fell_back, fell_back.plan
+        self.request = fell_back.plan.request()
+        self._waiting_since = asyncio.get_running_loop().time()  # its own Keep waiting
+
+    def _take_turn(self, turn: Turn) -> None:
+        self._turn = turn
+        self.conversation_id = turn.conversation_id
+        self.user_message_id = turn.user_message_id
+        self.assistant_message_id = turn.assistant_message_id
+        self._writer = AnswerWriter(
+            self._settings.history, turn.assistant_message_id, self._settings.flush_interval_s
+        )
+
+    async def _wait_for_item(self, events: AsyncIterator[StreamEvent]) -> Item:
+        """Before the first token: the next stream event (None at its end), or a notice
+        when a timer fires first: SlowStart, or a stage change reported by the warmer.
+        The read runs in a task so that a timer never cancels it."""
+        while True:
+            if self._pending is None:
+                self._pending = asyncio.ensure_future(anext(events, None))
+            done, _ = await asyncio.wait({self._pending}, timeout=self._wait_step())
+            if done:
+                pending, self._pending = self._pending, None
+                return pending.result()
+            notice = self._notice_while_waiting()
+            if notice is not None:
+                return notice
+
+    def _wait_step(self) -> float | None:
+        steps: list[float] = []
+        if not self._slow_start_sent:
+            elapsed = asyncio.get_running_loop().time() - self._waiting_since
+            steps.append(max(0.0, self._settings.first_token_timeout_s - elapsed))
+        if self._loading.polls:
+            steps.append(MODEL_STATE_POLL_S)
+        return min(steps) if steps else None
+
+    def _notice_while_waiting(self) -> SlowStart | StageChanged | None:
+        waited = asyncio.get_running_loop().time() - self._waiting_since
+        if not self._slow_start_sent and waited >= self._settings.first_token_timeout_s:
+            self._slow_start_sent = True
+            return SlowStart(waited)
+        if self._loading.polls:
+            stage = self._loading.stage()
+            if stage is not self._stage:
+                return self._enter(stage)
+        return None
+
+    async def _cancel_pending(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None and not pending.done():
+            pending.cancel()  # the stream sees CancelledError and closes the response
+            await asyncio.wait({pending})
+
+    # ---- events -----------------------------------------------------------------------
+
+    def _on_item(self, item: Item) -> list[SessionEvent]:
+        if type(item) is Token:  # the common case first: this runs for every token
+            if self._answer_filter is not None and item.kind is TokenKind.ANSWER:
+                shown = self._answer_filter(item.text)
+                if not shown:
+                    return []
+                item = item if shown == item.text else Token(shown, item.kind)
+            thinking = item.kind is TokenKind.THINKING
+            (self._thinking_parts if thinking else self._text_parts).append(item.text)
+            stage = Stage.THINKING if thinking else Stage.ANSWERING
+            if stage is self._stage:
+                return [item]
+            return [self._enter(stage, self.timeline.tokens[-1].at_ns), item]
+        if isinstance(item, SlowStart | StageChanged):
+            return [item]
+        if isinstance(item, Prefill):  # the server is reading the prompt: loaded
+            self._loading.prompt_started = True
+            if self._stage is Stage.LOADING:
+                return [self._enter(Stage.UNDERSTANDING, self.timeline.prefill_ns)]
+            return []
+        if isinstance(item, Done):
+            self._conclude(Outcome.COMPLETE, length_cut=item.reason is DoneReason.LENGTH)
+        elif isinstance(item, Failed):
+            self._conclude_failed(item.error)
+        elif item is None:  # a stream always ends with Done or Failed; be safe anyway
+            self._conclude(Outcome.INTERRUPTED, "The answer ended without finishing.")
+        return []
+
+    def _first_stage(self) -> Stage:
+        return self._loading.stage()
+
+    def _enter(self, stage: Stage, at_ns: int | None = None) -> StageChanged:
+        at = at_ns if at_ns is not None else now_ns()
+        if stage is Stage.LOADING and self._stage is Stage.UNDERSTANDING:
+            at = self._loading.relabel(self.timeline.stages[-1])  # it was loading all along
+        self.timeline.enter_stage(stage.value, at)
+        if stage is Stage.LOADING and self._stage is not Stage.LOADING:
+            self._loading.expect(self.timeline.stages[-1])
+        self._stage = stage
+        return StageChanged(stage, at)
+
+    # ---- how it ended -----------------------------------------------------------------
+
+    def _conclude_failed(self, error: Exception) -> None:
+        if isinstance(error, BackendUnreachable):
+            outcome = Outcome.UNREACHABLE
+        else:
+            outcome = Outcome.INTERRUPTED if self._has_new_text() else Outcome.FAILED
+        self._conclude(outcome, _sentence(error))
+
+    def _conclude_cancelled(self) -> None:
+        if self.finished is not None:
+            return
+        if self._slow_start_sent and not self._has_new_text():
+            waited = self._settings.first_token_timeout_s
+            self._conclude(
+                Outcome.TIMED_OUT,
+                f"No answer arrived within {waited:.1f} s, and the request was cancelled.",
+            )
+        else:
+            self._conclude(Outcome.STOPPED)
+
+    def _conclude_error(self, error: Exception) -> None:
+        if self.finished is None:
+            log.exception("the generation failed")
+            outcome = Outcome.INTERRUPTED if self._has_new_text() else Outcome.FAILED
+            self._conclude(outcome, _sentence(error))
+
+    def _has_new_text(self) -> bool:
+        return bool(self._text_parts or self._thinking_parts)
+
+    def _conclude(
+        self, outcome: Outcome, error_message: str = "", length_cut: bool = False
+    ) -> None:
+        self.timeline.close_stages()
+        turn = self._turn
+        text = (turn.prior_text if turn else "") + "".join(self._text_parts)
+        thinking = (turn.prior_thinking if turn else "") + "".join(self._thinking_parts)
+        self.finished = Finished(
+            outcome=outcome,
+            text=text,
+            thinking=thinking,
+            error_message=error_message,
+            next_steps=next_steps(
+                outcome,
+                has_text=bool(text or thinking),
+                length_cut=length_cut,
+                has_fallback=self.plan is not None and self.plan.fallback is not None,
+                is_local=self.plan is not None and self.plan.route.is_local,
+            ),
+            metrics=self._metrics(),
+            message_id=self.assistant_message_id,
+        )
+
+    def _metrics(self) -> RequestMetrics:
+        stream = self._stream
+        if stream is None:
+            return RequestMetrics()
+        return compute_metrics(
+            self.timeline, stream.usage, stream.server_timings, self._settings.thresholds
+        )
+
+    # ---- saving -----------------------------------------------------------------------
+
+    async def _save(self) -> None:
+        """The message's end state and the request's metrics; once, shielded."""
+        if self._saved or self.finished is None:
+            return
+        self._saved = True
+        try:
+            await asyncio.shield(self._save_now(self.finished))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("could not save the end of the answer")
+
+    async def _save_now(self, finished: Finished) -> None:
+        if self._writer is None and self._turn_task is not None:
+            await asyncio.wait({self._turn_task})  # Stop came while the turn was stored
+            if not self._turn_task.cancelled() and self._turn_task.exception() is None:
+                self._take_turn(self._turn_task.result())
+                self._conclude(finished.outcome, finished.error_message)  # now with its ids
+                assert self.finished is not None
+                finished = self.finished
+        if self._writer is not None:
+            await self._writer.finish(self._stored_state(finished), finished.error_message)
+            if answered := changed_answerer(self._turn, self.route):  # a fallback's model
+                await self._settings.history.db.run(name_answerer, self._settings.history, answered)
+        load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
+        self._loading.server_loaded(load_ms)
+        metrics_store = self._settings.metrics_store
+        route = self.route
+        if metrics_store is not None and self._stream is not None and route is not None:
+            record = functools.partial(
+                metrics_store.record,
+                finished.metrics,
+                server=route.server_name,
+                model=route.model,
+                outcome=finished.outcome.value,
+                message_id=self.assistant_message_id,
+                cold=self.cold,
+                stages=stage_record(self.timeline, self.retrieval),
+            )
+            # A full disk: the figures wait for room too (None until then).
+            self.metrics_record_id = await saving.run_or_keep(metrics_store.db, record)
+
+    def _stored_state(self, finished: Finished) -> MessageState:
+        turn = self._turn
+        state = MessageState.for_outcome(finished.outcome.value)
+        if state is MessageState.FAILED and turn is not None and turn.prior_state is not None:
+            if turn.prior_text or turn.prior_thinking:
+                return turn.prior_state  # a failed Continue leaves the answer as it was
+        return state
+
+    # ---- when the consumer goes away without closing us ---------------------------------
+
+    def _watch_consumer(self) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            task.add_done_callback(self._consumer_done)
+
+    def _consumer_done(self, _: object) -> None:
+        # The ui's task ended (it dropped us) while we were suspended at a yield.
+        if self._conclude_abandoned():
+            self._closing = asyncio.ensure_future(self.aclose())
+
+    async def abandon(self) -> None:
+        """The consumer was cancelled between two events (Stop landed while it was
+        not waiting on us): finish as stopped, close the stream (the server stops) and
+        save the end, all before returning."""
+        if self._conclude_abandoned():
+            await asyncio.shield(self.aclose())
+
+    def _conclude_abandoned(self) -> bool:
+        """Set `finished` now, if the run was left at a yield; True if it was."""
+        if self.finished is not None or self._iterator is None:
+            return False
+        self._conclude_cancelled()
+        return True
+
+
+def _sentence(error: Exception) -> str:
+    if isinstance(error, TachyError):
+        return error.user_message
+    return f"Something went wrong: {error}" if str(error) else type(error).__name__
+
+
+async def _aclose(iterator: AsyncIterator[StreamEvent]) -> None:
+    close = getattr(iterator, "aclose", None)
+    if close is not None:
+        await close()

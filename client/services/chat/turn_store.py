@@ -1,0 +1,187 @@
+"""Storing the messages of one turn, and reading the context that answers it.
+
+Each function here runs on the database's worker thread (one `db.run` call, one
+transaction) before the request is sent, so a turn costs one hop off the loop. The
+context is the conversation's active path, as the user sees it; what of it is sent
+(system prompt, budget) is client.services.planning.planner's decision.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+from client.core.conversation import ChatMessage, Role
+from client.store.history import HistoryStore, MessageState, StoredMessage
+
+if TYPE_CHECKING:
+    from client.services.planning.planner import Route
+
+TITLE_CHARS = 60
+
+
+@dataclass(slots=True)
+class Turn:
+    """The stored messages of one request and the context to send."""
+
+    conversation_id: int
+    user_message_id: int | None
+    assistant_message_id: int
+    context: list[ChatMessage]  # the stored conversation, up to the question
+    context_ids: list[int | None]  # the stored message of each
+    prior_text: str = ""  # Continue: the text already in the message
+    prior_thinking: str = ""
+    prior_state: MessageState | None = None  # Continue: the state before it resumed
+    origin: Origin | None = None  # who the answer was stored as written by (None: Continue)
+
+    def history_and_question(self) -> tuple[list[ChatMessage], str]:
+        """The messages before the question, and the question's text."""
+        if self.context and self.context[-1].role == "user":
+            return self.context[:-1], self.context[-1].content
+        return self.context, ""  # no question stored (a bare Continue): nothing new
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Who answers: written on the assistant message and the conversation."""
+
+    server: str
+    model: str
+    route: str = ""  # a cascade's "fast" or "strong"
+
+
+@dataclass(frozen=True, slots=True)
+class Answerer:
+    """A stored answer, and who really wrote it."""
+
+    message_id: int
+    origin: Origin
+
+
+def title_for(question: str) -> str:
+    first_line = question.strip().splitlines()[0] if question.strip() else ""
+    if len(first_line) <= TITLE_CHARS:
+        return first_line
+    return first_line[: TITLE_CHARS - 1].rstrip() + "…"
+
+
+def context_of(path: list[StoredMessage]) -> tuple[list[ChatMessage], list[int | None]]:
+    """Stored messages as the model sees them, and their ids. Empty messages (an
+    answer that failed before any text) are left out."""
+    kept = [m for m in path if m.content]
+    messages = [ChatMessage(cast(Role, m.role), m.content) for m in kept]
+    ids: list[int | None] = [m.id for m in kept]
+    return messages, ids
+
+
+def ask(
+    history: HistoryStore,
+    conversation_id: int | None,
+    question: str,
+    system: str | None,
+    origin: Origin,
+) -> Turn:
+    """A new question at the end of the shown conversation (a new one when None)."""
+    with history.db.transaction():
+        path: list[StoredMessage] = []
+        if conversation_id is None:
+            conversation = history.create_conversation(
+                title_for(question), server=origin.server, model=origin.model
+            )
+            conversation_id = conversation.id
+        else:
+            path = history.active_path(conversation_id)
+        if not path and system:
+            path = [history.add_message(conversation_id, "system", system)]
+        parent_id = path[-1].id if path else None
+        user = history.add_message(conversation_id, "user", question, parent_id=parent_id)
+        assistant = _add_answer(history, user, origin)
+        context, context_ids = context_of([*path, user])
+        return Turn(conversation_id, user.id, assistant.id, context, context_ids, origin=origin)
+
+
+def answer_again(history: HistoryStore, assistant_message_id: int, origin: Origin) -> Turn:
+    """A new answer beside an existing one (regenerate, retry); the old one is kept."""
+    with history.db.transaction():
+        old = _message(history, assistant_message_id, "assistant")
+        if old.parent_id is None:
+            raise ValueError(f"message {assistant_message_id} answers no question")
+        user = _message(history, old.parent_id, "user")
+        return _answer_under(history, user, origin)
+
+
+def edit_question(
+    history: HistoryStore, user_message_id: int, new_text: str, origin: Origin
+) -> Turn:
+    """The edited question as a new branch beside the old one, and its answer."""
+    with history.db.transaction():
+        old = _message(history, user_message_id, "user")
+        user = history.add_message(old.conversation_id, "user", new_text, parent_id=old.parent_id)
+        return _answer_under(history, user, origin)
+
+
+def resume(history: HistoryStore, assistant_message_id: int) -> Turn:
+    """Continue a stopped or interrupted answer: it streams again into the same message."""
+    with history.db.transaction():
+        message = _message(history, assistant_message_id, "assistant")
+        history.set_active(message.id)
+        history.set_state(message.id, MessageState.STREAMING, "")
+        path = history.active_path(message.conversation_id)
+        before = path[: [m.id for m in path].index(message.id)]
+        context, context_ids = context_of(before)
+        return Turn(
+            conversation_id=message.conversation_id,
+            user_message_id=message.parent_id,
+            assistant_message_id=message.id,
+            context=context,
+            context_ids=context_ids,
+            prior_text=message.content,
+            prior_thinking=message.thinking,
+            prior_state=message.state,
+        )
+
+
+def _add_answer(history: HistoryStore, user: StoredMessage, origin: Origin) -> StoredMessage:
+    return history.add_message(
+        user.conversation_id,
+        "assistant",
+        "",
+        parent_id=user.id,
+        state=MessageState.STREAMING,
+        server=origin.server or None,
+        model=origin.model,
+        route=origin.route or None,
+    )
+
+
+def _answer_under(history: HistoryStore, user: StoredMessage, origin: Origin) -> Turn:
+    assistant = _add_answer(history, user, origin)
+    path = history.active_path(user.conversation_id)
+    context, context_ids = context_of(path[:-1])
+    return Turn(user.conversation_id, user.id, assistant.id, context, context_ids, origin=origin)
+
+
+def changed_answerer(turn: Turn | None, route: Route | None) -> Answerer | None:
+    """Who wrote the answer, when not the model stored with it before the request (the
+    other model took over after a failure, or the classifier chose it); else None."""
+    if turn is None or route is None or turn.origin is None:
+        return None
+    answered = Origin(route.server_name, route.model, route.tier)
+    return Answerer(turn.assistant_message_id, answered) if answered != turn.origin else None
+
+
+def name_answerer(history: HistoryStore, answerer: Answerer) -> None:
+    """Name on the stored answer the model that wrote it."""
+    origin = answerer.origin
+    history.set_answerer(
+        answerer.message_id, origin.server or None, origin.model, origin.route or None
+    )
+
+
+def _message(history: HistoryStore, message_id: int, role: str) -> StoredMessage:
+    message = history.get_message(message_id)
+    if message is None:
+        raise KeyError(f"no message {message_id}")
+    if message.role != role:
+        raise ValueError(f"message {message_id} is a {message.role} message, not {role}")
+    return message

@@ -1,0 +1,474 @@
+"""What the latency HUD shows, computed without Qt.
+
+- `LiveStream` (in client/services/hud/hud_live.py): the current reply's
+  token stamps and the live series the plots draw.
+- `RequestBook`: every request of this session plus those loaded from the metrics store,
+  the TTFT series coloured by tier, and running mean / P50 / P95 / P99 per scope.
+- `build_waterfall()`: client-measured phases of one request beside the server's own
+  timings, with the difference attributed to transport + queue.
+- `export_json()` / `export_csv()`: the shown requests under the names `tachy metrics
+  --format json` and `tachy bench --json` use.
+
+"Token" in the live series means a token-bearing chunk, as in DESIGN.md's itl_ms: the
+count of real tokens is only known when the server reports it at the end.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from client.core.metrics import NS_PER_MS, SCALAR_FIELDS, RequestMetrics
+from client.core.stats import Summary, summarize
+from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
+from client.core.timeline import RequestTimeline
+from client.services.cascade.route_record import RouteNote, route_note
+from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
+
+P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
+COLD_LOAD_MS = 100.0  # a server-reported model load this long marks the request cold
+
+STAT_FIELDS = ("ttft_ms", "tpot_ms", "tokens_per_s")  # what the HUD's table shows
+
+# A row's figures, named as the {fields} of its label: (("cached", 1400), ("computed", 93)).
+# The label stays a fixed template, so the window can translate it and write the
+# figures in its own locale; `english()` fills it in for the command line and tests.
+Figures = tuple[tuple[str, int], ...]
+
+
+def english(label: str, figures: Figures) -> str:
+    """A label with its figures written in, digits grouped: "… 1,400 cached + 93 …"."""
+    return label.format(**{name: f"{value:,}" for name, value in figures}) if figures else label
+
+
+class StageSpan(NamedTuple):
+    name: str  # a stage's name, or a label template when it has figures
+    start_ms: float
+    end_ms: float | None
+    figures: Figures = ()
+    note: RouteNote | None = None  # a cascade's route decision, made during this stage
+
+
+class Scope(StrEnum):
+    SESSION = "session"  # requests since the app started
+    MODEL = "model"  # every stored request of the current model
+    LAST_N = "last_n"  # the last N requests, whatever the model
+
+
+@dataclass(slots=True)
+class HudRecord:
+    time: float  # unix seconds
+    server: str = ""
+    model: str = ""
+    ttft_ms: float | None = None
+    ttfo_ms: float | None = None
+    tpot_ms: float | None = None
+    tokens_per_s: float | None = None
+    e2el_ms: float | None = None
+    headers_ms: float | None = None
+    paint_ms: float | None = None
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    output_tokens_estimated: bool = False
+    chunks: int = 0
+    cold: bool = False
+    outcome: str = ""
+    message_id: int | None = None
+    from_history: bool = False
+    stages: list[StageSpan] = field(default_factory=list)
+    server_timings: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def tier(self, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> Tier | None:
+        return thresholds.tier_of(self.ttft_ms) if self.ttft_ms is not None else None
+
+    def export_row(self, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> dict[str, Any]:
+        tier = self.tier(thresholds)
+        row = {name: getattr(self, name) for name in EXPORT_FIELDS if name not in _DERIVED}
+        row["time"] = datetime.fromtimestamp(self.time, UTC).isoformat(timespec="milliseconds")
+        row["time_unix"] = self.time
+        row["tier"] = tier.value if tier else None
+        return {name: row[name] for name in EXPORT_FIELDS}
+
+
+_DERIVED = {"time", "time_unix", "tier"}
+
+
+def record_from_request(
+    metrics: RequestMetrics,
+    timeline: RequestTimeline | None,
+    *,
+    at: float,
+    model: str,
+    server: str,
+    cold: bool,
+    outcome: str,
+    message_id: int | None = None,
+) -> HudRecord:
+    load = metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
+    return HudRecord(
+        time=at,
+        server=server,
+        model=model,
+        # The tier is not kept: it follows the thresholds in force when it is shown.
+        **{name: getattr(metrics, name) for name in SCALAR_FIELDS if name != "tier"},
+        cold=cold or load >= COLD_LOAD_MS,
+        outcome=outcome,
+        message_id=message_id,
+        stages=stages_from_timeline(timeline) if timeline else [],
+        server_timings={k: dict(v) for k, v in metrics.server.items()},
+    )
+
+
+def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
+    origin = timeline.request_written_ns
+    if origin is None:
+        return []
+    return [
+        stage_span(
+            s.name,
+            s.counts or {},
+            (s.start_ns - origin) / NS_PER_MS,
+            None if s.end_ns is None else (s.end_ns - origin) / NS_PER_MS,
+        )
+        for s in timeline.stages
+    ]
+
+
+RETRIEVING_COUNTED = "retrieving · {passages} passages, {tokens} tokens"
+
+
+def stage_span(
+    name: str, counts: Mapping[str, Any], start_ms: float, end_ms: float | None
+) -> StageSpan:
+    """A stage's row in the waterfall: the retrieving stage says what it added; a
+    cascade's understanding stage, its route."""
+    if name == "retrieving" and "passages" in counts:
+        passages, tokens = _count(counts["passages"]), _count(counts.get("tokens"))
+        figures = (("passages", passages), ("tokens", tokens))
+        return StageSpan(RETRIEVING_COUNTED, start_ms, end_ms, figures)
+    return StageSpan(name, start_ms, end_ms, note=route_note(counts))
+
+
+def _count(value: Any) -> int:
+    number = _num(value)
+    return int(number) if number is not None else 0
+
+
+def record_from_stored(stored: Any) -> HudRecord:
+    """A row from the MetricsStore (a mapping or an object with the column names)."""
+
+    def get(name: str, default: Any = None) -> Any:
+        if isinstance(stored, Mapping):
+            return stored.get(name, default)
+        return getattr(stored, name, default)
+
+    when = get("time", 0.0)
+    if isinstance(when, datetime):
+        when = when.timestamp()
+    return HudRecord(
+        time=float(when or 0.0),
+        server=str(get("server") or ""),
+        model=str(get("model") or ""),
+        ttft_ms=_num(get("ttft_ms")),
+        ttfo_ms=_num(get("ttfo_ms")),
+        tpot_ms=_num(get("tpot_ms")),
+        tokens_per_s=_num(get("tokens_per_s")),
+        e2el_ms=_num(get("e2el_ms")),
+        headers_ms=_num(get("headers_ms")),
+        paint_ms=_num(get("paint_ms")),
+        prompt_tokens=_int(get("prompt_tokens")),
+        output_tokens=_int(get("output_tokens")),
+        output_tokens_estimated=bool(get("output_tokens_estimated", False)),
+        chunks=_int(get("chunks")) or 0,
+        cold=bool(get("cold", False)),
+        outcome=str(get("outcome") or ""),
+        message_id=_int(get("message_id")),
+        from_history=True,
+        stages=_stored_stages(get("stages")),
+        server_timings=_stored_timings(get("server_timings")),
+    )
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return None if math.isnan(value) else float(value)
+
+
+def _int(value: Any) -> int | None:
+    number = _num(value)
+    return int(number) if number is not None else None
+
+
+def _json(value: Any) -> Any:
+    if isinstance(value, str | bytes):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None
+    return value
+
+
+def _stored_stages(value: Any) -> list[StageSpan]:
+    """Stages as stored: [{"stage" or "name", "start_ms", "end_ms"}] or {name: [start, end]}."""
+    value = _json(value)
+    stages: list[StageSpan] = []
+    items: Iterable[Any] = value.items() if isinstance(value, Mapping) else value or []
+    for item in items:
+        counts: Mapping[str, Any] = {}
+        if isinstance(item, Mapping):
+            name, counts = item.get("stage", item.get("name")), item
+            start, end = item.get("start_ms"), item.get("end_ms")
+        elif isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[1], list):
+            name, (start, end) = item[0], [*item[1], None, None][:2]
+        else:
+            continue
+        begin = _num(start)
+        if isinstance(name, str) and begin is not None:
+            stages.append(stage_span(name, counts, begin, _num(end)))
+    return stages
+
+
+def _stored_timings(value: Any) -> dict[str, dict[str, float]]:
+    value = _json(value)
+    if not isinstance(value, Mapping):
+        return {}
+    return {
+        str(source): {str(k): float(v) for k, v in values.items() if _num(v) is not None}
+        for source, values in value.items()
+        if isinstance(values, Mapping)
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeStats:
+    n: int  # requests in scope (after excluding cold ones, if asked)
+    summaries: dict[str, Summary | None]  # by metric name; p99 is NaN below P99_MIN_N
+
+    def shown_p99(self, name: str) -> float | None:
+        summary = self.summaries.get(name)
+        return summary.p99 if summary and summary.n >= P99_MIN_N else None
+
+
+class RequestBook:
+    """Every request the HUD knows about, oldest first."""
+
+    def __init__(self, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> None:
+        self.records: list[HudRecord] = []
+        self.thresholds = thresholds
+
+    def add(self, record: HudRecord) -> None:
+        self.records.append(record)
+
+    def load_history(self, records: Iterable[HudRecord]) -> None:
+        """Past requests go before this session's, in time order."""
+        self.records = sorted([*records, *self.records], key=lambda r: r.time)
+
+    def in_scope(
+        self, scope: Scope, *, model: str = "", last_n: int = 50, exclude_cold: bool = False
+    ) -> list[HudRecord]:
+        if scope is Scope.SESSION:
+            chosen = [r for r in self.records if not r.from_history]
+        elif scope is Scope.MODEL:
+            chosen = [r for r in self.records if r.model == model]
+        else:
+            chosen = self.records[-last_n:] if last_n > 0 else []
+        return [r for r in chosen if not (exclude_cold and r.cold)]
+
+    def stats(self, records: list[HudRecord]) -> ScopeStats:
+        return ScopeStats(
+            n=len(records),
+            summaries={
+                name: summarize(getattr(r, name) for r in records) for name in SUMMARY_FIELDS
+            },
+        )
+
+    def ttft_series(
+        self, records: list[HudRecord]
+    ) -> tuple[np.ndarray, np.ndarray, list[Tier], list[bool]]:
+        """x = request number (1-based in the list), y = ttft_ms, tier, cold; no-ttft skipped."""
+        shown = [(i + 1, r) for i, r in enumerate(records) if r.ttft_ms is not None]
+        x = np.array([i for i, _ in shown], dtype=np.float64)
+        y = np.array([r.ttft_ms for _, r in shown], dtype=np.float64)
+        tiers = [self.thresholds.tier_of(r.ttft_ms) for _, r in shown]  # type: ignore[arg-type]
+        return x, y, tiers, [r.cold for _, r in shown]
+
+    def find_message(self, message_id: int) -> HudRecord | None:
+        return next((r for r in reversed(self.records) if r.message_id == message_id), None)
+
+
+# -- tier view ----------------------------------------------------------------------
+
+TIER_BEHAVIOUR = {
+    Tier.INSTANT: "nothing: the reply feels instant",
+    Tier.FAST: "nothing: the reply came before the typing indicator",
+    Tier.TYPING: "typing indicator",
+    Tier.SLOW: "stages (understanding, thinking, answering)",
+}
+
+
+# -- waterfall ----------------------------------------------------------------------
+
+
+ROUTE_DECISION = "route decision"  # a cascade's: the rules' moment, or the classifier's wait
+
+
+@dataclass(frozen=True, slots=True)
+class WaterfallRow:
+    label: str  # a fixed name, or a template whose {fields} are the figures
+    start_ms: float
+    end_ms: float  # == start_ms for a moment (drawn as a tick)
+    side: str  # "client", "server" or "difference"
+    figures: Figures = ()
+    note: RouteNote | None = None  # a cascade's route, on its stage and its decision's row
+
+    @property
+    def text(self) -> str:
+        return english(self.label, self.figures)
+
+
+@dataclass(slots=True)
+class Waterfall:
+    rows: list[WaterfallRow]
+    server_source: str | None = None
+    server_ttft_ms: float | None = None  # the server's own time to its first token
+    transport_and_queue_ms: float | None = None  # client ttft minus server ttft
+
+
+def build_waterfall(record: HudRecord) -> Waterfall:
+    """Client rows from the request's stamps; server rows anchored so the server's first
+    token lands on the client's (their clocks cannot be compared, only durations)."""
+    rows = _client_rows(record)
+    fall = Waterfall(rows)
+    if record.ttft_ms is None:
+        return fall
+    for source, build in (("ollama", _ollama), ("llamacpp", _llamacpp), ("vllm", _vllm)):
+        values = record.server_timings.get(source)
+        if values:
+            server_rows, server_ttft = build(values, record.ttft_ms)
+            if server_rows:
+                fall.server_source = source
+                fall.server_ttft_ms = server_ttft
+                rows.extend(server_rows)
+                break
+    if fall.server_ttft_ms is not None:
+        fall.transport_and_queue_ms = record.ttft_ms - fall.server_ttft_ms
+        rows.append(
+            WaterfallRow(
+                "transport + queue", 0.0, max(fall.transport_and_queue_ms, 0.0), "difference"
+            )
+        )
+    return fall
+
+
+def _client_rows(r: HudRecord) -> list[WaterfallRow]:
+    rows = [WaterfallRow("request written", 0.0, 0.0, "client")]
+    if r.headers_ms is not None:
+        rows.append(WaterfallRow("response headers", 0.0, r.headers_ms, "client"))
+    for name, start, end, figures, note in r.stages:
+        stop = end if end is not None else (r.e2el_ms if r.e2el_ms is not None else start)
+        rows.append(WaterfallRow(name, start, stop, "client", figures, note))
+        if note is not None and note.decided_ms is not None and note.decided_at_ms is not None:
+            decided = start + note.decided_at_ms  # the rules: a moment; the classifier: its wait
+            begun = decided - note.decided_ms
+            rows.append(WaterfallRow(ROUTE_DECISION, begun, decided, "client", note=note))
+    if r.ttft_ms is not None:
+        rows.append(WaterfallRow("first token", r.ttft_ms, r.ttft_ms, "client"))
+    if r.e2el_ms is not None:
+        rows.append(WaterfallRow("last token", r.e2el_ms, r.e2el_ms, "client"))
+    if r.ttft_ms is not None and r.paint_ms is not None:
+        rows.append(WaterfallRow("painted", r.ttft_ms, r.ttft_ms + r.paint_ms, "client"))
+    return rows
+
+
+def _ollama(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
+    load = v.get("load_duration_ms", 0.0)
+    prefill = v.get("prompt_eval_duration_ms", 0.0)
+    rows = []
+    if load:
+        rows.append(
+            WaterfallRow("server: model load", ttft - prefill - load, ttft - prefill, "server")
+        )
+    rows.append(WaterfallRow("server: prompt processing", ttft - prefill, ttft, "server"))
+    if "eval_duration_ms" in v:
+        rows.append(
+            WaterfallRow("server: generation", ttft, ttft + v["eval_duration_ms"], "server")
+        )
+    return rows, load + prefill
+
+
+PROMPT_CACHED = "server: prompt {cached} cached + {computed} computed"
+DRAFTS_ACCEPTED = "server: {drafted} drafted, {accepted} accepted"
+
+
+def _llamacpp(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
+    if "prompt_ms" not in v:
+        return [], None
+    start = ttft - v["prompt_ms"]
+    rows = [WaterfallRow("server: prompt processing", start, ttft, "server")]
+    if "prompt_n" in v and "cache_n" in v:
+        # What warming is for: the prompt tokens the cache spared against those computed.
+        figures = (("cached", int(v["cache_n"])), ("computed", int(v["prompt_n"])))
+        rows.append(WaterfallRow(PROMPT_CACHED, start, start, "server", figures))
+    if "predicted_ms" in v:
+        rows.append(WaterfallRow("server: generation", ttft, ttft + v["predicted_ms"], "server"))
+    if v.get("draft_n"):  # speculative decoding: how many guessed tokens the model kept
+        figures = (("drafted", int(v["draft_n"])), ("accepted", int(v.get("draft_n_accepted", 0))))
+        rows.append(WaterfallRow(DRAFTS_ACCEPTED, ttft, ttft, "server", figures))
+    return rows, v["prompt_ms"]
+
+
+def _vllm(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
+    """vLLM's per-request metrics: wall-clock seconds taken in the server's process."""
+    arrival, first = v.get("arrival_time"), v.get("first_token_time")
+    if arrival is None or first is None:
+        return [], None
+    server_ttft = (first - arrival) * 1000.0
+    start = ttft - server_ttft
+    rows = []
+    if "time_in_queue" in v:
+        queue_end = start + v["time_in_queue"] * 1000.0
+        rows.append(WaterfallRow("server: queue", start, queue_end, "server"))
+    if "first_scheduled_time" in v:
+        scheduled = start + (v["first_scheduled_time"] - arrival) * 1000.0
+        rows.append(WaterfallRow("server: prompt processing", scheduled, ttft, "server"))
+    last = v.get("last_token_time", v.get("finished_time"))
+    if last is not None:
+        rows.append(
+            WaterfallRow("server: generation", ttft, ttft + (last - first) * 1000.0, "server")
+        )
+    return rows, server_ttft
+
+
+# -- export -------------------------------------------------------------------------
+
+
+def export_json(records: list[HudRecord], thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> str:
+    """As `tachy metrics --format json`: {"n", "requests": [...oldest first],
+    "ttft_ms": {"n", "mean", "median", "p90", "p95", "p99"}, "ttfo_ms", "tpot_ms",
+    "tokens_per_s", "e2el_ms"}; a summary is null when no request has that value."""
+    out: dict[str, Any] = {"n": len(records)}
+    out["requests"] = [r.export_row(thresholds) for r in records]
+    for name in SUMMARY_FIELDS:
+        summary = summarize(getattr(r, name) for r in records)
+        out[name] = None if summary is None else summary.as_dict()
+    return json.dumps(out, indent=2)
+
+
+def export_csv(records: list[HudRecord], thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=EXPORT_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        row = record.export_row(thresholds)
+        writer.writerow({k: "" if v is None else v for k, v in row.items()})
+    return buffer.getvalue()

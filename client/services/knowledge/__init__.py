@@ -1,0 +1,3 @@
+"""The user's documents: indexing and the retrieving stage.
+May import: servers, planning, storage; client.backends, client.store, client.core.
+"""

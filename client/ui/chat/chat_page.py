@@ -1,0 +1,399 @@
+"""What the chat does: ask, stop, continue, retry, regenerate, edit, switch versions.
+
+The Qt-free ChatSession (client/services/chat/session.py) does the work; this adapts it to
+the widgets of the main window and offers the next steps after every outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QCoreApplication, QLocale, QObject, Signal
+
+from client.services.chat.generation import Generation
+from client.services.chat.session import ChatSession
+from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
+from client.services.chat.shown_history import ShownHistory
+from client.services.planning.router import RouteDecision
+from client.ui.chat.generation_runner import GenerationRunner, temporary_key
+from client.ui.chat.render.answer_footer import footer_text
+from client.ui.chat.render.chat_view import ShownMessage
+from client.ui.chat.render.citations import add_stored_citations
+from client.ui.common.async_errors import report
+from client.ui.common.error_text import error_text
+from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.route_words import tier_label
+
+if TYPE_CHECKING:
+    from client.ui.shell.main_window import MainWindow
+
+# What a stored answer's state offers when its conversation is opened again.
+STOPPED_KEPT = QT_TRANSLATE_NOOP("ChatPage", "This answer was stopped; the text so far is kept.")
+INTERRUPTED_KEPT = QT_TRANSLATE_NOOP(
+    "ChatPage", "This answer was interrupted; the text so far is kept."
+)
+RESUMABLE = {  # the sentences are shown through ChatPage.tr
+    "stopped": (STOPPED_KEPT, (NextStep.CONTINUE, NextStep.RETRY)),
+    "interrupted": (INTERRUPTED_KEPT, (NextStep.CONTINUE, NextStep.RETRY)),
+    "failed": (
+        QT_TRANSLATE_NOOP("ChatPage", "This answer failed."),
+        (NextStep.RETRY, NextStep.EDIT_QUESTION),
+    ),
+}
+NO_SERVER_YET = QT_TRANSLATE_NOOP(
+    "ChatPage", "Starting local model… your question is kept and goes out when it is ready."
+)
+
+
+class ChatPage(QObject):
+    chooseServerRequested = Signal()
+    useLocalRequested = Signal()
+    conversationChanged = Signal(object)  # conversation id or None
+    conversationShown = Signal()  # a stored or a new, empty conversation is on screen
+    timingRequested = Signal(int)  # an answer's id: show its waterfall
+    sessionChanged = Signal(object)  # the ChatSession (the knowledge link attaches to it)
+    answerEnded = Signal(object, int)  # the Generation and its answer's key (cascade label)
+    continueOtherRequested = Signal(int)  # an answer's key (ui/cascade_link.py)
+
+    def __init__(
+        self,
+        window: MainWindow,
+        stored: ShownHistory | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.window = window
+        self.stored = stored or ShownHistory()
+        self.session: ChatSession | None = None
+        self.conversation_id: int | None = None
+        self.runner = GenerationRunner(window.chat_view, window.stage_label, self)
+        self._editing: int | None = None  # the earlier question being edited
+        self._pending_question: str | None = None
+        self._last_question = ""
+        self._question_key: int | None = None
+        self._outcome_key = 0  # the answer the outcome bar's buttons act on
+        self._connect()
+
+    def _connect(self) -> None:
+        w = self.window
+        w.composer.submitted.connect(self.send)
+        w.composer.stopRequested.connect(self.stop)
+        w.send_button.clicked.connect(w.composer.submit)
+        w.stop_button.clicked.connect(self.stop)
+        w.outcome_bar.chosen.connect(self._on_step)
+        w.chat_view.actionRequested.connect(self._on_message_action)
+        self.runner.busyChanged.connect(w.set_busy)
+        self.runner.slowStart.connect(self._on_slow_start)
+        self.runner.ended.connect(self._on_ended)
+        self.runner.conversationKnown.connect(self._on_conversation_known)
+        self.runner.answerStarted.connect(self._on_answer_started)
+
+    # --- the session ---------------------------------------------------------------
+    def set_session(self, session: ChatSession | None) -> None:
+        self.session = session
+        self.sessionChanged.emit(session)
+        if session is not None and self._pending_question is not None:
+            question, self._pending_question = self._pending_question, None
+            self._last_question = question  # already shown in the chat
+            self.window.stage_label.setText("")
+            self._start(partial(session.generate, self.conversation_id, question))
+
+    @property
+    def busy(self) -> bool:
+        return self.runner.busy
+
+    @property
+    def last_question(self) -> str:
+        """The question the running (or last) request asked."""
+        return self._last_question
+
+    # --- asking --------------------------------------------------------------------
+    def send(self, text: str, decision: RouteDecision | None = None) -> None:
+        """Ask `text`; with a cascade, `decision` overrides the router."""
+        text = text.strip()
+        if not text or self.busy:
+            return
+        self.window.composer.clear()
+        self.window.outcome_bar.clear()
+        session = self.session
+        if session is None:
+            if self._pending_question is not None:  # one waiting question at a time
+                self.window.composer.setPlainText(text)
+                return
+            self._pending_question = text
+            self._show_question(text)
+            self.window.stage_label.setText(self.tr(NO_SERVER_YET))
+            return
+        self._last_question = text
+        if self._editing is not None:
+            edited, self._editing = self._editing, None
+            self._truncate_view(edited)
+            self._show_question(text)
+            self._start(partial(session.edit_and_resend, edited, text))
+            return
+        self._show_question(text)
+        self._start(partial(session.generate, self.conversation_id, text, decision=decision))
+
+    def _show_question(self, text: str) -> None:
+        self._question_key = temporary_key()
+        self.window.chat_view.add_message(ShownMessage(self._question_key, "user", text))
+        self.window.chat_view.scroll_to_end()
+
+    def _start(
+        self, make_generation: Callable[[], Generation], answer_key: int | None = None
+    ) -> None:
+        try:
+            generation = make_generation()
+        except Exception as error:  # e.g. the message was deleted meanwhile
+            report(error, "starting a generation")
+            return
+        self.runner.start(generation, answer_key)
+
+    def stop(self) -> None:
+        self.runner.stop()
+
+    def regenerate(self, decision: RouteDecision | None = None) -> None:
+        key, session = self.last_answer_key(), self.session
+        if key is None or self.busy or session is None:
+            return
+        self._last_question = self._question_before(key)
+        self.window.outcome_bar.clear()
+        self._truncate_view(key)
+        self._start(partial(session.regenerate, key, decision))
+
+    def continue_answer(self, key: int, decision: RouteDecision | None = None) -> None:
+        session = self.session
+        if self.busy or session is None:
+            return
+        self.window.outcome_bar.clear()
+        self._start(partial(session.continue_message, key, decision), answer_key=key)
+
+    def retry(self, key: int) -> None:
+        session = self.session
+        if self.busy or session is None:
+            return
+        self.window.outcome_bar.clear()
+        if key <= 0:  # nothing was stored for that answer: ask the question again
+            question_key = self._user_key_before(key)
+            question = self._question_before(key) or self._last_question
+            if question_key is not None:
+                self._truncate_view(question_key)
+            self.send(question)
+            return
+        if self.window.chat_view.has_message(key):
+            self._truncate_view(key)
+        self._start(partial(session.retry, key))
+
+    # --- outcomes ------------------------------------------------------------------
+    def _on_slow_start(self, event: SlowStart) -> None:
+        seconds = QLocale().toString(float(event.waited_s), "f", 1)
+        self.window.outcome_bar.show_steps(
+            self.tr("No answer after {seconds} s. The server may be loading the model.").format(
+                seconds=seconds
+            ),
+            event.next_steps,
+        )
+
+    def _on_answer_started(self) -> None:
+        bar = self.window.outcome_bar
+        if "keep_waiting" in bar.buttons:  # the slow start is over: the answer came
+            bar.clear()
+
+    def _on_ended(self, generation: Generation, key: int) -> None:
+        w = self.window
+        finished = generation.finished
+        self._adopt_ids(generation)
+        self._store_paint_time(generation)
+        w.composer.setFocus()
+        if finished is None:
+            return
+        w.chat_view.set_footer(key, footer_text(finished.metrics))
+        w.stage_label.setText(error_text(finished.error_message))
+        if key > 0 and self.stored.available:
+            self._refresh_version(key)
+        steps = list(finished.next_steps)
+        if steps:
+            # Said once: the status line has the failure's sentence, the bar only what
+            # to do about it (it has its own sentence for a Stop).
+            sentence = _outcome_sentence(finished)
+            w.outcome_bar.show_steps("" if sentence == finished.error_message else sentence, steps)
+            self._outcome_key = key
+        else:
+            w.outcome_bar.clear()
+        self.conversationChanged.emit(self.conversation_id)
+        self.answerEnded.emit(generation, key)
+
+    def _on_conversation_known(self, conversation_id: int) -> None:
+        if self.conversation_id != conversation_id:
+            self.conversation_id = conversation_id
+            self.conversationChanged.emit(conversation_id)
+
+    def _store_paint_time(self, generation: Generation) -> None:
+        record_id = generation.metrics_record_id
+        timeline = generation.timeline
+        if record_id is None or timeline.painted_ns is None:
+            return
+        first = timeline.first_token_ns  # reasoning is painted too: its first chunk counts
+        if first is not None:
+            try:
+                self.stored.set_paint_ms(record_id, (timeline.painted_ns - first) / 1e6)
+            except Exception as error:
+                report(error, "storing the paint time")
+
+    def _adopt_ids(self, generation: Generation) -> None:
+        if generation.conversation_id is not None:
+            self.conversation_id = generation.conversation_id
+        user_id = generation.user_message_id
+        if self._question_key is not None and user_id is not None:
+            self.window.chat_view.rekey(self._question_key, user_id)
+        self._question_key = None
+
+    def _on_step(self, name: str) -> None:
+        key = self._outcome_key
+        if name == NextStep.KEEP_WAITING:
+            return
+        if name == NextStep.CANCEL:
+            self.stop()
+        elif name == NextStep.CONTINUE:
+            self.continue_answer(key)
+        elif name == NextStep.CONTINUE_OTHER:
+            self.continueOtherRequested.emit(key)
+        elif name == NextStep.RETRY:
+            self.retry(key)
+        elif name == NextStep.EDIT_QUESTION:
+            self._edit_question_again(key)
+        elif name == NextStep.CHOOSE_SERVER:
+            self.chooseServerRequested.emit()
+        elif name == NextStep.USE_LOCAL:
+            self.useLocalRequested.emit()
+
+    def _edit_question_again(self, answer_key: int) -> None:
+        question = self._question_before(answer_key) or self._last_question
+        user_key = self._user_key_before(answer_key)
+        if user_key is not None and user_key > 0:
+            self._editing = user_key
+        self.window.composer.put_back(question)
+
+    # --- per-message links: copy is the view's; edit and versions are here ----------
+    def _on_message_action(self, action: str, key: int) -> None:
+        if action == "edit" and not self.busy:
+            self._editing = key if key > 0 else None
+            self.window.composer.put_back(self.window.chat_view.message(key).text)
+        elif action == "timing":
+            self.timingRequested.emit(key)
+        elif action in ("prev", "next"):
+            self.switch_version(key, -1 if action == "prev" else 1)
+
+    def switch_version(self, key: int, step: int) -> None:
+        if not self.stored.available or self.busy:
+            return
+        ids = self.stored.versions(key)
+        if key not in ids:
+            return
+        index = min(max(ids.index(key) + step, 0), len(ids) - 1)
+        self.stored.show_version(ids[index])
+        self.show_conversation(self.conversation_id)
+
+    def _refresh_version(self, key: int) -> None:
+        try:
+            ids = self.stored.versions(key)
+        except Exception as error:
+            report(error, "reading versions")
+            return
+        if key in ids and self.window.chat_view.has_message(key):
+            self.window.chat_view.message(key).version = (ids.index(key) + 1, len(ids))
+            self.window.chat_view.set_state(key, self.window.chat_view.message(key).state)
+
+    # --- conversations -------------------------------------------------------------
+    def show_conversation(self, conversation_id: int | None) -> None:
+        """Show a stored conversation (its active path), or an empty new one."""
+        if self.busy:
+            self.stop()
+        self.conversation_id = conversation_id
+        self._editing = None
+        self.window.outcome_bar.clear()
+        self.window.stage_label.setText("")
+        if conversation_id is None or not self.stored.available:
+            self.window.chat_view.clear_messages()
+            self.conversationShown.emit()
+            return
+        shown = [self._shown(message) for message in self.stored.path(conversation_id)]
+        self._add_footers(shown)
+        self.window.chat_view.set_messages(shown)
+        last = shown[-1] if shown else None
+        if last is not None and last.role == "assistant" and last.state in RESUMABLE:
+            self._outcome_key = last.key
+            sentence, steps = RESUMABLE[last.state]
+            self.window.outcome_bar.show_steps(self.tr(sentence), steps)
+        self.conversationShown.emit()
+
+    def _shown(self, message: Any) -> ShownMessage:
+        version = None
+        if message.role == "assistant":
+            ids = self.stored.versions(message.id)
+            version = (ids.index(message.id) + 1, len(ids)) if len(ids) > 1 else None
+        return ShownMessage(
+            message.id,
+            message.role,
+            message.content,
+            str(message.state),
+            version,
+            thinking=getattr(message, "thinking", "") or "",
+            route=getattr(message, "route", "") or "",
+            model=getattr(message, "model", "") or "",
+        )
+
+    def _add_footers(self, shown: list[ShownMessage]) -> None:
+        """Each stored answer's footer, from its last request's stored metrics."""
+        answers = [m for m in shown if m.role == "assistant"]
+        if not answers:
+            return
+        try:
+            records = self.stored.last_metrics([m.key for m in answers])
+        except Exception as error:  # the chat shows without its footers
+            report(error, "reading the answers' metrics")
+            return
+        for message in answers:
+            record = records.get(message.key)
+            # As the live answer showed it: its figures, then a cascade's route.
+            parts = [footer_text(record), tier_label(message.route, message.model)]
+            message.footer = " · ".join(part for part in parts if part)
+            if record is not None:
+                add_stored_citations(message, record.stages)
+
+    # --- helpers -------------------------------------------------------------------
+    def _truncate_view(self, key: int) -> None:
+        view = self.window.chat_view
+        keys = view.keys()
+        if key not in keys:
+            return
+        kept = [view.message(k) for k in keys[: keys.index(key)]]
+        view.set_messages(kept)
+
+    def last_answer_key(self) -> int | None:
+        view = self.window.chat_view
+        for key in reversed(view.keys()):
+            if view.message(key).role == "assistant":
+                return key if key > 0 else None
+        return None
+
+    def _user_key_before(self, key: int) -> int | None:
+        view = self.window.chat_view
+        keys = view.keys()
+        before = keys[: keys.index(key)] if key in keys else keys
+        for k in reversed(before):
+            if view.message(k).role == "user":
+                return k
+        return None
+
+    def _question_before(self, key: int) -> str:
+        user_key = self._user_key_before(key)
+        return self.window.chat_view.message(user_key).text if user_key is not None else ""
+
+
+def _outcome_sentence(finished: Finished) -> str:
+    if finished.outcome is Outcome.STOPPED:
+        return QCoreApplication.translate("ChatPage", "Stopped. The text so far is kept.")
+    return str(finished.error_message or "")

@@ -1,0 +1,3 @@
+"""How the chat is drawn: one document, a frame per message, safe Markdown, footers.
+May import: ui.common, client.services, client.core; no controllers.
+"""

@@ -1,0 +1,76 @@
+"""A message's text in the chat document: rendered in full, or its streaming tail.
+
+A flush re-renders only the unsettled tail of the streaming message (the text after
+its last blank line outside a code fence); the settled text goes into chunk frames of
+bounded size, so appending costs time in proportion to the new text. The user's own
+words are inserted verbatim; model output is Markdown with HTML off (safe_markdown).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import (
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFrameFormat,
+)
+
+from client.ui.chat.render.blocks import MessageBlock
+from client.ui.chat.render.document import clear_frame, hide, hide_empty_blocks_before_frames
+from client.ui.chat.render.safe_markdown import SettledPoint, insert_markdown
+from client.ui.chat.render.text_formats import soft_cut
+
+CHUNK_CHARS = 1500  # a streaming answer's settled text per chunk frame (see render_tail)
+
+
+def render_full(document: QTextDocument, block: MessageBlock, scheme: str) -> None:
+    cursor = clear_frame(document, block.content)
+    text = block.message.text
+    if block.message.role == "user":
+        cursor.insertText(text, QTextCharFormat())  # the user's own words, verbatim
+    else:
+        _insert_markdown(document, cursor, text, scheme)
+    block.settled = SettledPoint()
+    block.rendered_settled = block.settled.update(text)
+    block.tail_start = -1
+
+
+def render_tail(document: QTextDocument, block: MessageBlock, scheme: str) -> None:
+    text = block.message.text
+    settled = block.settled.update(text)
+    if block.tail_start >= 0:
+        settled = soft_cut(text, max(settled, block.rendered_settled))
+    if block.tail_start < 0:
+        # First flush after the plain first chunk: render everything once.
+        cursor = clear_frame(document, block.content)
+        block.rendered_settled = 0
+        block.chunk = None
+    else:
+        cursor = clear_frame(document, block.content, block.tail_start)
+    if settled > block.rendered_settled:
+        # Settled text goes into chunk frames of bounded size, so a flush's relayout
+        # walks a few chunks and the tail, not every paragraph so far.
+        chunk = block.chunk
+        if chunk is None or chunk.lastPosition() - chunk.firstPosition() > CHUNK_CHARS:
+            chunk = block.chunk = cursor.insertFrame(QTextFrameFormat())
+            hide_empty_blocks_before_frames(document, block.content)
+        chunk_cursor = chunk.lastCursorPosition()
+        if chunk_cursor.block().length() > 1:
+            chunk_cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
+        _insert_markdown(document, chunk_cursor, text[block.rendered_settled : settled], scheme)
+        block.rendered_settled = settled
+        cursor.setPosition(chunk.lastPosition() + 1)  # the block after the chunk
+    block.tail_start = cursor.position()
+    _insert_markdown(document, cursor, text[block.rendered_settled :], scheme)
+
+
+def _insert_markdown(document: QTextDocument, cursor: QTextCursor, text: str, scheme: str) -> None:
+    """Markdown at an empty block, as the final render will show it. Qt keeps that
+    block empty when the text starts with a list, heading or code block, and text
+    that ends in a blank line leaves an empty block (an empty list item after a
+    list): both would show while streaming and vanish at the end."""
+    first = cursor.block()
+    insert_markdown(cursor, text.rstrip("\n"), scheme)
+    if not first.text() and first.next().isValid() and first.next().position() <= cursor.position():
+        hide(document, first)

@@ -1,0 +1,112 @@
+"""Edits on the chat's QTextDocument that know nothing of messages (helpers for
+client.ui.chat.render.chat_view): one layout pass for a group of edits, clearing a frame, hiding
+the empty paragraphs Qt keeps around frames, and reading code blocks back."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from PySide6.QtGui import (
+    QTextBlock,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFrame,
+)
+
+from client.ui.chat.render.safe_markdown import is_code_block
+
+
+@contextmanager
+def one_edit(document: QTextDocument) -> Iterator[None]:
+    """Group edits so the layout hears of them once: without this every edit
+    re-walks the frames of the whole conversation."""
+    cursor = QTextCursor(document)
+    cursor.beginEditBlock()
+    try:
+        yield
+    finally:
+        cursor.endEditBlock()
+
+
+def clear_frame(
+    document: QTextDocument, frame: QTextFrame, start: int | None = None
+) -> QTextCursor:
+    """Remove the frame's text (from `start` on) and return a cursor there, with plain
+    formats; a paragraph hidden as empty is shown again, since it is in use."""
+    cursor = QTextCursor(document)
+    cursor.setPosition(frame.firstPosition() if start is None else start)
+    cursor.setPosition(frame.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
+    cursor.removeSelectedText()
+    cursor.setBlockFormat(QTextBlockFormat())
+    cursor.setCharFormat(QTextCharFormat())
+    if not cursor.block().isVisible():
+        cursor.block().setVisible(True)
+        document.markContentsDirty(cursor.block().position(), 1)
+    return cursor
+
+
+def hide(document: QTextDocument, block: QTextBlock) -> None:
+    block.setVisible(False)
+    document.markContentsDirty(block.position(), block.length())
+
+
+def hide_empty_paragraphs_around(document: QTextDocument, page: QTextFrame) -> None:
+    """Qt keeps an empty paragraph before and after every frame. At the top level
+    (around pages) and at the top of a page they would show as a blank band above
+    the first message and an uneven gap every page; only the ones between messages
+    of a page are the usual spacing."""
+    blocks = [document.findBlock(page.firstPosition())]  # the top of the page
+    iterator = document.rootFrame().begin()
+    while not iterator.atEnd():
+        if iterator.currentFrame() is None:
+            blocks.append(iterator.currentBlock())
+        iterator += 1
+    for block in blocks:
+        if block.isValid() and block.isVisible() and not block.text():
+            hide(document, block)
+
+
+def hide_empty_blocks_before_frames(document: QTextDocument, frame: QTextFrame) -> None:
+    """Qt keeps a paragraph before every frame; before a chunk frame it is empty and
+    would show as a blank line above a streaming answer until its final render."""
+    iterator = frame.begin()
+    previous = None
+    while not iterator.atEnd():
+        child = iterator.currentFrame()
+        if child is not None and previous is not None and previous.isVisible():
+            if not previous.text():
+                hide(document, previous)
+        previous = iterator.currentBlock() if child is None else None
+        iterator += 1
+
+
+def code_runs(document: QTextDocument, frame: QTextFrame) -> list[tuple[int, str]]:
+    """The code blocks in `frame`: (position of the run's last line, its text)."""
+    runs: list[tuple[int, str]] = []
+    lines: list[str] = []
+    block = document.findBlock(frame.firstPosition())
+    while block.isValid() and block.position() < frame.lastPosition():
+        if is_code_block(block.blockFormat()):
+            lines.append(block.text())
+        elif lines:
+            runs.append((block.previous().position(), "\n".join(lines)))
+            lines = []
+        block = block.next()
+    if lines:
+        runs.append((document.findBlock(frame.lastPosition()).position(), "\n".join(lines)))
+    return runs
+
+
+def code_block_text_at(document: QTextDocument, position: int) -> str:
+    """The whole code block around `position` (its consecutive code lines)."""
+    start = document.findBlock(position)
+    while start.previous().isValid() and is_code_block(start.previous().blockFormat()):
+        start = start.previous()
+    lines = []
+    while start.isValid() and is_code_block(start.blockFormat()):
+        lines.append(start.text())
+        start = start.next()
+    return "\n".join(lines)

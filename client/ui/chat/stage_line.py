@@ -1,0 +1,92 @@
+"""What the stage line says while an answer is awaited (the product's waiting rules).
+
+Before the first token: nothing for the first 300 ms; a typing indicator from 300 ms;
+from 1 s the current stage and the time waited. The times come from the request's
+own stamps (RequestTimeline stages), so the line tells the truth about the wait; the
+time left comes from the server's prefill progress, or for a model being loaded from
+how long its loads took before (client/services/chat/loading_stage.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QCoreApplication, QLocale
+
+from client.core.events import Prefill
+from client.core.timeline import RequestTimeline
+from client.services.chat.loading_stage import EXPECTED_MS
+from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+
+TYPING_AFTER_MS = 300
+STAGE_AFTER_MS = 1000
+
+STAGE_WORDS = {
+    "loading": QT_TRANSLATE_NOOP("Waiting", "Loading the model (cold start)"),
+    "understanding": QT_TRANSLATE_NOOP("Waiting", "Reading your question"),
+    "retrieving": QT_TRANSLATE_NOOP("Waiting", "Looking things up"),
+    "thinking": QT_TRANSLATE_NOOP("Waiting", "Thinking"),
+    "answering": QT_TRANSLATE_NOOP("Waiting", "Answering"),
+}
+WORKING = QT_TRANSLATE_NOOP("Waiting", "Working")
+TYPING = QT_TRANSLATE_NOOP("Waiting", "Typing…")
+
+
+def waiting_text(
+    elapsed_ms: float,
+    stage: str | None,
+    prefill: Prefill | None = None,
+    seconds_left: float | None = None,
+) -> str:
+    """The stage line for a request waiting `elapsed_ms` for its first answer token;
+    `prefill` is the server's latest prompt progress, `seconds_left` the rest of it."""
+    if elapsed_ms < TYPING_AFTER_MS:
+        return ""
+    if elapsed_ms < STAGE_AFTER_MS:
+        return QCoreApplication.translate("Waiting", TYPING)
+    words = QCoreApplication.translate(
+        "Waiting", STAGE_WORDS.get(stage or "understanding", WORKING)
+    )
+    if prefill is not None and prefill.to_compute and (stage or "understanding") == "understanding":
+        return _progress_text(words, prefill, seconds_left)
+    seconds = QLocale().toString(elapsed_ms / 1000, "f", 1)
+    text = QCoreApplication.translate("Waiting", "{stage}… {seconds} s").format(
+        stage=words, seconds=seconds
+    )
+    if stage == "loading" and seconds_left is not None and seconds_left > 0:
+        return _with_time_left(text, seconds_left)
+    return text
+
+
+def seconds_left(timeline: RequestTimeline, at_ns: int) -> float | None:
+    """The wait's time left: the prefill's at the server's rate, or the model's load
+    by the time its loads took before (None when not known, or already past it)."""
+    stage = timeline.stages[-1] if timeline.stages else None
+    if stage is None or stage.name != "loading":
+        return timeline.prefill_seconds_left(at_ns)
+    expected = (stage.counts or {}).get(EXPECTED_MS)
+    if not isinstance(expected, int | float):
+        return None
+    left = expected / 1000 - (at_ns - stage.start_ns) / 1e9
+    return left if left > 0 else None
+
+
+def _progress_text(words: str, prefill: Prefill, seconds_left: float | None) -> str:
+    locale = QLocale()
+    text = QCoreApplication.translate(
+        "Waiting", "{stage}… {percent} % ({done} / {total} tokens)"
+    ).format(
+        stage=words,
+        percent=locale.toString(math.floor(prefill.fraction * 100)),
+        done=locale.toString(prefill.computed),
+        total=locale.toString(prefill.to_compute),
+    )
+    if seconds_left is None or prefill.fraction >= 1.0:
+        return text
+    return _with_time_left(text, seconds_left)
+
+
+def _with_time_left(text: str, seconds_left: float) -> str:
+    return QCoreApplication.translate("Waiting", "{progress}, about {seconds} s left").format(
+        progress=text, seconds=QLocale().toString(max(math.ceil(seconds_left), 1))
+    )

@@ -1,0 +1,273 @@
+"""The welcome panel of a new conversation: what runs, what was found, what to try.
+
+It sits above the empty chat, says which server and model the chat goes to (and its
+state: cold, loading, warm), which servers answered on this computer's usual ports,
+offers "Connect a server…", and three starter prompts, one per kind of wait (a
+one-word reply, a long answer, a reasoning question). A click on one sends it. It
+hides as soon as the conversation has a message or the user types, and comes back
+for the next new conversation. With nothing reachable and no local engine it says
+the command that installs one. The facts come from client/services/servers/welcome.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from client.services.servers.welcome import FoundServer, LocalEngineFacts, found_servers, shown_name
+from client.ui.common.async_errors import KeptTasks
+from client.ui.common.locale_text import number
+from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.server_names import shown_name as server_name
+from client.ui.common.tab_order import tab_before
+
+LOCAL_MODEL = "SmolLM2-135M"
+# (what it shows of the wait, the prompt sent); shown through WelcomePanel.tr.
+STARTERS = (
+    (
+        QT_TRANSLATE_NOOP("WelcomePanel", "A one-word reply"),
+        QT_TRANSLATE_NOOP("WelcomePanel", "In one word: what colour is a clear daytime sky?"),
+    ),
+    (
+        QT_TRANSLATE_NOOP("WelcomePanel", "A long answer"),
+        QT_TRANSLATE_NOOP(
+            "WelcomePanel", "Explain in detail, step by step, how a web browser loads a page."
+        ),
+    ),
+    (
+        QT_TRANSLATE_NOOP("WelcomePanel", "A reasoning question"),
+        QT_TRANSLATE_NOOP(
+            "WelcomePanel",
+            "A bat and a ball cost 1.10 together; the bat costs 1.00 more than the ball. "
+            "How much is the ball? Think it through.",
+        ),
+    ),
+)
+MIN_STARTER_WIDTH = 160  # px: a starter's caption and "…" still show
+STARTER_PADDING = 12  # px: the flat button's text margins
+STATE_POLL_MS = 1000  # the model's state (warm · 29 min left) while the panel shows
+
+
+class WelcomePanel(QFrame):
+    starterChosen = Signal(str)
+    connectRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("welcomePanel")
+        self.setAccessibleName(self.tr("Welcome"))
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        layout = QVBoxLayout(self)
+        self.running_label = _label("welcomeRunning", self)
+        self.found_label = _label("welcomeFound", self)
+        self.install_label = _label("welcomeInstall", self)
+        self.install_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.install_label.hide()
+        self.connect_button = QPushButton(self.tr("Connect a server…"), self)
+        self.connect_button.setObjectName("welcomeConnect")
+        self.connect_button.setAccessibleName(self.tr("Connect a server"))
+        self.connect_button.clicked.connect(self.connectRequested)
+        row = QHBoxLayout()
+        row.addWidget(self.connect_button)
+        row.addStretch(1)
+        layout.addWidget(self.running_label)
+        layout.addWidget(self.found_label)
+        layout.addWidget(self.install_label)
+        layout.addLayout(row)
+        layout.addWidget(_label("welcomeTry", self, self.tr("Try one:")))
+        self.starter_buttons: list[QPushButton] = []
+        for caption, prompt in STARTERS:
+            layout.addWidget(self._starter(self.tr(caption), self.tr(prompt)))
+
+    def _starter(self, caption: str, prompt: str) -> QPushButton:
+        button = StarterButton(f"{caption}: {prompt}", self)
+        button.setObjectName("welcomeStarter")
+        button.setAccessibleName(caption)
+        button.setToolTip(self.tr("Send this question"))
+        button.setFlat(True)
+        button.setStyleSheet("text-align: left;")
+        button.clicked.connect(lambda: self.starterChosen.emit(prompt))
+        self.starter_buttons.append(button)
+        return button
+
+    # --- what it says --------------------------------------------------------------
+    def show_running(self, server: str, model: str, state: str, is_local: bool) -> None:
+        if is_local:
+            text = self.tr("Local model {model} · on this computer").format(model=LOCAL_MODEL)
+        else:
+            text = self.tr("{server} · model {model}").format(
+                server=shown_name(server), model=shown_name(model)
+            )
+        self.running_label.setText(f"{text} · {state}" if state else text)
+
+    def show_starting(self) -> None:
+        self.running_label.setText(
+            self.tr("Starting the local model {model} on this computer…").format(model=LOCAL_MODEL)
+        )
+
+    def show_found(self, found: list[FoundServer], engine: LocalEngineFacts | None) -> None:
+        if found:
+            parts = [self._found_text(server) for server in found]
+            self.found_label.setText(
+                self.tr("Found here: {servers}.").format(servers="; ".join(parts))
+            )
+        else:
+            self.found_label.setText(self.tr("No Ollama or vLLM server answered on this computer."))
+        missing = not found and engine is not None and not engine.installed
+        self.install_label.setVisible(missing)
+        if missing and engine is not None:
+            self.install_label.setText(
+                self.tr("The local model is not installed. Install it with:\n{command}").format(
+                    command=engine.install_command
+                )
+            )
+
+    def _found_text(self, server: FoundServer) -> str:
+        kind = (
+            "Ollama"
+            if server.kind == "Ollama"
+            else self.tr("vLLM or another OpenAI-compatible server")
+        )
+        return self.tr("{kind} on port {port} with {n} models").format(
+            kind=kind, port=server.port, n=number(server.models)
+        )
+
+
+class WelcomeLink(QObject):
+    """Shows the panel in a new, empty conversation and keeps what it says current."""
+
+    def __init__(self, app: Any, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.app = app
+        window = app.window
+        self.panel = WelcomePanel(window)
+        centre = window.chat_view.parentWidget().layout()
+        centre.insertWidget(centre.indexOf(window.chat_view), self.panel)
+        # Tab reaches the panel where it shows: after the pickers, before the chat.
+        tab_before(self.panel.findChildren(QPushButton), window.chat_view)
+        self.tasks = KeptTasks()
+        self.found: list[FoundServer] = []
+        self.engine: LocalEngineFacts | None = None
+        self._running: tuple[str, str, bool] | None = None  # server, model, is_local
+        self.timer = QTimer(self)
+        self.timer.setInterval(STATE_POLL_MS)
+        self.timer.timeout.connect(self._show_running)
+        self.panel.starterChosen.connect(self._send)
+        self.panel.connectRequested.connect(app.servers.open_add_server)
+        app.servers.serverChanged.connect(self._on_server)
+        window.composer.textChanged.connect(self.refresh)
+        app.page.conversationChanged.connect(lambda _: self.refresh())
+        app.page.conversationShown.connect(self.refresh)
+        self.panel.show_starting()
+        self.refresh()
+
+    def start(self) -> None:
+        """Look for servers on this computer (after the first paint, off the wiring)."""
+        self.tasks.spawn(self._look_around(), "look for servers")
+
+    async def _look_around(self) -> None:
+        from client.services.servers.welcome import local_engine_facts
+
+        self.engine = local_engine_facts()
+        self.found = await found_servers()
+        self.panel.show_found(self.found, self.engine)
+
+    def _send(self, prompt: str) -> None:
+        self.app.page.send(prompt)
+        self.refresh()
+
+    def _on_server(self, _url: str, _api: str, model: str) -> None:
+        choice = self.app.servers.current
+        if choice is not None:
+            self._running = (server_name(choice), model, choice.is_local)
+        self._show_running()
+
+    def _show_running(self) -> None:
+        if self._running is None:
+            return
+        server, model, is_local = self._running
+        self.panel.show_running(server, model, self._state(is_local), is_local)
+
+    def _state(self, is_local: bool) -> str:
+        warming = getattr(self.app, "warming", None)
+        if warming is not None and warming.warmer.status.state is not None:
+            from client.ui.common.status_text import model_state_text
+
+            return model_state_text(warming.warmer.status)
+        if is_local:  # the engine keeps its one model loaded once it answers
+            return QCoreApplication.translate("StatusText", "warm")
+        return ""
+
+    def should_show(self) -> bool:
+        window = self.app.window
+        empty = not window.chat_view.keys() and not self.app.page.busy
+        return empty and not window.composer.toPlainText().strip()
+
+    def refresh(self) -> None:
+        show = self.should_show()
+        self.panel.setVisible(show)
+        if show:
+            self._show_running()
+            self.timer.start()
+        else:
+            self.timer.stop()
+
+    async def aclose(self) -> None:
+        self.timer.stop()
+        await self.tasks.aclose()
+
+
+def _label(name: str, parent: QWidget, text: str = "") -> QLabel:
+    label = QLabel(text, parent)
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)  # server and model names are never HTML
+    return label
+
+
+class StarterButton(QPushButton):
+    """A starter prompt on one line, cut at the right with "…" when the chat column is
+    narrow: its whole text made the window at least 830 px wide. The tooltip then
+    says it whole."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.whole_text = text
+        self._tip = ""
+        policy = self.sizePolicy()  # a button's own policy never shrinks below its text
+        policy.setHorizontalPolicy(QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(policy)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        return QSize(min(hint.width(), MIN_STARTER_WIDTH), hint.height())
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()  # of the text shown: add what the "…" cut
+        metrics = self.fontMetrics()
+        cut = metrics.horizontalAdvance(self.whole_text) - metrics.horizontalAdvance(self.text())
+        return QSize(hint.width() + max(cut, 0), hint.height())
+
+    def setToolTip(self, tip: str) -> None:
+        self._tip = tip
+        super().setToolTip(tip)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        room = self.contentsRect().width() - STARTER_PADDING
+        shown = self.fontMetrics().elidedText(self.whole_text, Qt.TextElideMode.ElideRight, room)
+        if shown != self.text():
+            self.setText(shown)
+        whole = shown == self.whole_text
+        super().setToolTip(self._tip if whole else f"{self.whole_text}\n\n{self._tip}")

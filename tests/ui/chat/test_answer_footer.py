@@ -1,0 +1,128 @@
+"""Under each answer: its figures beside Copy and Timing, code in colour with a copy
+link, a failure's sentence said once, and long model names readable in the picker."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextCursor, QTextDocument
+
+from client.core.metrics import RequestMetrics
+from client.ui.chat.render.answer_footer import footer_text
+from client.ui.chat.render.code_highlight import code_blocks, highlight, lexer_for
+from client.ui.chat.render.safe_markdown import SafeDocument
+from client.ui.servers.elided_combo import MiddleElidedComboBox
+from tests.ui.conftest import until
+
+# The rate is a QLocale number: 1,257 tok/s has a group separator.
+FOOTER = re.compile(
+    r"\d+\.\d\d s to first token · [\d,]+ tok/s · 2 tokens · (instant|fast|typing|slow)"
+)
+
+
+def _ask(app: Any, qtbot: Any, question: str) -> None:
+    app.window.composer.setPlainText(question)
+    qtbot.keyClick(app.window.composer, Qt.Key.Key_Return)
+
+
+def test_the_footer_says_each_figure_it_has() -> None:
+    full = RequestMetrics(ttft_ms=212.0, tokens_per_s=48.4, output_tokens=312, tier="fast")
+    assert footer_text(full) == "0.21 s to first token · 48 tok/s · 312 tokens · fast"
+    assert footer_text(RequestMetrics(ttft_ms=1530.0)) == "1.53 s to first token"
+    assert footer_text(RequestMetrics()) == "" and footer_text(None) == ""
+
+
+def test_an_answer_shows_its_footer_live_and_after_reopening(make_app, server, run, qtbot):
+    # Tokens 20 ms apart: two that arrive together have no rate to show.
+    server.default = [("token", "Hello"), ("pause", 0.02), ("token", " there."), ("done",)]
+    app = make_app(server.url)
+
+    async def ask() -> None:
+        _ask(app, qtbot, "hi")
+        await until(
+            lambda: not app.page.busy and "Hello there." in app.window.chat_view.toPlainText()
+        )
+
+    run(ask())
+    text = app.window.chat_view.toPlainText()
+    line = next(line for line in text.splitlines() if "Copy" in line and "Timing" in line)
+    assert FOOTER.search(line), line  # on the line of Copy and Timing
+    conversation = app.page.conversation_id
+    app.page.show_conversation(None)
+    assert not FOOTER.search(app.window.chat_view.toPlainText())
+    app.page.show_conversation(conversation)  # from the stored metrics
+    assert FOOTER.search(app.window.chat_view.toPlainText())
+
+
+def test_a_failure_is_said_once(make_app, server, run, qtbot):
+    server.scripts.append([("status", 500, "out of memory")])
+    app = make_app(server.url)
+
+    async def ask() -> None:
+        _ask(app, qtbot, "question")
+        await until(lambda: not app.page.busy and app.window.outcome_bar.isVisible())
+
+    run(ask())
+    w = app.window
+    assert "out of memory" in w.stage_label.text()
+    assert "out of memory" not in w.outcome_bar.message_label.text()
+    assert list(w.outcome_bar.buttons) == ["retry", "edit_question"]
+
+
+def test_code_blocks_are_coloured_and_keep_their_text(qapp: Any) -> None:
+    document = SafeDocument()
+    source = "def add(a, b):\n    return a + b  # sum"
+    document.setMarkdown(f"Here:\n\n```python\n{source}\n```\n\nDone.")
+    frame = document.rootFrame()
+    ((first, code, language),) = code_blocks(document, frame)
+    assert (code, language) == (source, "python")
+    assert highlight(document, frame) >= 5
+    colours = set()
+    cursor = QTextCursor(document)
+    for offset in range(len(code)):
+        cursor.setPosition(first.position() + offset + 1)
+        colours.add(cursor.charFormat().foreground().color().name())
+    assert len(colours) >= 3  # keyword, name, comment ... not one colour
+    assert code in document.toPlainText()  # colour only: the text is unchanged
+    assert (
+        lexer_for("", "").name == "Text only" and lexer_for("nosuchlang", "x").name == "Text only"
+    )
+
+
+def test_a_finished_answer_has_coloured_code_and_a_copy_link(make_app, server, run, qtbot):
+    server.scripts.append([("token", "```python\nimport os\nprint(os.sep)\n```\n"), ("done",)])
+    app = make_app(server.url)
+
+    async def ask() -> None:
+        _ask(app, qtbot, "code please")
+        await until(lambda: not app.page.busy and "Copy code" in app.window.chat_view.toPlainText())
+
+    run(ask())
+    document: QTextDocument = app.window.chat_view.document()
+    # The fence's first line stays in the code block (Qt's insertMarkdown dropped it).
+    assert [code for _, code, _ in code_blocks(document, document.rootFrame())] == [
+        "import os\nprint(os.sep)"
+    ]
+    found = document.find("import")
+    assert not found.isNull()
+    keyword = QTextCursor(document)
+    keyword.setPosition(found.selectionStart() + 1)
+    plain = QTextCursor(document)
+    plain.setPosition(document.find("code please").selectionStart() + 1)
+    assert keyword.charFormat().foreground().color() != plain.charFormat().foreground().color()
+
+
+def test_long_model_names_keep_both_ends(qtbot: Any) -> None:
+    picker = MiddleElidedComboBox()
+    qtbot.addWidget(picker)
+    name = "qwen2.5-coder-32b-instruct-abliterated-GGUF:Q4_K_M"
+    picker.addItems(["short", name])
+    picker.setCurrentIndex(1)
+    picker.resize(180, picker.sizeHint().height())
+    shown = picker.shown_text()
+    assert shown != name and "…" in shown
+    assert shown.startswith("qwen") and shown.endswith("K_M")
+    assert picker.toolTip() == name
+    assert picker.itemData(1, Qt.ItemDataRole.ToolTipRole) == name
