@@ -30,4 +30,10 @@ __all__ = [
     "StreamInterrupted",
     "StreamStalled",
     "TachyError",
+    "user_message",
 ]
+
+
+def user_message(error: BaseException) -> str:
+    """The error's sentence for people: a TachyError's own, else its text."""
+    return error.user_message if isinstance(error, TachyError) else str(error)

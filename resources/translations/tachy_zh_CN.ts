@@ -1561,42 +1561,7 @@ Last lines from the engine:
     </message>
 </context>
 <context>
-    <name>ModelsDialog</name>
-    <message>
-        <source>Models on this server</source>
-        <translation>此服务器上的模型</translation>
-    </message>
-    <message>
-        <source>a model name, e.g. llama3.2:1b</source>
-        <translation>模型名称，例如 llama3.2:1b</translation>
-    </message>
-    <message>
-        <source>Model to pull</source>
-        <translation>要拉取的模型</translation>
-    </message>
-    <message>
-        <source>Pull</source>
-        <translation>拉取</translation>
-    </message>
-    <message>
-        <source>Cancel pull</source>
-        <translation>取消拉取</translation>
-    </message>
-    <message>
-        <source>Installed models</source>
-        <translation>已安装的模型</translation>
-    </message>
-    <message>
-        <source>Delete…</source>
-        <translation>删除…</translation>
-    </message>
-    <message>
-        <source>{done} of {total}</source>
-        <translation>{done} / {total}</translation>
-    </message>
-</context>
-<context>
-    <name>ModelsLink</name>
+    <name>ModelsController</name>
     <message>
         <source>Pull or delete models…</source>
         <translation>拉取或删除模型…</translation>
@@ -1644,6 +1609,41 @@ Last lines from the engine:
     <message>
         <source>Pull it</source>
         <translation>拉取</translation>
+    </message>
+</context>
+<context>
+    <name>ModelsDialog</name>
+    <message>
+        <source>Models on this server</source>
+        <translation>此服务器上的模型</translation>
+    </message>
+    <message>
+        <source>a model name, e.g. llama3.2:1b</source>
+        <translation>模型名称，例如 llama3.2:1b</translation>
+    </message>
+    <message>
+        <source>Model to pull</source>
+        <translation>要拉取的模型</translation>
+    </message>
+    <message>
+        <source>Pull</source>
+        <translation>拉取</translation>
+    </message>
+    <message>
+        <source>Cancel pull</source>
+        <translation>取消拉取</translation>
+    </message>
+    <message>
+        <source>Installed models</source>
+        <translation>已安装的模型</translation>
+    </message>
+    <message>
+        <source>Delete…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>{done} of {total}</source>
+        <translation>{done} / {total}</translation>
     </message>
 </context>
 <context>

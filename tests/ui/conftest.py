@@ -19,6 +19,7 @@ import qasync
 from PySide6.QtCore import QEvent, QLocale, QSettings
 from PySide6.QtWidgets import QApplication
 
+from client.backends.engine_settings import EngineSettings
 from client.services.storage.stores import open_stores
 from client.ui.shell.app import TachyApp, track_async_generators
 from tests.ui.scripted_server import ScriptedOllama
@@ -121,17 +122,27 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 class NoEngine:
-    """Stands in for the local engine in tests that must not start it."""
+    """Stands in for the local engine in tests that must not start it (the
+    ManagedEngine protocol of client/services/servers/engine_idle.py)."""
 
     started = 0
 
     def __init__(self) -> None:
         self.url = "http://127.0.0.1:9"
         self.model = "none"
+        self.running = False
+        self.sleep_idle_s = -1  # never unloads its model
+        self.settings = EngineSettings.default()
 
     async def start(self) -> None:
         NoEngine.started += 1
         await asyncio.Event().wait()  # "starting" for as long as the test looks
+
+    async def is_sleeping(self) -> bool | None:
+        return None
+
+    async def restart(self) -> None:
+        return None
 
     async def stop(self) -> None:
         return None

@@ -27,7 +27,7 @@ class HistoryCompressor:
     async def after_answer(self, conversation_id: int, busy: Busy) -> StoredSummary | None:
         """Summarise when the conversation is worth it; the summary, or None."""
         session = self.session
-        if not session.compress_history:
+        if not session.settings.compress_history:
             return None
         history, ids = await session.history.db.run(lambda: session.stored_context(conversation_id))
         plan = session.plan_question(history, "", ids)

@@ -48,10 +48,10 @@ from client.services.chat.session_events import (
     next_steps,
 )
 from client.services.chat.stage_record import stage_record
-from client.services.chat.turn_store import Turn, changed_answerer, name_answerer
+from client.services.chat.turn_store import Turn, name_fallback
 from client.services.knowledge.knowledge_stage import KnowledgeStage, Retrieved
 from client.services.knowledge.retrieval import Retrieval, as_passages
-from client.services.planning.planner import Passage, RequestPlan, Route
+from client.services.planning.planner import Passage, RequestPlan, Route, RouteChoice
 from client.services.storage import full_disk as saving
 from client.store.history import HistoryStore, MessageState
 from client.store.metrics_store import MetricsStore
@@ -87,8 +87,10 @@ class RunSettings:
     prompt_budget: int | None = None  # passages get a share of it (knowledge_stage)
 
 
-# The turn as stored, and the passages the retrieving stage found for it.
-RequestBuilder = Callable[[Turn, tuple[Passage, ...]], Awaitable[Outgoing]]
+# The message's one route decision, made before its turn is stored.
+Chooser = Callable[[], Awaitable[RouteChoice]]
+# The turn as stored (with that route), the passages the retrieving stage found for it.
+RequestBuilder = Callable[[Turn, tuple[Passage, ...], RouteChoice], Awaitable[Outgoing]]
 Item = StreamEvent | SlowStart | StageChanged | None  # what the run loop handles
 
 
@@ -97,7 +99,8 @@ class Generation:
         self,
         settings: RunSettings,
         kind: str,
-        prepare: Callable[[], Turn],
+        choose: Chooser,
+        prepare: Callable[[RouteChoice], Turn],
         build_request: RequestBuilder,
     ) -> None:
         self.kind = kind  # ask | regenerate | retry | edit | continue
@@ -113,6 +116,8 @@ class Generation:
         self.metrics_record_id: int | None = None  # for MetricsStore.set_paint_ms
         self.fell_back: FellBack | None = None  # a cascade's other model answered
         self._settings = settings
+        self._choose = choose
+        self.chosen: RouteChoice | None = None  # the route decided for this message
         self._prepare = prepare
         self._build_request = build_request
         self._turn: Turn | None = None
@@ -208,12 +213,17 @@ class Generation:
         yield self.finished
 
     async def _store_turn(self) -> Turn:
-        history = self._settings.history
-        self._turn_task = asyncio.ensure_future(history.db.run(self._prepare))
+        self._turn_task = asyncio.ensure_future(self._choose_and_store())
         # Shielded: if Stop comes now, the messages are still stored and then closed.
         turn = await asyncio.shield(self._turn_task)
         self._take_turn(turn)
         return turn
+
+    async def _choose_and_store(self) -> Turn:
+        """The route is decided once (a classifier within its budget), then the turn is
+        stored with it: the answer names the route its plan uses."""
+        self.chosen = await self._choose()
+        return await self._settings.history.db.run(self._prepare, self.chosen)
 
     def _retrieving(self, turn: Turn) -> bool:
         knowledge = self._settings.knowledge
@@ -230,7 +240,8 @@ class Generation:
         return tuple(as_passages(found.passages))
 
     async def _start(self, turn: Turn, passages: tuple[Passage, ...]) -> None:
-        outgoing = await self._build_request(turn, passages)  # a cascade may ask its classifier
+        assert self.chosen is not None  # decided before the turn was stored
+        outgoing = await self._build_request(turn, passages, self.chosen)
         self.plan, self._answer_filter = outgoing.plan, outgoing.answer_filter
         if self.plan.decision is not None:  # a cascade's route: part of this stage
             mark_route(self.timeline, self.plan.route, self.plan.decision)
@@ -428,8 +439,9 @@ class Generation:
                 finished = self.finished
         if self._writer is not None:
             await self._writer.finish(self._stored_state(finished), finished.error_message)
-            if answered := changed_answerer(self._turn, self.route):  # a fallback's model
-                await self._settings.history.db.run(name_answerer, self._settings.history, answered)
+            if self.fell_back is not None and self._turn is not None:  # the second attempt
+                history, answer = self._settings.history, self._turn.assistant_message_id
+                await history.db.run(name_fallback, history, answer, self.fell_back.plan.route)
         load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
         self._loading.server_loaded(load_ms)
         metrics_store = self._settings.metrics_store

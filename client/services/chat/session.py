@@ -15,16 +15,16 @@ lost, and the ui only paints. docs/architecture.md follows a message end to end.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
+from dataclasses import replace
+from typing import Any
 
 from client.backends.base import Backend
 from client.core.budget import TokenCounter, estimate_tokens
-from client.core.conversation import ChatMessage, GenerationOptions
-from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
-from client.services.cascade.cascade import FALLBACK_AFTER_S, backend_classifier
+from client.core.conversation import ChatMessage
+from client.services.cascade.cascade import backend_classifier
 from client.services.chat import turn_store as turns
-from client.services.chat.answer_writer import FLUSH_INTERVAL_S
 from client.services.chat.generation import (
+    Chooser,
     Generation,
     ModelStateProvider,
     Outgoing,
@@ -32,6 +32,7 @@ from client.services.chat.generation import (
     SessionEvent,
 )
 from client.services.chat.loading_stage import LoadEstimate
+from client.services.chat.session_settings import SessionSettings
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.compression import StoredSummary
 from client.services.planning.continuation import ContinueMode, RepeatedStartFilter
@@ -43,19 +44,20 @@ from client.services.planning.planner import (
     PlanSettings,
     RequestPlan,
     Route,
+    RouteChoice,
     TtftEstimate,
+    choose_route,
     is_cascade,
     plan_request,
-    route_for,
 )
-from client.services.planning.router import DEFAULT_BUDGET_MS, RouteDecision, Tier, decide
+from client.services.planning.router import RouteDecision, Tier, decide
 from client.services.planning.summaries import ConversationSummaries
 from client.store.db import Database
 from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 from client.store.summaries import SummaryStore
 
-__all__ = ["ChatSession", "Generation", "ModelStateProvider", "SessionEvent"]
+__all__ = ["ChatSession", "Generation", "ModelStateProvider", "SessionEvent", "SessionSettings"]
 
 
 class ChatSession:
@@ -66,17 +68,14 @@ class ChatSession:
         history: HistoryStore | None = None,
         metrics_store: MetricsStore | None = None,
         server_name: str = "",
-        first_token_timeout_s: float = 60.0,
-        stall_timeout_s: float = 15.0,
-        thresholds: TierThresholds = DEFAULT_THRESHOLDS,
         *,
-        model_state_provider: ModelStateProvider | None = None,
+        settings: SessionSettings | None = None,
         is_local: bool = False,
-        flush_interval_s: float = FLUSH_INTERVAL_S,
     ) -> None:
         # The candidates the planner chooses from, preferred first; a server or model
         # change replaces them, and the next request goes to the new one.
-        self.routes: list[Route] = [Route(backend, model, server_name, is_local)]
+        self.routes: tuple[Route, ...] = (Route(backend, model, server_name, is_local),)
+        self.settings = settings or SessionSettings()
         self._owned_db: Database | None = None
         if history is None:
             # Without a history the session still needs message ids (Continue,
@@ -85,81 +84,57 @@ class ChatSession:
             history = HistoryStore(self._owned_db, recover=False)
         self.history = history
         self.metrics_store = metrics_store
-        self.first_token_timeout_s = first_token_timeout_s
-        # A cascade's chosen model gets this long for its first token; then the other answers.
-        self.fallback_after_s = FALLBACK_AFTER_S
-        self.stall_timeout_s = stall_timeout_s
-        self.thresholds = thresholds
-        self.model_state_provider = model_state_provider  # set by the warmer
+        # What the session asks of the other parts (the composition root attaches them:
+        # client/services/tachy.py). None: the session does without.
+        self.model_state_provider: ModelStateProvider | None = None  # the warmer's
         self.load_estimate: LoadEstimate | None = None  # the model's learned load time, ms
-        self.flush_interval_s = flush_interval_s
-        self.options = GenerationOptions()
-        self.keep_alive: str | int | None = None  # Ollama: how long to keep the model
-        self.think: bool | str | None = None  # Ollama: reasoning switch
-        self.system_prompt: str | None = None  # used when generate() is given none
-        # None: ask the backend whether its server understands continue_final_message.
-        self.continue_final_message: bool | None = None
-        # Prompt budget in tokens (client.core.budget.prompt_budget); None sends the
-        # whole conversation. The oldest turns are dropped first.
-        self.prompt_budget: int | None = None
         self.token_counter: TokenCounter = estimate_tokens  # or a PromptTokenCounter
-        self.ttft_estimate: TtftEstimate | None = None  # the window's TTFT predictor
-        # The retrieving stage (the window's knowledge link sets it); it runs for the
-        # conversations it says have knowledge on.
-        self.knowledge: KnowledgeStage | None = None
+        self.ttft_estimate: TtftEstimate | None = None  # the warming policy's predictor
+        self.knowledge: KnowledgeStage | None = None  # the retrieving stage
         # What the server's prompt cache is known to hold (the warmer's knowledge).
         self.prompt_cache: Callable[[], CachedPrompt | None] | None = None
-        # History compression (client/services/planning/compression.py): each conversation's
-        # summary of its older turns, sent instead of them while they are unchanged.
-        self.compress_history = True
         # Kept in the store: a reopened conversation sends its summary again.
         self.summaries = ConversationSummaries(SummaryStore(history.db))
-        # A cascade's fast model classifies each question within its budget (the
-        # window's Cascade menu); past it, or when off, the router's rules decide.
-        self.classify = False
-        self.classify_budget_ms = DEFAULT_BUDGET_MS
 
-    # ---- the preferred route (the window's server and model pickers set it) -----------
+    def configure(self, **changes: Any) -> SessionSettings:
+        """Replace the settings with these changes; the next request uses them."""
+        self.settings = replace(self.settings, **changes)
+        return self.settings
+
+    # ---- the routes (the server and model chosen, or a cascade) ----------------------
+
+    def use_routes(self, routes: Sequence[Route]) -> None:
+        """The candidates from now on (one still on its way keeps its own)."""
+        if not routes:
+            raise ValueError("a session needs a server and model to send to")
+        self.routes = tuple(routes)
+
+    def use_route(self, route: Route) -> None:
+        """The preferred route: the server and model chosen in the window."""
+        self.use_routes([route, *self.routes[1:]])
+
+    def use_model(self, model: str) -> None:
+        self.use_route(replace(self.route, model=model))
 
     @property
     def route(self) -> Route:
         return self.routes[0]
 
-    @route.setter
-    def route(self, route: Route) -> None:
-        self.routes = [route, *self.routes[1:]]
-
     @property
     def backend(self) -> Backend:
         return self.route.backend
-
-    @backend.setter
-    def backend(self, backend: Backend) -> None:
-        self.route = Route(backend, self.model, self.server_name, self.is_local)
 
     @property
     def model(self) -> str:
         return self.route.model
 
-    @model.setter
-    def model(self, model: str) -> None:
-        self.route = Route(self.backend, model, self.server_name, self.is_local)
-
     @property
     def server_name(self) -> str:
         return self.route.server_name
 
-    @server_name.setter
-    def server_name(self, name: str) -> None:
-        self.route = Route(self.backend, self.model, name, self.is_local)
-
     @property
     def is_local(self) -> bool:
         return self.route.is_local
-
-    @is_local.setter
-    def is_local(self, local: bool) -> None:
-        self.route = Route(self.backend, self.model, self.server_name, local)
 
     # ---- actions (each returns a Generation; nothing runs until it is iterated) -------
 
@@ -174,15 +149,13 @@ class ChatSession:
         """Ask a new question at the end of the conversation (None: a new one). With a
         cascade, `decision` overrides the router ("Ask the strong model")."""
         settings = self.plan_settings(system)
-        prepare = partial(
-            turns.ask,
-            self.history,
-            conversation_id,
-            question,
-            settings.system_prompt,
-            self._origin(question, decision),
-        )
-        return self._generation("ask", prepare, settings, decision)
+
+        def prepare(chosen: RouteChoice) -> turns.Turn:
+            origin = turns.origin_of(chosen.route)
+            system_prompt = settings.system_prompt
+            return turns.ask(self.history, conversation_id, question, system_prompt, origin)
+
+        return self._generation("ask", prepare, settings, self._chooser(decision, question))
 
     def regenerate(
         self, assistant_message_id: int, decision: RouteDecision | None = None
@@ -197,14 +170,13 @@ class ChatSession:
 
     def edit_and_resend(self, user_message_id: int, new_text: str) -> Generation:
         """Branch: the edited question beside the old one, and a new answer to it."""
-        prepare = partial(
-            turns.edit_question,
-            self.history,
-            user_message_id,
-            new_text,
-            self._origin(new_text),
-        )
-        return self._generation("edit", prepare, self.plan_settings())
+
+        def prepare(chosen: RouteChoice) -> turns.Turn:
+            origin = turns.origin_of(chosen.route)
+            return turns.edit_question(self.history, user_message_id, new_text, origin)
+
+        chooser = self._chooser(None, new_text)
+        return self._generation("edit", prepare, self.plan_settings(), chooser)
 
     def continue_message(
         self, assistant_message_id: int, decision: RouteDecision | None = None
@@ -212,8 +184,12 @@ class ChatSession:
         """Ask the model to go on from where the answer stopped; the new text is
         appended to the same message and measured as a request of its own. With a
         cascade, `decision` continues with the other model."""
-        prepare = partial(turns.resume, self.history, assistant_message_id)
-        return self._generation("continue", prepare, self.plan_settings(), decision)
+
+        def prepare(_chosen: RouteChoice) -> turns.Turn:
+            return turns.resume(self.history, assistant_message_id)
+
+        chooser = self._chooser(decision, answer_id=assistant_message_id, continuing=True)
+        return self._generation("continue", prepare, self.plan_settings(), chooser)
 
     def close(self) -> None:
         """Close the in-memory history, if the session made one."""
@@ -225,13 +201,14 @@ class ChatSession:
 
     def plan_settings(self, system: str | None = None) -> PlanSettings:
         """The settings every request of this session is planned with, as they are now."""
+        own = self.settings
         return PlanSettings(
-            system_prompt=system if system is not None else self.system_prompt,
-            options=self.options,
-            budget=self.prompt_budget,
-            keep_alive=self.keep_alive,
-            think=self.think,
-            continue_final_message=self.continue_final_message,
+            system_prompt=system if system is not None else own.system_prompt,
+            options=own.options,
+            budget=own.prompt_budget,
+            keep_alive=own.keep_alive,
+            think=own.think,
+            continue_final_message=own.continue_final_message,
         )
 
     def plan(
@@ -240,11 +217,11 @@ class ChatSession:
         settings: PlanSettings | None = None,
         routes: Sequence[Route] | None = None,
         passages: Sequence[Passage] = (),
-        decision: RouteDecision | None = None,
+        chosen: RouteChoice | None = None,
     ) -> RequestPlan:
         """The plan for a stored turn: what the request sends, and to whom."""
         history, question = turn.history_and_question()
-        stored = self.summaries.recall(turn.conversation_id) if self.compress_history else None
+        stored = self.summaries.recall(turn.conversation_id) if self._compressing else None
         ids = turn.context_ids[: len(history)]
         summary = stored.summary if stored and stored.holds_for(history, ids) else None
         return self.plan_question(
@@ -256,7 +233,7 @@ class ChatSession:
             settings=settings,
             routes=routes,
             passages=passages,
-            decision=decision,
+            chosen=chosen,
             summary=summary,
         )
 
@@ -271,7 +248,7 @@ class ChatSession:
         settings: PlanSettings | None = None,
         routes: Sequence[Route] | None = None,
         passages: Sequence[Passage] = (),
-        decision: RouteDecision | None = None,
+        chosen: RouteChoice | None = None,
         summary: HistorySummary | None = None,
     ) -> RequestPlan:
         """The plan `text` gets after `history`: the session's requests and the
@@ -290,7 +267,7 @@ class ChatSession:
                 count=self.token_counter,
                 ttft=self.ttft_estimate,
                 cached=cached,
-                decision=decision,
+                chosen=chosen,
                 summary=summary,
             )
         )
@@ -308,7 +285,7 @@ class ChatSession:
     def summary_in_use(self, conversation_id: int) -> StoredSummary | None:
         """The summary the conversation's next request sends, if any (the window marks
         where the turns it stands for end)."""
-        stored = self.summaries.recall(conversation_id) if self.compress_history else None
+        stored = self.summaries.recall(conversation_id) if self._compressing else None
         if stored is None:
             return None
         history, ids = self.stored_context(conversation_id)
@@ -324,47 +301,78 @@ class ChatSession:
 
     # ---- requests ---------------------------------------------------------------------
 
+    @property
+    def _compressing(self) -> bool:
+        return self.settings.compress_history
+
     def _generation(
         self,
         kind: str,
-        prepare: Callable[[], turns.Turn],
+        prepare: Callable[[RouteChoice], turns.Turn],
         settings: PlanSettings,
-        decision: RouteDecision | None = None,
+        choose: Chooser,
     ) -> Generation:
         routes = list(self.routes)  # a server change while it runs is for the next request
 
-        async def build(turn: turns.Turn, passages: tuple[Passage, ...]) -> Outgoing:
-            chosen = decision or await self._classified(turn, routes)
+        async def build(
+            turn: turns.Turn, passages: tuple[Passage, ...], chosen: RouteChoice
+        ) -> Outgoing:
             plan = self.plan(turn, settings, routes, passages, chosen)
             # Asked by a prompt, small models often start the answer over.
             repeat = turn.prior_text and plan.continue_mode is ContinueMode.PROMPT
             return Outgoing(plan, RepeatedStartFilter(turn.prior_text).feed if repeat else None)
 
-        def prepare_turn() -> turns.Turn:  # on the database thread, so is the summary's read
-            turn = prepare()
-            self.summaries.recall(turn.conversation_id)
+        def prepare_turn(chosen: RouteChoice) -> turns.Turn:  # on the database thread
+            turn = prepare(chosen)
+            self.summaries.recall(turn.conversation_id)  # so is the summary's read
             return turn
 
-        return Generation(self._run_settings(), kind, prepare_turn, build)
+        return Generation(self._run_settings(), kind, choose, prepare_turn, build)
 
-    async def _classified(self, turn: turns.Turn, routes: list[Route]) -> RouteDecision | None:
+    def _chooser(
+        self,
+        decision: RouteDecision | None,
+        question: str | None = None,
+        *,
+        answer_id: int | None = None,
+        continuing: bool = False,
+    ) -> Chooser:
+        """The message's one route decision, made before its turn is stored: the
+        user's `decision`, else a cascade's classifier within its budget (when on),
+        else the router's rules; without a cascade, the chosen server and model."""
+        routes = list(self.routes)
+
+        async def choose() -> RouteChoice:
+            if decision is not None or not is_cascade(routes):
+                return choose_route(routes, question or "", decision)
+            text = question
+            if text is None:  # Regenerate, Retry, Continue: the stored question
+                assert answer_id is not None
+                text = await self.history.db.run(self._question_of, answer_id)
+            # A Continue goes on by the rules, as its answer was routed; no classifier.
+            classified = None if continuing else await self._classified(text, routes)
+            return choose_route(routes, text, classified)
+
+        return choose
+
+    async def _classified(self, question: str, routes: list[Route]) -> RouteDecision | None:
         """A cascade's decision by its fast model within the budget (the rules' past it),
-        when the user turned the classifier on; None: the planner's rules decide."""
+        when the user turned the classifier on; None: the rules decide."""
         fast = next((r for r in routes if r.tier == Tier.FAST.value), None)
-        question = turn.history_and_question()[1]
-        if not self.classify or fast is None or not is_cascade(routes) or turn.prior_text:
-            return None  # a Continue goes on with the route it came from
+        if not self.settings.classify or fast is None:
+            return None
         classify = backend_classifier(fast.backend, fast.model)
-        return await decide(question, classify, self.classify_budget_ms)
+        return await decide(question, classify, self.settings.classify_budget_ms)
 
     def _answer_again(
         self, kind: str, assistant_message_id: int, decision: RouteDecision | None = None
     ) -> Generation:
-        def prepare() -> turns.Turn:  # on the database thread
-            origin = self._origin(self._question_of(assistant_message_id), decision)
+        def prepare(chosen: RouteChoice) -> turns.Turn:  # on the database thread
+            origin = turns.origin_of(chosen.route)
             return turns.answer_again(self.history, assistant_message_id, origin)
 
-        return self._generation(kind, prepare, self.plan_settings(), decision)
+        chooser = self._chooser(decision, answer_id=assistant_message_id)
+        return self._generation(kind, prepare, self.plan_settings(), chooser)
 
     def _question_of(self, assistant_message_id: int) -> str:
         answer = self.history.get_message(assistant_message_id)
@@ -373,22 +381,17 @@ class ChatSession:
         return question.content if question is not None else ""
 
     def _run_settings(self) -> RunSettings:
+        own = self.settings
         return RunSettings(
             history=self.history,
             metrics_store=self.metrics_store,
-            first_token_timeout_s=self.first_token_timeout_s,
-            fallback_after_s=self.fallback_after_s,
-            stall_timeout_s=self.stall_timeout_s,
-            thresholds=self.thresholds,
+            first_token_timeout_s=own.first_token_timeout_s,
+            fallback_after_s=own.fallback_after_s,
+            stall_timeout_s=own.stall_timeout_s,
+            thresholds=own.thresholds,
             model_state_provider=self.model_state_provider,
             load_estimate=self.load_estimate,
-            flush_interval_s=self.flush_interval_s,
+            flush_interval_s=own.flush_interval_s,
             knowledge=self.knowledge,
-            prompt_budget=self.prompt_budget,
+            prompt_budget=own.prompt_budget,
         )
-
-    def _origin(self, text: str, decision: RouteDecision | None = None) -> turns.Origin:
-        # Stored with the answer before the request is planned: the route the planner
-        # will choose from the same candidates (route_for is deterministic).
-        route = route_for(self.routes, text, decision)
-        return turns.Origin(route.server_name, route.model, route.tier)

@@ -50,14 +50,6 @@ class Origin:
     route: str = ""  # a cascade's "fast" or "strong"
 
 
-@dataclass(frozen=True, slots=True)
-class Answerer:
-    """A stored answer, and who really wrote it."""
-
-    message_id: int
-    origin: Origin
-
-
 def title_for(question: str) -> str:
     first_line = question.strip().splitlines()[0] if question.strip() else ""
     if len(first_line) <= TITLE_CHARS:
@@ -161,21 +153,17 @@ def _answer_under(history: HistoryStore, user: StoredMessage, origin: Origin) ->
     return Turn(user.conversation_id, user.id, assistant.id, context, context_ids, origin=origin)
 
 
-def changed_answerer(turn: Turn | None, route: Route | None) -> Answerer | None:
-    """Who wrote the answer, when not the model stored with it before the request (the
-    other model took over after a failure, or the classifier chose it); else None."""
-    if turn is None or route is None or turn.origin is None:
-        return None
-    answered = Origin(route.server_name, route.model, route.tier)
-    return Answerer(turn.assistant_message_id, answered) if answered != turn.origin else None
+def origin_of(route: Route) -> Origin:
+    """Who answers, as stored with the answer: the route its plan uses."""
+    return Origin(route.server_name, route.model, route.tier)
 
 
-def name_answerer(history: HistoryStore, answerer: Answerer) -> None:
-    """Name on the stored answer the model that wrote it."""
-    origin = answerer.origin
-    history.set_answerer(
-        answerer.message_id, origin.server or None, origin.model, origin.route or None
-    )
+def name_fallback(history: HistoryStore, message_id: int, route: Route) -> None:
+    """The answer's second attempt answered (a cascade's other model after the first
+    failed before its first token): named on the answer as its writer. The first
+    attempt stays in the request's stages (client/services/cascade/route_record.py)."""
+    origin = origin_of(route)
+    history.set_answerer(message_id, origin.server or None, origin.model, origin.route or None)
 
 
 def _message(history: HistoryStore, message_id: int, role: str) -> StoredMessage:

@@ -135,6 +135,18 @@ class PlanInput:
     # A cascade's decision made before planning (the classifier's, or the user's
     # override); None: the router's rules decide on `text`.
     decision: router.RouteDecision | None = None
+    # The route already chosen for this message (the session chooses once, before the
+    # turn is stored, and plans with it); None: the plan chooses from `routes`.
+    chosen: RouteChoice | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RouteChoice:
+    """The one route decision of a message: the route, why, and a cascade's decision."""
+
+    route: Route
+    why: str
+    decision: router.RouteDecision | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,8 +207,8 @@ class RequestPlan:
 
 
 def plan_request(given: PlanInput) -> RequestPlan:
-    decision = cascade_decision(given)
-    route, why = choose_route(given.routes, decision)
+    chosen = given.chosen or choose_route(given.routes, given.text, given.decision)
+    route, decision = chosen.route, chosen.decision
     mode = _continue_mode(given, route) if given.continuing else None
     head, history, history_ids = _system_head(given)
     tail = [_question(given.text, given.passages)] if given.text or given.passages else []
@@ -210,7 +222,7 @@ def plan_request(given: PlanInput) -> RequestPlan:
     new_tokens = _not_cached_tokens(kept, given.cached, given.count)
     return RequestPlan(
         route=route,
-        why=why,
+        why=chosen.why,
         messages=tuple(kept),
         prefix_length=len(head) + len(history) - dropped,
         options=replace(given.settings.options),
@@ -230,40 +242,23 @@ def plan_request(given: PlanInput) -> RequestPlan:
 
 
 def choose_route(
-    routes: Sequence[Route], decision: router.RouteDecision | None = None
-) -> tuple[Route, str]:
-    """The route for a request, and why: a cascade's route of the decided tier, else
-    the first candidate (the server and model chosen in the window or on the command
-    line)."""
+    routes: Sequence[Route], text: str, decision: router.RouteDecision | None = None
+) -> RouteChoice:
+    """The route for a message, and why: a cascade's route of the decided tier (the
+    router's rules decide on `text` when no decision was made before), else the first
+    candidate (the server and model chosen in the window or on the command line)."""
     if not routes:
         raise ValueError("no server and model to send the request to")
-    if decision is not None:
-        for route in routes:
-            if route.tier == decision.tier.value:
-                return route, f"{decision.tier.value}: {decision.reason}"
-    return routes[0], "the server and model chosen"
-
-
-def route_for(
-    routes: Sequence[Route], text: str, decision: router.RouteDecision | None = None
-) -> Route:
-    """The route a question will get (stored with its answer before it is planned)."""
-    if decision is None and is_cascade(routes):
-        decision = router.route_by_rules(text)
-    return choose_route(routes, decision)[0]
+    if not is_cascade(routes):
+        return RouteChoice(routes[0], "the server and model chosen")
+    decision = decision or router.route_by_rules(text)
+    route = next((r for r in routes if r.tier == decision.tier.value), routes[0])
+    return RouteChoice(route, f"{decision.tier.value}: {decision.reason}", decision)
 
 
 def is_cascade(routes: Sequence[Route]) -> bool:
     tiers = {route.tier for route in routes}
     return {router.Tier.FAST.value, router.Tier.STRONG.value} <= tiers
-
-
-def cascade_decision(given: PlanInput) -> router.RouteDecision | None:
-    """The decision a cascade's plan follows (None without a cascade); the rules' when
-    none was made before planning. Continuing an answer keeps the route it came from."""
-    if not is_cascade(given.routes):
-        return None
-    return given.decision or router.route_by_rules(given.text)
 
 
 def other_route(routes: Sequence[Route], chosen: Route) -> Route | None:

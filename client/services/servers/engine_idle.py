@@ -13,6 +13,7 @@ import asyncio
 import time
 from typing import Protocol
 
+from client.backends.engine_settings import EngineSettings
 from client.core.prediction import ModelState
 from client.services.planning.planner import CachedPrompt
 from client.services.servers.model_status import ModelStatus
@@ -42,6 +43,20 @@ class Engine(Protocol):
     async def is_sleeping(self) -> bool | None:
         """True when it unloaded its model; None when it does not say."""
         ...
+
+
+class ManagedEngine(Engine, Protocol):
+    """What the app needs of the embedded local engine
+    (client.backends.local_engine.LocalEngine; tests give stand-ins)."""
+
+    settings: EngineSettings  # what it starts with next (speculation, unload-after-idle)
+
+    @property
+    def model(self) -> str: ...
+
+    async def restart(self) -> None: ...
+
+    async def stop(self) -> None: ...
 
 
 class EngineSleepWatch:

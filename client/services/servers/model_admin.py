@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
 
+from client.backends.base import Backend
 from client.backends.errors import TachyError
 from client.backends.ollama import OllamaBackend
 from client.backends.ollama_models import PullProgress as PullProgress  # re-exported
@@ -35,27 +35,27 @@ class ModelFacts:
     quantization: str | None
 
 
-def _ollama(backend: Any) -> OllamaBackend:
+def _ollama(backend: Backend) -> OllamaBackend:
     if not isinstance(backend, OllamaBackend):
         raise ModelsNotManaged(str(getattr(backend, "api", "OpenAI-compatible")))
     return backend
 
 
-def can_manage(backend: Any) -> bool:
+def can_manage(backend: Backend) -> bool:
     return isinstance(backend, OllamaBackend)
 
 
-def pull_model(backend: Any, name: str) -> AsyncIterator[PullProgress]:
+def pull_model(backend: Backend, name: str) -> AsyncIterator[PullProgress]:
     """The pull's progress; ends with status "success". Raises ModelNotFound for a
     name the server's registry lacks."""
     return _ollama(backend).pull(name.strip())
 
 
-async def delete_model(backend: Any, name: str) -> None:
+async def delete_model(backend: Backend, name: str) -> None:
     await _ollama(backend).delete(name)
 
 
-async def describe_models(backend: Any) -> list[ModelFacts]:
+async def describe_models(backend: Backend) -> list[ModelFacts]:
     """Each installed model with its size (/api/tags), family and quantisation
     (/api/show)."""
     ollama = _ollama(backend)

@@ -20,11 +20,13 @@ from client.backends.address import normalize_url as normalize_url
 from client.backends.address import server_url as server_url
 from client.backends.base import Backend
 from client.backends.engine_settings import SPEC_NAMES
+from client.backends.engine_settings import EngineSettings as EngineSettings  # for the ui
 
 SPEC_CHOICES = SPEC_NAMES  # speculative decoding the app offers for the local engine
 
 if TYPE_CHECKING:
     from client.backends.local_engine import LocalEngine
+    from client.services.servers.engine_idle import ManagedEngine
 
 LOCAL_ENGINE_LABEL = "Local model (SmolLM2-135M)"
 
@@ -100,7 +102,7 @@ def make_local_engine(spec: str = "") -> LocalEngine:
     return LocalEngine(settings=EngineSettings.default().with_changes(spec=spec))
 
 
-def with_spec(engine: LocalEngine, spec: str) -> None:
+def with_spec(engine: ManagedEngine, spec: str) -> None:
     """Set an engine's speculative decoding for its next start."""
     engine.settings = engine.settings.with_changes(spec=spec)
 

@@ -79,7 +79,7 @@ class CascadeController(QObject):
         """The session's next requests go through the cascade."""
         session = self.page.session
         if session is not None:
-            session.routes = cascade_routes(fast, strong)
+            session.use_routes(cascade_routes(fast, strong))
 
     def active(self) -> bool:
         session = self.page.session
@@ -125,7 +125,7 @@ class CascadeController(QObject):
         session, conversation = self.page.session, generation.conversation_id
         if session is None or conversation is None:
             return
-        session.compress_history = self.compress
+        session.configure(compress_history=self.compress)
         job = HistoryCompressor(session).after_answer(conversation, lambda: self.page.busy)
         self.tasks.spawn(self._said_when_summarised(job), "summarise earlier turns")
 

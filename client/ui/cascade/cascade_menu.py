@@ -28,11 +28,13 @@ if TYPE_CHECKING:
 class CascadeMenu(QObject):
     changed = Signal()  # the saved cascade, or whether the session uses it, changed
 
-    def __init__(self, bar: QMenuBar, servers: ServerController, link: CascadeController) -> None:
+    def __init__(
+        self, bar: QMenuBar, servers: ServerController, controller: CascadeController
+    ) -> None:
         super().__init__(bar)
         self.servers = servers
-        self.link = link
-        self.saved = SavedCascade(servers.stores)
+        self.controller = controller
+        self.saved: SavedCascade = servers.tachy.cascade
         self.tasks = KeptTasks()
         self._before: list[Route] | None = None  # the routes before the cascade was on
         self.menu = bar.addMenu(self.tr("&Cascade"))
@@ -53,34 +55,36 @@ class CascadeMenu(QObject):
         self.menu.addSeparator()
         self.compress_action = QAction(self.tr("Summarise long conversations"), self.menu)
         self.compress_action.setCheckable(True)
-        settings = link.page.window.settings
+        settings = controller.page.window.settings
         self.compress_action.setChecked(bool(settings.value(COMPRESS_KEY, True, type=bool)))
         self.compress_action.toggled.connect(self._compress_toggled)
         self.menu.addAction(self.compress_action)
-        link.compress = self.compress_action.isChecked()
+        controller.compress = self.compress_action.isChecked()
         servers.serverChanged.connect(self._on_server_changed)
-        link.page.sessionChanged.connect(self._on_session)
-        self._on_session(link.page.session)
+        controller.page.sessionChanged.connect(self._on_session)
+        self._on_session(controller.page.session)
         servers.choice_hooks.append(self.stop_using)
         self._refresh()
 
     def _compress_toggled(self, on: bool) -> None:
-        self.link.page.window.settings.setValue(COMPRESS_KEY, on)
-        self.link.compress = on
-        if self.link.page.session is not None:  # the next request already
-            self.link.page.session.compress_history = on
-        self.link.summary_marker.refresh()  # off: no summary is sent, none is marked
+        self.controller.page.window.settings.setValue(COMPRESS_KEY, on)
+        self.controller.compress = on
+        if self.controller.page.session is not None:  # the next request already
+            self.controller.page.session.configure(compress_history=on)
+        self.controller.summary_marker.refresh()  # off: no summary is sent, none is marked
 
     def _on_session(self, session: ChatSession | None) -> None:
         if session is not None:
-            session.classify = self.classify_action.isChecked()
             # Before its first answer too: a reopened conversation's stored summary.
-            session.compress_history = self.compress_action.isChecked()
+            session.configure(
+                classify=self.classify_action.isChecked(),
+                compress_history=self.compress_action.isChecked(),
+            )
 
     def _classify_toggled(self, on: bool) -> None:
         self.saved.save(replace(self.saved.load(), classify=on))
-        if self.link.page.session is not None:  # the next question already
-            self.link.page.session.classify = on
+        if self.controller.page.session is not None:  # the next question already
+            self.controller.page.session.configure(classify=on)
 
     def _add(self, text: str, tier: str) -> QAction:
         action = QAction(text, self.menu)
@@ -89,9 +93,9 @@ class CascadeMenu(QObject):
         return action
 
     def set_part(self, tier: str) -> None:
-        session, choice = self.link.page.session, self.servers.current
+        session, choice = self.controller.page.session, self.servers.current
         if session is None or choice is None:
-            self.link.say(self.tr("Choose a server and a model first."))
+            self.controller.say(self.tr("Choose a server and a model first."))
             return
         part = CascadePart.of(choice, session.model)
         profile = self.saved.load()
@@ -102,7 +106,7 @@ class CascadeMenu(QObject):
             profile = replace(profile, strong=part)
             said = self.tr("Strong model: {model}").format(model=part.model)
         self.saved.save(profile)
-        self.link.say(said)
+        self.controller.say(said)
         self._refresh()
 
     def _refresh(self) -> None:
@@ -127,9 +131,9 @@ class CascadeMenu(QObject):
         if not profile.on and self._before is None:
             return
         self.saved.save(replace(profile, on=False))
-        session = self.link.page.session
+        session = self.controller.page.session
         if session is not None and self._before is not None:
-            session.routes = self._before
+            session.use_routes(self._before)
         self._before = None
         self._refresh()
 
@@ -139,7 +143,7 @@ class CascadeMenu(QObject):
 
     def _on_server_changed(self, *_: object) -> None:
         # A session exists now: a cascade saved as on comes back with it.
-        if self.saved.load().on and not self.link.active():
+        if self.saved.load().on and not self.controller.active():
             self.tasks.spawn(self.apply(), "use the cascade")
 
     async def apply(self) -> None:
@@ -151,12 +155,13 @@ class CascadeMenu(QObject):
             self.changed.emit()
 
     async def _apply(self) -> None:
-        session, profile = self.link.page.session, self.saved.load()
+        session, profile = self.controller.page.session, self.saved.load()
         if session is None:
             return
         if not (profile.on and profile.complete):
             if self._before is not None:
-                session.routes, self._before = self._before, None
+                session.use_routes(self._before)
+                self._before = None
             return
         assert profile.fast is not None and profile.strong is not None
         fast, strong = await self._route(profile.fast), await self._route(profile.strong)
@@ -164,10 +169,10 @@ class CascadeMenu(QObject):
             return  # turned off while the servers were reached
         if self._before is None:
             self._before = list(session.routes)
-        self.link.use(fast, strong)
+        self.controller.use(fast, strong)
 
     async def _route(self, part: CascadePart) -> Route:
-        backend = await self.servers.pool.backend(part.choice)
+        backend = await self.servers.tachy.backend(part.choice)
         return Route(backend, part.model, part.name, part.is_local)
 
     async def aclose(self) -> None:

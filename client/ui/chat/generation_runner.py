@@ -234,14 +234,14 @@ class GenerationRunner(QObject):
         if self._got_answer:
             return
         since = self._waiting_since_ns
-        timeline = getattr(self.generation, "timeline", None)
+        timeline = self.generation.timeline if self.generation is not None else None
         if timeline is not None and timeline.stages:
             # The session's own stamps: when the request began and the stage it is in.
             since = timeline.stages[0].start_ns
             self._stage = timeline.stages[-1].name
         now = now_ns()
         elapsed_ms = (now - since) / 1e6
-        prefill = getattr(timeline, "prefill", None)  # the server's prompt progress, if sent
+        prefill = timeline.prefill if timeline is not None else None  # the server's progress
         left = None if timeline is None else seconds_left(timeline, now)
         text = waiting_text(elapsed_ms, self._stage, prefill, left)
         if self.note:

@@ -11,7 +11,7 @@ the command that installs one. The facts come from client/services/servers/welco
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
@@ -31,6 +31,9 @@ from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.server_names import shown_name as server_name
 from client.ui.common.tab_order import tab_before
+
+if TYPE_CHECKING:
+    from client.ui.shell.app import TachyApp
 
 LOCAL_MODEL = "SmolLM2-135M"
 # (what it shows of the wait, the prompt sent); shown through WelcomePanel.tr.
@@ -144,15 +147,15 @@ class WelcomePanel(QFrame):
         )
 
 
-class WelcomeLink(QObject):
+class WelcomeController(QObject):
     """Shows the panel in a new, empty conversation and keeps what it says current."""
 
-    def __init__(self, app: Any, parent: QObject | None = None) -> None:
+    def __init__(self, app: TachyApp, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.app = app
         window = app.window
         self.panel = WelcomePanel(window)
-        centre = window.chat_view.parentWidget().layout()
+        centre = window.centre_layout
         centre.insertWidget(centre.indexOf(window.chat_view), self.panel)
         # Tab reaches the panel where it shows: after the pickers, before the chat.
         tab_before(self.panel.findChildren(QPushButton), window.chat_view)
@@ -200,7 +203,7 @@ class WelcomeLink(QObject):
         self.panel.show_running(server, model, self._state(is_local), is_local)
 
     def _state(self, is_local: bool) -> str:
-        warming = getattr(self.app, "warming", None)
+        warming = self.app.tachy.warming
         if warming is not None and warming.warmer.status.state is not None:
             from client.ui.common.status_text import model_state_text
 

@@ -16,7 +16,7 @@ def resources_dir() -> Path:
     """The first of: the PyInstaller bundle's copy (packaging/bundle.py), the wheel's
     client/resources (setup.py maps it), the checkout's top-level resources/."""
     candidates = [_PACKAGE / "resources", _PACKAGE.parent / "resources"]
-    bundled = getattr(sys, "_MEIPASS", None)
+    bundled = vars(sys).get("_MEIPASS")  # PyInstaller's bundle sets it
     if bundled:
         candidates.insert(0, Path(bundled) / "resources")
     for candidate in candidates:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +88,11 @@ class Seen:
     buttons: tuple[str, ...]  # the choices offered, as labelled
     answers: int  # answers in the conversation
     seconds: float  # how long the step took to settle
+
+    def field(self, name: str) -> object:
+        """One of the fields a flow's expectation names (state, text, tier ...)."""
+        values: dict[str, object] = asdict(self)
+        return values[name]
 
 
 def read_flow(path: Path) -> Flow:
@@ -186,12 +191,12 @@ def unmet(expect: dict[str, Any], seen: Seen, before: Seen | None) -> list[str]:
     misses: list[str] = []
     for key in TEXT_CHECKS:
         if key in expect:
-            shown = " | ".join(seen.stages) if key == "saw_stage" else getattr(seen, key)
+            shown = " | ".join(seen.stages) if key == "saw_stage" else str(seen.field(key))
             if not _text_matches(expect[key], shown):
                 misses.append(_miss(key, expect[key], shown))
     for key in ("state", "tier", "answers"):
-        if key in expect and expect[key] != getattr(seen, key):
-            misses.append(_miss(key, expect[key], getattr(seen, key)))
+        if key in expect and expect[key] != seen.field(key):
+            misses.append(_miss(key, expect[key], seen.field(key)))
     if "buttons" in expect and tuple(expect["buttons"]) != seen.buttons:
         misses.append(_miss("buttons", expect["buttons"], list(seen.buttons)))
     words = len(seen.text.split())

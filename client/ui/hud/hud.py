@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from client.core.metrics import RequestMetrics
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
+from client.services.chat.session_events import Outcome
 from client.services.hud.hud_live import LiveStream
 from client.services.hud.hud_model import (
     HudRecord,
@@ -154,7 +155,7 @@ class LatencyHud(QWidget):
         self,
         metrics: RequestMetrics,
         timeline: RequestTimeline,
-        outcome: object,
+        outcome: Outcome | str,
         message_id: int | None = None,
         *,
         views_now: bool = True,
@@ -177,7 +178,7 @@ class LatencyHud(QWidget):
             model=model,
             server=server,
             cold=cold,
-            outcome=str(getattr(outcome, "value", outcome)),
+            outcome=outcome.value if isinstance(outcome, Outcome) else outcome,
             message_id=message_id,
         )
         self.book.add(record)

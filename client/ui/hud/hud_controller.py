@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QTimer
 
@@ -13,6 +13,10 @@ from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.ui.common.async_errors import report
 
+if TYPE_CHECKING:
+    from client.ui.hud.hud import LatencyHud
+    from client.ui.shell.app import TachyApp
+
 HISTORY_ROWS = 500
 VIEWS_DELAY_MS = 16  # the HUD's per-reply views, after the answer's end is painted
 
@@ -20,7 +24,7 @@ VIEWS_DELAY_MS = 16  # the HUD's per-reply views, after the answer's end is pain
 class HudController:
     """The runner's listener: forwards each generation's stamps to the HUD."""
 
-    def __init__(self, hud: Any, session_of: Callable[[], ChatSession | None]) -> None:
+    def __init__(self, hud: LatencyHud, session_of: Callable[[], ChatSession | None]) -> None:
         self.hud = hud
         self._session_of = session_of  # the current session
 
@@ -51,14 +55,14 @@ class HudController:
         # words and end state are painted first, and the loop is never held for both.
         QTimer.singleShot(VIEWS_DELAY_MS, partial(self._guard, self.hud.show_last_reply))
 
-    def _guard(self, call: Any, *args: Any, **kwargs: Any) -> None:
+    def _guard(self, call: Callable[..., object], *args: Any, **kwargs: Any) -> None:
         try:
             call(*args, **kwargs)
         except Exception as error:  # the HUD must never break the chat
             report(error, "the latency HUD")
 
 
-def _show_timing(app: Any, hud: Any, message_id: int) -> None:
+def _show_timing(app: TachyApp, hud: LatencyHud, message_id: int) -> None:
     if hud.show_message(message_id):
         app.window.hud_dock.show()
         app.window.hud_dock.raise_()
@@ -68,7 +72,7 @@ def _show_timing(app: Any, hud: Any, message_id: int) -> None:
         )
 
 
-def _show_last_n(hud: Any) -> None:
+def _show_last_n(hud: LatencyHud) -> None:
     from client.services.hud.hud_model import Scope
 
     index = hud.requests.scope.findData(Scope.LAST_N)
@@ -76,14 +80,14 @@ def _show_last_n(hud: Any) -> None:
         hud.requests.scope.setCurrentIndex(index)
 
 
-def _show_engine(app: Any, hud: Any, url: str) -> None:
+def _show_engine(app: TachyApp, hud: LatencyHud, url: str) -> None:
     """The local engine's settings beside its counters, when it is the server shown."""
-    engine = getattr(app.servers, "engine", None)
-    is_engine = engine is not None and getattr(engine, "port", None) and engine.url == url
-    hud.server.show_engine(getattr(engine, "settings", None) if is_engine else None)
+    engine = app.tachy.engine
+    is_engine = engine is not None and engine.running and engine.url == url
+    hud.server.show_engine(engine.settings if engine is not None and is_engine else None)
 
 
-def attach_hud(app: Any) -> Any:
+def attach_hud(app: TachyApp) -> LatencyHud:
     """Create the HUD, put it in the dock, load past metrics and listen to generations."""
     from client.ui.hud import LatencyHud
 

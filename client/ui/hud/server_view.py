@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import time
 from datetime import UTC, datetime
-from typing import Any
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from client.services.hud.server_stats import ServerFigures, ServerSnapshot, ServerStatsPoller
+from client.services.servers.servers import EngineSettings
 from client.ui.common.error_text import error_text
 from client.ui.common.locale_text import NOTHING, clock, number, percent, short_number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
@@ -169,7 +169,7 @@ class ServerView(QWidget):
         self.figures["engine"].setText(self.engine_settings or NOTHING)
         self._show_countdown()
 
-    def show_engine(self, settings: Any | None) -> None:
+    def show_engine(self, settings: EngineSettings | None) -> None:
         """The local engine's latency settings (an EngineSettings), or None: another server."""
         if settings is None:
             self.engine_settings = ""

@@ -18,14 +18,16 @@ from PySide6.QtCore import QLocale, QObject, QSettings, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from client.services.knowledge.indexer import IndexProgress
-from client.services.knowledge.knowledge import IndexReport, KnowledgeBase, KnowledgeUnavailable
+from client.services.knowledge.indexer import IndexProgress, ProgressCallback
+from client.services.knowledge.knowledge import IndexReport, KnowledgeUnavailable
 from client.services.knowledge.knowledge_stage import KnowledgeStage, Retrieved, open_in_editor
 from client.ui.chat.render.citations import citations_for
 from client.ui.common.async_errors import KeptTasks, report
 from client.ui.common.error_text import error_text
 
 if TYPE_CHECKING:
+    from client.services.chat.generation import Generation
+    from client.services.tachy import Tachy
     from client.ui.chat.chat_page import ChatPage
 
 SETTINGS_ON = "knowledge/conversations"  # ids with knowledge on
@@ -35,22 +37,21 @@ SETTINGS_NEW = "knowledge/new"  # the choice for a new conversation
 class KnowledgeController(QObject):
     progressed = Signal(object)  # IndexProgress, from the indexing thread
 
-    def __init__(self, page: ChatPage, knowledge: KnowledgeBase | None = None) -> None:
+    def __init__(self, page: ChatPage, tachy: Tachy) -> None:
         super().__init__(page)
         self.page = page
         self.window = page.window
         self.settings: QSettings = page.window.settings
-        self.knowledge = knowledge or KnowledgeBase()
+        self.knowledge = tachy.knowledge
         self.stage = KnowledgeStage(self.knowledge, enabled=self._asked_with_knowledge)
+        tachy.use_knowledge(self.stage)
         self.tasks = KeptTasks()
         self._build_menu()
         self.progressed.connect(self._show_progress)
-        page.sessionChanged.connect(self._attach)
         page.runner.retrieved.connect(self._on_retrieved)
         page.runner.ended.connect(self._on_ended)
         page.conversationChanged.connect(self._sync_toggle)
         self.window.chat_view.actionRequested.connect(self._on_action)
-        self._attach(page.session)
         self.watcher: asyncio.Task[Any] | None = None
         self.sources: list[str] = []  # what was added (for the Remove menu)
 
@@ -123,10 +124,6 @@ class KnowledgeController(QObject):
         generation = self.page.runner.generation
         return generation is not None and generation.conversation_id == conversation_id
 
-    def _attach(self, session: Any) -> None:
-        if session is not None:
-            session.knowledge = self.stage
-
     # ---- adding and removing --------------------------------------------------------
 
     def choose_folder(self) -> None:
@@ -149,7 +146,7 @@ class KnowledgeController(QObject):
 
         return self.tasks.spawn(self._add(paths, progress), "knowledge add")
 
-    async def _add(self, paths: list[str], progress: Any) -> None:
+    async def _add(self, paths: list[str], progress: ProgressCallback) -> None:
         try:
             found = await self.knowledge.add_async(paths, progress)
         except KnowledgeUnavailable as error:
@@ -213,7 +210,7 @@ class KnowledgeController(QObject):
 
     # ---- the retrieving stage and its citations -------------------------------------
 
-    def _on_retrieved(self, generation: Any, event: Retrieved) -> None:
+    def _on_retrieved(self, generation: Generation, event: Retrieved) -> None:
         found = event.retrieval
         notice = found.notice()
         if notice:
@@ -230,8 +227,8 @@ class KnowledgeController(QObject):
         self.page.runner.note = text
         self.window.stage_label.setText(text)
 
-    def _on_ended(self, generation: Any, key: int) -> None:
-        found = getattr(generation, "retrieval", None)
+    def _on_ended(self, generation: Generation, key: int) -> None:
+        found = generation.retrieval
         view = self.window.chat_view
         if found is None or not found.passages or not view.has_message(key):
             return

@@ -10,14 +10,17 @@ answer copies the question (code to repeat with a change).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QSettings
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QLabel, QMenuBar
 
-from client.services.servers.servers import SPEC_CHOICES, make_local_engine, with_spec
+from client.services.servers.servers import SPEC_CHOICES
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+
+if TYPE_CHECKING:
+    from client.ui.servers.server_controller import ServerController
 
 SPEC_KEY = "engine/spec"
 # What each kind guesses from, as the menu says it; the `--spec` name is its tooltip.
@@ -36,7 +39,7 @@ class EngineMenu(QObject):
         menu_bar: QMenuBar,
         settings: QSettings,
         status: QLabel,
-        servers: Any,
+        servers: ServerController,
         busy: Callable[[], bool],
     ) -> None:
         super().__init__(menu_bar)
@@ -57,7 +60,7 @@ class EngineMenu(QObject):
             self.group.addAction(action)
             spec_menu.addAction(action)
             self.actions[spec] = action
-        self._use(self.spec)
+        self.servers.tachy.use_engine_spec(self.spec)
 
     @property
     def spec(self) -> str:
@@ -67,28 +70,10 @@ class EngineMenu(QObject):
     def choose(self, spec: str) -> None:
         self.settings.setValue(SPEC_KEY, spec)
         self.settings.sync()
-        self._use(spec)
-        engine = self.servers.engine
-        if engine is not None and getattr(engine, "running", False) and not self.busy():
+        restart = self.servers.tachy.use_engine_spec(spec)
+        engine = self.servers.tachy.engine
+        if restart and engine is not None and not self.busy():
             self.servers.tasks.spawn(engine.restart(), "restart the local engine")
             self.status.setText(self.tr("Restarting the local model with the new setting…"))
         else:
             self.status.setText(self.tr("The local model uses it from its next start."))
-
-    def _use(self, spec: str) -> None:
-        """The engine made from now on, and the one already made, take `spec`."""
-        engine = self.servers.engine
-        if engine is not None and hasattr(engine, "settings"):
-            with_spec(engine, spec)
-        if self.servers.engine_factory in (None, make_local_engine) or getattr(
-            self.servers.engine_factory, "tachy_spec_factory", False
-        ):
-            self.servers.engine_factory = _factory(spec)
-
-
-def _factory(spec: str) -> Any:
-    def make() -> Any:
-        return make_local_engine(spec)
-
-    make.tachy_spec_factory = True  # type: ignore[attr-defined]
-    return make

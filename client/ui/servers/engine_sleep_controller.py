@@ -10,7 +10,7 @@ deadline after the next warm-up.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 
@@ -18,22 +18,24 @@ from client.services.servers.servers import with_sleep_idle
 from client.services.warming.warming import KeepAliveWarmer
 from client.ui.common.async_errors import KeptTasks
 
+if TYPE_CHECKING:
+    from client.services.tachy import ManagedEngine
+    from client.ui.shell.app import TachyApp
+
 
 class EngineSleepController(QObject):
-    def __init__(self, app: Any, warmer: KeepAliveWarmer, tasks: KeptTasks) -> None:
+    def __init__(self, app: TachyApp, warmer: KeepAliveWarmer, tasks: KeptTasks) -> None:
         super().__init__(app.window)
         self.app, self.warmer, self.tasks = app, warmer, tasks
         self.restart_pending = False
-        hooks = getattr(app.servers, "engine_hooks", None)
-        if hooks is not None:
-            hooks.append(self._engine_made)
+        app.tachy.engine_hooks.append(self._engine_made)
         app.page.runner.ended.connect(lambda *_: self._restart_if_pending())
 
-    def _engine_made(self, engine: Any) -> None:
+    def _engine_made(self, engine: ManagedEngine) -> None:
         with_sleep_idle(engine, self.warmer.settings.keep_alive)
 
     def keep_alive_changed(self) -> None:
-        engine = self.app.servers.engine
+        engine = self.app.tachy.engine
         if not with_sleep_idle(engine, self.warmer.settings.keep_alive):
             return
         self.restart_pending = True
@@ -43,9 +45,11 @@ class EngineSleepController(QObject):
     def _restart_if_pending(self) -> None:
         if self.restart_pending and not self.app.page.runner.busy:
             self.restart_pending = False
-            self.tasks.spawn(self._restart(self.app.servers.engine), "restart the local engine")
+            engine = self.app.tachy.engine
+            if engine is not None:
+                self.tasks.spawn(self._restart(engine), "restart the local engine")
 
-    async def _restart(self, engine: Any) -> None:
+    async def _restart(self, engine: ManagedEngine) -> None:
         await engine.restart()
-        if engine is self.app.servers.engine:
+        if engine is self.app.tachy.engine:
             self.warmer.engine_restarted()

@@ -9,7 +9,7 @@ client/services/servers/model_admin.py; a pulled model then appears in the model
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from client.core.printable import visible
+from client.services.errors import user_message
 from client.services.servers.model_admin import (
     ModelFacts,
     PullProgress,
@@ -41,6 +42,11 @@ from client.ui.chat.action_bar import ActionBar
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.error_text import error_text
 from client.ui.common.locale_text import size_text
+
+if TYPE_CHECKING:
+    from client.services.chat.generation import Generation
+    from client.services.planning.planner import Backend
+    from client.ui.shell.app import TachyApp
 
 PERCENT = 1000  # the bar's range: tenths of a percent
 
@@ -120,10 +126,10 @@ class ModelsDialog(QDialog):
         self.cancel_button.setEnabled(pulling)
 
 
-class ModelsLink(QObject):
+class ModelsController(QObject):
     """The ⇩ button, the dialog, and "Pull it" after a chat met a missing model."""
 
-    def __init__(self, app: Any, parent: QObject | None = None) -> None:
+    def __init__(self, app: TachyApp, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.app = app
         self.servers = app.servers
@@ -137,20 +143,20 @@ class ModelsLink(QObject):
         self.button.setObjectName("modelsButton")
         self.button.setToolTip(self.tr("Pull or delete models…"))
         self.button.setAccessibleName(self.tr("Manage models"))
-        window.server_bar.layout().addWidget(self.button)
+        window.server_bar.row.addWidget(self.button)
         self.button.clicked.connect(self.open)
         self.pull_bar = ActionBar("pullBar", window)
         self.pull_bar.setAccessibleName(self.tr("Pull the missing model"))
-        centre = window.chat_view.parentWidget().layout()
+        centre = window.centre_layout
         centre.insertWidget(centre.indexOf(window.outcome_bar) + 1, self.pull_bar)
         self.pull_bar.chosen.connect(self._on_pull_it)
         self._missing = ""
         app.page.runner.ended.connect(self._on_ended)
 
-    async def _backend(self) -> Any:
+    async def _backend(self) -> Backend | None:
         if self.servers.current is None:
             return None
-        return await self.servers.pool.backend(self.servers.current)
+        return await self.servers.tachy.backend(self.servers.current)
 
     def open(self) -> ModelsDialog:
         if self.dialog is None:
@@ -177,7 +183,7 @@ class ModelsLink(QObject):
         try:
             dialog.show_models(await describe_models(backend))
         except Exception as error:
-            dialog.status_label.setText(error_text(str(getattr(error, "user_message", error))))
+            dialog.status_label.setText(error_text(user_message(error)))
 
     # --- pulling -------------------------------------------------------------------
     def _pull_typed(self) -> None:
@@ -207,7 +213,7 @@ class ModelsLink(QObject):
             )
             raise
         except Exception as error:
-            dialog.status_label.setText(error_text(str(getattr(error, "user_message", error))))
+            dialog.status_label.setText(error_text(user_message(error)))
             return
         finally:
             dialog.set_pulling(False)
@@ -251,11 +257,16 @@ class ModelsLink(QObject):
 
     async def delete(self, name: str) -> None:
         try:
-            await delete_model(await self._backend(), name)
+            backend = await self._backend()
+            if backend is None:
+                if self.dialog is not None:
+                    self.dialog.status_label.setText(self.tr("No server is chosen yet."))
+                return
+            await delete_model(backend, name)
         except Exception as error:
             if self.dialog is not None:
                 self.dialog.status_label.setText(
-                    error_text(str(getattr(error, "user_message", error)))
+                    error_text(user_message(error))
                 )
             return
         await self.refresh()
@@ -264,7 +275,7 @@ class ModelsLink(QObject):
         await self._refresh_picker(keep)
 
     # --- "Pull it" -----------------------------------------------------------------
-    def _on_ended(self, generation: Any, _key: int) -> None:
+    def _on_ended(self, generation: Generation, _key: int) -> None:
         finished = generation.finished
         name = missing_model(finished.error_message) if finished is not None else None
         backend_ok = self.servers.current is not None and self.servers.current.api == "ollama"

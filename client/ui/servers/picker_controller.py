@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from client.services.chat.generation import Generation
     from client.services.servers.servers import ServerChoice
+    from client.ui.shell.app import TachyApp
 
 log = logging.getLogger(__name__)
 LIST_AGAIN_S = 60.0  # another server's models are listed again after this long
@@ -51,7 +52,7 @@ def ttft_text(ms: float) -> str:
 
 
 class ModelPickerController(QObject):
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: TachyApp) -> None:
         super().__init__(app.window)
         self.app = app
         self.bar = app.window.server_bar
@@ -77,7 +78,7 @@ class ModelPickerController(QObject):
         self.bar.cascadeChosen.connect(self.cascade.use_cascade)
         self.cascade.changed.connect(self.show_cascade)
         self.app.page.runner.ended.connect(self._on_answer_ended)
-        warming = getattr(self.app, "warming", None)
+        warming = self.app.tachy.warming
         if warming is not None:
             warming.warmer.add_listener(lambda _status: self.show_details())
 
@@ -118,7 +119,7 @@ class ModelPickerController(QObject):
         names: list[str] | None = None
         note = ""
         try:
-            names = await model_names(await self.servers.pool.backend(choice))
+            names = await model_names(await self.servers.tachy.backend(choice))
             self._listed_at[choice.key] = time.monotonic()  # (a failure: tried again)
         except SecretsUnavailable:
             note = self.tr("its API key cannot be read: no system keyring")
@@ -131,7 +132,7 @@ class ModelPickerController(QObject):
         for choice in self.bar.model_groups():
             names = self.bar.models_of(choice)
             try:
-                backend = await self.servers.pool.backend(choice) if names else None
+                backend = await self.servers.tachy.backend(choice) if names else None
             except Exception:
                 backend = None
             loaded = await loaded_models(backend, names) if backend is not None else {}
@@ -158,7 +159,7 @@ class ModelPickerController(QObject):
     def show_details(self) -> None:
         texts = {key: model_state_text(status) for key, status in self._states.items()}
         in_use, session = self.bar.server_in_use, self.app.page.session
-        warming = getattr(self.app, "warming", None)
+        warming = self.app.tachy.warming
         if in_use is not None and session is not None and warming is not None:
             if warming.warmer.status.state is not None:  # the warmer knows best
                 texts[(in_use.key, session.model)] = model_state_text(warming.warmer.status)
@@ -172,7 +173,7 @@ class ModelPickerController(QObject):
 
     def show_cascade(self) -> None:
         profile = self.cascade.saved.load()
-        self.bar.set_cascade(cascade_label(profile), self.cascade.link.active())
+        self.bar.set_cascade(cascade_label(profile), self.cascade.controller.active())
 
     async def aclose(self) -> None:
         self._closed = True

@@ -38,7 +38,7 @@ class ServerBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("serverBar")
-        layout = QHBoxLayout(self)
+        layout = self.row = QHBoxLayout(self)  # others add their widgets to it
         layout.setContentsMargins(0, 0, 0, 0)
         self.server_picker = QComboBox(self)
         self.server_picker.setObjectName("serverPicker")

@@ -11,26 +11,24 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from client.services.errors import InvalidServerAddress, SecretsUnavailable
-from client.services.servers.saved_servers import SavedServers
+from client.services.errors import InvalidServerAddress, SecretsUnavailable, user_message
 from client.services.servers.servers import (
     LOCAL_ENGINE_LABEL,
-    BackendPool,
     ServerChoice,
     default_choice,
     detected_choices,
     local_engine_choice,
-    make_local_engine,
     normalize_url,
     save_api_key,
     server_choices,
     server_url,
     use_key_for_session,
 )
+from client.services.tachy import ManagedEngine, Tachy
 from client.ui.chat.chat_page import ChatPage
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.error_text import error_text
@@ -38,7 +36,7 @@ from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.servers.server_dialog import AddServerDialog
 
 if TYPE_CHECKING:
-    from client.services.storage.stores import Stores
+    from client.services.planning.planner import Backend
     from client.ui.shell.main_window import MainWindow
 
 STARTING_LOCAL = QT_TRANSLATE_NOOP("ServerController", "Starting local model…")
@@ -51,22 +49,16 @@ class ServerController(QObject):
         self,
         window: MainWindow,
         page: ChatPage,
-        stores: Stores | None = None,
-        engine_factory: Any = None,
+        tachy: Tachy,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.window = window
         self.page = page
-        self.stores = stores
-        self.saved = SavedServers(stores)
-        self.pool = BackendPool()  # keys come from the keyring, off the loop
-        self.engine_factory = engine_factory
-        self.engine: Any = None
-        # Called with each engine made, before it starts (the keep-alive's unload-after-idle).
-        self.engine_hooks: list[Callable[[Any], None]] = []
+        self.tachy = tachy
+        self.saved = tachy.saved_servers
         self.current: ServerChoice | None = None
-        self._engine_task: asyncio.Task[Any] | None = None
+        self._engine_task: asyncio.Task[None] | None = None
         self._dialog: AddServerDialog | None = None
         bar = window.server_bar
         self.tasks = KeptTasks()  # choosing, detecting, starting the engine, saving
@@ -79,6 +71,11 @@ class ServerController(QObject):
         bar.addServerRequested.connect(self.open_add_server)
         page.chooseServerRequested.connect(self.show_server_list)
         page.useLocalRequested.connect(self.use_local)
+
+    @property
+    def engine(self) -> ManagedEngine | None:
+        """The local engine, once made."""
+        return self.tachy.engine
 
     # --- start ---------------------------------------------------------------------
     async def start(
@@ -124,13 +121,13 @@ class ServerController(QObject):
             hook()
 
     async def select(self, choice: ServerChoice, model: str | None = None) -> None:
-        backend = await self.pool.backend(choice)
+        backend = await self.tachy.backend(choice)
         self.current = choice
         names: list[str] = []
         try:
             names = [info.name for info in await backend.list_models()]
         except Exception as error:
-            self.window.stage_label.setText(error_text(str(getattr(error, "user_message", error))))
+            self.window.stage_label.setText(error_text(user_message(error)))
         if self.current is not choice:
             return  # another server was chosen while this one listed its models
         chosen = model or (names[0] if names else "")
@@ -139,30 +136,15 @@ class ServerController(QObject):
         self.serverChanged.emit(normalize_url(choice.url), choice.api, chosen)
         self.saved.remember(choice)
 
-    def _use(self, backend: Any, model: str, choice: ServerChoice) -> None:
-        session = self.page.session
-        if session is None:
-            from client.services.chat.session import ChatSession
-
-            session = ChatSession(
-                backend,
-                model,
-                history=getattr(self.stores, "history", None),
-                metrics_store=getattr(self.stores, "metrics", None),
-                server_name=choice.name,
-                is_local=choice.is_local,
-            )
+    def _use(self, backend: Backend, model: str, choice: ServerChoice) -> None:
+        made = self.tachy.session is None
+        session = self.tachy.use(backend, model, choice)
+        if made:
             self.page.set_session(session)
-        else:
-            from client.services.planning.planner import Route
-
-            # The next request's route (one still on its way keeps its own).
-            session.route = Route(backend, model, choice.name, choice.is_local)
 
     def _on_model(self, name: str) -> None:
         self._user_chose()
-        if self.page.session is not None:
-            self.page.session.model = name
+        self.tachy.use_model(name)
 
     def show_server_list(self) -> None:
         self.window.server_bar.server_picker.setFocus()
@@ -180,21 +162,16 @@ class ServerController(QObject):
         self._engine_task = self.tasks.spawn(self._start_local(), "start local engine")
 
     async def _start_local(self) -> None:
-        if self.engine is None:
-            if self.engine_factory is None:
-                self.engine_factory = make_local_engine
-            self.engine = self.engine_factory()
-            for hook in self.engine_hooks:
-                hook(self.engine)
+        engine = self.tachy.local_engine()
         try:
-            await self.engine.start()
+            await engine.start()
         except Exception:
             self.window.stage_label.setText("")
             raise
-        choice = local_engine_choice(self.engine.url)
+        choice = local_engine_choice(engine.url)
         choices = [*self.window.server_bar.choices, choice]
         self.window.server_bar.set_choices(server_choices(choices, []), choice)
-        await self.select(choice, self.engine.model)
+        await self.select(choice, engine.model)
         if self.window.stage_label.text() == self.tr(STARTING_LOCAL):
             self.window.stage_label.setText("")
 
@@ -242,14 +219,9 @@ class ServerController(QObject):
         self.window.server_bar.set_choices(self.window.server_bar.choices, choice)
 
     async def forget(self, choice: ServerChoice) -> None:
-        await self.pool.forget(choice)
+        await self.tachy.backends.forget(choice)
 
     # --- quit ----------------------------------------------------------------------
     async def aclose(self) -> None:
-        """Stop what is under way, close every backend's HTTP client, stop the engine."""
-        try:
-            await self.tasks.aclose()
-            await self.pool.aclose()
-        finally:
-            if self.engine is not None:
-                await self.engine.stop()
+        """Stop what is under way (choosing, starting the engine, saving)."""
+        await self.tasks.aclose()

@@ -9,7 +9,7 @@ keyring. Both dialogs are non-modal (no nested exec() under the qasync loop).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QPushButton, QToolButton, QWidget
@@ -25,6 +25,9 @@ from client.services.servers.servers import (
 )
 from client.ui.common.error_text import error_text
 from client.ui.servers.server_dialog import AddServerDialog
+
+if TYPE_CHECKING:
+    from client.ui.servers.server_controller import ServerController
 
 
 class EditServerDialog(AddServerDialog):
@@ -52,7 +55,7 @@ class EditServerDialog(AddServerDialog):
 class ServerEditor(QObject):
     """The edit button, its dialog and the removal, wired to the server control."""
 
-    def __init__(self, servers: Any, parent: QObject | None = None) -> None:
+    def __init__(self, servers: ServerController, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.servers = servers
         bar = servers.window.server_bar
@@ -61,7 +64,7 @@ class ServerEditor(QObject):
         self.button.setObjectName("editServerButton")
         self.button.setToolTip(self.tr("Edit or remove this saved server…"))
         self.button.setAccessibleName(self.tr("Edit server"))
-        bar.layout().addWidget(self.button)
+        bar.row.addWidget(self.button)
         self.button.clicked.connect(self.open_editor)
         servers.serverChanged.connect(lambda *_: self._sync_button())
         # The server the picker shows, even one that could not be used (unreachable,

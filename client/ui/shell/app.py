@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QDir, QEvent, QLocale, QObject, QSettings
 from PySide6.QtWidgets import QApplication, QWidget
@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # client.store loads after the first paint (about 0.1 s of im
     from PySide6.QtGui import QIcon
 
     from client.services.storage.stores import Stores
+    from client.services.tachy import EngineFactory, Tachy
+    from client.ui.hud import LatencyHud
     from client.ui.shell.single_instance import SingleInstance
 
 log = logging.getLogger("tachy.ui")
@@ -72,36 +74,43 @@ class FirstPaintLog(QObject):
 
 
 class TachyApp:
-    """The main window wired to its controllers. Tests build this with their own parts."""
+    """The main window wired to its controllers, which adapt one Tachy (the Qt-free
+    composition root, client/services/tachy.py). Tests build this with their own parts."""
 
     def __init__(
         self,
         stores: Stores | None = None,
         settings: QSettings | None = None,
-        engine_factory: Any = None,
+        engine_factory: EngineFactory | None = None,
         window: MainWindow | None = None,
         warm_models: bool = True,
+        *,
+        tachy: Tachy | None = None,
     ) -> None:
-        self.warm_models = warm_models  # off in tests whose scripted server counts requests
         from client.services.chat.shown_history import ShownHistory
         from client.services.storage import full_disk as saving
-        from client.services.storage.stores import Stores
+        from client.services.tachy import Tachy
         from client.ui.chat.chat_page import ChatPage
         from client.ui.common.async_errors import add_error_sink
         from client.ui.demo.demo_menu import DemoMenu
         from client.ui.servers.server_controller import ServerController
         from client.ui.shell.storage_banner import attach_storage_banner
 
-        self.stores = stores or Stores()
+        # warm_models: off in tests whose scripted server counts requests.
+        self.tachy = tachy or Tachy(stores, engine_factory=engine_factory, warm_models=warm_models)
         self.window = window or MainWindow(settings or qt_settings())
         stored = ShownHistory(self.stores.history, self.stores.metrics)
         self.page = ChatPage(self.window, stored)
-        self.servers = ServerController(self.window, self.page, self.stores, engine_factory)
+        self.servers = ServerController(self.window, self.page, self.tachy)
         self.demo = DemoMenu(self.servers, self.servers)
         self.storage_banner = attach_storage_banner(self.window.server_bar, self.stores.problem)
         saving.add_listener(self.storage_banner.saving_changed)
         self._wire()
         add_error_sink(self._show_error)
+
+    @property
+    def stores(self) -> Stores:
+        return self.tachy.stores
 
     def _wire(self) -> None:
         from client.ui.conversations.conversation_controller import ConversationController
@@ -128,9 +137,9 @@ class TachyApp:
         self.help_menu = HelpMenu(self.window)
 
     def _attach_models(self) -> None:
-        from client.ui.servers.models_dialog import ModelsLink
+        from client.ui.servers.models_dialog import ModelsController
 
-        self.models = ModelsLink(self)
+        self.models = ModelsController(self)
 
     def _attach_model_picker(self) -> None:
         from client.ui.servers.picker_controller import ModelPickerController
@@ -143,14 +152,14 @@ class TachyApp:
         self.server_editor = ServerEditor(self.servers)
 
     def _attach_welcome(self) -> None:
-        from client.ui.chat.welcome import WelcomeLink
+        from client.ui.chat.welcome import WelcomeController
 
-        self.welcome = WelcomeLink(self)
+        self.welcome = WelcomeController(self)
 
     def _attach_knowledge(self) -> None:
         from client.ui.knowledge.knowledge_controller import KnowledgeController
 
-        self.knowledge = KnowledgeController(self.page)
+        self.knowledge = KnowledgeController(self.page, self.tachy)
 
     def _attach_cascade(self) -> None:
         from client.ui.cascade.cascade_controller import CascadeController
@@ -175,16 +184,16 @@ class TachyApp:
         )
 
     def _attach_warming(self) -> None:
-        # After the HUD: the warming link sits in front of the runner's HUD listener.
+        # After the HUD: the warming controller sits in front of the runner's HUD listener.
         from client.ui.warming.warming_controller import attach_warming
 
-        self.warming = attach_warming(self) if self.warm_models else None
+        self.warming = attach_warming(self)
 
     def _attach_hud(self) -> None:
         from client.ui.common.async_errors import report
         from client.ui.hud.hud_controller import attach_hud
 
-        self.hud: Any = None
+        self.hud: LatencyHud | None = None
         try:
             self.hud = attach_hud(self)
         except Exception as error:  # the chat works without its HUD
@@ -231,6 +240,7 @@ class TachyApp:
                 await self.demo.aclose()  # the lab's thread stops, its sockets with it
             finally:
                 await self.servers.aclose()
+                await self.tachy.aclose()  # backends' HTTP clients, the local engine
 
 
 def close_on_signals(loop: asyncio.AbstractEventLoop, window: QWidget) -> None:

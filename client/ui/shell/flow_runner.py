@@ -127,9 +127,9 @@ async def open_window(url: str, flow: Flow, model: str, data_dir: Path) -> Tachy
     session = app.page.session
     if session is not None:
         if flow.first_token_timeout_s is not None:
-            session.first_token_timeout_s = flow.first_token_timeout_s
+            session.configure(first_token_timeout_s=flow.first_token_timeout_s)
         if flow.stall_timeout_s is not None:
-            session.stall_timeout_s = flow.stall_timeout_s
+            session.configure(stall_timeout_s=flow.stall_timeout_s)
     return app
 
 

@@ -109,7 +109,8 @@ class MainWindow(QMainWindow):
 
     def _centre(self) -> QWidget:
         centre = QWidget(self)
-        layout = self._centre_layout = QVBoxLayout(centre)
+        # The chat's column: panels add their bars and lines to it.
+        layout = self.centre_layout = QVBoxLayout(centre)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self._chat_stand_in or self.chat_view, 1)
         layout.addWidget(self.undo_bar)
@@ -137,7 +138,7 @@ class MainWindow(QMainWindow):
         if stand_in is None:
             return
         self._make_chat_view()
-        self._centre_layout.replaceWidget(stand_in, self.chat_view)
+        self.centre_layout.replaceWidget(stand_in, self.chat_view)
         QWidget.setTabOrder(stand_in, self.chat_view)
         stand_in.hide()
         stand_in.setObjectName("")  # findChild(..., "chatView") finds the chat view

@@ -14,7 +14,7 @@ from client.backends import backend_for
 from client.core.events import Token, TokenKind
 from client.lab import LabServer, scenario_from_dict
 from client.services.cascade.cascade import FALLBACK_AFTER_S, cascade_routes, first_token_limit
-from client.services.chat.session import ChatSession
+from client.services.chat.session import ChatSession, SessionSettings
 from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
 from client.services.planning.planner import PlanInput, PlanSettings, Route, plan_request
 from client.services.planning.router import Tier, chosen_by_user
@@ -44,9 +44,13 @@ class Labs:
 
     def session(self, fast: Route, strong: Route) -> ChatSession:
         session = ChatSession(
-            fast.backend, fast.model, self.history, self.metrics, stall_timeout_s=0.5
+            fast.backend,
+            fast.model,
+            self.history,
+            self.metrics,
+            settings=SessionSettings(stall_timeout_s=0.5),
         )
-        session.routes = cascade_routes(fast, strong)
+        session.use_routes(cascade_routes(fast, strong))
         return session
 
     async def close(self) -> None:
@@ -186,7 +190,7 @@ async def test_no_first_token_within_the_cascade_wait_falls_back_and_closes_the_
     fast = await labs.route(FAST, "fast lab")
     strong = await labs.route({**STRONG, "fault": {"kind": "never_answer"}}, "lab")
     session = labs.session(fast, strong)
-    session.fallback_after_s = 0.3  # the lone model's Keep waiting stays at its 60 s
+    session.configure(fallback_after_s=0.3)  # the lone model's Keep waiting stays at its 60 s
     generation = session.generate(None, PROOF)
     events, finished = await _run(generation)
     assert not any(isinstance(e, SlowStart) for e in events)  # no Keep waiting / Cancel

@@ -23,8 +23,8 @@ FAST, STRONG = "fast:135m", "strong:7b"
 def _session(db: Database, server: ScriptedServer) -> tuple[ChatSession, Any]:
     backend = server.backend()  # one server, two models
     session = ChatSession(backend, FAST, HistoryStore(db), MetricsStore(db))
-    session.routes = cascade_routes(Route(backend, FAST, "s"), Route(backend, STRONG, "s"))
-    session.classify = True
+    session.use_routes(cascade_routes(Route(backend, FAST, "s"), Route(backend, STRONG, "s")))
+    session.configure(classify=True)
     return session, backend
 
 
@@ -58,7 +58,7 @@ async def test_past_its_budget_the_rules_decide_and_the_stage_says_so(db: Databa
     server.add(2.0, ollama_token("strong"), ollama_done())  # 2 s: far past the budget
     server.add(ollama_token("Hello."), ollama_done())
     session, backend = _session(db, server)
-    session.classify_budget_ms = 100
+    session.configure(classify_budget_ms=100)
     generation = session.generate(None, "hi")
     async for _event in generation:
         pass
@@ -84,7 +84,7 @@ async def test_off_or_overridden_no_classification_is_asked(db: Database) -> Non
     first = session.generate(None, "hi", decision=chosen_by_user(Tier.STRONG))
     async for _event in first:
         pass
-    session.classify = False
+    session.configure(classify=False)
     second = session.generate(first.conversation_id, "hello")
     async for _event in second:
         pass
@@ -92,3 +92,29 @@ async def test_off_or_overridden_no_classification_is_asked(db: Database) -> Non
     assert [r["model"] for r in server.requests] == [STRONG, FAST]  # no classification
     note = route_note(_understanding(db, second.assistant_message_id or 0))
     assert note is not None and note.by == "rules" and note.classifier == ""
+
+
+async def test_the_route_is_decided_once_and_the_answer_stored_with_it(
+    db: Database, monkeypatch: Any
+) -> None:
+    """The classifier's choice differs from the rules': the answer is stored naming the
+    plan's route from the start, and nothing renames it afterwards."""
+    from client.core.events import Token
+
+    renamed: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(HistoryStore, "set_answerer", lambda _self, *args: renamed.append(args))
+    server = ScriptedServer("ollama")
+    server.add(ollama_token("strong"), ollama_done())  # the classification
+    server.add(ollama_token("A proof."), ollama_done())
+    session, backend = _session(db, server)
+    generation = session.generate(None, "hi")  # the rules would say fast
+    async for event in generation:
+        if isinstance(event, Token):  # streaming: the stored answer names its writer now
+            stored = HistoryStore(db, recover=False).get_message(
+                generation.assistant_message_id or 0
+            )
+            assert stored is not None and (stored.model, stored.route) == (STRONG, "strong")
+    await backend.aclose()
+    assert generation.plan is not None and generation.chosen is not None
+    assert generation.plan.route == generation.chosen.route  # the plan kept the one decision
+    assert renamed == []

@@ -44,14 +44,11 @@ def prompt_progress(processed: int, total: int = 400) -> bytes:
 
 
 def session_on(server: ScriptedServer, db: Database, state: dict[str, Any]) -> ChatSession:
-    return ChatSession(
-        server.backend(),
-        MODEL,
-        HistoryStore(db),
-        MetricsStore(db),
-        server_name="scripted",
-        model_state_provider=lambda: state["now"],
+    session = ChatSession(
+        server.backend(), MODEL, HistoryStore(db), MetricsStore(db), server_name="scripted"
     )
+    session.model_state_provider = lambda: state["now"]  # what the warming policy attaches
+    return session
 
 
 # ---- what a request knows of its model -----------------------------------------------

@@ -12,7 +12,7 @@ from client.core.conversation import GenerationOptions
 from client.core.events import Token, TokenKind
 from client.lab import LabServer, scenario_from_dict
 from client.services.chat.generation import Generation
-from client.services.chat.session import ChatSession
+from client.services.chat.session import ChatSession, SessionSettings
 from client.services.chat.session_events import (
     Finished,
     NextStep,
@@ -49,9 +49,19 @@ def metrics(db: Database) -> MetricsStore:
 
 
 def session_for(
-    backend: Any, history: HistoryStore, metrics: MetricsStore, **options: Any
+    backend: Any,
+    history: HistoryStore,
+    metrics: MetricsStore,
+    model_state_provider: Any = None,
+    is_local: bool = False,
+    **settings: Any,
 ) -> ChatSession:
-    return ChatSession(backend, MODEL, history, metrics, server_name="scripted", **options)
+    own = SessionSettings(**settings)
+    session = ChatSession(
+        backend, MODEL, history, metrics, "scripted", settings=own, is_local=is_local
+    )
+    session.model_state_provider = model_state_provider  # the warming policy's, in the app
+    return session
 
 
 async def run(generation: Generation) -> list[Any]:
@@ -117,7 +127,9 @@ async def test_complete_answer_is_stored_and_measured(
     assert text_of(events) == "The sky is blue."
     assert finished.metrics.ttft_ms is not None and finished.metrics.ttft_ms >= 10
     assert finished.metrics.output_tokens == 4 and not finished.metrics.output_tokens_estimated
-    assert finished.metrics.tier == session.thresholds.tier_of(finished.metrics.ttft_ms).value
+    assert (
+        finished.metrics.tier == session.settings.thresholds.tier_of(finished.metrics.ttft_ms).value
+    )
 
     path = history.active_path(generation.conversation_id)  # type: ignore[arg-type]
     assert [(m.role, m.content, m.state) for m in path] == [
@@ -414,7 +426,7 @@ async def test_continue_on_vllm_sets_continue_final_message(
 ) -> None:
     server = ScriptedServer("openai").add(sse_token("A"), asyncio.Event())
     session = session_for(server.backend(), history, metrics)
-    session.continue_final_message = True  # what detection says for vLLM
+    session.configure(continue_final_message=True)  # what detection says for vLLM
     first = session.generate(None, "Letters")
     await stop_after_tokens(first, 1)
     server.add(sse_token("B"), sse_done())
@@ -766,7 +778,7 @@ async def test_stop_and_continue_on_the_local_engine(
             server_name=local_engine.label,
             is_local=True,
         )
-        session.options = GenerationOptions(temperature=0.0, seed=7, max_tokens=300)
+        session.configure(options=GenerationOptions(temperature=0.0, seed=7, max_tokens=300))
         first = session.generate(None, "Write a long story about a cat who sails the sea.")
         await stop_after_tokens(first, 5, timeout_s=60)
         stopped = first.finished
@@ -778,7 +790,7 @@ async def test_stop_and_continue_on_the_local_engine(
         assert stored is not None
         assert (stored.content, stored.state) == (stopped.text, MessageState.STOPPED)
 
-        session.options = GenerationOptions(temperature=0.0, seed=7, max_tokens=16)
+        session.configure(options=GenerationOptions(temperature=0.0, seed=7, max_tokens=16))
         second = session.continue_message(message_id)
         events = await run(second)
     finally:
@@ -828,7 +840,13 @@ async def test_lab_faults(
     url = await lab.start()
     backend = backend_for(url, api)
     try:
-        session = ChatSession(backend, lab.scenario.model, history, metrics, stall_timeout_s=0.3)
+        session = ChatSession(
+            backend,
+            lab.scenario.model,
+            history,
+            metrics,
+            settings=SessionSettings(stall_timeout_s=0.3),
+        )
         generation = session.generate(None, "Tell me something")
         events = await run(generation)
     finally:
@@ -860,7 +878,7 @@ async def test_the_oldest_turns_are_dropped_to_fit_the_prompt_budget(
     await run(second)
 
     # Room for the system prompt, the second turn and the new question, not the first.
-    session.prompt_budget = 120
+    session.configure(prompt_budget=120)
     third = session.generate(first.conversation_id, "Q3")
     await run(third)
     sent = [m["content"][:2] for m in server.requests[2]["messages"]]
@@ -869,11 +887,11 @@ async def test_the_oldest_turns_are_dropped_to_fit_the_prompt_budget(
     assert third.cut_before_message_id == second.user_message_id
 
     # A Continue keeps its question and the partial answer whatever the budget.
-    session.prompt_budget = 10
+    session.configure(prompt_budget=10)
     await run(session.continue_message(third.assistant_message_id))  # type: ignore[arg-type]
     sent = [m["content"][:2] for m in server.requests[3]["messages"]]
     assert sent == ["Be", "Q3", "A3"]
 
-    session.prompt_budget = None  # no known limit: everything is sent
+    session.configure(prompt_budget=None)  # no known limit: everything is sent
     await run(session.regenerate(third.assistant_message_id))  # type: ignore[arg-type]
     assert len(server.requests[4]["messages"]) == 6

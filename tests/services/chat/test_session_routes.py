@@ -46,10 +46,10 @@ async def test_each_request_goes_to_the_route_chosen_when_it_was_asked() -> None
     ollama = Route(OllamaBackend("http://ollama.test", client=client), "llama3.2", "Ollama")
     lab = Route(OpenAICompatBackend("http://lab.test", client=client), "smol", "Lab")
     session = ChatSession(ollama.backend, ollama.model, server_name="Ollama")
-    assert session.routes == [ollama]
+    assert session.routes == (ollama,)
 
     first = session.generate(None, "Hello?")
-    session.route = lab  # chosen while the first is not sent yet: for the next one
+    session.use_route(lab)  # chosen while the first is not sent yet: for the next one
     await answer(first)
     second = session.generate(first.conversation_id, "And you?")
     await answer(second)
@@ -71,7 +71,7 @@ async def test_a_model_change_keeps_the_server() -> None:
     servers = Servers()
     client = httpx.AsyncClient(transport=httpx.MockTransport(servers))
     session = ChatSession(OllamaBackend("http://ollama.test", client=client), "a", server_name="O")
-    session.model = "b"  # what the window's model picker does
+    session.use_model("b")  # what the window's model picker does
     generation = session.generate(None, "Hello?")
     await answer(generation)
     assert generation.route == Route(session.backend, "b", "O")

@@ -54,7 +54,7 @@ async def test_the_fast_model_summarises_and_the_next_plan_sends_the_summary(
     strong, fast = ScriptedServer(), ScriptedServer()
     session = ChatSession(strong.backend(), "big", history)
     # The answers come from the strong model: each question asks it to explain why.
-    session.routes = cascade_routes(Route(fast.backend(), "small"), session.routes[0])
+    session.use_routes(cascade_routes(Route(fast.backend(), "small"), session.routes[0]))
     conversation = await _long_conversation_strong(session, strong, 3)
     fast.add(ollama_token("They talked about words."), ollama_done())
     stored = await HistoryCompressor(session).after_answer(conversation, busy=lambda: False)
@@ -95,7 +95,7 @@ async def test_a_short_conversation_or_the_switch_off_is_left_alone(
     conversation = await _long_conversation(session, server, 1)
     assert await HistoryCompressor(session).after_answer(conversation, lambda: False) is None
     conversation = await _long_conversation(session, server, 3)
-    session.compress_history = False
+    session.configure(compress_history=False)
     assert await HistoryCompressor(session).after_answer(conversation, lambda: False) is None
     assert len(server.requests) == 4  # no summary request was sent
 

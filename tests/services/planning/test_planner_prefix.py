@@ -81,7 +81,7 @@ async def test_the_warmed_prefix_is_the_start_of_the_next_request(api: str) -> N
     wire = Wire()
     backend = make_backend(api, wire)
     session = ChatSession(backend, MODEL)
-    session.system_prompt = "Answer briefly, in \u00e9l\u00e9gant words."
+    session.configure(system_prompt="Answer briefly, in \u00e9l\u00e9gant words.")
     first = session.generate(None, "What is a tide? \u6f6e")
     await drain(first)
     conversation = first.conversation_id

@@ -66,10 +66,10 @@ async def test_an_edit_before_the_summarised_turns_or_the_switch_off_leaves_it_o
     conversation, _texts = await _summarised(tmp_path, server)
     with Database(tmp_path / "tachy.sqlite3") as db:
         session = ChatSession(server.backend(), "m", HistoryStore(db))
-        session.compress_history = False
+        session.configure(compress_history=False)
         assert session.summary_in_use(conversation) is None
         assert SUMMARY not in str(await _ask(session, server, conversation))
-        session.compress_history = True
+        session.configure(compress_history=True)
         first_question = session.history.active_path(conversation)[0].id
         server.add(ollama_token("new"), ollama_done())
         async for _ in session.edit_and_resend(first_question, "a new first question"):

@@ -84,7 +84,7 @@ def test_the_cascade_done_means(local_engine: Any, make_app: Any, run: Any, qtbo
     app = make_app(local_engine.url, model=local_engine.model, api="openai")
     window = Window(app, qtbot)
     session = app.page.session
-    session.options = GenerationOptions(max_tokens=24, temperature=0.0)
+    session.configure(options=GenerationOptions(max_tokens=24, temperature=0.0))
     fast = Route(session.backend, local_engine.model, "local engine", is_local=True)
     lab = LabServer(scenario_from_dict(STRONG))
     strong = Route(backend_for(run(lab.start()), "openai"), "lab-strong:7b", "lab")

@@ -94,7 +94,7 @@ def test_no_first_token_in_time_is_answered_by_the_fast_one_not_keep_waiting(
     server.scripts.append([("hang",)])  # the strong model never sends a token
     app = make_app(server.url)
     _cascade(app)
-    app.page.session.fallback_after_s = 0.3
+    app.page.session.configure(fallback_after_s=0.3)
     w = app.window
 
     async def ask() -> None:
@@ -128,7 +128,7 @@ def test_the_cascade_menu_sets_both_halves_saves_them_and_they_come_back(
     assert not menu.use_action.isEnabled()  # nothing set up yet
     menu.fast_action.trigger()  # the model chosen now: scripted:1b
     assert "scripted:1b" in app.window.stage_label.text()
-    app.page.session.model = "other:7b"
+    app.page.session.use_model("other:7b")
     menu.strong_action.trigger()
     assert menu.use_action.isEnabled() and not app.cascade.active()
     menu.use_action.setChecked(True)
@@ -193,7 +193,7 @@ def test_a_long_conversation_is_summarised_in_the_background_unless_turned_off(
     conversation = app.page.conversation_id
     assert app.page.session.summaries[conversation].summary.text == "Hello there."
     app.cascade_menu.compress_action.setChecked(False)
-    assert app.page.session.compress_history is False
+    assert app.page.session.settings.compress_history is False
     before = len(server.requests)
     run(ask(1))
     asked = [r for r in server.requests[before:] if "Summarise" in str(r.get("messages"))]
@@ -215,7 +215,7 @@ def test_the_fast_model_choosing_past_its_budget_the_rules_decide_and_the_waterf
     menu, w = app.cascade_menu, app.window
     assert not menu.classify_action.isChecked()  # off unless asked for
     menu.classify_action.setChecked(True)
-    assert app.page.session.classify and menu.saved.load().classify
+    assert app.page.session.settings.classify and menu.saved.load().classify
 
     async def ask() -> None:
         w.composer.setPlainText("hi")
@@ -238,7 +238,7 @@ def test_the_fast_model_choosing_past_its_budget_the_rules_decide_and_the_waterf
 
     again = make_app(server.url)  # the next start: the setting and the stored waterfall
     assert again.cascade_menu.classify_action.isChecked()
-    run(until(lambda: again.page.session is not None and again.page.session.classify))
+    run(until(lambda: again.page.session is not None and again.page.session.settings.classify))
     assert again.hud.show_message(key)
     assert any(t.startswith("understanding · fast · scripted:1b ") for t in _ticks(again))
     assert "classifier out of budget, rules decided" in again.hud.waterfall.caption.text()

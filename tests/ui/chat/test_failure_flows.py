@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -58,7 +59,7 @@ def test_stage_line_is_empty_then_typing_then_stage(make_app, server, run, qtbot
 def test_slow_start_offers_keep_waiting_and_cancel_inline(make_app, server, run, qtbot):
     server.scripts.append([("hang",), ("token", "late answer"), ("done",)])
     app = make_app(server.url)
-    app.page.session.first_token_timeout_s = 0.3
+    app.page.session.configure(first_token_timeout_s=0.3)
 
     async def scenario() -> None:
         _ask(app, qtbot, "will you answer?")
@@ -78,7 +79,7 @@ def test_slow_start_offers_keep_waiting_and_cancel_inline(make_app, server, run,
 def test_slow_start_cancel_keeps_the_question(make_app, server, run, qtbot):
     server.scripts.append([("hang",)])
     app = make_app(server.url)
-    app.page.session.first_token_timeout_s = 0.2
+    app.page.session.configure(first_token_timeout_s=0.2)
 
     async def scenario() -> None:
         _ask(app, qtbot, "are you there?")
@@ -152,7 +153,8 @@ def test_error_before_text_offers_retry_and_edit_question(make_app, server, run,
 
 def test_unreachable_server_offers_retry_other_server_and_local_model(make_app, server, run, qtbot):
     app = make_app(server.url)
-    app.page.session.backend = backend_for(f"http://127.0.0.1:{_free_port()}", "ollama")
+    closed = backend_for(f"http://127.0.0.1:{_free_port()}", "ollama")
+    app.page.session.use_route(replace(app.page.session.route, backend=closed))
     run(_ask_and_wait(app, qtbot, "hello?"))
     assert _steps(app) == ["retry", "choose_server", "use_local"]
     assert "reach" in app.window.stage_label.text()
@@ -176,7 +178,7 @@ def _free_port() -> int:
 def test_slow_start_choices_go_away_when_the_answer_comes(make_app, server, run, qtbot):
     server.scripts.append([("hang",), ("token", "here I am"), ("done",)])
     app = make_app(server.url)
-    app.page.session.first_token_timeout_s = 0.2
+    app.page.session.configure(first_token_timeout_s=0.2)
 
     async def scenario() -> None:
         _ask(app, qtbot, "slow?")

@@ -153,9 +153,9 @@ def test_fault(row, api, lab, healthy, dead_url, make_app, run, qtbot, data_dir)
     app = make_app(lab.url if row.fault is not None else dead_url, model=MODEL, api=api)
     assert app.page.session.backend.api == api
     session, w = app.page.session, app.window
-    session.first_token_timeout_s = FIRST_TOKEN_TIMEOUT_S
+    session.configure(first_token_timeout_s=FIRST_TOKEN_TIMEOUT_S)
     stalls = row.fault is not None and row.fault.kind == "stall"
-    session.stall_timeout_s = STALL_TIMEOUT_S if stalls else PATIENT_STALL_S
+    session.configure(stall_timeout_s=STALL_TIMEOUT_S if stalls else PATIENT_STALL_S)
     held_before = lab.server.stats.held
 
     async def ask() -> None:

@@ -32,7 +32,7 @@ async def test_hud_matches_bench_against_the_local_engine(
     hud.show()
     backend = await make_backend(local_engine.url, "openai")
     session = ChatSession(backend, local_engine.model, server_name="local")
-    session.options.max_tokens = MAX_TOKENS
+    session.settings.options.max_tokens = MAX_TOKENS
     settings = BenchSettings(model=local_engine.model, n=1, warmup=0, max_tokens=MAX_TOKENS)
     bench_ttft: list[float | None] = []
     try:

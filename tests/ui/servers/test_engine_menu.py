@@ -8,6 +8,8 @@ from typing import Any
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QLabel, QMenuBar
 
+from client.services.storage.stores import Stores
+from client.services.tachy import Tachy
 from client.ui.servers.engine_menu import SPEC_KEY, EngineMenu
 
 
@@ -24,9 +26,11 @@ class FakeEngine:
 
 
 class FakeServers:
+    """The server controller's part the menu uses: the app's Tachy and its tasks."""
+
     def __init__(self, engine: Any = None) -> None:
-        self.engine = engine
-        self.engine_factory: Any = None
+        self.tachy = Tachy(Stores(), warm_models=False)
+        self.tachy.engine = engine  # (None: the real engine is made on first use)
         self.spawned: list[str] = []
 
     @property
@@ -51,10 +55,11 @@ def test_off_by_default_and_a_choice_is_kept_for_the_next_engine(qapp: Any, tmp_
     servers = FakeServers()
     menu, status = _menu(tmp_path, servers)
     assert menu.actions[""].isChecked() and set(menu.actions) >= {"", "ngram-simple", "ngram-mod"}
-    assert servers.engine_factory().settings.spec == ""
+    assert servers.tachy.local_engine().settings.spec == ""
     menu.actions["ngram-mod"].trigger()
     assert menu.settings.value(SPEC_KEY) == "ngram-mod"
-    assert servers.engine_factory().settings.spec == "ngram-mod"  # made, never started
+    assert servers.tachy.local_engine().settings.spec == "ngram-mod"  # made, never started
+    assert Tachy(Stores()).local_engine().settings.spec == ""  # (a new app asks the menu)
     assert "next start" in status.text()
     again, _ = _menu(tmp_path, FakeServers())  # the next run of the app
     assert again.actions["ngram-mod"].isChecked() and again.spec == "ngram-mod"

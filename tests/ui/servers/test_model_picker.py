@@ -210,7 +210,7 @@ def test_the_cascade_entry_turns_the_cascade_on_and_one_model_turns_it_off(
     menu, picker = app.cascade_menu, app.window.server_bar.model_picker
     assert all(kind != RowKind.CASCADE for kind, _, _ in rows(app))  # none set up yet
     menu.fast_action.trigger()  # the model chosen now: scripted:1b
-    app.page.session.model = "other:7b"
+    app.page.session.use_model("other:7b")
     menu.strong_action.trigger()
     label = "Cascade · fast scripted:1b · strong other:7b"
     assert rows(app)[-1][:2] == (RowKind.CASCADE, label)

@@ -171,6 +171,7 @@ def test_local_engine_label_and_waiting_question_go_out_when_it_runs(
         async def start(self) -> None:
             await ready.wait()
             self.url = server.url  # the scripted server plays the engine
+            self.running = True
 
     async def nothing(*_: Any, **__: Any) -> list[Any]:
         return []

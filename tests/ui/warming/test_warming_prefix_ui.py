@@ -26,7 +26,7 @@ def test_the_warmed_prefix_is_the_start_of_the_next_request(warm_app, run, lab):
         link = app.warming
         assert link is not None
         session = app.page.session
-        session.system_prompt = "Answer briefly."
+        session.configure(system_prompt="Answer briefly.")
         send(app, "What is a tide?")
         await until(answered(app, 1), 5)
 
@@ -47,7 +47,7 @@ def test_the_warmed_prefix_is_the_start_of_the_next_request(warm_app, run, lab):
         full = link.next_prefix()
         assert full is not None and len(full) == 5
         count = session.token_counter
-        session.prompt_budget = sum(count(m) for m in [full[0], *full[3:], draft]) + 1
+        session.configure(prompt_budget=sum(count(m) for m in [full[0], *full[3:], draft]) + 1)
         app.window.composer.setPlainText(draft.content)
         prefix = link.next_prefix()
         assert prefix == [full[0], *full[3:]]
@@ -66,10 +66,10 @@ def test_a_new_conversation_starts_with_the_system_prompt(warm_app, run, lab):  
         link = app.warming
         assert link is not None
         assert link.next_prefix() == []  # no conversation, no system prompt
-        app.page.session.system_prompt = "Answer briefly."
+        app.page.session.configure(system_prompt="Answer briefly.")
         assert link.next_prefix() == [ChatMessage("system", "Answer briefly.")]
         await until(lambda: link.state_label.text().startswith("warm"), 5)
-        await until(lambda: app.page.session.prompt_budget is not None, 3)
+        await until(lambda: app.page.session.settings.prompt_budget is not None, 3)
 
     run(body())
 
@@ -112,7 +112,8 @@ def test_a_long_conversation_is_warmed_when_typed_in_not_when_passed_through(
     """Reading a long conversation keeps a server busy for seconds, and the local
     engine cannot stop a cancelled prefill: opening one only to pass on to another must
     not make the next question wait. Typing in it shows the user is staying."""
-    from client.ui.warming.warming_controller import OPENED_WARM_MAX_TOKENS, OPENED_WARM_MS
+    from client.services.warming.warming_policy import OPENED_WARM_MAX_TOKENS
+    from client.ui.warming.warming_controller import OPENED_WARM_MS
 
     stores = open_stores(data_dir / "tachy.sqlite3")
     history = stores.history

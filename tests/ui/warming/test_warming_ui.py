@@ -20,8 +20,9 @@ from client.core.timeline import now_ns
 from client.lab.scenario import Distribution, load_scenario
 from client.lab.server import LabServer
 from client.services.storage.stores import open_stores
+from client.services.warming.warming_policy import KEEP_ALIVE_KEY
 from client.ui.shell.app import TachyApp
-from client.ui.warming.warming_controller import CUT_MARKER, KEEP_ALIVE_KEY
+from client.ui.warming.warming_controller import CUT_MARKER
 from tests.ui.conftest import LoopRunner, NoEngine, until
 
 MODEL = "tachy-lab:latest"
@@ -114,15 +115,15 @@ def test_warms_at_start_and_shows_time_left(warm_app, run, lab):
         assert text.startswith("warm · ") and text.endswith("min left"), text
         assert "keep-alive 30m" in link.state_label.toolTip()
         session = app.page.session
-        assert session.keep_alive == "30m"
+        assert session.settings.keep_alive == "30m"
         assert session.model_state_provider() == "warm"
-        await until(lambda: session.prompt_budget is not None, 3)  # /api/show's context
+        await until(lambda: session.settings.prompt_budget is not None, 3)  # /api/show's context
         # The keep-alive menu in the server bar: stored, sent, and explained.
         let_go = link.keep_alive_actions[-1]
         assert let_go.text() == "Let the server unload it"
         let_go.trigger()
         assert app.stores.settings.get(KEEP_ALIVE_KEY, "unset") is None
-        assert session.keep_alive is None
+        assert session.settings.keep_alive is None
         assert "lets the server unload it" in link.state_label.toolTip()
 
     run(body())
@@ -229,17 +230,17 @@ def test_composer_shows_the_predicted_wait_while_typing(warm_app, run, lab, qtbo
         await until(lambda: link.state_label.text().startswith("warm"), 5)
         send(app, "First question, so the prediction has a measurement.")
         await until(answered(app, 1), 5)
-        assert link.predictor.predict(10) is not None
+        assert link.policy.predictor.predict(10) is not None
         label = link.prediction_label
         assert label.text() == ""
         composer = app.window.composer
         composer.setFocus()
         qtbot.keyClicks(composer, "Why")
         assert label.text().startswith("≈ ") and label.text().endswith("to first token")
-        short = link._draft
+        short = link.policy.draft
         qtbot.keyClicks(composer, " is the sky blue" * 40)
-        longer = link._draft
-        assert short is not None and longer is not None and longer[1] > short[1]
+        longer = link.policy.draft
+        assert short is not None and longer is not None and longer.tokens > short.tokens
         assert label.text().startswith("≈ ")
         composer.clear()
         assert label.text() == ""
@@ -247,7 +248,7 @@ def test_composer_shows_the_predicted_wait_while_typing(warm_app, run, lab, qtbo
         qtbot.keyClicks(composer, "And the sunset?")
         composer.submit()
         await until(answered(app, 2), 5)
-        assert link.predictor.error_count == 1
+        assert link.policy.predictor.error_count == 1
         assert link.hud_label is not None and "median error" in link.hud_label.text()
 
     run(body())
@@ -260,9 +261,9 @@ def test_cut_marker_appears_with_a_tiny_budget(warm_app, run, lab):
         app = await warm_app()
         link = app.warming
         assert link is not None
-        await until(lambda: app.page.session.prompt_budget is not None, 3)
+        await until(lambda: app.page.session.settings.prompt_budget is not None, 3)
         link.set_budget_setting(60)
-        assert app.page.session.prompt_budget == 60
+        assert app.page.session.settings.prompt_budget == 60
         question = "Tell me about the weather on the coast in late autumn, please. " * 3
         send(app, question)
         await until(answered(app, 1), 5)
@@ -293,7 +294,7 @@ def test_prediction_is_there_from_the_first_keystroke_after_a_restart(warm_app, 
         assert link is not None
         send(first, "First question, so the prediction has a measurement.")
         await until(answered(first, 1), 5)
-        learned = link.predictor.learned()
+        learned = link.policy.predictor.learned()
         assert learned["warm"]
         await first.aclose()  # saves what is not saved yet
         first.window.close()
@@ -302,17 +303,17 @@ def test_prediction_is_there_from_the_first_keystroke_after_a_restart(warm_app, 
 
         second = await warm_app()
         link = second.warming
-        assert link is not None and link.predictor.learned()["warm"] == learned["warm"]
+        assert link is not None and link.policy.predictor.learned()["warm"] == learned["warm"]
         composer = second.window.composer
         composer.setFocus()
         qtbot.keyClicks(composer, "Why")
         label = link.prediction_label
         assert label.text().startswith("≈ ") and label.text().endswith("to first token")
         # Another model has its own predictor, and nothing learned yet.
-        link._retarget("another-model:latest", "model changed")
-        assert link.predictor.predict(10) is None
+        second.window.server_bar.modelChosen.emit("another-model:latest")  # as the picker
+        assert link.policy.predictor.predict(10) is None
         assert link.hud_label is not None and "not measured yet" in link.hud_label.text()
-        link._retarget(MODEL, "model changed")
-        assert link.predictor.predict(10) is not None
+        second.window.server_bar.modelChosen.emit(MODEL)
+        assert link.policy.predictor.predict(10) is not None
 
     run(body())

@@ -1,0 +1,150 @@
+"""The app's parts, built once and owned here: the composition root (Qt-free).
+
+    tachy = Tachy(open_stores())
+    session = await tachy.use_server(choice)          # a server and its first model
+    generation = session.generate(None, "Why is the sky blue?")
+    ...
+    await tachy.aclose()
+
+It owns the stores, the saved servers and one backend per server, the local engine,
+the chat session (made when the first server is used), the warming policy with its
+TTFT predictors and prompt budget, the knowledge base and the saved cascade. The
+window (client/ui/shell/app.py) builds one and hands it, typed, to its controllers,
+which only adapt it to widgets; `tachy chat`, `tachy bench` and the tests build the
+same object. docs/architecture.md follows a message through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from client.backends.base import Backend
+from client.services.cascade.saved_cascade import SavedCascade
+from client.services.chat.session import ChatSession
+from client.services.knowledge.knowledge import KnowledgeBase
+from client.services.knowledge.knowledge_stage import KnowledgeStage
+from client.services.planning.planner import Route
+from client.services.servers.engine_idle import ManagedEngine
+from client.services.servers.saved_servers import SavedServers
+from client.services.servers.servers import (
+    BackendPool,
+    ServerChoice,
+    make_local_engine,
+    with_spec,
+)
+from client.services.storage.stores import Stores
+from client.services.warming.warming_policy import WarmingPolicy
+
+EngineFactory = Callable[[], ManagedEngine]
+SessionListener = Callable[[ChatSession], None]
+
+
+class Tachy:
+    def __init__(
+        self,
+        stores: Stores | None = None,
+        *,
+        engine_factory: EngineFactory | None = None,
+        knowledge: KnowledgeBase | None = None,
+        warm_models: bool = True,
+    ) -> None:
+        self.stores = stores or Stores()
+        self.saved_servers = SavedServers(self.stores)
+        self.backends = BackendPool()  # keys come from the keyring, off the loop
+        self._engine_factory = engine_factory  # None: the real engine
+        self.engine_spec = ""  # its speculative decoding ("": none)
+        self.engine: ManagedEngine | None = None  # made on first use, then kept
+        # Called with each engine made, before it starts (the keep-alive's unload-after-idle).
+        self.engine_hooks: list[Callable[[ManagedEngine], None]] = []
+        self.session: ChatSession | None = None  # made when the first server is used
+        self._session_listeners: list[SessionListener] = []
+        # Off in tests whose scripted server counts requests.
+        self.warming = WarmingPolicy(self.stores.settings) if warm_models else None
+        self._knowledge = knowledge
+        self._stage: KnowledgeStage | None = None
+        self.cascade = SavedCascade(self.stores)
+
+    @property
+    def knowledge(self) -> KnowledgeBase:
+        """The user's documents (opened on first use: the window's Knowledge menu)."""
+        if self._knowledge is None:
+            self._knowledge = KnowledgeBase()
+        return self._knowledge
+
+    # --- the server in use ----------------------------------------------------------
+    async def backend(self, choice: ServerChoice) -> Backend:
+        return await self.backends.backend(choice)
+
+    def use(self, backend: Backend, model: str, choice: ServerChoice) -> ChatSession:
+        """The chat goes to this server and model from the next request on (one still
+        on its way keeps its own). The first call makes the session."""
+        route = Route(backend, model, choice.name, choice.is_local)
+        if self.session is not None:
+            self.session.use_route(route)
+            return self.session
+        history, metrics = self.stores.history, self.stores.metrics
+        session = ChatSession(
+            backend, model, history, metrics, choice.name, is_local=choice.is_local
+        )
+        self.session = session
+        session.knowledge = self._stage
+        if self.warming is not None:
+            self.warming.attach(session)
+        for listener in self._session_listeners:
+            listener(session)
+        return session
+
+    def use_model(self, model: str) -> None:
+        if self.session is not None:
+            self.session.use_model(model)
+
+    def on_session(self, listener: SessionListener) -> None:
+        """Call `listener` with the session when it is made (at once if it exists)."""
+        self._session_listeners.append(listener)
+        if self.session is not None:
+            listener(self.session)
+
+    def retarget_warming(self, reason: str) -> None:
+        """The session's server or model changed: warming follows it."""
+        session = self.session
+        if self.warming is None or session is None:
+            return
+        engine = self.engine if session.is_local else None
+        self.warming.retarget(session, engine, reason)
+
+    # --- the local engine -----------------------------------------------------------
+    def local_engine(self) -> ManagedEngine:
+        """The embedded engine, made once (not started: that takes seconds)."""
+        if self.engine is None:
+            factory = self._engine_factory
+            self.engine = factory() if factory is not None else make_local_engine(self.engine_spec)
+            for hook in self.engine_hooks:
+                hook(self.engine)
+        return self.engine
+
+    def use_engine_spec(self, spec: str) -> bool:
+        """The local engine's speculative decoding from its next start; True when the
+        running engine should restart to use it now."""
+        self.engine_spec = spec
+        engine = self.engine
+        if engine is None or self._engine_factory is not None:  # (a test's stand-in)
+            return False
+        with_spec(engine, spec)
+        return engine.running
+
+    def use_knowledge(self, stage: KnowledgeStage) -> None:
+        """The retrieving stage: the session runs it for the conversations it says."""
+        self._stage = stage
+        if self.session is not None:
+            self.session.knowledge = stage
+
+    # --- quit -----------------------------------------------------------------------
+    async def aclose(self) -> None:
+        """Close every backend's HTTP client, stop warming and the local engine."""
+        try:
+            if self.warming is not None:
+                await self.warming.aclose()
+            await self.backends.aclose()
+        finally:
+            if self.engine is not None:
+                await self.engine.stop()

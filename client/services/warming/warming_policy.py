@@ -1,0 +1,287 @@
+"""Keeping the model warm and predicting the wait: the policy, without Qt.
+
+WarmingPolicy owns the KeepAliveWarmer, one TTFT predictor per server and model
+(restored from and saved to the settings store, so a restart predicts from the
+start), the prompt token counter and the prompt budget (from the model's context
+length and the user's setting). It puts them on the chat session
+(client/services/chat/session.py) and answers the window's questions:
+
+    policy = WarmingPolicy(settings_store)
+    policy.attach(session)                          # the session's collaborators
+    policy.retarget(session, engine, "app start")   # a server or model change
+    policy.predict_draft(text)                       # per keystroke: arithmetic only
+    policy.next_plan(session, conversation, draft)  # what the warmer warms
+    policy.request_started(...) / request_finished(generation)
+
+The window's WarmingController (client/ui/warming/warming_controller.py) only
+adapts it: labels, menus, timers.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
+from client.core.conversation import ChatMessage
+from client.core.prediction import ModelState, Prediction, TtftPredictor
+from client.services.chat.generation import Generation
+from client.services.chat.session import ChatSession
+from client.services.planning.planner import RequestPlan, Route
+from client.services.planning.tokenize import PromptTokenCounter
+from client.services.servers.engine_idle import Engine
+from client.services.servers.model_status import DEFAULT_KEEP_ALIVE, WarmSettings
+from client.services.warming.warming import WARM_PROMPT, KeepAliveWarmer
+from client.store.settings import Settings
+
+log = logging.getLogger(__name__)
+
+KEEP_ALIVE_KEY = "keep_alive"  # settings: "30m", "1h" ... or None (let the server unload it)
+PROMPT_BUDGET_KEY = "prompt_budget"  # settings: tokens, or None (from the model's context)
+# The predictor's samples per server and model, so a restart predicts from the start.
+LEARNED_KEY = "ttft_learned"  # settings key: "ttft_learned <server> <model>"
+# An opened conversation's prefix is warmed only when reading it would not keep the
+# server busy long: a cancelled prefill keeps a server busy until it notices (the local
+# engine: about one batch; some servers: to the end), and a question sent in another
+# conversation would wait for it. Typing in the conversation warms it anyway.
+OPENED_WARM_MAX_MS = 1500.0  # predicted prefill of the conversation, once measured
+OPENED_WARM_MAX_TOKENS = 1000  # before any request of the model was measured
+_UNCOUNTED = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """The draft's prediction as last shown: matched against the question sent."""
+
+    text: str
+    tokens: int
+    predicted_ms: float | None
+
+
+class WarmingPolicy:
+    def __init__(self, store: Settings | None = None) -> None:
+        self.store = store
+        self.budget_setting: int | None = self._stored(PROMPT_BUDGET_KEY, None)
+        keep_alive = self._stored(KEEP_ALIVE_KEY, DEFAULT_KEEP_ALIVE)
+        self.warmer = KeepAliveWarmer(None, None, WarmSettings(keep_alive=keep_alive))
+        self.predictor = TtftPredictor()  # the current model's (one per server and model)
+        self._predictors: dict[str, TtftPredictor] = {}
+        self._learned_key = ""
+        self._asked = ""  # the model (its learned key) the running request went to
+        self._unsaved: set[str] = set()  # keys of predictors not in the settings yet
+        self.counter: PromptTokenCounter | None = None
+        self.context_length: int | None = None
+        self.loading_since = 0.0  # monotonic time the model began loading; 0: not loading
+        self._session: ChatSession | None = None
+        self._base_tokens = 0  # conversation tokens the server has not processed yet
+        self._counted_for: object = _UNCOUNTED  # the conversation _base_tokens is for
+        self._context: tuple[list[ChatMessage], list[int | None]] | None = None
+        self._context_for: object = _UNCOUNTED
+        self._draft: Draft | None = None
+        self._sent: Draft | None = None
+
+    # --- the session ----------------------------------------------------------------
+    def attach(self, session: ChatSession) -> None:
+        """What the session asks of warming: the model's state, its load time, the
+        keep-alive to send, the predicted wait, what the prompt cache holds."""
+        self._session = session
+        session.model_state_provider = self.warmer.model_state
+        session.load_estimate = lambda: self.predictor.load_ms  # the loading stage's "about"
+        session.ttft_estimate = self._predict_ms
+        session.prompt_cache = self.warmer.cached_prompt
+        session.configure(keep_alive=self.warmer.request_keep_alive)
+
+    def retarget(self, session: ChatSession, engine: Engine | None, reason: str) -> None:
+        """The session's server or model changed: its counter, predictor and warm-up."""
+        self.attach(session)
+        self.counter = PromptTokenCounter.for_backend(session.backend, session.model)
+        session.token_counter = self.counter
+        self._counted_for = _UNCOUNTED
+        self._choose_predictor(session)
+        self.warmer.set_target(session.backend, session.model, engine=engine, reason=reason)
+
+    def _choose_predictor(self, session: ChatSession) -> None:
+        """Each model has its own prefill rate: its own predictor, restored from
+        what earlier sessions learned of it."""
+        server = "local" if session.is_local else session.backend.base_url
+        key = f"{LEARNED_KEY} {server} {session.model}"
+        predictor = self._predictors.get(key)
+        if predictor is None:
+            predictor = self._predictors[key] = TtftPredictor()
+            predictor.restore(self._stored(key, None))
+        self.predictor, self._learned_key = predictor, key
+
+    def _predict_ms(self, tokens: int) -> float | None:
+        """The plan's predicted wait for this many prompt tokens not in the cache."""
+        prediction = self.predictor.predict(tokens, self.warmer.state)
+        return prediction.ttft_ms if prediction is not None else None
+
+    # --- settings -------------------------------------------------------------------
+    def set_keep_alive(self, value: str | int | None) -> None:
+        self._save(KEEP_ALIVE_KEY, value)
+        self.warmer.update_settings(WarmSettings(keep_alive=value))
+        if self._session is not None:
+            self._session.configure(keep_alive=self.warmer.request_keep_alive)
+
+    def set_budget_setting(self, tokens: int | None) -> None:
+        self._save(PROMPT_BUDGET_KEY, tokens)
+        self.budget_setting = tokens
+        self.apply_budget()
+
+    async def load_budget(self, route: Route) -> bool:
+        """The model's context length, read from its server; the budget follows it.
+        True when the session still uses that model (its budget was applied)."""
+        self.context_length = None
+        self.apply_budget()
+        try:
+            self.context_length = await route.backend.context_length(route.model)
+        except Exception as error:  # unknown: the whole conversation is sent, as before
+            log.info("context length of %s not known: %s", route.model, error)
+        session = self._session
+        if session is None or session.model != route.model:
+            return False
+        self.apply_budget()
+        return True
+
+    def apply_budget(self) -> None:
+        if self._session is not None:
+            budget = prompt_budget(self.context_length, setting=self.budget_setting)
+            self._session.configure(prompt_budget=budget)
+
+    def _stored(self, key: str, default: Any) -> Any:
+        if self.store is None:
+            return default
+        try:
+            return self.store.get(key, default)
+        except Exception as error:  # a damaged settings table must not stop the app
+            log.warning("reading setting %s: %s", key, error)
+            return default
+
+    def _save(self, key: str, value: Any) -> None:
+        if self.store is None:
+            return
+        try:
+            self.store.set(key, value)
+        except Exception as error:
+            log.warning("saving setting %s: %s", key, error)
+
+    def save_learned(self) -> None:
+        unsaved, self._unsaved = self._unsaved, set()
+        for key in unsaved:
+            self._save(key, self._predictors[key].learned())
+
+    # --- the model's state ----------------------------------------------------------
+    def note_state(self, state: ModelState | None) -> None:
+        if state is ModelState.LOADING and not self.loading_since:
+            self.loading_since = time.monotonic()
+        elif state is not ModelState.LOADING:
+            self.loading_since = 0.0
+
+    # --- the draft ------------------------------------------------------------------
+    @property
+    def draft(self) -> Draft | None:
+        """The draft as last predicted (None: empty)."""
+        return self._draft
+
+    def predict_draft(self, text: str) -> Prediction | None:
+        """Per keystroke: a cached token count and a few multiplies (no I/O)."""
+        if not text.strip():  # (sending clears the composer: the draft sent stays)
+            return None
+        count = self.counter.count_text(text) if self.counter else len(text) // 4 + 1
+        tokens = self._base_tokens + count + TOKENS_PER_MESSAGE
+        loading_ms = (time.monotonic() - self.loading_since) * 1000 if self.loading_since else 0
+        prediction = self.predictor.predict(tokens, self.warmer.state, loading_ms)
+        predicted = prediction.ttft_ms if prediction is not None else None
+        self._draft = Draft(text.strip(), tokens, predicted)
+        return prediction
+
+    def needs_recount(self, conversation: int | None) -> bool:
+        return conversation != self._counted_for
+
+    def recount_base(self, session: ChatSession, conversation: int | None, draft: str) -> None:
+        """Tokens of the next request's start the server has not processed (its prompt
+        cache holds what it answered or was warmed with, as the plan counts it). Runs
+        on conversation changes, not keystrokes."""
+        self._counted_for = conversation
+        self._context = None  # new messages or another conversation: read it again
+        self._base_tokens = 0
+        plan = self.next_plan(session, conversation, draft) if conversation is not None else None
+        if plan is not None:
+            count = session.token_counter
+            question = sum(count(m) for m in plan.messages[plan.prefix_length :])
+            self._base_tokens = max(plan.new_prompt_tokens - question, 0)
+
+    def worth_warming_opened(self) -> bool:
+        """Whether an opened conversation's prefix is short enough to warm."""
+        tokens = self._base_tokens  # what the server has not read of this conversation
+        prediction = self.predictor.predict(tokens, ModelState.WARM)
+        if prediction is None:
+            return tokens <= OPENED_WARM_MAX_TOKENS
+        return prediction.ttft_ms <= OPENED_WARM_MAX_MS
+
+    def next_plan(self, session: ChatSession, conversation: int | None, draft: str) -> RequestPlan:
+        """The plan the next question will get (the draft, else a short stand-in):
+        the session plans it as it will plan the request when it is sent, so the
+        warmed prefix is that request's start. Reads the history only when it changed."""
+        if self._context is None or self._context_for != conversation:
+            self._context = session.stored_context(conversation)
+            self._context_for = conversation
+        history, ids = self._context
+        return session.plan_question(history, draft.strip() or WARM_PROMPT, ids)
+
+    def prefix_provider(
+        self, current: Callable[[], tuple[ChatSession | None, int | None, str]]
+    ) -> None:
+        """The warmer asks `current()` for the session, conversation and draft, and
+        warms the start of the request they would send."""
+
+        def next_prefix() -> list[ChatMessage] | None:
+            session, conversation, draft = current()
+            if session is None:
+                return None
+            return list(self.next_plan(session, conversation, draft).prefix)
+
+        self.warmer.prefix_provider = next_prefix
+
+    # --- requests -------------------------------------------------------------------
+    def request_started(self, generation: Generation, question: str) -> None:
+        draft = self._draft
+        asked = generation.kind in ("ask", "edit") and draft is not None
+        self._sent = draft if asked and draft is not None and draft.text == question else None
+        self._draft = None
+        self._asked = self._learned_key
+        self.warmer.user_request_started()  # a warm-up in flight is cancelled: ours goes now
+
+    def first_token(self) -> None:
+        self.warmer.first_token_received()
+
+    def request_finished(self, generation: Generation) -> bool:
+        """The warmer hears the end; the model's predictor learns from its first token.
+        True when a predictor learned (its figures are saved a little later)."""
+        finished = generation.finished
+        metrics = finished.metrics if finished is not None else None
+        ok = metrics is not None and metrics.ttft_ms is not None
+        fitted = generation.fitted
+        self.warmer.user_request_finished(ok, fitted.messages if fitted is not None else None)
+        if metrics is None or not ok:  # no first token: nothing to learn
+            return False
+        sent = self._sent
+        tokens = sent.tokens if sent is not None else None
+        if tokens is None and fitted is not None:
+            tokens = fitted.prompt_tokens
+        predicted = sent.predicted_ms if sent is not None else None
+        # The model it was sent to learns: another may have been chosen since.
+        predictor = self._predictors.get(self._asked, self.predictor)
+        cold = bool(generation.cold)
+        predictor.observe_metrics(metrics, tokens, cold=cold, predicted_ms=predicted)
+        if self._asked not in self._predictors:
+            return False
+        self._unsaved.add(self._asked)
+        return True
+
+    async def aclose(self) -> None:
+        self.save_learned()
+        await self.warmer.aclose()
