@@ -265,9 +265,7 @@ class ModelsController(QObject):
             await delete_model(backend, name)
         except Exception as error:
             if self.dialog is not None:
-                self.dialog.status_label.setText(
-                    error_text(user_message(error))
-                )
+                self.dialog.status_label.setText(error_text(user_message(error)))
             return
         await self.refresh()
         session = self.app.page.session
