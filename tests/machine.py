@@ -82,8 +82,8 @@ class LoadMeter:
 
 
 # The SSE decoder's chunks/s on the machine where the throughput goals were set and met
-# (README, "bench_decoders": 71,900, median of 3 x 200,000 chunks). CI machines have
-# since been several times slower per core (31,000-47,000), for all Python alike.
+# (docs/benchmarks.md, "Decoder throughput": 71,900, median of 3 x 200,000 chunks). CI machines
+# have since been several times slower per core (31,000-47,000), for all Python alike.
 REFERENCE_CHUNKS_PER_S = 71_900
 
 

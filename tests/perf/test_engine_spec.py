@@ -18,7 +18,7 @@ one). On free chat ngram-mod measured 1.13-1.24x with the engine's batch-32 sett
 (0.93x before them), all of it from SmolLM2's greedy story repeating itself (one round
 of four at ~80 tokens/s, the rest near the baseline); whether that holds for answers
 that do not repeat is not measured, so the default stays off and both ratios are printed
-for the README's advice.
+for the advice in docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ and the app, speaking Ollama's API and then the OpenAI-compatible one, asks one 
 with short timeouts set on the session. Each row asserts what the user is left with: the
 message state (in the window and in SQLite), the exact text that arrived, the actions
 offered, the question stored, and a composer that works afterwards (a normal question
-on a healthy scenario completes).
+on a healthy scenario completes). docs/lab.md has the table of what each row asserts.
 """
 
 from __future__ import annotations
