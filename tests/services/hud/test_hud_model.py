@@ -6,12 +6,13 @@ import csv
 import io
 import json
 from collections.abc import Sequence
+from dataclasses import fields
 
 import numpy as np
 import pytest
 
 from client.core.events import ServerTimings, TokenKind
-from client.core.metrics import compute_metrics
+from client.core.metrics import MetricFigures, RequestMetrics, compute_metrics, figures_of
 from client.core.tiers import Tier, TierThresholds
 from client.core.timeline import RequestTimeline
 from client.services.hud.hud_live import LiveStream, PeakSeries, RunningMedian
@@ -28,6 +29,7 @@ from client.services.hud.hud_model import (
     record_from_request,
     record_from_stored,
 )
+from client.store.metrics_store import MetricsRecord
 
 MS = 1_000_000
 T0 = 10_000 * MS  # an arbitrary perf_counter origin
@@ -266,6 +268,20 @@ def test_stored_rows_are_read_whatever_their_shape() -> None:
         StageSpan("understanding", 0.0, 5.0)
     ]
     assert record_from_stored({"time": 1.0, "stages": "not json"}).stages == []
+
+
+def test_every_figure_reaches_the_hud_from_a_request_and_from_the_store() -> None:
+    """The figures are one list (client.core.metrics): one added there reaches the HUD."""
+    each = {
+        f.name: True if f.type == "bool" else i + 1 for i, f in enumerate(fields(MetricFigures))
+    }
+    measured = RequestMetrics(**each)
+    shown = record_from_request(
+        measured, None, at=1.0, model="m", server="s", cold=False, outcome="complete"
+    )
+    assert figures_of(shown) == figures_of(measured)
+    stored = MetricsRecord(id=1, time=1.0, server="s", model="m", **figures_of(measured))
+    assert figures_of(record_from_stored(stored)) == figures_of(measured)
 
 
 def test_the_retrieving_row_keeps_its_counts_as_figures() -> None:
