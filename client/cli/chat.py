@@ -29,6 +29,7 @@ from client.cli.chat_common import (
     TextPrinter,
     api_key,
     exit_code,
+    first_model,
     options,
     prefill_line,
     say,
@@ -171,13 +172,6 @@ class ServerChoice:
             await self._backend.aclose()
         if self._engine is not None:
             await self._engine.stop()
-
-
-async def first_model(backend: Backend) -> str:
-    models = await backend.list_models()
-    if not models:
-        raise TachyError(f"The server at {backend.base_url} lists no models. Pass one with -m.")
-    return models[0].name
 
 
 def _request(
