@@ -21,10 +21,10 @@ from typing import TextIO
 from client.backends import make_backend
 from client.backends.base import Backend
 from client.backends.engine_settings import parse_spec
-from client.backends.errors import BackendUnreachable, TachyError
+from client.backends.errors import TachyError
 from client.backends.local_engine import LocalEngine
 from client.cli import bench_cascade, bench_modes, bench_spec, cascade_args
-from client.cli.chat_common import first_model
+from client.cli.chat_common import EXIT_FAILED, EXIT_UNREACHABLE, failure_exit, first_model
 from client.core.stats import Summary
 from client.services.bench.runner import (
     DEFAULT_PROMPT,
@@ -36,9 +36,6 @@ from client.services.bench.runner import (
 )
 from client.services.bench.sweep import run_sweep
 from client.services.warming.cold_start import cold_start_then_warm
-
-EXIT_FAILED = 1
-EXIT_UNREACHABLE = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -101,12 +98,8 @@ def run(args: argparse.Namespace) -> int:
             given = prompt if (args.prompt or args.prompt_file) else None
             return asyncio.run(bench_cascade.run(args, given))
         return asyncio.run(_bench(args, prompt))
-    except BackendUnreachable as error:
-        print(f"tachy bench: {error}", file=sys.stderr)
-        return EXIT_UNREACHABLE
     except TachyError as error:
-        print(f"tachy bench: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return failure_exit(error, "tachy bench: ")
 
 
 async def _bench(args: argparse.Namespace, prompt: str) -> int:

@@ -68,6 +68,12 @@ def exit_code(stream: AnswerStream) -> int:
     return EXIT_FAILED
 
 
+def failure_exit(error: TachyError, prefix: str = "") -> int:
+    """Say why a command failed (on stderr) and return its exit code."""
+    say(f"{prefix}{error}")
+    return EXIT_UNREACHABLE if isinstance(error, BackendUnreachable) else EXIT_FAILED
+
+
 class TextPrinter:
     """The answer on stdout as it arrives; stages, errors and the summary on stderr."""
 
