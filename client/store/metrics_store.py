@@ -31,17 +31,12 @@ _COLUMNS = (
     "stages",
     "server_timings",
 )
-# What `tachy metrics --format csv|json` and the HUD's export write, in this order.
+# What `tachy metrics --format csv|json` and the HUD's export write, in this order: the
+# columns but the row id and the JSON ones, with the time also in unix seconds.
 EXPORT_FIELDS = (
     "time",
     "time_unix",
-    "server",
-    "model",
-    "message_id",
-    *FIGURE_FIELDS,
-    "tier",
-    "cold",
-    "outcome",
+    *(name for name in _COLUMNS if name not in ("id", "time", "stages", "server_timings")),
 )
 # The metrics summarised with percentiles, under the same names as `tachy bench --json`.
 SUMMARY_FIELDS = ("ttft_ms", "ttfo_ms", "tpot_ms", "tokens_per_s", "e2el_ms")
