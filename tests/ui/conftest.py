@@ -35,6 +35,12 @@ async def until(condition: Callable[[], object], timeout_s: float = 5.0) -> None
         await asyncio.sleep(0.005)
 
 
+def last_answer_text(view: Any) -> str:
+    """The text of the chat view's last answer, "" before the first."""
+    shown = [view.message(k) for k in view.keys() if view.message(k).role == "assistant"]
+    return shown[-1].text if shown else ""
+
+
 class LoopRunner:
     def __init__(self, loop: qasync.QEventLoop) -> None:
         self.loop = loop
