@@ -24,6 +24,7 @@ from client.ui.shell.app import TachyApp, track_async_generators
 from tests.ui.scripted_server import ScriptedOllama
 
 TEST_TIMEOUT_S = 20.0
+ENGLISH = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
 
 
 async def until(condition: Callable[[], object], timeout_s: float = 5.0) -> None:
@@ -53,9 +54,9 @@ class LoopRunner:
 def english_figures() -> Iterator[None]:
     """Each window test starts in US English (1,340.0), whatever the machine's locale
     or an earlier test's QLocale.setDefault: figures are written by QLocale."""
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    QLocale.setDefault(ENGLISH)
     yield
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    QLocale.setDefault(ENGLISH)
 
 
 class HarnessLoop(qasync.QEventLoop):
@@ -88,7 +89,19 @@ def chinese(qapp: QApplication) -> Iterator[None]:
     yield
     for translator in translators:
         qapp.removeTranslator(translator)
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    QLocale.setDefault(ENGLISH)
+
+
+@pytest.fixture(params=["en", "zh_CN"])
+def language(request: Any, qapp: QApplication) -> Iterator[str]:
+    """Each test twice: in English, then in zh_CN (the language's name is its value)."""
+    from client.ui.shell.translations import install_translations
+
+    translators = install_translations(qapp, request.param) if request.param != "en" else []
+    yield request.param
+    for translator in translators:
+        qapp.removeTranslator(translator)
+    QLocale.setDefault(ENGLISH)
 
 
 @pytest.fixture
