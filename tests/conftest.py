@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import settings
 
+from tests.memory_keyring import memory_keyring  # noqa: F401  (a fixture for every test)
+
 if TYPE_CHECKING:
     from client.backends.local_engine import LocalEngine
 

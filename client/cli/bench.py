@@ -21,9 +21,10 @@ from typing import TextIO
 from client.backends import make_backend
 from client.backends.base import Backend
 from client.backends.engine_settings import parse_spec
-from client.backends.errors import BackendUnreachable, TachyError
+from client.backends.errors import TachyError
 from client.backends.local_engine import LocalEngine
 from client.cli import bench_cascade, bench_modes, bench_spec, cascade_args
+from client.cli.chat_common import EXIT_FAILED, EXIT_UNREACHABLE, failure_exit, first_model
 from client.core.stats import Summary
 from client.services.bench.runner import (
     DEFAULT_PROMPT,
@@ -35,9 +36,6 @@ from client.services.bench.runner import (
 )
 from client.services.bench.sweep import run_sweep
 from client.services.warming.cold_start import cold_start_then_warm
-
-EXIT_FAILED = 1
-EXIT_UNREACHABLE = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -100,12 +98,8 @@ def run(args: argparse.Namespace) -> int:
             given = prompt if (args.prompt or args.prompt_file) else None
             return asyncio.run(bench_cascade.run(args, given))
         return asyncio.run(_bench(args, prompt))
-    except BackendUnreachable as error:
-        print(f"tachy bench: {error}", file=sys.stderr)
-        return EXIT_UNREACHABLE
     except TachyError as error:
-        print(f"tachy bench: {error}", file=sys.stderr)
-        return EXIT_FAILED
+        return failure_exit(error, "tachy bench: ")
 
 
 async def _bench(args: argparse.Namespace, prompt: str) -> int:
@@ -120,7 +114,7 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
         api = "openai" if engine else args.api
         backend = await make_backend(url, api, args.api_key)
         try:
-            model = args.model or await _first_model(backend)
+            model = args.model or await first_model(backend)
             settings = BenchSettings(
                 model=model,
                 prompt=prompt,
@@ -164,13 +158,6 @@ async def _bench_spec(args: argparse.Namespace, prompt: str) -> int:
         model="", prompt=prompt, n=args.n, warmup=args.warmup, max_tokens=args.max_tokens
     )
     return await bench_spec.compare(spec, settings, args.json)
-
-
-async def _first_model(backend: Backend) -> str:
-    models = await backend.list_models()
-    if not models:
-        raise TachyError(f"The server at {backend.base_url} lists no models. Pass one with -m.")
-    return models[0].name
 
 
 def _cold_hook(

@@ -18,6 +18,7 @@ from client.backends.address import server_url
 from client.backends.base import Backend
 from client.backends.errors import InvalidServerAddress, TachyError
 from client.backends.local_engine import LocalEngine, LocalEngineUnavailable
+from client.cli.chat_common import first_model
 from client.services.cascade.cascade import cascade_routes
 from client.services.planning.planner import Route
 
@@ -99,7 +100,7 @@ class CascadeRoutes:
         except TachyError:  # unreachable or odd: the chat request says why, then falls back
             backend = backend_for(url, "openai", self._api_key)
         self._backends.append(backend)
-        model = end.model or await _first_model(backend)
+        model = end.model or await _first_model_or_unknown(backend)
         if end.model:  # llama.cpp servers learn their kind from the list (prefill events)
             with contextlib.suppress(TachyError):
                 await backend.list_models()
@@ -116,9 +117,8 @@ class CascadeRoutes:
         return self._engine.url
 
 
-async def _first_model(backend: Backend) -> str:
+async def _first_model_or_unknown(backend: Backend) -> str:
     try:
-        models = await backend.list_models()
-    except TachyError:
+        return await first_model(backend)
+    except TachyError:  # unreachable, or lists nothing: its request fails, the other answers
         return UNKNOWN_MODEL
-    return models[0].name if models else UNKNOWN_MODEL

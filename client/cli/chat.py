@@ -17,7 +17,7 @@ import sys
 
 from client.backends import discover_local_servers, make_backend
 from client.backends.base import Backend
-from client.backends.errors import BackendUnreachable, TachyError
+from client.backends.errors import TachyError
 from client.backends.local_engine import LocalEngine, LocalEngineUnavailable
 from client.backends.openai_compat import OpenAICompatBackend
 from client.cli import cascade_args, chat_cascade, chat_kb
@@ -29,6 +29,8 @@ from client.cli.chat_common import (
     TextPrinter,
     api_key,
     exit_code,
+    failure_exit,
+    first_model,
     options,
     prefill_line,
     say,
@@ -88,12 +90,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # the stream was already closed by the cancellation
         _say("stopped")
         return EXIT_STOPPED
-    except BackendUnreachable as error:
-        _say(str(error))
-        return EXIT_UNREACHABLE
     except TachyError as error:
-        _say(str(error))
-        return EXIT_FAILED
+        return failure_exit(error)
 
 
 async def _chat(args: argparse.Namespace) -> int:
@@ -171,13 +169,6 @@ class ServerChoice:
             await self._backend.aclose()
         if self._engine is not None:
             await self._engine.stop()
-
-
-async def first_model(backend: Backend) -> str:
-    models = await backend.list_models()
-    if not models:
-        raise TachyError(f"The server at {backend.base_url} lists no models. Pass one with -m.")
-    return models[0].name
 
 
 def _request(

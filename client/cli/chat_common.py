@@ -1,6 +1,6 @@
 """What `tachy chat` and its cascade (client/cli/chat_cascade.py) share: options and
 timeouts from the arguments, the answer on stdout (or JSON lines), the rest on
-stderr, and the exit code."""
+stderr, and the exit code; and the model a command takes when none is given (bench too)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import os
 import sys
 from typing import TextIO
 
+from client.backends.base import Backend
 from client.backends.errors import BackendUnreachable, StreamInterrupted, TachyError
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.conversation import GenerationOptions
@@ -25,6 +26,14 @@ EXIT_INTERRUPTED = 3
 EXIT_STOPPED = 130
 # A lone model's stream, or a cascade's (the other model takes over before a first token).
 AnswerStream = ChatStream | FallbackStream
+
+
+async def first_model(backend: Backend) -> str:
+    """The model a command uses when none is given: the first the server lists."""
+    models = await backend.list_models()
+    if not models:
+        raise TachyError(f"The server at {backend.base_url} lists no models. Pass one with -m.")
+    return models[0].name
 
 
 def options(args: argparse.Namespace) -> GenerationOptions:
@@ -57,6 +66,12 @@ def exit_code(stream: AnswerStream) -> int:
     if isinstance(outcome.error, StreamInterrupted):
         return EXIT_INTERRUPTED
     return EXIT_FAILED
+
+
+def failure_exit(error: TachyError, prefix: str = "") -> int:
+    """Say why a command failed (on stderr) and return its exit code."""
+    say(f"{prefix}{error}")
+    return EXIT_UNREACHABLE if isinstance(error, BackendUnreachable) else EXIT_FAILED
 
 
 class TextPrinter:

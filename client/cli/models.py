@@ -12,8 +12,9 @@ import json
 import sys
 
 from client.backends.base import ModelInfo
-from client.backends.errors import BackendUnreachable, TachyError
-from client.cli.chat import EXIT_FAILED, EXIT_UNREACHABLE, ServerChoice, add_server_arguments
+from client.backends.errors import TachyError
+from client.cli.chat import ServerChoice, add_server_arguments
+from client.cli.chat_common import EXIT_FAILED, failure_exit
 from client.core.printable import visible
 
 
@@ -29,12 +30,8 @@ def run(args: argparse.Namespace) -> int:
         return _manage(args)
     try:
         models, where = asyncio.run(_models(args))
-    except BackendUnreachable as error:
-        print(error, file=sys.stderr)
-        return EXIT_UNREACHABLE
     except TachyError as error:
-        print(error, file=sys.stderr)
-        return EXIT_FAILED
+        return failure_exit(error)
     if args.json:
         print(json.dumps([_as_dict(m) for m in models], indent=2))
         return 0
@@ -55,12 +52,8 @@ def _manage(args: argparse.Namespace) -> int:
     action = models_admin.pull if args.action == "pull" else models_admin.remove
     try:
         print(asyncio.run(action(args)))
-    except BackendUnreachable as error:
-        print(error, file=sys.stderr)
-        return EXIT_UNREACHABLE
     except TachyError as error:
-        print(error, file=sys.stderr)
-        return EXIT_FAILED
+        return failure_exit(error)
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)
         return EXIT_FAILED

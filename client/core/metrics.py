@@ -23,11 +23,14 @@ def _ms(start_ns: int | None, end_ns: int | None) -> float | None:
     return (end_ns - start_ns) / NS_PER_MS
 
 
-@dataclass(slots=True)
-class RequestMetrics:
+@dataclass(slots=True, kw_only=True)
+class MetricFigures:
+    """One request's figures under DESIGN.md's names: what RequestMetrics measures, a
+    column each in the metrics store, and what the HUD shows. The store's record and the
+    HUD's record add where and when the request ran; this list is written here only."""
+
     ttft_ms: float | None = None
     ttfo_ms: float | None = None
-    itl_ms: list[float] = field(default_factory=list)
     tpot_ms: float | None = None
     tokens_per_s: float | None = None
     e2el_ms: float | None = None
@@ -37,16 +40,29 @@ class RequestMetrics:
     output_tokens: int | None = None
     output_tokens_estimated: bool = False
     chunks: int = 0
+
+
+# The figures' names, in their order (stored columns, export fields, HUD records).
+FIGURE_FIELDS = tuple(f.name for f in fields(MetricFigures))
+
+
+def figures_of(source: MetricFigures) -> dict[str, Any]:
+    """The figures of a request or a record, by name, to make another record of."""
+    return {name: getattr(source, name) for name in FIGURE_FIELDS}
+
+
+@dataclass(slots=True, kw_only=True)
+class RequestMetrics(MetricFigures):
+    """The figures of one request as measured, with what is not kept as a figure: the
+    gaps between chunks, the tier at the thresholds of the moment, and the servers' own
+    timings (by source: "ollama", "llamacpp", "vllm")."""
+
+    itl_ms: list[float] = field(default_factory=list)
     tier: str | None = None
     server: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-# The per-request figures kept as they are (stored columns, HUD records): all but the
-# list of gaps and the servers' own timings.
-SCALAR_FIELDS = tuple(f.name for f in fields(RequestMetrics) if f.name not in ("itl_ms", "server"))
 
 
 def output_token_count(

@@ -25,12 +25,9 @@ STARTED = int(time.time())
 
 def routes(lab: LabState) -> list[web.RouteDef]:
     async def chat_completions(request: web.Request) -> web.StreamResponse:
-        try:
-            body = json.loads(await request.read())
-        except ValueError as exc:
-            return error_for(lab, 400, f"invalid JSON body: {exc}")
-        if not isinstance(body, dict) or not body.get("model"):
-            return error_for(lab, 400, "'model' is required")
+        body = await _body_with_model(request, lab)
+        if isinstance(body, web.Response):
+            return body
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             return error_for(lab, 400, "'messages' must be a non-empty list")
@@ -39,12 +36,9 @@ def routes(lab: LabState) -> list[web.RouteDef]:
 
     async def completions(request: web.Request) -> web.StreamResponse:
         """The legacy text API: prompt in, choices[].text out (no chat template)."""
-        try:
-            body = json.loads(await request.read())
-        except ValueError as exc:
-            return error_for(lab, 400, f"invalid JSON body: {exc}")
-        if not isinstance(body, dict) or not body.get("model"):
-            return error_for(lab, 400, "'model' is required")
+        body = await _body_with_model(request, lab)
+        if isinstance(body, web.Response):
+            return body
         prompt = body.get("prompt")
         if isinstance(prompt, list):
             prompt = " ".join(str(p) for p in prompt)
@@ -120,6 +114,17 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         web.get("/metrics", metrics),
         *llamacpp_api.routes(lab),
     ]
+
+
+async def _body_with_model(request: web.Request, lab: LabState) -> dict[str, Any] | web.Response:
+    """The request's JSON object when it names a model, else the error to answer."""
+    try:
+        body = json.loads(await request.read())
+    except ValueError as exc:
+        return error_for(lab, 400, f"invalid JSON body: {exc}")
+    if not isinstance(body, dict) or not body.get("model"):
+        return error_for(lab, 400, "'model' is required")
+    return body
 
 
 def error_for(lab: LabState, status: int, message: str) -> web.Response:

@@ -37,11 +37,9 @@ NOT_FOUND = "pull model manifest: file does not exist"
 
 def routes(lab: LabState) -> list[web.RouteDef]:
     async def pull(request: web.Request) -> web.StreamResponse:
-        body = await _body(request)
-        raw = str(body.get("model") or body.get("name") or "")
-        if not raw:
-            return ollama_error(400, "model is required")
-        name = canonical(raw)
+        name = await _model_name(request)
+        if isinstance(name, web.Response):
+            return name
         response = web.StreamResponse(headers={"Content-Type": "application/x-ndjson"})
         await response.prepare(request)
         size = REGISTRY.get(name)
@@ -59,11 +57,9 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         return response
 
     async def delete(request: web.Request) -> web.Response:
-        body = await _body(request)
-        raw = str(body.get("model") or body.get("name") or "")
-        if not raw:
-            return ollama_error(400, "model is required")
-        name = canonical(raw)
+        name = await _model_name(request)
+        if isinstance(name, web.Response):
+            return name
         if not lab.knows(name):
             return ollama_error(404, f"model '{name}' not found")
         lab.pulled.pop(name, None)
@@ -86,6 +82,16 @@ async def _layer(response: web.StreamResponse, name: str, size: int, rate: float
         await _line(
             response, {"status": status, "digest": digest, "total": size, "completed": done}
         )
+
+
+async def _model_name(request: web.Request) -> str | web.Response:
+    """The model a pull or delete names (as "model" or the older "name"), canonical; or
+    the error to answer when it names none."""
+    body = await _body(request)
+    raw = str(body.get("model") or body.get("name") or "")
+    if not raw:
+        return ollama_error(400, "model is required")
+    return canonical(raw)
 
 
 async def _body(request: web.Request) -> dict[str, Any]:

@@ -269,8 +269,7 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIO
     same file at once (the app and `tachy metrics`) never apply a step twice.
     """
     while True:
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             version = schema_version(conn)
             if version > len(migrations):
                 raise DatabaseTooNew(
@@ -278,14 +277,37 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIO
                     f"one knows {len(migrations)}). Update Tachy, or set TACHY_DATA_DIR."
                 )
             if version == len(migrations):
-                conn.execute("COMMIT")
                 return version
             migrations[version](conn)
             conn.execute(f"PRAGMA user_version = {version + 1:d}")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+
+
+@contextmanager
+def write_transaction(
+    conn: sqlite3.Connection, on_rollback: Callable[[], object] = lambda: None
+) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on error (then on_rollback()). Inside a
+    transaction already open on conn, it joins that one. Every store's writes go
+    through here (connections made with isolation_level=None: no implicit BEGIN)."""
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        on_rollback()
+        conn.execute("ROLLBACK")
+        raise
+    try:
         conn.execute("COMMIT")
+    except sqlite3.Error:
+        # A full disk fails the COMMIT and may leave the transaction open: end it,
+        # or every later write would join it and none would ever commit.
+        on_rollback()
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 class Database:
@@ -305,7 +327,7 @@ class Database:
         self._lock = threading.RLock()
         self.rollbacks = 0  # see change_stamp()
         self._executor: ThreadPoolExecutor | None = None
-        # isolation_level=None: we issue BEGIN/COMMIT ourselves (see transaction()).
+        # isolation_level=None: we issue BEGIN/COMMIT ourselves (see write_transaction()).
         self._conn = sqlite3.connect(
             ":memory:" if in_memory else self.path,
             isolation_level=None,
@@ -339,27 +361,12 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on error. Re-entrant."""
-        with self._lock:
-            if self._conn.in_transaction:
-                yield self._conn
-                return
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self.rollbacks += 1
-                self._conn.execute("ROLLBACK")
-                raise
-            try:
-                self._conn.execute("COMMIT")
-            except sqlite3.Error:
-                # A full disk fails the COMMIT and may leave the transaction open: end it,
-                # or every later write would join it and none would ever commit.
-                self.rollbacks += 1
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                raise
+        """write_transaction() on this database's connection, holding its lock."""
+        with self._lock, write_transaction(self._conn, self._rolled_back) as conn:
+            yield conn
+
+    def _rolled_back(self) -> None:
+        self.rollbacks += 1
 
     @property
     def lock(self) -> threading.RLock:

@@ -269,63 +269,41 @@ class HistoryStore:
         """Append streamed text (and reasoning) to a message: cost is the new text only."""
         if not text and not thinking:
             return
-        with self.db.lock:
-            before = self.db.change_stamp()
-            cursor = self.db.execute(
-                "UPDATE messages SET content = content || ?, thinking = thinking || ? WHERE id = ?",
-                (text, thinking, message_id),
-            )
-            if cursor.rowcount != 1:
-                raise KeyError(f"no message {message_id}")
-            self._patch_cached(
-                before,
-                message_id,
-                lambda m: dataclasses.replace(
-                    m, content=m.content + text, thinking=m.thinking + thinking
-                ),
-            )
+        self._update_message(
+            message_id,
+            "content = content || ?, thinking = thinking || ?",
+            (text, thinking),
+            lambda m: dataclasses.replace(
+                m, content=m.content + text, thinking=m.thinking + thinking
+            ),
+        )
 
     def set_state(
         self, message_id: int, state: MessageState | str, error_message: str | None = None
     ) -> None:
         """Set the state; error_message None keeps the stored one, "" clears it."""
         new_state = MessageState(state)
-        with self.db.lock:
-            before = self.db.change_stamp()
-            cursor = self.db.execute(
-                "UPDATE messages SET state = ?, error_message = coalesce(?, error_message) "
-                "WHERE id = ?",
-                (new_state.value, error_message, message_id),
-            )
-            if cursor.rowcount != 1:
-                raise KeyError(f"no message {message_id}")
-            self._patch_cached(
-                before,
-                message_id,
-                lambda m: dataclasses.replace(
-                    m,
-                    state=new_state,
-                    error_message=m.error_message if error_message is None else error_message,
-                ),
-            )
+        self._update_message(
+            message_id,
+            "state = ?, error_message = coalesce(?, error_message)",
+            (new_state.value, error_message),
+            lambda m: dataclasses.replace(
+                m,
+                state=new_state,
+                error_message=m.error_message if error_message is None else error_message,
+            ),
+        )
 
     def set_answerer(
         self, message_id: int, server: str | None, model: str, route: str | None
     ) -> None:
         """Name who wrote an answer: after a cascade's fallback, not the model asked."""
-        with self.db.lock:
-            before = self.db.change_stamp()
-            cursor = self.db.execute(
-                "UPDATE messages SET server = ?, model = ?, route = ? WHERE id = ?",
-                (server, model, route, message_id),
-            )
-            if cursor.rowcount != 1:
-                raise KeyError(f"no message {message_id}")
-            self._patch_cached(
-                before,
-                message_id,
-                lambda m: dataclasses.replace(m, server=server, model=model, route=route),
-            )
+        self._update_message(
+            message_id,
+            "server = ?, model = ?, route = ?",
+            (server, model, route),
+            lambda m: dataclasses.replace(m, server=server, model=model, route=route),
+        )
 
     def recover_interrupted(self) -> list[int]:
         """Mark messages left streaming (the app was killed) as interrupted."""
@@ -455,6 +433,24 @@ class HistoryStore:
                 (conversation_id,),
             )
         return [_message(row) for row in rows]
+
+    def _update_message(
+        self,
+        message_id: int,
+        assignments: str,
+        values: tuple[Any, ...],
+        change: Callable[[StoredMessage], StoredMessage],
+    ) -> None:
+        """UPDATE one message (assignments: "column = ?, ..." for values) and the same
+        change in the cached paths; KeyError when there is no such message."""
+        with self.db.lock:
+            before = self.db.change_stamp()
+            cursor = self.db.execute(
+                f"UPDATE messages SET {assignments} WHERE id = ?", (*values, message_id)
+            )
+            if cursor.rowcount != 1:
+                raise KeyError(f"no message {message_id}")
+            self._patch_cached(before, message_id, change)
 
     def _patch_cached(
         self,

@@ -28,7 +28,7 @@ import sqlite3
 from pathlib import Path
 
 from client.core.passages import TERMS_VERSION, index_terms
-from client.store.db import DatabaseTooNew, Migration, data_dir, migrate
+from client.store.db import DatabaseTooNew, Migration, data_dir, migrate, write_transaction
 
 KNOWLEDGE_NAME = "knowledge.sqlite3"
 
@@ -137,8 +137,7 @@ def rebuild_if_stale(conn: sqlite3.Connection) -> bool:
     row = conn.execute("SELECT value FROM meta WHERE key = 'terms_version'").fetchone()
     if row is not None and row[0] == str(TERMS_VERSION):
         return False
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with write_transaction(conn):
         conn.execute("INSERT INTO passage_index(passage_index) VALUES ('delete-all')")
         for rowid, text in conn.execute("SELECT id, text FROM passages").fetchall():
             words, pairs = index_terms(text)
@@ -149,8 +148,4 @@ def rebuild_if_stale(conn: sqlite3.Connection) -> bool:
         conn.execute(
             "INSERT OR REPLACE INTO meta VALUES ('terms_version', ?)", (str(TERMS_VERSION),)
         )
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
     return True

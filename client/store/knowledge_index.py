@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from client.core.passages import Passage, choose_terms, fts_query, index_terms, query_terms
+from client.store.db import write_transaction
 from client.store.knowledge_db import connect, knowledge_path
 from client.store.knowledge_files import FileEntry
 
@@ -78,17 +79,8 @@ class KnowledgeIndex:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            if self._conn.in_transaction:
-                yield self._conn
-                return
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        with self._lock, write_transaction(self._conn) as conn:
+            yield conn
 
     # ---- sources ------------------------------------------------------------------
 

@@ -14,69 +14,44 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from client.core.metrics import SCALAR_FIELDS, RequestMetrics
+from client.core.metrics import FIGURE_FIELDS, MetricFigures, RequestMetrics, figures_of
 from client.store.db import Database
 
-# What `tachy metrics --format csv|json` and the HUD's export write, in this order.
-EXPORT_FIELDS = (
-    "time",
-    "time_unix",
-    "server",
-    "model",
-    "message_id",
-    "ttft_ms",
-    "ttfo_ms",
-    "tpot_ms",
-    "tokens_per_s",
-    "e2el_ms",
-    "headers_ms",
-    "paint_ms",
-    "prompt_tokens",
-    "output_tokens",
-    "output_tokens_estimated",
-    "chunks",
-    "tier",
-    "cold",
-    "outcome",
-)
-# The metrics summarised with percentiles, under the same names as `tachy bench --json`.
-SUMMARY_FIELDS = ("ttft_ms", "ttfo_ms", "tpot_ms", "tokens_per_s", "e2el_ms")
-
-_METRIC_FIELDS = SCALAR_FIELDS  # the columns copied from RequestMetrics as they are
+# The request_metrics table's columns, in its order (the schema: client/store/db.py).
 _COLUMNS = (
     "id",
     "time",
     "server",
     "model",
     "message_id",
-    *_METRIC_FIELDS,
+    *FIGURE_FIELDS,
+    "tier",
     "cold",
     "outcome",
     "stages",
     "server_timings",
 )
+# What `tachy metrics --format csv|json` and the HUD's export write, in this order: the
+# columns but the row id and the JSON ones, with the time also in unix seconds.
+EXPORT_FIELDS = (
+    "time",
+    "time_unix",
+    *(name for name in _COLUMNS if name not in ("id", "time", "stages", "server_timings")),
+)
+# The metrics summarised with percentiles, under the same names as `tachy bench --json`.
+SUMMARY_FIELDS = ("ttft_ms", "ttfo_ms", "tpot_ms", "tokens_per_s", "e2el_ms")
 
 
-@dataclass(frozen=True, slots=True)
-class MetricsRecord:
-    """One stored request. time: unix seconds, UTC."""
+@dataclass(slots=True, kw_only=True)
+class MetricsRecord(MetricFigures):
+    """One stored request: its figures, and where and when it ran. time: unix seconds,
+    UTC; tier: the tier at the thresholds of the moment it was stored."""
 
     id: int
     time: float
     server: str
     model: str
     message_id: int | None = None
-    ttft_ms: float | None = None
-    ttfo_ms: float | None = None
-    tpot_ms: float | None = None
-    tokens_per_s: float | None = None
-    e2el_ms: float | None = None
-    headers_ms: float | None = None
-    paint_ms: float | None = None
-    prompt_tokens: int | None = None
-    output_tokens: int | None = None
-    output_tokens_estimated: bool = False
-    chunks: int = 0
     tier: str | None = None
     cold: bool = False
     outcome: str = ""
@@ -84,7 +59,8 @@ class MetricsRecord:
     server_timings: dict[str, dict[str, float]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        return {name: data[name] for name in _COLUMNS}  # the table's order: id, time ...
 
 
 def _json(text: str) -> Any:
@@ -92,11 +68,12 @@ def _json(text: str) -> Any:
 
 
 def _record(row: sqlite3.Row) -> MetricsRecord:
-    # Positional: the HUD loads thousands of rows after a restart.
-    *head, estimated, chunks, tier, cold, outcome, stages, timings = row
-    values: list[Any] = [*head, estimated == 1, chunks, tier, cold == 1, outcome]
-    values += (_json(stages), _json(timings))
-    return MetricsRecord(*values)
+    values = dict(zip(_COLUMNS, row, strict=True))
+    values["output_tokens_estimated"] = values["output_tokens_estimated"] == 1
+    values["cold"] = values["cold"] == 1
+    values["stages"] = _json(values["stages"])
+    values["server_timings"] = _json(values["server_timings"])
+    return MetricsRecord(**values)
 
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)", re.IGNORECASE)
@@ -138,8 +115,9 @@ class MetricsStore:
         written) for the waterfall; server timings come from `metrics.server`.
         at: unix seconds (default: now).
         """
-        values: dict[str, Any] = {name: getattr(metrics, name) for name in _METRIC_FIELDS}
+        values: dict[str, Any] = figures_of(metrics)
         values.update(
+            tier=metrics.tier,
             time=self.db.clock() if at is None else at,
             server=server,
             model=model,

@@ -1,4 +1,5 @@
-"""Scripted HTTP bodies for httpx.MockTransport: chunks, pauses, hangs, resets."""
+"""Scripted HTTP bodies for httpx.MockTransport (chunks, pauses, hangs, resets), and a
+Stop in the middle of a stream."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import httpx
+import pytest
+
+from client.backends.stream import ChatStream
+from client.core.events import Token
 
 # A script step: bytes to send, a float to sleep, an Event to wait for, or an
 # exception to raise (a reset connection).
@@ -79,3 +84,20 @@ def sse_delta(content: str | None = None, finish: str | None = None, **extra: st
 
 def ndjson(obj: dict) -> bytes:
     return json.dumps(obj).encode() + b"\n"
+
+
+async def cancel_at_text(stream: ChatStream, text: str) -> None:
+    """Read the stream in a task and cancel that task once the answer reads `text`, as
+    Stop does; returns when the task has ended cancelled."""
+    reached = asyncio.Event()
+
+    async def consume() -> None:
+        async for event in stream:
+            if isinstance(event, Token) and stream.text == text:
+                reached.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(reached.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task

@@ -21,6 +21,7 @@ from client.backends.errors import (
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.events import Done, DoneReason, Failed, Token
+from tests.backends.fakes import cancel_at_text
 from tests.backends.live_server import LiveServer, Script
 
 REQUEST = ChatRequest("fake-model", [ChatMessage("user", "hi")])
@@ -141,18 +142,7 @@ async def test_cancel_closes_the_connection_and_keeps_text() -> None:
     with LiveServer(Script(tokens=["a", "b", "c", "d"], hang_after=2)) as server:
         backend = backend_for(server.url, "openai")
         stream = backend.chat(REQUEST, StreamTimeouts(None, None))
-        two_tokens = asyncio.Event()
-
-        async def consume() -> None:
-            async for event in stream:
-                if isinstance(event, Token) and stream.text == "ab":
-                    two_tokens.set()
-
-        task = asyncio.create_task(consume())
-        await asyncio.wait_for(two_tokens.wait(), 5)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        await cancel_at_text(stream, "ab")
         assert stream.outcome == Done(DoneReason.CANCELLED, "ab")
         assert await asyncio.to_thread(server.disconnected.wait, 2)
         await backend.aclose()

@@ -36,17 +36,12 @@ from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, DoneReason, Token
 from client.core.tiers import Tier
+from tests.engine_cpu import cpu_ticks
 
 LONG_STORY = (
     "Write a very long story, at least two thousand words, about a lighthouse keeper "
     "who finds a map in a bottle. Describe every room and every day in detail."
 )
-
-
-def cpu_ticks(pid: int) -> int:
-    """utime + stime of the whole process, in clock ticks (/proc/PID/stat fields 14, 15)."""
-    after_name = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(after_name[11]) + int(after_name[12])
 
 
 class RecordingTransport(httpx.AsyncBaseTransport):

@@ -23,7 +23,15 @@ from client.backends.openai_compat import OpenAICompatBackend
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.events import Done, DoneReason, Failed, Started, StreamEvent, Token, Usage
-from tests.backends.fakes import Recorder, ScriptedBody, Step, sse, sse_delta, streaming
+from tests.backends.fakes import (
+    Recorder,
+    ScriptedBody,
+    Step,
+    cancel_at_text,
+    sse,
+    sse_delta,
+    streaming,
+)
 
 ROLE = sse_delta(role="assistant")
 DONE = sse("[DONE]")
@@ -108,18 +116,7 @@ async def test_cancel_keeps_partial_text_and_closes_the_response() -> None:
     hang = asyncio.Event()
     response, body = streaming([ROLE, sse_delta("partial "), sse_delta("text"), hang])
     stream = backend(Recorder([response])).chat(REQUEST, StreamTimeouts(None, None))
-    got_text = asyncio.Event()
-
-    async def consume() -> None:
-        async for event in stream:
-            if isinstance(event, Token) and stream.text == "partial text":
-                got_text.set()
-
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(got_text.wait(), 5)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await cancel_at_text(stream, "partial text")
     assert stream.outcome == Done(DoneReason.CANCELLED, "partial text")
     assert body.closed
     assert stream.timeline.done_ns is not None

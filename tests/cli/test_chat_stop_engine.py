@@ -9,43 +9,15 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
-from pathlib import Path
 
 import pytest
 
 from client.backends.local_engine import LocalEngine
+from tests.engine_cpu import LastTick, cpu_ticks
 
 pytestmark = pytest.mark.engine
 WORDS = "river stone light green window paper music garden silver morning table winter".split()
-
-
-def cpu_ticks(pid: int) -> int:
-    after_name = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(after_name[11]) + int(after_name[12])
-
-
-class LastTick(threading.Thread):
-    """Samples the engine's CPU ticks from before the Stop, so that no tick it spends
-    while the command winds down is missed; ends after `quiet_s` without one."""
-
-    def __init__(self, pid: int, quiet_s: float = 0.6) -> None:
-        super().__init__(daemon=True)
-        self.pid, self.quiet_s = pid, quiet_s
-        self.since = self.last_growth = time.monotonic()
-
-    def run(self) -> None:
-        ticks = cpu_ticks(self.pid)
-        while time.monotonic() - self.last_growth < self.quiet_s:
-            time.sleep(0.003)  # sampling a clock, not waiting for an event
-            now = cpu_ticks(self.pid)
-            if now > ticks:
-                ticks, self.last_growth = now, time.monotonic()
-
-    def idle_ms(self) -> float:
-        self.join(timeout=60)
-        return (self.last_growth - self.since) * 1000.0
 
 
 def test_ctrl_c_mid_prefill_frees_the_engine(local_engine: LocalEngine) -> None:
@@ -71,6 +43,7 @@ def test_ctrl_c_mid_prefill_frees_the_engine(local_engine: LocalEngine) -> None:
         assert ticks[1] - ticks[0] >= 3, f"the engine was not computing: {ticks}"
         last_tick = LastTick(local_engine.pid)
         last_tick.start()
+        last_tick.stopped()
         os.kill(chat.pid, signal.SIGINT)  # Ctrl-C
         assert chat.wait(timeout=30) == 130
     finally:

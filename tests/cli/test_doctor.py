@@ -6,7 +6,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import keyring
@@ -23,7 +22,7 @@ from client.services.doctor.checks import (
 from client.services.doctor.engine_checks import engine_checks
 from client.store.db import MIGRATIONS, Database
 from client.store.history import HistoryStore
-from tests.store.conftest import MemoryKeyring
+from tests.memory_keyring import MemoryKeyring
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,15 +49,6 @@ def line_of(output: str, name: str) -> str:
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("TACHY_DATA_DIR", str(tmp_path / "data"))
     return tmp_path / "data"
-
-
-@pytest.fixture
-def working_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 def test_a_file_in_place_of_the_data_folder_fails_with_the_fix(data_dir: Path) -> None:
@@ -129,7 +119,7 @@ def test_the_data_folder_check_passes_on_a_writable_folder(data_dir: Path) -> No
 
 
 def test_the_keyring_fail_backend_fails_and_a_working_one_passes(
-    working_keyring: MemoryKeyring,
+    memory_keyring: MemoryKeyring,
 ) -> None:
     [check] = list(keyring_checks())
     assert check.status is Status.OK and "MemoryKeyring" in check.detail
@@ -137,7 +127,7 @@ def test_the_keyring_fail_backend_fails_and_a_working_one_passes(
     [check] = list(keyring_checks())
     assert check.status is Status.FAIL and "keyring.backends.fail.Keyring" in check.detail
     assert "session only" in check.fix
-    assert working_keyring.passwords == {}  # the probe never writes
+    assert memory_keyring.passwords == {}  # the probe never writes
 
 
 def test_a_missing_qt_platform_plugin_fails_and_offscreen_passes(
@@ -166,7 +156,7 @@ def test_the_local_engine_starts_and_answers() -> None:
     assert "characters in" in checks["engine answer"].detail
 
 
-MEMORY_KEYRING = "tests.store.conftest.MemoryKeyring"  # a working keyring for the child
+MEMORY_KEYRING = "tests.memory_keyring.MemoryKeyring"  # a working keyring for the child
 
 
 @pytest.mark.engine

@@ -24,13 +24,13 @@ for the advice in docs/benchmarks.md.
 from __future__ import annotations
 
 import statistics
-from pathlib import Path
 
 import httpx
 import pytest
 
 from client.backends.engine_settings import EngineSettings
 from client.backends.local_engine import LocalEngine
+from tests.engine_cpu import cpu_ticks
 
 pytestmark = [pytest.mark.perf, pytest.mark.engine]
 
@@ -39,12 +39,6 @@ KINDS = ("ngram-simple", "ngram-mod")
 CODE = "\n".join(f"def f{i}(x):\n    return x * {i} + 1\n" for i in range(12))
 COPY = f"Repeat this code exactly, with f0 renamed to g0:\n\n{CODE}"
 CHAT = "Write a short story about a lighthouse keeper who finds a map in a bottle."
-
-
-def cpu_ticks(pid: int) -> int:
-    """user + system ticks (1/100 s) of a process so far."""
-    after_name = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(after_name[11]) + int(after_name[12])
 
 
 def decode(client: httpx.Client, engine: LocalEngine, prompt: str, tokens: int) -> dict:

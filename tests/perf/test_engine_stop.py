@@ -21,9 +21,6 @@ from __future__ import annotations
 import asyncio
 import random
 import statistics
-import threading
-import time
-from pathlib import Path
 
 import pytest
 
@@ -33,6 +30,7 @@ from client.backends.local_engine import LocalEngine
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Prefill
+from tests.engine_cpu import LastTick, cpu_ticks
 
 pytestmark = [pytest.mark.perf, pytest.mark.engine]
 
@@ -59,34 +57,6 @@ def unseen_prompt(words: int) -> str:
     n = next(_prompts)
     step = n % (len(WORDS) - 1) + 1
     return " ".join(WORDS[(i * step + n) % len(WORDS)] for i in range(words))
-
-
-def cpu_ticks(pid: int) -> int:
-    after_name = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(after_name[11]) + int(after_name[12])
-
-
-class TickSampler(threading.Thread):
-    """The engine's CPU ticks every few ms, on a thread of its own, so that a busy event
-    loop cannot miss the engine's last ones; ends once the engine was quiet for
-    `quiet_s` after `closed` is set."""
-
-    def __init__(self, pid: int, quiet_s: float = 0.6) -> None:
-        super().__init__(daemon=True)
-        self.pid = pid
-        self.quiet_s = quiet_s
-        self.closed = 0.0  # set by the caller when it closes the connection
-        self.last_growth = 0.0
-
-    def run(self) -> None:
-        ticks = cpu_ticks(self.pid)
-        while not self.closed or time.monotonic() - max(self.last_growth, self.closed) < (
-            self.quiet_s
-        ):
-            time.sleep(0.003)  # sampling a clock, not waiting for an event
-            now = cpu_ticks(self.pid)
-            if now > ticks:
-                ticks, self.last_growth = now, time.monotonic()
 
 
 async def prefill_rate(backend: OpenAICompatBackend, engine: LocalEngine) -> tuple[float, float]:
@@ -126,8 +96,8 @@ async def stop_ms(backend: OpenAICompatBackend, engine: LocalEngine, batch_s: fl
                     if chunks >= 2:
                         reading.set()
 
-    sampler = TickSampler(engine.pid)
-    sampler.start()
+    last_tick = LastTick(engine.pid)
+    last_tick.start()
     task = asyncio.create_task(consume())
     waiting = asyncio.create_task(reading.wait())
     await asyncio.wait({task, waiting}, timeout=300, return_when=asyncio.FIRST_COMPLETED)
@@ -135,10 +105,9 @@ async def stop_ms(backend: OpenAICompatBackend, engine: LocalEngine, batch_s: fl
     assert reading.is_set(), f"no prefill under way: {task.exception() if task.done() else ''}"
     await asyncio.sleep(random.uniform(0.0, batch_s))  # a Stop falls anywhere in a batch
     task.cancel()
-    closed = sampler.closed = time.monotonic()
+    last_tick.stopped()
     await asyncio.gather(task, return_exceptions=True)
-    await asyncio.to_thread(sampler.join, 60.0)
-    return max(sampler.last_growth - closed, 0.0) * 1000.0
+    return await asyncio.to_thread(last_tick.idle_ms)
 
 
 async def start(settings: EngineSettings) -> tuple[LocalEngine, OpenAICompatBackend]:

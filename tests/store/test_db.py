@@ -111,6 +111,18 @@ def test_transaction_rolls_back_on_error(db: Database) -> None:
     assert db.query("SELECT count(*) FROM settings")[0][0] == 0
 
 
+def test_a_transaction_inside_another_joins_it(db: Database) -> None:
+    """What an inner write does is undone with the outer one (the knowledge index and
+    the migrations go through the same write_transaction)."""
+    with pytest.raises(ValueError), db.transaction() as conn:
+        conn.execute("INSERT INTO settings VALUES ('outer', '1')")
+        with db.transaction() as inner:
+            inner.execute("INSERT INTO settings VALUES ('inner', '1')")
+        assert conn.in_transaction  # the inner one committed nothing
+        raise ValueError("boom")
+    assert db.query("SELECT count(*) FROM settings")[0][0] == 0
+
+
 async def test_run_uses_one_worker_thread_off_the_loop(db: Database) -> None:
     loop_thread = threading.get_ident()
     threads = await asyncio.gather(*(db.run(threading.get_ident) for _ in range(5)))

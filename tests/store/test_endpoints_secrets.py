@@ -15,8 +15,7 @@ from client.store.export import export_json, export_markdown
 from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 from client.store.settings import Settings, set_tier_thresholds, tier_thresholds
-
-from .conftest import MemoryKeyring
+from tests.memory_keyring import MemoryKeyring
 
 API_KEY = "sk-test-7f3a9c1e5b2d4a6f8e0c"
 

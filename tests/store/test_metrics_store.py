@@ -1,12 +1,14 @@
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 
 from client.core.events import ServerTimings
-from client.core.metrics import RequestMetrics, compute_metrics
+from client.core.metrics import FIGURE_FIELDS, RequestMetrics, compute_metrics, figures_of
 from client.core.timeline import RequestTimeline
 from client.store.history import HistoryStore
-from client.store.metrics_store import MetricsStore, parse_duration
+from client.store.metrics_store import MetricsRecord, MetricsStore, parse_duration
 
 
 def sample(ttft: float, **extra: object) -> RequestMetrics:
@@ -73,8 +75,18 @@ def test_record_round_trips_every_field(metrics_store: MetricsStore, history: Hi
     )
     assert record.stages == stages
     assert record.server_timings == {"llamacpp": {"predicted_n": 26.0, "prompt_ms": 9.5}}
+    assert figures_of(record) == figures_of(metrics)  # and any figure added later
     metrics_store.set_paint_ms(record_id, 1.5)
     assert metrics_store.query()[0].paint_ms == 1.5
+
+
+def test_the_table_has_a_column_for_each_field_of_the_record(
+    metrics_store: MetricsStore,
+) -> None:
+    """A figure added to client.core.metrics needs a migration that adds its column."""
+    columns = [row[1] for row in metrics_store.db.query("PRAGMA table_info(request_metrics)")]
+    assert sorted(columns) == sorted(f.name for f in fields(MetricsRecord))
+    assert set(FIGURE_FIELDS) < set(columns)
 
 
 def test_records_computed_metrics_from_a_timeline(metrics_store: MetricsStore) -> None:

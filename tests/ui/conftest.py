@@ -25,6 +25,7 @@ from client.ui.shell.app import TachyApp, track_async_generators
 from tests.ui.scripted_server import ScriptedOllama
 
 TEST_TIMEOUT_S = 20.0
+ENGLISH = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
 
 
 async def until(condition: Callable[[], object], timeout_s: float = 5.0) -> None:
@@ -34,6 +35,12 @@ async def until(condition: Callable[[], object], timeout_s: float = 5.0) -> None
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"timed out waiting for {condition}")
         await asyncio.sleep(0.005)
+
+
+def last_answer_text(view: Any) -> str:
+    """The text of the chat view's last answer, "" before the first."""
+    shown = [view.message(k) for k in view.keys() if view.message(k).role == "assistant"]
+    return shown[-1].text if shown else ""
 
 
 class LoopRunner:
@@ -48,9 +55,9 @@ class LoopRunner:
 def english_figures() -> Iterator[None]:
     """Each window test starts in US English (1,340.0), whatever the machine's locale
     or an earlier test's QLocale.setDefault: figures are written by QLocale."""
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    QLocale.setDefault(ENGLISH)
     yield
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    QLocale.setDefault(ENGLISH)
 
 
 class HarnessLoop(qasync.QEventLoop):
@@ -83,7 +90,19 @@ def chinese(qapp: QApplication) -> Iterator[None]:
     yield
     for translator in translators:
         qapp.removeTranslator(translator)
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    QLocale.setDefault(ENGLISH)
+
+
+@pytest.fixture(params=["en", "zh_CN"])
+def language(request: Any, qapp: QApplication) -> Iterator[str]:
+    """Each test twice: in English, then in zh_CN (the language's name is its value)."""
+    from client.ui.shell.translations import install_translations
+
+    translators = install_translations(qapp, request.param) if request.param != "en" else []
+    yield request.param
+    for translator in translators:
+        qapp.removeTranslator(translator)
+    QLocale.setDefault(ENGLISH)
 
 
 @pytest.fixture

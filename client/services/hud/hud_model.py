@@ -19,15 +19,15 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from client.core.metrics import NS_PER_MS, SCALAR_FIELDS, RequestMetrics
+from client.core.metrics import NS_PER_MS, MetricFigures, RequestMetrics, figures_of
 from client.core.stats import Summary, summarize
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.core.timeline import RequestTimeline
@@ -64,22 +64,14 @@ class Scope(StrEnum):
     LAST_N = "last_n"  # the last N requests, whatever the model
 
 
-@dataclass(slots=True)
-class HudRecord:
+@dataclass(slots=True, kw_only=True)
+class HudRecord(MetricFigures):
+    """A request as the HUD shows it: its figures, where and when it ran, and its stages.
+    The tier is not kept: it follows the thresholds in force when it is shown."""
+
     time: float  # unix seconds
     server: str = ""
     model: str = ""
-    ttft_ms: float | None = None
-    ttfo_ms: float | None = None
-    tpot_ms: float | None = None
-    tokens_per_s: float | None = None
-    e2el_ms: float | None = None
-    headers_ms: float | None = None
-    paint_ms: float | None = None
-    prompt_tokens: int | None = None
-    output_tokens: int | None = None
-    output_tokens_estimated: bool = False
-    chunks: int = 0
     cold: bool = False
     outcome: str = ""
     message_id: int | None = None
@@ -118,8 +110,7 @@ def record_from_request(
         time=at,
         server=server,
         model=model,
-        # The tier is not kept: it follows the thresholds in force when it is shown.
-        **{name: getattr(metrics, name) for name in SCALAR_FIELDS if name != "tier"},
+        **figures_of(metrics),
         cold=cold or load >= COLD_LOAD_MS,
         outcome=outcome,
         message_id=message_id,
@@ -178,17 +169,7 @@ def record_from_stored(stored: Any) -> HudRecord:
         time=float(when or 0.0),
         server=str(get("server") or ""),
         model=str(get("model") or ""),
-        ttft_ms=_num(get("ttft_ms")),
-        ttfo_ms=_num(get("ttfo_ms")),
-        tpot_ms=_num(get("tpot_ms")),
-        tokens_per_s=_num(get("tokens_per_s")),
-        e2el_ms=_num(get("e2el_ms")),
-        headers_ms=_num(get("headers_ms")),
-        paint_ms=_num(get("paint_ms")),
-        prompt_tokens=_int(get("prompt_tokens")),
-        output_tokens=_int(get("output_tokens")),
-        output_tokens_estimated=bool(get("output_tokens_estimated", False)),
-        chunks=_int(get("chunks")) or 0,
+        **{name: read(get(name)) for name, read in _FIGURE_READERS},
         cold=bool(get("cold", False)),
         outcome=str(get("outcome") or ""),
         message_id=_int(get("message_id")),
@@ -207,6 +188,17 @@ def _num(value: Any) -> float | None:
 def _int(value: Any) -> int | None:
     number = _num(value)
     return int(number) if number is not None else None
+
+
+# How a stored value becomes a figure, by the figure's type: a number of that type or
+# None (a damaged or hand-written row may hold anything).
+_READ_AS: dict[str, Callable[[Any], Any]] = {
+    "float | None": _num,
+    "int | None": _int,
+    "bool": bool,
+    "int": lambda value: _int(value) or 0,
+}
+_FIGURE_READERS = tuple((f.name, _READ_AS[str(f.type)]) for f in fields(MetricFigures))
 
 
 def _json(value: Any) -> Any:

@@ -6,12 +6,13 @@ import csv
 import io
 import json
 from collections.abc import Sequence
+from dataclasses import fields
 
 import numpy as np
 import pytest
 
 from client.core.events import ServerTimings, TokenKind
-from client.core.metrics import compute_metrics
+from client.core.metrics import MetricFigures, RequestMetrics, compute_metrics, figures_of
 from client.core.tiers import Tier, TierThresholds
 from client.core.timeline import RequestTimeline
 from client.services.hud.hud_live import LiveStream, PeakSeries, RunningMedian
@@ -28,6 +29,7 @@ from client.services.hud.hud_model import (
     record_from_request,
     record_from_stored,
 )
+from client.store.metrics_store import MetricsRecord
 
 MS = 1_000_000
 T0 = 10_000 * MS  # an arbitrary perf_counter origin
@@ -156,28 +158,29 @@ def _timeline() -> RequestTimeline:
     return timeline
 
 
-def test_a_finished_request_becomes_a_record_with_its_stages() -> None:
-    timings = ServerTimings(
-        "ollama",
-        {
-            "load_duration_ms": 30.0,
-            "prompt_eval_duration_ms": 80.0,
-            "eval_duration_ms": 78.0,
-            "eval_count": 5,
-        },
-    )
+def _finished(source: str, timings: dict[str, float], message_id: int | None = None) -> HudRecord:
+    """The record of _timeline()'s request, its server having reported `timings`."""
     timeline = _timeline()
-    metrics = compute_metrics(timeline, None, [timings])
-    record = record_from_request(
-        metrics,
+    return record_from_request(
+        compute_metrics(timeline, None, [ServerTimings(source, timings)]),
         timeline,
         at=1.0,
         model="m",
         server="s",
         cold=False,
         outcome="complete",
-        message_id=9,
+        message_id=message_id,
     )
+
+
+def test_a_finished_request_becomes_a_record_with_its_stages() -> None:
+    ollama = {
+        "load_duration_ms": 30.0,
+        "prompt_eval_duration_ms": 80.0,
+        "eval_duration_ms": 78.0,
+        "eval_count": 5,
+    }
+    record = _finished("ollama", ollama, message_id=9)
     assert record.ttft_ms == 120.0 and record.e2el_ms == 200.0 and record.tpot_ms == 20.0
     assert record.tier() is Tier.FAST and record.paint_ms == 1.0 and not record.cold
     assert record.stages == [
@@ -201,14 +204,7 @@ def test_a_finished_request_becomes_a_record_with_its_stages() -> None:
 
 
 def test_a_long_server_reported_load_marks_the_request_cold() -> None:
-    timeline = _timeline()
-    metrics = compute_metrics(
-        timeline, None, [ServerTimings("ollama", {"load_duration_ms": 900.0})]
-    )
-    record = record_from_request(
-        metrics, timeline, at=1.0, model="m", server="s", cold=False, outcome="complete"
-    )
-    assert record.cold
+    assert _finished("ollama", {"load_duration_ms": 900.0}).cold
 
 
 @pytest.mark.parametrize(
@@ -266,6 +262,20 @@ def test_stored_rows_are_read_whatever_their_shape() -> None:
         StageSpan("understanding", 0.0, 5.0)
     ]
     assert record_from_stored({"time": 1.0, "stages": "not json"}).stages == []
+
+
+def test_every_figure_reaches_the_hud_from_a_request_and_from_the_store() -> None:
+    """The figures are one list (client.core.metrics): one added there reaches the HUD."""
+    each = {
+        f.name: True if f.type == "bool" else i + 1 for i, f in enumerate(fields(MetricFigures))
+    }
+    measured = RequestMetrics(**each)
+    shown = record_from_request(
+        measured, None, at=1.0, model="m", server="s", cold=False, outcome="complete"
+    )
+    assert figures_of(shown) == figures_of(measured)
+    stored = MetricsRecord(id=1, time=1.0, server="s", model="m", **figures_of(measured))
+    assert figures_of(record_from_stored(stored)) == figures_of(measured)
 
 
 def test_the_retrieving_row_keeps_its_counts_as_figures() -> None:
@@ -352,21 +362,14 @@ def test_export_matches_tachy_metrics_for_the_same_stored_rows() -> None:
 
 
 def test_a_llama_cpp_waterfall_shows_cached_against_computed_prompt_tokens() -> None:
-    timings = ServerTimings(
-        "llamacpp",
-        {
-            "prompt_n": 93,
-            "cache_n": 1400,
-            "prompt_ms": 60.0,
-            "predicted_n": 5,
-            "predicted_ms": 70.0,
-        },
-    )
-    timeline = _timeline()
-    metrics = compute_metrics(timeline, None, [timings])
-    record = record_from_request(
-        metrics, timeline, at=1.0, model="m", server="s", cold=False, outcome="complete"
-    )
+    timings = {
+        "prompt_n": 93,
+        "cache_n": 1400,
+        "prompt_ms": 60.0,
+        "predicted_n": 5,
+        "predicted_ms": 70.0,
+    }
+    record = _finished("llamacpp", timings)
     by_label = {row.text: row for row in build_waterfall(record).rows}
     tokens = by_label["server: prompt 1,400 cached + 93 computed"]
     assert tokens.figures == (("cached", 1400), ("computed", 93))
@@ -376,27 +379,9 @@ def test_a_llama_cpp_waterfall_shows_cached_against_computed_prompt_tokens() -> 
 
 def test_speculative_decoding_shows_drafted_and_accepted_tokens() -> None:
     values = {"prompt_n": 9, "cache_n": 0, "prompt_ms": 60.0, "predicted_ms": 70.0}
-    timeline = _timeline()
-    plain = record_from_request(
-        compute_metrics(timeline, None, [ServerTimings("llamacpp", values)]),
-        timeline,
-        at=1.0,
-        model="m",
-        server="s",
-        cold=False,
-        outcome="complete",
-    )
+    plain = _finished("llamacpp", values)
     assert not any("drafted" in row.label for row in build_waterfall(plain).rows)
-    spec = {**values, "draft_n": 384, "draft_n_accepted": 370}
-    record = record_from_request(
-        compute_metrics(timeline, None, [ServerTimings("llamacpp", spec)]),
-        timeline,
-        at=1.0,
-        model="m",
-        server="s",
-        cold=False,
-        outcome="complete",
-    )
+    record = _finished("llamacpp", {**values, "draft_n": 384, "draft_n_accepted": 370})
     (row,) = [r for r in build_waterfall(record).rows if "drafted" in r.label]
     assert row.text == "server: 384 drafted, 370 accepted" and row.start_ms == 120.0
     assert row.label == "server: {drafted} drafted, {accepted} accepted"

@@ -26,6 +26,15 @@ def _footer(app: Any) -> str:
     return [line for line in lines if "Copy" in line and "Timing" in line][-1]
 
 
+async def _answered_by_the_fast_model(app: Any, qtbot: Any, text: str) -> None:
+    """Send text with Enter; wait for the answer and the fast model's route under it."""
+    w = app.window
+    w.composer.setPlainText(text)
+    qtbot.keyClick(w.composer, Qt.Key.Key_Return)
+    await until(lambda: not app.page.busy and "Hello there." in w.chat_view.toPlainText())
+    await until(lambda: "fast · scripted:1b" in _footer(app))
+
+
 def test_routes_labels_overrides_and_versions(make_app, server, run, qtbot):
     app = make_app(server.url)
     _cascade(app)
@@ -64,13 +73,7 @@ def test_the_strong_model_failing_is_answered_by_the_fast_one_and_said(
     _cascade(app)
     w = app.window
 
-    async def ask() -> None:
-        w.composer.setPlainText(PROOF)
-        qtbot.keyClick(w.composer, Qt.Key.Key_Return)
-        await until(lambda: not app.page.busy and "Hello there." in w.chat_view.toPlainText())
-        await until(lambda: "fast · scripted:1b" in _footer(app))
-
-    run(ask())
+    run(_answered_by_the_fast_model(app, qtbot, PROOF))
     chat_models = [r["model"] for r in server.requests if r.get("messages")]
     assert chat_models == ["other:7b", "scripted:1b"]
     said = w.stage_label.text()
@@ -97,13 +100,7 @@ def test_no_first_token_in_time_is_answered_by_the_fast_one_not_keep_waiting(
     app.page.session.configure(fallback_after_s=0.3)
     w = app.window
 
-    async def ask() -> None:
-        w.composer.setPlainText(PROOF)
-        qtbot.keyClick(w.composer, Qt.Key.Key_Return)
-        await until(lambda: not app.page.busy and "Hello there." in w.chat_view.toPlainText())
-        await until(lambda: "fast · scripted:1b" in _footer(app))
-
-    run(ask())
+    run(_answered_by_the_fast_model(app, qtbot, PROOF))
     chat_models = [r["model"] for r in server.requests if r.get("messages")]
     assert chat_models == ["other:7b", "scripted:1b"]
     said = w.stage_label.text()
@@ -212,18 +209,12 @@ def test_the_fast_model_choosing_past_its_budget_the_rules_decide_and_the_waterf
     server.scripts.append([("hang",)])  # the classification never answers
     app = make_app(server.url)
     _cascade(app)
-    menu, w = app.cascade_menu, app.window
+    menu = app.cascade_menu
     assert not menu.classify_action.isChecked()  # off unless asked for
     menu.classify_action.setChecked(True)
     assert app.page.session.settings.classify and menu.saved.load().classify
 
-    async def ask() -> None:
-        w.composer.setPlainText("hi")
-        qtbot.keyClick(w.composer, Qt.Key.Key_Return)
-        await until(lambda: not app.page.busy and "Hello there." in w.chat_view.toPlainText())
-        await until(lambda: "fast · scripted:1b" in _footer(app))
-
-    run(ask())
+    run(_answered_by_the_fast_model(app, qtbot, "hi"))
     asked = [r for r in server.requests if r.get("messages")]
     assert "Reply with one word" in asked[0]["messages"][0]["content"]  # the classification
     assert [r["model"] for r in asked] == ["scripted:1b", "scripted:1b"]

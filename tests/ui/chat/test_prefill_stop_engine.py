@@ -4,47 +4,19 @@ climbs in percent, and Esc during it frees the engine's CPU one to two batches l
 from __future__ import annotations
 
 import re
-import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.engine_cpu import LastTick
 from tests.ui.conftest import until
 
 pytestmark = pytest.mark.engine
 WORDS = "river stone light green window paper music garden silver morning table winter".split()
 # The counts are QLocale numbers: "1,213" once a test has set an English default locale.
 PERCENT = re.compile(r"Reading your question… (\d+) % \(([\d,]+) / ([\d,]+) tokens\)")
-
-
-def cpu_ticks(pid: int) -> int:
-    after_name = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(after_name[11]) + int(after_name[12])
-
-
-class LastTick(threading.Thread):
-    """Samples the engine's CPU ticks from before the Stop, so that no tick it spends
-    while the window winds the answer down is missed; ends after `quiet_s` without one."""
-
-    def __init__(self, pid: int, quiet_s: float = 0.6) -> None:
-        super().__init__(daemon=True)
-        self.pid, self.quiet_s = pid, quiet_s
-        self.since = self.last_growth = time.monotonic()
-
-    def run(self) -> None:
-        ticks = cpu_ticks(self.pid)
-        while time.monotonic() - self.last_growth < self.quiet_s:
-            time.sleep(0.003)  # sampling a clock, not waiting for an event
-            now = cpu_ticks(self.pid)
-            if now > ticks:
-                ticks, self.last_growth = now, time.monotonic()
-
-    def idle_ms(self) -> float:
-        self.join(timeout=60)
-        return (self.last_growth - self.since) * 1000.0
 
 
 def test_escape_while_the_engine_reads_frees_it(
@@ -66,6 +38,7 @@ def test_escape_while_the_engine_reads_frees_it(
     run(until(climbed, timeout_s=120), timeout_s=150)
     last_tick = LastTick(local_engine.pid)
     last_tick.start()
+    last_tick.stopped()
     qtbot.keyClick(w.composer, Qt.Key.Key_Escape)
     run(until(lambda: not app.page.busy, timeout_s=10))
     idle_ms = last_tick.idle_ms()

@@ -23,8 +23,7 @@ from client.ui.common.locale_text import clock, number, percent, short_number, s
 from client.ui.hud import LatencyHud
 from client.ui.hud.server_view import ServerView
 from client.ui.hud.waterfall_view import COUNTED_LABELS
-
-ENGLISH = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
+from tests.ui.conftest import ENGLISH
 
 
 @pytest.fixture

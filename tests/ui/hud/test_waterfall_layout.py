@@ -4,7 +4,6 @@ and left the bars 10-14 %). A name that does not fit is elided with its text in 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +24,8 @@ from client.ui.hud import LatencyHud
 from client.ui.hud.locale_axis import LocaleAxis
 from client.ui.hud.waterfall_view import BAR_HEIGHT, BAR_TOP, WaterfallView
 from client.ui.shell.main_window import MainWindow
-from client.ui.shell.translations import install_translations
+from tests.ui.conftest import ENGLISH
 
-ENGLISH = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
 FAST = RouteNote(
     "fast", "SmolLM2-135M", "a short everyday question", 150.2, "rules", OUT_OF_BUDGET, 1, 151.0
 )
@@ -74,15 +72,6 @@ def _local_record() -> HudRecord:
         stages=[StageSpan("understanding", 0.0, 344.4), StageSpan("answering", 264.5, None)],
         server_timings={"llamacpp": timings},
     )
-
-
-@pytest.fixture(params=["en", "zh_CN"])
-def language(request: Any, qapp: QApplication) -> Iterator[str]:
-    translators = install_translations(qapp, request.param) if request.param != "en" else []
-    yield request.param
-    for translator in translators:
-        qapp.removeTranslator(translator)
-    QLocale.setDefault(ENGLISH)
 
 
 @pytest.fixture

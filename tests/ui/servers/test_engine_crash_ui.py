@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from client.backends.local_engine import LocalEngine
-from tests.ui.conftest import until
+from tests.ui.conftest import last_answer_text, until
 
 pytestmark = pytest.mark.engine
 
@@ -26,20 +26,15 @@ def test_a_crashed_engine_leaves_the_window_working(make_app: Any, run: Any, qtb
         w.composer.setPlainText("Write a long story about a lighthouse keeper and the sea.")
         qtbot.keyClick(w.composer, Qt.Key.Key_Return)
 
-        def answer_text() -> str:
-            view = w.chat_view
-            answers = [view.message(k) for k in view.keys() if view.message(k).role == "assistant"]
-            return answers[-1].text if answers else ""
-
         async def scenario() -> None:
-            await until(lambda: len(answer_text().split()) >= 3, timeout_s=60)
+            await until(lambda: len(last_answer_text(w.chat_view).split()) >= 3, timeout_s=60)
             assert engine.pid is not None
             os.kill(engine.pid, signal.SIGKILL)
             await until(lambda: not app.page.busy, timeout_s=30)
 
         run(scenario(), timeout_s=120)
         assert w.isVisible()
-        assert len(answer_text().split()) >= 3  # the words that arrived are kept
+        assert len(last_answer_text(w.chat_view).split()) >= 3  # the words that arrived are kept
         steps = list(w.outcome_bar.buttons)
         assert "retry" in steps and "continue" in steps
         assert w.send_button.isEnabled() and w.composer.isEnabled()

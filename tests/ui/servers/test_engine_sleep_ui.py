@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 import client.ui.servers.server_controller as server_control
 from client.backends.local_engine import LocalEngine
 from client.core.prediction import ModelState
-from tests.ui.conftest import until
+from tests.ui.conftest import last_answer_text, until
 
 pytestmark = pytest.mark.engine
 
@@ -72,7 +72,5 @@ def _scenario(app: Any, engines: list[LocalEngine], run: Any, qtbot: Any) -> Non
         assert await engine.is_sleeping() is False
 
     run(woken(), timeout_s=90)
-    view = w.chat_view
-    answers = [view.message(k) for k in view.keys() if view.message(k).role == "assistant"]
-    assert answers and answers[-1].text.strip()
+    assert last_answer_text(w.chat_view).strip()
     assert app.page.runner.generation.cold  # the answer waited for the model to load

@@ -10,7 +10,7 @@ import psutil
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.ui.conftest import until
+from tests.ui.conftest import last_answer_text, until
 
 pytestmark = pytest.mark.engine
 
@@ -29,18 +29,13 @@ def test_escape_mid_answer_keeps_words_and_engine_goes_idle(
     w.composer.setPlainText("Write a long story about a lighthouse keeper and the sea.")
     qtbot.keyClick(w.composer, Qt.Key.Key_Return)
 
-    def answer_text() -> str:
-        view = w.chat_view
-        answers = [view.message(k) for k in view.keys() if view.message(k).role == "assistant"]
-        return answers[-1].text if answers else ""
-
     async def scenario() -> None:
-        await until(lambda: len(answer_text().split()) >= 3, timeout_s=60)
+        await until(lambda: len(last_answer_text(w.chat_view).split()) >= 3, timeout_s=60)
         qtbot.keyClick(w.composer, Qt.Key.Key_Escape)
         await until(lambda: not app.page.busy, timeout_s=5)
 
     run(scenario(), timeout_s=90)
-    kept = answer_text()
+    kept = last_answer_text(w.chat_view)
     assert len(kept.split()) >= 3
     view = w.chat_view
     key = view.keys()[-1]

@@ -16,11 +16,10 @@ from PySide6.QtWidgets import QApplication
 from client.core.metrics import RequestMetrics
 from client.services.storage.stores import open_stores
 from client.ui.servers.model_rows import RowKind
-from tests.store.conftest import MemoryKeyring
+from tests.memory_keyring import MemoryKeyring
 from tests.ui import scripted_server
 from tests.ui.chat.test_hostile_names import NamedServer
 from tests.ui.conftest import until
-from tests.ui.servers.test_servers_ui import memory_keyring  # noqa: F401  (a fixture)
 
 LOADED = "b-model:7b"
 
@@ -91,7 +90,7 @@ def test_models_grouped_by_server_with_state_and_last_ttft(
     second: Any,
     run: Any,
     data_dir: Path,
-    memory_keyring: MemoryKeyring,  # noqa: F811
+    memory_keyring: MemoryKeyring,
 ) -> None:
     app = _two_servers(make_app, server, second, run, data_dir)
     here = app.servers.current.name
@@ -156,7 +155,7 @@ def test_typing_in_the_closed_picker_filters_and_keys_skip_server_names(
     run: Any,
     qtbot: Any,
     data_dir: Path,
-    memory_keyring: MemoryKeyring,  # noqa: F811
+    memory_keyring: MemoryKeyring,
 ) -> None:
     app = _two_servers(make_app, server, second, run, data_dir)
     picker = app.window.server_bar.model_picker

@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from client.services.servers.servers import ServerChoice
-from tests.store.conftest import MemoryKeyring
+from tests.memory_keyring import MemoryKeyring
 from tests.ui.conftest import until
-from tests.ui.servers.test_servers_ui import memory_keyring  # noqa: F401  (a fixture)
 
 OLD_KEY, NEW_KEY = "sk-old-111", "sk-new-222"
 
@@ -42,7 +41,7 @@ def test_a_new_key_replaces_the_old_one_without_retyping_the_rest(
     make_app: Any,
     server: Any,
     run: Any,
-    memory_keyring: MemoryKeyring,  # noqa: F811
+    memory_keyring: MemoryKeyring,
 ) -> None:
     app = _saved_app(make_app, server, run, memory_keyring)
     _edit(app, run, "Team", NEW_KEY)
@@ -54,7 +53,7 @@ def test_an_empty_key_keeps_it_and_a_rename_carries_it_over(
     make_app: Any,
     server: Any,
     run: Any,
-    memory_keyring: MemoryKeyring,  # noqa: F811
+    memory_keyring: MemoryKeyring,
 ) -> None:
     app = _saved_app(make_app, server, run, memory_keyring)
     _edit(app, run, "Team GPU", "")
@@ -67,7 +66,7 @@ def test_removing_asks_then_deletes_the_endpoint_and_its_key(
     make_app: Any,
     server: Any,
     run: Any,
-    memory_keyring: MemoryKeyring,  # noqa: F811
+    memory_keyring: MemoryKeyring,
 ) -> None:
     app = _saved_app(make_app, server, run, memory_keyring)
     editor = app.server_editor
@@ -101,7 +100,7 @@ def test_a_saved_server_that_cannot_be_used_can_still_be_removed(
     make_app: Any,
     server: Any,
     run: Any,
-    memory_keyring: MemoryKeyring,  # noqa: F811
+    memory_keyring: MemoryKeyring,
 ) -> None:
     app = make_app(server.url)
     app.stores.endpoints.save("Gone", "http://127.0.0.1:9", "auto")  # nothing answers there

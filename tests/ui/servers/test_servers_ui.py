@@ -3,25 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from typing import Any
 
-import keyring
 import pytest
 
-from tests.store.conftest import MemoryKeyring
+from tests.memory_keyring import MemoryKeyring
 from tests.ui.conftest import until
 
 SECRET = "sk-test-very-secret-123"
-
-
-@pytest.fixture
-def memory_keyring() -> Iterator[MemoryKeyring]:
-    previous = keyring.get_keyring()
-    backend = MemoryKeyring()
-    keyring.set_keyring(backend)
-    yield backend
-    keyring.set_keyring(previous)
 
 
 def test_add_server_keeps_the_key_in_the_keyring_only(

@@ -4,33 +4,22 @@ first start."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QLocale, QRect, QSettings
+from PySide6.QtCore import QRect, QSettings
 from PySide6.QtWidgets import QApplication
 
 from client.ui.chat.welcome import StarterButton
 from client.ui.hud import LatencyHud
 from client.ui.shell.app import TachyApp
 from client.ui.shell.main_window import HUD_WIDTH, MainWindow
-from client.ui.shell.translations import install_translations
 from client.ui.shell.window_geometry import FIRST_START
 
-ENGLISH = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
 LAPTOPS = [QRect(0, 0, 1366, 768), QRect(0, 0, 1280, 720), QRect(1920, 24, 1280, 696)]
 MOST_WIDTH = 900  # px: the window's least width, with the latency dock open
-
-
-@pytest.fixture(params=["en", "zh_CN"])
-def language(request: Any, qapp: QApplication) -> Iterator[str]:
-    translators = install_translations(qapp, request.param) if request.param != "en" else []
-    yield request.param
-    for translator in translators:
-        qapp.removeTranslator(translator)
-    QLocale.setDefault(ENGLISH)
 
 
 def _settled(app: TachyApp, qtbot: Any) -> None:
