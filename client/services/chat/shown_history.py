@@ -38,12 +38,12 @@ class ShownHistory:
         if self._history is not None:
             self._history.set_active(message_id)
 
-    def last_metrics(self, message_ids: Iterable[int]) -> dict[int, MetricsRecord]:
-        """Each message's last request (a Continue adds one), for its footer."""
+    def answer_records(self, message_ids: Iterable[int]) -> dict[int, list[MetricsRecord]]:
+        """Each message's requests, oldest first (a Continue adds one), for its footer."""
         if self._metrics is None:
             return {}
         found = self._metrics.for_messages(message_ids)
-        return {key: records[-1] for key, records in found.items() if records}
+        return {key: records for key, records in found.items() if records}
 
     def set_paint_ms(self, record_id: int, paint_ms: float) -> None:
         if self._metrics is not None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QLocale, QObject, Signal
 
+from client.services.chat.answer_figures import RequestFigures, whole_answer
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
@@ -209,7 +210,7 @@ class ChatPage(QObject):
         w.composer.setFocus()
         if finished is None:
             return
-        w.chat_view.set_footer(key, footer_text(finished.metrics))
+        w.chat_view.set_footer(key, self.figures_text(generation, key))
         w.stage_label.setText(error_text(finished.error_message))
         if key > 0 and self.stored.available:
             self._refresh_version(key)
@@ -224,6 +225,23 @@ class ChatPage(QObject):
             w.outcome_bar.clear()
         self.conversationChanged.emit(self.conversation_id)
         self.answerEnded.emit(generation, key)
+
+    def figures_text(self, generation: Generation, key: int) -> str:
+        """The footer's figures for an answer that just ended: its request's, or for
+        a continued answer, the whole message's (every request that wrote it)."""
+        finished = generation.finished
+        if finished is None:
+            return ""
+        requests: list[RequestFigures] = []
+        if generation.kind == "continue" and key > 0:
+            try:
+                requests += self.stored.answer_records([key]).get(key, [])
+            except Exception as error:  # the footer shows this request's figures
+                report(error, "reading the answer's metrics")
+            if generation.metrics_record_id is None:  # not stored (no room): add it
+                requests.append(finished.metrics)
+        whole = whole_answer(requests or [finished.metrics])
+        return footer_text(whole, whole.parts) if whole is not None else ""
 
     def _on_conversation_known(self, conversation_id: int) -> None:
         if self.conversation_id != conversation_id:
@@ -346,22 +364,24 @@ class ChatPage(QObject):
         )
 
     def _add_footers(self, shown: list[ShownMessage]) -> None:
-        """Each stored answer's footer, from its last request's stored metrics."""
+        """Each stored answer's footer, from the stored metrics of its requests."""
         answers = [m for m in shown if m.role == "assistant"]
         if not answers:
             return
         try:
-            records = self.stored.last_metrics([m.key for m in answers])
+            records = self.stored.answer_records([m.key for m in answers])
         except Exception as error:  # the chat shows without its footers
             report(error, "reading the answers' metrics")
             return
         for message in answers:
-            record = records.get(message.key)
+            requests = records.get(message.key, [])
+            whole = whole_answer(requests)
+            figures = footer_text(whole, whole.parts) if whole is not None else ""
             # As the live answer showed it: its figures, then a cascade's route.
-            parts = [footer_text(record), tier_label(message.route, message.model)]
+            parts = [figures, tier_label(message.route, message.model)]
             message.footer = " · ".join(part for part in parts if part)
-            if record is not None:
-                add_stored_citations(message, record.stages)
+            if requests:
+                add_stored_citations(message, requests[-1].stages)
 
     # --- helpers -------------------------------------------------------------------
     def _truncate_view(self, key: int) -> None:
