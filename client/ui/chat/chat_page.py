@@ -214,6 +214,8 @@ class ChatPage(QObject):
         w.stage_label.setText(error_text(finished.error_message))
         if key > 0 and self.stored.available:
             self._refresh_version(key)
+            if generation.kind == "edit" and generation.user_message_id is not None:
+                self._refresh_version(generation.user_message_id)  # the question's ‹n/n›
         steps = list(finished.next_steps)
         if steps:
             # Said once: the status line has the failure's sentence, the bar only what
@@ -311,8 +313,10 @@ class ChatPage(QObject):
         if key not in ids:
             return
         index = min(max(ids.index(key) + step, 0), len(ids) - 1)
-        self.stored.show_version(ids[index])
+        retitled = self.stored.show_version(ids[index])
         self.show_conversation(self.conversation_id)
+        if retitled:  # the first question changed: the list shows the new title
+            self.conversationChanged.emit(self.conversation_id)
 
     def _refresh_version(self, key: int) -> None:
         try:
@@ -337,7 +341,8 @@ class ChatPage(QObject):
             self.window.chat_view.clear_messages()
             self.conversationShown.emit()
             return
-        shown = [self._shown(message) for message in self.stored.path(conversation_id)]
+        versions = self.stored.versions_in(conversation_id)
+        shown = [self._shown(message, versions) for message in self.stored.path(conversation_id)]
         self._add_footers(shown)
         self.window.chat_view.set_messages(shown)
         last = shown[-1] if shown else None
@@ -347,17 +352,13 @@ class ChatPage(QObject):
             self.window.outcome_bar.show_steps(self.tr(sentence), steps)
         self.conversationShown.emit()
 
-    def _shown(self, message: Any) -> ShownMessage:
-        version = None
-        if message.role == "assistant":
-            ids = self.stored.versions(message.id)
-            version = (ids.index(message.id) + 1, len(ids)) if len(ids) > 1 else None
+    def _shown(self, message: Any, versions: dict[int, tuple[int, int]]) -> ShownMessage:
         return ShownMessage(
             message.id,
             message.role,
             message.content,
             str(message.state),
-            version,
+            versions.get(message.id) if message.role != "system" else None,
             thinking=getattr(message, "thinking", "") or "",
             route=getattr(message, "route", "") or "",
             model=getattr(message, "model", "") or "",
