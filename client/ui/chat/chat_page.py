@@ -145,6 +145,9 @@ class ChatPage(QObject):
     def _start(
         self, make_generation: Callable[[], Generation], answer_key: int | None = None
     ) -> None:
+        # Typing goes on in the composer, wherever the action came from (a bar's
+        # button, a link, a shortcut): never into the Search box the focus fell to.
+        self.window.composer.setFocus()
         try:
             generation = make_generation()
         except Exception as error:  # e.g. the message was deleted meanwhile

@@ -141,6 +141,7 @@ class ModelsLink(QObject):
         self.button.clicked.connect(self.open)
         self.pull_bar = ActionBar("pullBar", window)
         self.pull_bar.setAccessibleName(self.tr("Pull the missing model"))
+        self.pull_bar.focus_home = window.composer
         centre = window.chat_view.parentWidget().layout()
         centre.insertWidget(centre.indexOf(window.outcome_bar) + 1, self.pull_bar)
         self.pull_bar.chosen.connect(self._on_pull_it)
