@@ -34,9 +34,15 @@ class Backend(Protocol):
         ...
 
     @property
+    def continues_trailing_assistant(self) -> bool:
+        """Whether the server continues a final assistant message by itself: Ollama,
+        and llama.cpp's server (prefill_assistant, its default since llama.cpp PR 13174)."""
+        ...
+
+    @property
     def supports_continue_final_message(self) -> bool:
         """Whether the server continues a trailing assistant message when asked by
-        ``ChatRequest.continue_final_message`` (vLLM); Ollama does it unasked."""
+        ``ChatRequest.continue_final_message`` (vLLM)."""
         ...
 
     def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:

@@ -59,6 +59,9 @@ def build_params(
     params.endpoint_slots = True
     params.ui = False  # no web UI on the engine's port: Tachy is the client
     params.fit_params = False  # CPU only: nothing to fit onto a GPU
+    # Continue sends the partial answer as the final assistant message and the engine
+    # writes on from its last token (client/services/planning/continuation.py).
+    params.prefill_assistant = True
     # llama.cpp's extra weight buffer types put Q4 weights on the AMX kernels wherever
     # the CPU advertises AMX; in virtual machines that advertise it without enabling
     # it (seen: a Firecracker VM on a Xeon) the first prompt crashed with SIGSEGV in

@@ -46,8 +46,14 @@ class OllamaBackend:
         return self.client.is_closed
 
     @property
+    def continues_trailing_assistant(self) -> bool:
+        # template/template.go renders a final assistant message unclosed (a legacy
+        # template is cut after {{ .Response }}): the model writes on from its last token.
+        return True
+
+    @property
     def supports_continue_final_message(self) -> bool:
-        return False  # no flag needed: Ollama continues a trailing assistant message
+        return False  # no flag needed: see continues_trailing_assistant
 
     def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:
         """A stream for one request. An empty message list only loads the model

@@ -24,6 +24,7 @@ SERVER_OWNERS = (("llamacpp", "llamacpp"), ("vllm", "vllm"), ("me", "llama-cpp-p
 # `Server` header of every answer, and `owned_by` in /v1/models.
 LLAMACPP_SERVER_HEADER = "llama.cpp"
 LLAMACPP_OWNER = "llamacpp"
+VLLM_OWNER = "vllm"
 
 
 class OpenAICompatBackend:
@@ -42,9 +43,11 @@ class OpenAICompatBackend:
         self._api_key = api_key
         self._own_client = client is None
         self.client = client or new_client()
-        # Off unless known: the prompt fallback of client.services.planning.continuation works
-        # on every server, a flag a server does not know may be refused.
+        # Off unless known (said here, or the server showed it is vLLM): the prompt
+        # fallback of client.services.planning.continuation works on every server, a
+        # flag a server does not know may be refused.
         self._continue_final_message = supports_continue_final_message
+        self.vllm = False  # set once /v1/models said owned_by "vllm"
         self._tokenizer = ServerTokenizer(self.client, self.base_url, self._headers())
         self._kind: str | None = None
         self._kind_known = False
@@ -58,8 +61,14 @@ class OpenAICompatBackend:
         return self.client.is_closed
 
     @property
+    def continues_trailing_assistant(self) -> bool:
+        # llama-server continues a final assistant message unless started with
+        # --no-prefill-assistant (which no /props field shows).
+        return self.llama_cpp
+
+    @property
     def supports_continue_final_message(self) -> bool:
-        return self._continue_final_message
+        return self._continue_final_message or self.vllm
 
     def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:
         body = chat_body(request)
@@ -90,8 +99,7 @@ class OpenAICompatBackend:
         entries = answer.get("data")
         if not isinstance(entries, list):
             return []
-        if LLAMACPP_OWNER in _owners(answer):
-            self.llama_cpp = True
+        self._notice_owners(_owners(answer))
         return [
             ModelInfo(name=str(entry.get("id", "")), context_length=context_length(entry))
             for entry in entries
@@ -123,8 +131,7 @@ class OpenAICompatBackend:
         except TachyError:
             return None
         owners = _owners(answer)
-        if LLAMACPP_OWNER in owners:
-            self.llama_cpp = True
+        self._notice_owners(owners)
         return next((kind for owner, kind in SERVER_OWNERS if owner in owners), None)
 
     async def count_tokens(self, text: str, model: str) -> int | None:
@@ -140,6 +147,11 @@ class OpenAICompatBackend:
             response.request.url
         ).startswith(f"{self.base_url}/"):
             self.llama_cpp = True
+
+    def _notice_owners(self, owners: set[str]) -> None:
+        """What /v1/models' owned_by says of the server (it never unsays it)."""
+        self.llama_cpp = self.llama_cpp or LLAMACPP_OWNER in owners
+        self.vllm = self.vllm or VLLM_OWNER in owners
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}

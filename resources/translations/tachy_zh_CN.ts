@@ -98,6 +98,10 @@
         <translation>{n} 词元/秒</translation>
     </message>
     <message>
+        <source>{n} tokens in {parts} parts</source>
+        <translation>{n} 个词元，分 {parts} 段</translation>
+    </message>
+    <message>
         <source>{n} tokens</source>
         <translation>{n} 个词元</translation>
     </message>

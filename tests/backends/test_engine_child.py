@@ -32,3 +32,8 @@ def test_the_default_reads_prompts_without_flash_attention_and_a_q8_k_cache() ->
     assert params.flash_attn_type == xllamacpp.llama_flash_attn_type.LLAMA_FLASH_ATTN_TYPE_DISABLED
     assert params.cache_type_k == xllamacpp.ggml_type.GGML_TYPE_Q8_0
     assert params.n_ubatch == params.n_batch == EngineSettings(threads=1).n_batch
+
+
+def test_the_engine_continues_a_final_assistant_message() -> None:
+    params = build_params(xllamacpp, "m.gguf", "m", "127.0.0.1", 1, EngineSettings(threads=1))
+    assert params.prefill_assistant is True  # what Continue on the local engine relies on

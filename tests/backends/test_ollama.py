@@ -67,6 +67,23 @@ async def test_chat_body_without_optional_fields() -> None:
     }
 
 
+async def test_a_partial_answer_is_sent_as_the_final_assistant_message() -> None:
+    """Ollama continues a final assistant message itself (template/template.go leaves
+    it open): the body carries it last, and no flag."""
+    response, _ = streaming([FINAL])
+    recorder = Recorder([response])
+    backend = ollama(recorder)
+    assert backend.continues_trailing_assistant
+    assert not backend.supports_continue_final_message
+    messages = [ChatMessage("user", "poem?"), ChatMessage("assistant", "Roses are")]
+    request = ChatRequest("m", messages, continue_final_message=True)
+    async with backend.chat(request) as stream:
+        [e async for e in stream]
+    body = recorder.body()
+    assert body["messages"][-1] == {"role": "assistant", "content": "Roses are"}
+    assert "continue_final_message" not in body and "add_generation_prompt" not in body
+
+
 async def test_stream_of_thinking_answer_and_server_timings() -> None:
     lines = [
         ndjson({"message": {"role": "assistant", "content": "", "thinking": "let me"}}),

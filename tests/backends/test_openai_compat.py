@@ -56,6 +56,45 @@ async def test_continue_final_message() -> None:
     assert "authorization" not in recorder.requests[0].headers
 
 
+def models_answer(owner: str) -> httpx.Response:
+    return httpx.Response(200, json={"data": [{"id": "m", "owned_by": owner}]})
+
+
+@pytest.mark.parametrize(
+    ("owner", "trailing", "flag"),
+    [("llamacpp", True, False), ("vllm", False, True), ("openai", False, False)],
+)
+async def test_how_a_server_continues_is_learnt_from_its_model_list(
+    owner: str, trailing: bool, flag: bool
+) -> None:
+    """llama-server continues a final assistant message itself; vLLM when asked by
+    continue_final_message; another server is not assumed to do either."""
+
+    def server() -> httpx.AsyncClient:
+        return Recorder([models_answer(owner)]).client()
+
+    backend = OpenAICompatBackend("http://gpu:8000", client=server())
+    assert not backend.continues_trailing_assistant
+    assert not backend.supports_continue_final_message
+    await backend.list_models()
+    assert backend.continues_trailing_assistant is trailing
+    assert backend.supports_continue_final_message is flag
+    again = OpenAICompatBackend("http://gpu:8000", client=server())
+    await again.server_kind()
+    assert (again.continues_trailing_assistant, again.supports_continue_final_message) == (
+        trailing,
+        flag,
+    )
+
+
+async def test_a_llama_cpp_answer_header_says_it_continues_a_final_assistant_message() -> None:
+    response, _ = streaming([DONE])
+    response.headers["server"] = "llama.cpp"
+    backend = OpenAICompatBackend("http://gpu:8000", client=Recorder([response]).client())
+    await chat_once(backend, ChatRequest("m", [ChatMessage("user", "hi")]))
+    assert backend.continues_trailing_assistant
+
+
 async def test_list_models_with_context_lengths() -> None:
     answer = {
         "object": "list",

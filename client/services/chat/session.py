@@ -35,7 +35,7 @@ from client.services.chat.loading_stage import LoadEstimate
 from client.services.chat.session_settings import SessionSettings
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.compression import StoredSummary
-from client.services.planning.continuation import ContinueMode, RepeatedStartFilter
+from client.services.planning.continuation import ContinueMode, prompted_answer_filter
 from client.services.planning.planner import (
     CachedPrompt,
     HistorySummary,
@@ -319,8 +319,8 @@ class ChatSession:
         ) -> Outgoing:
             plan = self.plan(turn, settings, routes, passages, chosen)
             # Asked by a prompt, small models often start the answer over.
-            repeat = turn.prior_text and plan.continue_mode is ContinueMode.PROMPT
-            return Outgoing(plan, RepeatedStartFilter(turn.prior_text).feed if repeat else None)
+            prompted = turn.prior_text and plan.continue_mode is ContinueMode.PROMPT
+            return Outgoing(plan, prompted_answer_filter(turn.prior_text) if prompted else None)
 
         def prepare_turn(chosen: RouteChoice) -> turns.Turn:  # on the database thread
             turn = prepare(chosen)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from client.services.chat import turn_store
 from client.store.history import HistoryStore, StoredMessage
 from client.store.metrics_store import MetricsRecord, MetricsStore
 
@@ -33,17 +34,24 @@ class ShownHistory:
             return []
         return [message.id for message in self._history.siblings(message_id)]
 
-    def show_version(self, message_id: int) -> None:
-        """Make this version (and its ancestors) the active one."""
-        if self._history is not None:
-            self._history.set_active(message_id)
+    def versions_in(self, conversation_id: int) -> dict[int, tuple[int, int]]:
+        """Every message with other versions (edited questions, answers again): its
+        position from 1 and how many there are, in one read."""
+        return self._history.versions(conversation_id) if self._history is not None else {}
 
-    def last_metrics(self, message_ids: Iterable[int]) -> dict[int, MetricsRecord]:
-        """Each message's last request (a Continue adds one), for its footer."""
+    def show_version(self, message_id: int) -> bool:
+        """Make this version (and its ancestors) the active one; True when the
+        conversation's title changed with it (it follows the first question)."""
+        if self._history is None:
+            return False
+        return turn_store.show_version(self._history, message_id)
+
+    def answer_records(self, message_ids: Iterable[int]) -> dict[int, list[MetricsRecord]]:
+        """Each message's requests, oldest first (a Continue adds one), for its footer."""
         if self._metrics is None:
             return {}
         found = self._metrics.for_messages(message_ids)
-        return {key: records[-1] for key, records in found.items() if records}
+        return {key: records for key, records in found.items() if records}
 
     def set_paint_ms(self, record_id: int, paint_ms: float) -> None:
         if self._metrics is not None:

@@ -105,11 +105,45 @@ def answer_again(history: HistoryStore, assistant_message_id: int, origin: Origi
 def edit_question(
     history: HistoryStore, user_message_id: int, new_text: str, origin: Origin
 ) -> Turn:
-    """The edited question as a new branch beside the old one, and its answer."""
+    """The edited question as a new branch beside the old one (both stay: the question
+    shows ‹1/2›), and its answer. Editing the first question retitles the conversation."""
     with history.db.transaction():
         old = _message(history, user_message_id, "user")
+        before = first_question(history.active_path(old.conversation_id))
         user = history.add_message(old.conversation_id, "user", new_text, parent_id=old.parent_id)
-        return _answer_under(history, user, origin)
+        turn = _answer_under(history, user, origin)
+        follow_first_question(history, old.conversation_id, before)
+        return turn
+
+
+def show_version(history: HistoryStore, message_id: int) -> bool:
+    """Show this version of a question or an answer (and the branch under it); True
+    when the conversation's title changed with its first question."""
+    with history.db.transaction():
+        message = history.get_message(message_id)
+        if message is None:
+            raise KeyError(f"no message {message_id}")
+        before = first_question(history.active_path(message.conversation_id))
+        history.set_active(message_id)
+        return follow_first_question(history, message.conversation_id, before)
+
+
+def first_question(path: list[StoredMessage]) -> str:
+    return next((m.content for m in path if m.role == "user"), "")
+
+
+def follow_first_question(history: HistoryStore, conversation_id: int, before: str) -> bool:
+    """Title the conversation after its first question as it now stands, when its title
+    was the one `before` (the first question until now) gave it: a title the user
+    chose is kept. True when the title changed."""
+    conversation = history.get_conversation(conversation_id)
+    now = title_for(first_question(history.active_path(conversation_id)))
+    if conversation is None or not now or conversation.title != title_for(before):
+        return False
+    if now == conversation.title:
+        return False
+    history.rename(conversation_id, now)
+    return True
 
 
 def resume(history: HistoryStore, assistant_message_id: int) -> Turn:

@@ -319,7 +319,9 @@ def _continue_mode(given: PlanInput, route: Route) -> ContinueMode:
     supported = given.settings.continue_final_message
     if supported is None:
         supported = route.backend.supports_continue_final_message
-    return continue_mode(route.backend.api, supported)
+    # The local engine is llama-server: known before its first answer shows it.
+    trailing = route.is_local or route.backend.continues_trailing_assistant
+    return continue_mode(trailing, supported)
 
 
 def _not_cached_tokens(

@@ -22,7 +22,6 @@ from client.services.chat.generation import Generation
 from client.services.planning.compression import StoredSummary
 from client.services.planning.planner import Route, is_cascade
 from client.services.planning.router import Tier, chosen_by_user
-from client.ui.chat.render.answer_footer import footer_text
 from client.ui.chat.render.summary_marker import SummaryMarker
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.error_text import error_text
@@ -116,7 +115,7 @@ class CascadeController(QObject):
         if route is None or not route.tier or finished is None:
             return
         self.tiers[key] = route.tier
-        parts = [footer_text(finished.metrics), tier_label(route.tier, route.model)]
+        parts = [self.page.figures_text(generation, key), tier_label(route.tier, route.model)]
         self.page.window.chat_view.set_footer(key, " · ".join(p for p in parts if p))
         if sentence := fallback_sentence(generation):
             self.say(sentence)

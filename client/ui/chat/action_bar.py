@@ -2,6 +2,8 @@
 
 It is used for outcomes (Continue, Retry, Edit question ...), for a slow start
 (Keep waiting / Cancel) and for Undo after a delete. It never blocks the loop.
+A choice hides the bar; the keyboard focus goes back to its `focus_home` (the
+composer), not to whatever widget Qt would pick next (the Search box).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class ActionBar(QFrame):
         self.message_label.setObjectName(f"{object_name}Message")
         self._layout.addWidget(self.message_label, 1)
         self.buttons: dict[str, QPushButton] = {}
+        self.focus_home: QWidget | None = None  # where typing goes after a choice
         self.hide()
 
     def show_choices(self, message: str, actions: Sequence[tuple[str, str]]) -> None:
@@ -75,5 +78,7 @@ class ActionBar(QFrame):
         self.hide()
 
     def _choose(self, name: str) -> None:
+        if self.focus_home is not None:
+            self.focus_home.setFocus()  # before hiding: the clicked button has it
         self.hide()
         self.chosen.emit(name)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QLocale, QObject, Signal
 
+from client.services.chat.answer_figures import RequestFigures, whole_answer
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
@@ -144,6 +145,9 @@ class ChatPage(QObject):
     def _start(
         self, make_generation: Callable[[], Generation], answer_key: int | None = None
     ) -> None:
+        # Typing goes on in the composer, wherever the action came from (a bar's
+        # button, a link, a shortcut): never into the Search box the focus fell to.
+        self.window.composer.setFocus()
         try:
             generation = make_generation()
         except Exception as error:  # e.g. the message was deleted meanwhile
@@ -209,10 +213,12 @@ class ChatPage(QObject):
         w.composer.setFocus()
         if finished is None:
             return
-        w.chat_view.set_footer(key, footer_text(finished.metrics))
+        w.chat_view.set_footer(key, self.figures_text(generation, key))
         w.stage_label.setText(error_text(finished.error_message))
         if key > 0 and self.stored.available:
             self._refresh_version(key)
+            if generation.kind == "edit" and generation.user_message_id is not None:
+                self._refresh_version(generation.user_message_id)  # the question's ‹n/n›
         steps = list(finished.next_steps)
         if steps:
             # Said once: the status line has the failure's sentence, the bar only what
@@ -224,6 +230,23 @@ class ChatPage(QObject):
             w.outcome_bar.clear()
         self.conversationChanged.emit(self.conversation_id)
         self.answerEnded.emit(generation, key)
+
+    def figures_text(self, generation: Generation, key: int) -> str:
+        """The footer's figures for an answer that just ended: its request's, or for
+        a continued answer, the whole message's (every request that wrote it)."""
+        finished = generation.finished
+        if finished is None:
+            return ""
+        requests: list[RequestFigures] = []
+        if generation.kind == "continue" and key > 0:
+            try:
+                requests += self.stored.answer_records([key]).get(key, [])
+            except Exception as error:  # the footer shows this request's figures
+                report(error, "reading the answer's metrics")
+            if generation.metrics_record_id is None:  # not stored (no room): add it
+                requests.append(finished.metrics)
+        whole = whole_answer(requests or [finished.metrics])
+        return footer_text(whole, whole.parts) if whole is not None else ""
 
     def _on_conversation_known(self, conversation_id: int) -> None:
         if self.conversation_id != conversation_id:
@@ -293,8 +316,10 @@ class ChatPage(QObject):
         if key not in ids:
             return
         index = min(max(ids.index(key) + step, 0), len(ids) - 1)
-        self.stored.show_version(ids[index])
+        retitled = self.stored.show_version(ids[index])
         self.show_conversation(self.conversation_id)
+        if retitled:  # the first question changed: the list shows the new title
+            self.conversationChanged.emit(self.conversation_id)
 
     def _refresh_version(self, key: int) -> None:
         try:
@@ -319,7 +344,8 @@ class ChatPage(QObject):
             self.window.chat_view.clear_messages()
             self.conversationShown.emit()
             return
-        shown = [self._shown(message) for message in self.stored.path(conversation_id)]
+        versions = self.stored.versions_in(conversation_id)
+        shown = [self._shown(message, versions) for message in self.stored.path(conversation_id)]
         self._add_footers(shown)
         self.window.chat_view.set_messages(shown)
         last = shown[-1] if shown else None
@@ -329,39 +355,37 @@ class ChatPage(QObject):
             self.window.outcome_bar.show_steps(self.tr(sentence), steps)
         self.conversationShown.emit()
 
-    def _shown(self, message: Any) -> ShownMessage:
-        version = None
-        if message.role == "assistant":
-            ids = self.stored.versions(message.id)
-            version = (ids.index(message.id) + 1, len(ids)) if len(ids) > 1 else None
+    def _shown(self, message: Any, versions: dict[int, tuple[int, int]]) -> ShownMessage:
         return ShownMessage(
             message.id,
             message.role,
             message.content,
             str(message.state),
-            version,
+            versions.get(message.id) if message.role != "system" else None,
             thinking=getattr(message, "thinking", "") or "",
             route=getattr(message, "route", "") or "",
             model=getattr(message, "model", "") or "",
         )
 
     def _add_footers(self, shown: list[ShownMessage]) -> None:
-        """Each stored answer's footer, from its last request's stored metrics."""
+        """Each stored answer's footer, from the stored metrics of its requests."""
         answers = [m for m in shown if m.role == "assistant"]
         if not answers:
             return
         try:
-            records = self.stored.last_metrics([m.key for m in answers])
+            records = self.stored.answer_records([m.key for m in answers])
         except Exception as error:  # the chat shows without its footers
             report(error, "reading the answers' metrics")
             return
         for message in answers:
-            record = records.get(message.key)
+            requests = records.get(message.key, [])
+            whole = whole_answer(requests)
+            figures = footer_text(whole, whole.parts) if whole is not None else ""
             # As the live answer showed it: its figures, then a cascade's route.
-            parts = [footer_text(record), tier_label(message.route, message.model)]
+            parts = [figures, tier_label(message.route, message.model)]
             message.footer = " · ".join(part for part in parts if part)
-            if record is not None:
-                add_stored_citations(message, record.stages)
+            if requests:
+                add_stored_citations(message, requests[-1].stages)
 
     # --- helpers -------------------------------------------------------------------
     def _truncate_view(self, key: int) -> None:

@@ -147,6 +147,7 @@ class ModelsController(QObject):
         self.button.clicked.connect(self.open)
         self.pull_bar = ActionBar("pullBar", window)
         self.pull_bar.setAccessibleName(self.tr("Pull the missing model"))
+        self.pull_bar.focus_home = window.composer
         centre = window.centre_layout
         centre.insertWidget(centre.indexOf(window.outcome_bar) + 1, self.pull_bar)
         self.pull_bar.chosen.connect(self._on_pull_it)

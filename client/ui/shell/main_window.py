@@ -82,6 +82,7 @@ class MainWindow(QMainWindow):
         self.stage_label.setAccessibleName(self.tr("Status"))
         self.stage_label.setWordWrap(True)
         self.composer = Composer(self)
+        self.outcome_bar.focus_home = self.undo_bar.focus_home = self.composer
         self.send_button = _button(self.tr("Send"), "sendButton", self.tr("Send (Enter)"), self)
         stop_tip = self.tr("Stop the answer (Esc)")
         self.stop_button = _button(self.tr("Stop"), "stopButton", stop_tip, self)

@@ -23,7 +23,7 @@ def test_versions_and_switching_between_them(tmp_path: Path) -> None:
         assert [m.content for m in shown.path(conversation)] == ["Why?", "Two"]
         shown.show_version(first)
         assert [m.content for m in shown.path(conversation)] == ["Why?", "One"]
-        assert shown.last_metrics([first, second]) == {}  # no request stored for them
+        assert shown.answer_records([first, second]) == {}  # no request stored for them
     finally:
         stores.close()
 
@@ -31,6 +31,6 @@ def test_versions_and_switching_between_them(tmp_path: Path) -> None:
 def test_without_a_history_nothing_is_shown() -> None:
     shown = ShownHistory()
     assert not shown.available
-    assert shown.path(1) == [] and shown.versions(1) == [] and shown.last_metrics([1]) == {}
+    assert shown.path(1) == [] and shown.versions(1) == [] and shown.answer_records([1]) == {}
     shown.show_version(1)
     shown.set_paint_ms(1, 2.0)  # nowhere to keep it: nothing happens

@@ -56,6 +56,32 @@ def test_an_answer_shows_its_footer_live_and_after_reopening(make_app, server, r
     assert FOOTER.search(app.window.chat_view.toPlainText())
 
 
+def test_a_continued_answer_footer_counts_the_whole_message(make_app, server, run, qtbot):
+    """Two requests wrote the answer: its footer counts all its tokens (not only the
+    continued part's), live and after reopening."""
+    server.scripts.append([("token", "Part one, "), ("pause", 0.02), ("token", "two"), ("reset",)])
+    server.scripts.append([("token", " three,"), ("pause", 0.02), ("token", " four."), ("done",)])
+    app = make_app(server.url)
+    w = app.window
+
+    async def ask_and_continue() -> None:
+        _ask(app, qtbot, "count")
+        await until(lambda: not app.page.busy and "continue" in w.outcome_bar.buttons)
+        qtbot.mouseClick(w.outcome_bar.button("continue"), Qt.MouseButton.LeftButton)
+        await until(lambda: not app.page.busy and "four." in w.chat_view.toPlainText())
+
+    run(ask_and_continue())
+    key = w.chat_view.keys()[-1]
+    assert w.chat_view.message(key).text == "Part one, two three, four."
+    # 2 chunks counted for the interrupted part + the server's eval_count 2 for the rest.
+    assert "4 tokens in 2 parts" in w.chat_view.message(key).footer
+    conversation = app.page.conversation_id
+    app.page.show_conversation(None)
+    app.page.show_conversation(conversation)  # from the stored metrics of both requests
+    assert "4 tokens in 2 parts" in w.chat_view.message(key).footer
+    assert "4 tokens in 2 parts" in w.chat_view.toPlainText()
+
+
 def test_a_failure_is_said_once(make_app, server, run, qtbot):
     server.scripts.append([("status", 500, "out of memory")])
     app = make_app(server.url)

@@ -1,8 +1,10 @@
 """The line under each answer, beside Copy and Timing, as LM Studio and Open WebUI show
 it: "0.21 s to first token · 48 tok/s · 312 tokens · fast".
 
-From the request's metrics: a live answer's RequestMetrics or a stored MetricsRecord
-(the same field names). A figure the request did not produce is left out.
+From the answer's figures: a request's RequestMetrics or MetricsRecord (the same field
+names), or a continued answer's WholeAnswer (client/services/chat/answer_figures.py),
+whose tokens and rate are the whole message's: "... · 312 tokens in 2 parts · fast".
+A figure the requests did not produce is left out.
 """
 
 from __future__ import annotations
@@ -26,22 +28,28 @@ class AnswerFigures(Protocol):
     def tier(self) -> str | None: ...
 
 
-def footer_text(figures: AnswerFigures | None) -> str:
+def footer_text(figures: AnswerFigures | None, parts: int = 1) -> str:
+    """parts: how many requests wrote the answer (a Continue adds one)."""
     if figures is None:
         return ""
     locale = QLocale()
-    parts = []
+    shown: list[str] = []
     if figures.ttft_ms is not None:
         seconds = locale.toString(figures.ttft_ms / 1000, "f", 2)
-        parts.append(
+        shown.append(
             QCoreApplication.translate("AnswerFooter", "{s} s to first token").format(s=seconds)
         )
     if figures.tokens_per_s is not None and figures.tokens_per_s > 0:
         rate = locale.toString(round(figures.tokens_per_s))
-        parts.append(QCoreApplication.translate("AnswerFooter", "{n} tok/s").format(n=rate))
+        shown.append(QCoreApplication.translate("AnswerFooter", "{n} tok/s").format(n=rate))
     if figures.output_tokens:
         count = locale.toString(figures.output_tokens)
-        parts.append(QCoreApplication.translate("AnswerFooter", "{n} tokens").format(n=count))
+        words = (
+            QCoreApplication.translate("AnswerFooter", "{n} tokens in {parts} parts")
+            if parts > 1
+            else QCoreApplication.translate("AnswerFooter", "{n} tokens")
+        )
+        shown.append(words.format(n=count, parts=locale.toString(parts)))
     if figures.tier in {t.value for t in Tier}:
-        parts.append(tier_name(Tier(figures.tier)))
-    return " · ".join(parts)
+        shown.append(tier_name(Tier(figures.tier)))
+    return " · ".join(shown)

@@ -93,14 +93,12 @@ class MessageLabels:
         links: list[tuple[str, str]] = [(QCoreApplication.translate("ChatView", "Copy"), "copy")]
         if message.role == "user":
             links.append((QCoreApplication.translate("ChatView", "Edit"), "edit"))
-        else:
-            if message.key > 0:
-                links.append(
-                    (QCoreApplication.translate("ChatView", "Timing"), "timing")
-                )  # its waterfall in the latency HUD
-            if message.version is not None and message.version[1] > 1:
-                index, count = message.version
-                links += [("‹", "prev"), (f"{index}/{count}", "none"), ("›", "next")]
+        elif message.key > 0:  # its waterfall in the latency HUD
+            links.append((QCoreApplication.translate("ChatView", "Timing"), "timing"))
+        if message.version is not None and message.version[1] > 1:
+            # An edited question's versions, or an answer's: each shows its own branch.
+            index, count = message.version
+            links += [("‹", "prev"), (f"{index}/{count}", "none"), ("›", "next")]
         for text, action in links:
             cursor.insertText("   ", grey)
             if action == "none":

@@ -1,0 +1,67 @@
+"""The figures under an answer, for the whole message: a continued answer is written by
+two requests or more (each stored as its own metrics record), and its footer describes
+all of its text, not only the last part.
+
+    whole_answer([first_request, its_continuation])
+    # time to first token and tier: the first request's (the answer's first token);
+    # tokens: all of them; tok/s: all tokens over all decode time; parts: 2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class RequestFigures(Protocol):
+    """A request's figures: a live RequestMetrics or a stored MetricsRecord."""
+
+    @property
+    def ttft_ms(self) -> float | None: ...
+    @property
+    def tpot_ms(self) -> float | None: ...
+    @property
+    def tokens_per_s(self) -> float | None: ...
+    @property
+    def output_tokens(self) -> int | None: ...
+    @property
+    def tier(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class WholeAnswer:
+    ttft_ms: float | None = None
+    tokens_per_s: float | None = None
+    output_tokens: int | None = None
+    tier: str | None = None
+    parts: int = 1  # the requests that wrote some of it
+
+
+def whole_answer(requests: Sequence[RequestFigures]) -> WholeAnswer | None:
+    """The figures of an answer written by these requests, oldest first; None for none."""
+    if not requests:
+        return None
+    writing = [r for r in requests if r.output_tokens]
+    first = next((r for r in requests if r.ttft_ms is not None), requests[0])
+    if len(writing) <= 1:
+        only = writing[0] if writing else first
+        return WholeAnswer(first.ttft_ms, only.tokens_per_s, only.output_tokens, first.tier)
+    return WholeAnswer(
+        ttft_ms=first.ttft_ms,
+        tokens_per_s=_rate(writing),
+        output_tokens=sum(r.output_tokens or 0 for r in writing),
+        tier=first.tier,
+        parts=len(writing),
+    )
+
+
+def _rate(requests: Sequence[RequestFigures]) -> float | None:
+    """Tokens per second over all the decode time (each request's TPOT x its gaps)."""
+    gaps = decode_ms = 0.0
+    for request in requests:
+        count = request.output_tokens or 0
+        if request.tpot_ms is not None and count > 1:
+            gaps += count - 1
+            decode_ms += request.tpot_ms * (count - 1)
+    return 1000 * gaps / decode_ms if decode_ms > 0 else None
