@@ -85,3 +85,67 @@ def test_comments_point_only_inside_the_repo() -> None:
                 if OUTSIDE.search(line):
                     pointing_out.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not pointing_out, "\n".join(pointing_out)
+
+
+def _modules(*folders: str) -> list[Path]:
+    return [p for folder in folders for p in sorted((ROOT / "client" / folder).rglob("*.py"))]
+
+
+def test_each_area_of_the_window_and_the_services_is_small() -> None:
+    """A folder per area, each small enough to find a feature by its name."""
+    too_big = []
+    for init in _packages():
+        folder = init.parent
+        if folder.relative_to(ROOT).parts[:2] in (("client", "ui"), ("client", "services")):
+            modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
+            if len(modules) > 15:
+                too_big.append(f"{folder.relative_to(ROOT)}: {len(modules)} modules")
+    assert not too_big, too_big
+
+
+def test_the_window_never_looks_up_attributes_by_name() -> None:
+    """getattr/hasattr in client/ui hid which parts exist and in what order they are
+    wired; the seams are typed instead."""
+    found = []
+    for path in _modules("ui"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if node.func.id in ("getattr", "hasattr"):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.func.id}")
+    assert not found, "\n".join(found)
+
+
+def _bare_any(annotation: ast.expr | None) -> bool:
+    """`Any` or `Any | None` (dict[str, Any] and other JSON containers may stay)."""
+    if isinstance(annotation, ast.Name):
+        return annotation.id == "Any"
+    if isinstance(annotation, ast.BinOp):
+        return _bare_any(annotation.left) or _bare_any(annotation.right)
+    return False
+
+
+def test_the_seams_of_the_window_and_the_services_are_typed() -> None:
+    found = []
+    for path in _modules("ui", "services"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+                found += [f"{where}: {a.arg}" for a in arguments if _bare_any(a.annotation)]
+                if _bare_any(node.returns):
+                    found.append(f"{where}: {node.name}'s return")
+            elif isinstance(node, ast.AnnAssign) and _bare_any(node.annotation):
+                found.append(f"{where}: {ast.unparse(node.target)}")
+    assert not found, "\n".join(found)
+
+
+def test_only_services_change_a_chat_session() -> None:
+    """The window asks services; it never sets what a session is or does."""
+    setting = re.compile(r"\bsession\.\w+\s*=[^=]")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in _modules("ui", "cli")
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if setting.search(line)
+    ]
+    assert not found, "\n".join(found)

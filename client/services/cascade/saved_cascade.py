@@ -6,7 +6,6 @@ named by the server's saved name as for any server.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from client.services.servers.servers import ServerChoice
 from client.services.storage.stores import Stores
@@ -83,7 +82,7 @@ class SavedCascade:
             )
 
 
-def _part(value: Any) -> CascadePart | None:
+def _part(value: object) -> CascadePart | None:
     """A stored half, or None when it is missing or damaged (never raises)."""
     if not isinstance(value, dict):
         return None

@@ -149,15 +149,15 @@ def stage_span(
     return StageSpan(name, start_ms, end_ms, note=route_note(counts))
 
 
-def _count(value: Any) -> int:
+def _count(value: object) -> int:
     number = _num(value)
     return int(number) if number is not None else 0
 
 
-def record_from_stored(stored: Any) -> HudRecord:
+def record_from_stored(stored: object) -> HudRecord:
     """A row from the MetricsStore (a mapping or an object with the column names)."""
 
-    def get(name: str, default: Any = None) -> Any:
+    def get(name: str, default: object = None) -> object:
         if isinstance(stored, Mapping):
             return stored.get(name, default)
         return getattr(stored, name, default)
@@ -166,7 +166,7 @@ def record_from_stored(stored: Any) -> HudRecord:
     if isinstance(when, datetime):
         when = when.timestamp()
     return HudRecord(
-        time=float(when or 0.0),
+        time=_num(when) or 0.0,
         server=str(get("server") or ""),
         model=str(get("model") or ""),
         **{name: read(get(name)) for name, read in _FIGURE_READERS},
@@ -179,13 +179,13 @@ def record_from_stored(stored: Any) -> HudRecord:
     )
 
 
-def _num(value: Any) -> float | None:
+def _num(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return None if math.isnan(value) else float(value)
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     number = _num(value)
     return int(number) if number is not None else None
 
@@ -201,7 +201,7 @@ _READ_AS: dict[str, Callable[[Any], Any]] = {
 _FIGURE_READERS = tuple((f.name, _READ_AS[str(f.type)]) for f in fields(MetricFigures))
 
 
-def _json(value: Any) -> Any:
+def _json(value: object) -> object:
     if isinstance(value, str | bytes):
         try:
             return json.loads(value)
@@ -210,11 +210,15 @@ def _json(value: Any) -> Any:
     return value
 
 
-def _stored_stages(value: Any) -> list[StageSpan]:
+def _stored_stages(value: object) -> list[StageSpan]:
     """Stages as stored: [{"stage" or "name", "start_ms", "end_ms"}] or {name: [start, end]}."""
     value = _json(value)
     stages: list[StageSpan] = []
-    items: Iterable[Any] = value.items() if isinstance(value, Mapping) else value or []
+    items: Iterable[Any] = ()
+    if isinstance(value, Mapping):
+        items = value.items()
+    elif isinstance(value, list):
+        items = value
     for item in items:
         counts: Mapping[str, Any] = {}
         if isinstance(item, Mapping):
@@ -230,7 +234,7 @@ def _stored_stages(value: Any) -> list[StageSpan]:
     return stages
 
 
-def _stored_timings(value: Any) -> dict[str, dict[str, float]]:
+def _stored_timings(value: object) -> dict[str, dict[str, float]]:
     value = _json(value)
     if not isinstance(value, Mapping):
         return {}

@@ -241,7 +241,7 @@ def _rate(
     return now[t_key] / now[s_key] if now[s_key] > 0 else None
 
 
-def add_llamacpp_slots(snap: ServerSnapshot, slots: Any, props: Any) -> None:
+def add_llamacpp_slots(snap: ServerSnapshot, slots: object, props: object) -> None:
     """/slots: [{"is_processing", "n_ctx", ...}, ...]; /props: {"total_slots", "is_sleeping"}."""
     if isinstance(slots, list):
         entries = [s for s in slots if isinstance(s, dict)]
@@ -268,7 +268,7 @@ def parse_metrics(
     return ServerSnapshot("", error="This server's /metrics has no vLLM or llama.cpp figures.")
 
 
-def parse_ollama_ps(body: Any) -> ServerSnapshot:
+def parse_ollama_ps(body: object) -> ServerSnapshot:
     snap = ServerSnapshot("ollama")
     entries = body.get("models") if isinstance(body, dict) else None
     for entry in entries if isinstance(entries, list) else []:
@@ -288,11 +288,11 @@ def parse_ollama_ps(body: Any) -> ServerSnapshot:
     return snap
 
 
-def _count(value: Any) -> int | None:
+def _count(value: object) -> int | None:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def _when(value: Any) -> datetime | None:
+def _when(value: object) -> datetime | None:
     """Ollama writes Go times: RFC 3339 with up to 9 fractional digits and an offset."""
     if not isinstance(value, str):
         return None
@@ -336,7 +336,7 @@ class ServerStatsPoller:
             add_llamacpp_slots(snap, await self._slots(snap, props), props)
         return snap
 
-    async def _slots(self, snap: ServerSnapshot, props: Any) -> Any:
+    async def _slots(self, snap: ServerSnapshot, props: object) -> object:
         """/slots, read only while the server works (or once, for its slot sizes): a
         GET /slots is a task to llama-server and restarts its idle clock, so polling it
         every second would keep an engine with unload-after-idle from ever sleeping.
@@ -361,5 +361,5 @@ def _failure(reply: Reply) -> ServerSnapshot | None:
     return None
 
 
-def _json_if_ok(reply: Reply) -> Any:
+def _json_if_ok(reply: Reply) -> object:
     return reply.json() if _failure(reply) is None else None

@@ -87,7 +87,7 @@ def sources_record(retrieval: Retrieval) -> list[dict[str, Any]]:
     ]
 
 
-def stored_sources(stages: Any) -> tuple[list[Hit], float | None]:
+def stored_sources(stages: object) -> tuple[list[Hit], float | None]:
     """An answer's sources and the retrieving stage's ms, from its stored stages."""
     for stage in stages if isinstance(stages, list) else []:
         if not isinstance(stage, dict) or stage.get("stage") != "retrieving":
@@ -100,7 +100,7 @@ def stored_sources(stages: Any) -> tuple[list[Hit], float | None]:
     return [], None
 
 
-def _is_source(item: Any) -> bool:
+def _is_source(item: object) -> bool:
     return (
         isinstance(item, dict)
         and isinstance(item.get("path"), str)

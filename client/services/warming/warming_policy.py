@@ -23,7 +23,6 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
 from client.core.conversation import ChatMessage
@@ -64,8 +63,11 @@ class Draft:
 class WarmingPolicy:
     def __init__(self, store: Settings | None = None) -> None:
         self.store = store
-        self.budget_setting: int | None = self._stored(PROMPT_BUDGET_KEY, None)
+        budget = self._stored(PROMPT_BUDGET_KEY, None)
+        self.budget_setting = budget if isinstance(budget, int) else None
         keep_alive = self._stored(KEEP_ALIVE_KEY, DEFAULT_KEEP_ALIVE)
+        if not isinstance(keep_alive, str | int | None):  # a hand-edited row
+            keep_alive = DEFAULT_KEEP_ALIVE
         self.warmer = KeepAliveWarmer(None, None, WarmSettings(keep_alive=keep_alive))
         self.predictor = TtftPredictor()  # the current model's (one per server and model)
         self._predictors: dict[str, TtftPredictor] = {}
@@ -151,7 +153,7 @@ class WarmingPolicy:
             budget = prompt_budget(self.context_length, setting=self.budget_setting)
             self._session.configure(prompt_budget=budget)
 
-    def _stored(self, key: str, default: Any) -> Any:
+    def _stored(self, key: str, default: object) -> object:
         if self.store is None:
             return default
         try:
@@ -160,7 +162,7 @@ class WarmingPolicy:
             log.warning("reading setting %s: %s", key, error)
             return default
 
-    def _save(self, key: str, value: Any) -> None:
+    def _save(self, key: str, value: object) -> None:
         if self.store is None:
             return
         try:

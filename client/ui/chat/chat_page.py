@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QLocale, QObject, Signal
 
@@ -16,7 +16,7 @@ from client.services.chat.answer_figures import RequestFigures, whole_answer
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
-from client.services.chat.shown_history import ShownHistory
+from client.services.chat.shown_history import ShownHistory, StoredMessage
 from client.services.planning.router import RouteDecision
 from client.ui.chat.generation_runner import GenerationRunner, temporary_key
 from client.ui.chat.render.answer_footer import footer_text
@@ -355,16 +355,16 @@ class ChatPage(QObject):
             self.window.outcome_bar.show_steps(self.tr(sentence), steps)
         self.conversationShown.emit()
 
-    def _shown(self, message: Any, versions: dict[int, tuple[int, int]]) -> ShownMessage:
+    def _shown(self, message: StoredMessage, versions: dict[int, tuple[int, int]]) -> ShownMessage:
         return ShownMessage(
             message.id,
             message.role,
             message.content,
             str(message.state),
             versions.get(message.id) if message.role != "system" else None,
-            thinking=getattr(message, "thinking", "") or "",
-            route=getattr(message, "route", "") or "",
-            model=getattr(message, "model", "") or "",
+            thinking=message.thinking or "",
+            route=message.route or "",
+            model=message.model or "",
         )
 
     def _add_footers(self, shown: list[ShownMessage]) -> None:

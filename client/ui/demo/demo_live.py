@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup
@@ -159,6 +159,9 @@ def _optional_group(parent: QObject) -> QActionGroup:
     return group
 
 
-async def _off_thread(call: Callable[[Any], Any], argument: Any) -> None:
+Argument = TypeVar("Argument")
+
+
+async def _off_thread(call: Callable[[Argument], object], argument: Argument) -> None:
     """The lab's own thread does the work; the window never waits on it."""
     await asyncio.get_running_loop().run_in_executor(None, call, argument)

@@ -11,6 +11,7 @@ window never waits on the lab.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
@@ -75,7 +76,7 @@ class DemoMenu(QObject):
         self.live = DemoLive(self, self)  # scenario files and the live control (submenus)
         self._show_running(False)
 
-    def _action(self, text: str, name: str, slot: Any) -> QAction:
+    def _action(self, text: str, name: str, slot: Callable[..., object]) -> QAction:
         action = QAction(text, self.menu)
         action.setObjectName(name)
         action.triggered.connect(slot)

@@ -50,10 +50,20 @@ class FlowError(ValueError):
 @dataclass(frozen=True, slots=True)
 class FlowStep:
     action: str  # one of ACTIONS
-    value: Any  # the text sent, the button's label, the seconds waited ...
+    value: str | float  # the text sent, the button's label, the seconds waited ...
     until: str = "settled"
     timeout_s: float = DEFAULT_STEP_TIMEOUT_S
     expect: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """The text sent, the button pressed, the model or shortcut chosen."""
+        return str(self.value)
+
+    @property
+    def seconds(self) -> float:
+        """A wait's seconds (0 for other steps)."""
+        return self.value if isinstance(self.value, float | int) else 0.0
 
     def describe(self) -> str:
         if self.action in ("send", "control"):
@@ -108,7 +118,7 @@ def read_flow(path: Path) -> Flow:
     return flow_from_dict(table)
 
 
-def flow_from_dict(table: Any) -> Flow:
+def flow_from_dict(table: object) -> Flow:
     if not isinstance(table, dict):
         raise FlowError("flow must be a table with 'steps'")
     unknown = set(table) - FLOW_KEYS
@@ -133,7 +143,7 @@ def flow_from_dict(table: Any) -> Flow:
     )
 
 
-def _step(number: int, item: Any) -> FlowStep:
+def _step(number: int, item: object) -> FlowStep:
     where = f"flow step {number}"
     if not isinstance(item, dict):
         raise FlowError(f'{where}: a step is a table such as {{ send = "Hello" }}')
@@ -157,7 +167,7 @@ def _step(number: int, item: Any) -> FlowStep:
     return FlowStep(action, value, until, timeout, _expect(where, item.get("expect", {})))
 
 
-def _expect(where: str, expect: Any) -> dict[str, Any]:
+def _expect(where: str, expect: object) -> dict[str, Any]:
     if not isinstance(expect, dict):
         raise FlowError(f"{where}: expect must be a table")
     unknown = set(expect) - EXPECT_KEYS
@@ -222,7 +232,7 @@ def _text_matches(wanted: str, shown: str) -> bool:
     return shown == "" if wanted == "" else wanted in shown
 
 
-def _miss(key: str, wanted: Any, shown: Any) -> str:
+def _miss(key: str, wanted: object, shown: object) -> str:
     how = "" if isinstance(wanted, list | int) or key in ("state", "tier") else "containing "
     if wanted == "":
         how = "empty "

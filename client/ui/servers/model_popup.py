@@ -6,8 +6,6 @@ chooses, Escape closes.
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import (
     QAbstractListModel,
     QEvent,
@@ -90,7 +88,7 @@ class ShownRows(QAbstractListModel):
             return Qt.ItemFlag.NoItemFlags
         return self.source.flags(self.source.index(self.shown[index.row()]))
 
-    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
         return row_data(self.source.rows[self.shown[index.row()]], role)

@@ -28,7 +28,7 @@ class PickerRow:
         self,
         kind: str,
         text: str,
-        group: Any = None,
+        group: tuple[str, str] | str | None = None,
         name: str = "",
         detail: str = "",
         search: str = "",
@@ -78,13 +78,13 @@ class PickerRows(QAbstractListModel):
             return Qt.ItemFlag.NoItemFlags  # Up/Down in the closed picker skip it
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
-    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
         return row_data(self.rows[index.row()], role)
 
 
-def row_data(row: PickerRow, role: int) -> Any:
+def row_data(row: PickerRow, role: int) -> object:
     if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
         return row.text
     if role == Qt.ItemDataRole.ToolTipRole:

@@ -202,7 +202,8 @@ class ServerBar(QWidget):
 
     def _show_model_tip(self) -> None:
         row = self.model_picker.row(self.model_picker.currentIndex())
-        self.model_picker.setToolTip(row_data(row, Qt.ItemDataRole.ToolTipRole) if row else "")
+        tip = row_data(row, Qt.ItemDataRole.ToolTipRole) if row else ""
+        self.model_picker.setToolTip(str(tip or ""))
 
     def _on_model(self, index: int) -> None:
         row = self.model_picker.row(index)

@@ -14,11 +14,19 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QSettings, QTimer, qInstallMessageHandler
+from PySide6.QtCore import (
+    QEvent,
+    QMessageLogContext,
+    QSettings,
+    QTimer,
+    QtMsgType,
+    qInstallMessageHandler,
+)
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QPushButton
 
@@ -96,7 +104,7 @@ def check_flow(path: Path, data_dir: Path) -> FlowResult:
         loop.close()
 
 
-def _without_offscreen_noise(kind: Any, context: Any, message: str) -> None:
+def _without_offscreen_noise(kind: QtMsgType, context: QMessageLogContext, message: str) -> None:
     # The offscreen platform warns each time a window's size hints change.
     if "propagateSizeHints" not in message:
         print(message, file=sys.stderr)
@@ -161,24 +169,26 @@ async def play(app: TachyApp, lab: RunningLab, flow: Flow, result: FlowResult) -
 async def _act(app: TachyApp, lab: RunningLab, step: FlowStep) -> list[str]:
     """Do the step; the status lines shown until the window settled."""
     if step.action == "wait":
-        return await _watch(app, step, lambda: False, step.value)
+        return await _watch(app, step, lambda: False, step.seconds)
     if step.action == "control":
-        await _control(lab, step.value)
+        await _control(lab, step.text)
         return []
     if step.action == "model":
-        _pick_model(app, step.value)
+        _pick_model(app, step.text)
         return []
     if step.action == "send":
-        app.window.composer.setPlainText(step.value)
+        app.window.composer.setPlainText(step.text)
         _click(app.window.send_button, "Send")
     elif step.action == "press":
-        _click(_button(app, step.value), step.value)
+        _click(_button(app, step.text), step.text)
     else:
-        _shortcut(app, step.value)
+        _shortcut(app, step.text)
     return await _watch(app, step, lambda: _settled(app, step.until), step.timeout_s)
 
 
-async def _watch(app: TachyApp, step: FlowStep, done: Any, timeout_s: float) -> list[str]:
+async def _watch(
+    app: TachyApp, step: FlowStep, done: Callable[[], bool], timeout_s: float
+) -> list[str]:
     """Serve the loop until done() (or timeout_s for a wait), noting each status line."""
     stages: dict[str, str] = {}
     label = app.window.stage_label

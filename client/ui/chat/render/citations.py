@@ -5,8 +5,6 @@ request's stages (client/ui/chat/chat_page.py)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from client.services.knowledge.knowledge_stage import citation_labels, stored_sources
@@ -26,7 +24,7 @@ def citations_for(hits: list[Hit], ms: float | None) -> tuple[list[str], list[tu
     return [heading, *citation_labels(hits)], [(hit.path, hit.line_start) for hit in hits]
 
 
-def add_stored_citations(message: ShownMessage, stages: Any) -> None:
+def add_stored_citations(message: ShownMessage, stages: object) -> None:
     """A reopened answer's sources, from its stored request's stages."""
     hits, ms = stored_sources(stages)
     if hits:

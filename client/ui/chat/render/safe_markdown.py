@@ -8,9 +8,7 @@ that the chat view opens on click when it is http(s).
 
 from __future__ import annotations
 
-from typing import Any
-
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
@@ -30,11 +28,11 @@ WEB_SCHEMES = frozenset({"http", "https"})
 class SafeDocument(QTextDocument):
     """A QTextDocument that never loads anything: not files, not the network, not qrc."""
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.refused_resources: list[str] = []  # what was asked for (tests read this)
 
-    def loadResource(self, kind: int, name: QUrl | str) -> Any:
+    def loadResource(self, kind: int, name: QUrl | str) -> object:
         self.refused_resources.append(name.toString() if isinstance(name, QUrl) else name)
         return None
 
