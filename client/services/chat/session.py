@@ -61,6 +61,22 @@ __all__ = ["ChatSession", "Generation", "ModelStateProvider", "SessionEvent", "S
 
 
 class ChatSession:
+    # A misspelt or retired setting fails loudly instead of being ignored.
+    __slots__ = (
+        "_owned_db",
+        "history",
+        "knowledge",
+        "load_estimate",
+        "metrics_store",
+        "model_state_provider",
+        "prompt_cache",
+        "routes",
+        "settings",
+        "summaries",
+        "token_counter",
+        "ttft_estimate",
+    )
+
     def __init__(
         self,
         backend: Backend,

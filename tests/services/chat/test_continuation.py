@@ -205,14 +205,14 @@ async def test_continue_on_the_local_engine_is_the_models_own_join(
     backend.client.event_hooks["request"].append(keep_body)
     # Not marked local: the backend learns it is llama-server from the answers.
     session = ChatSession(backend, local_engine.model, history, MetricsStore(db))
-    session.options = GenerationOptions(temperature=0.0, seed=7, max_tokens=300)
+    session.configure(options=GenerationOptions(temperature=0.0, seed=7, max_tokens=300))
     try:
         question = f"Write a long story about a lighthouse keeper named {NAME}."
         first = session.generate(None, question)
         partial = await stop_mid_word(first)
         message_id = first.assistant_message_id
         assert message_id is not None
-        session.options = GenerationOptions(temperature=0.0, seed=7, max_tokens=16)
+        session.configure(options=GenerationOptions(temperature=0.0, seed=7, max_tokens=16))
         second = session.continue_message(message_id)
         events = [event async for event in second]
     finally:
