@@ -24,6 +24,7 @@ from client.backends.engine_settings import parse_spec
 from client.backends.errors import BackendUnreachable, TachyError
 from client.backends.local_engine import LocalEngine
 from client.cli import bench_cascade, bench_modes, bench_spec, cascade_args
+from client.cli.server_wait import LOAD_WAIT_S, ModelWait, first_model
 from client.core.stats import Summary
 from client.services.bench.runner import (
     DEFAULT_PROMPT,
@@ -120,7 +121,8 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
         api = "openai" if engine else args.api
         backend = await make_backend(url, api, args.api_key)
         try:
-            model = args.model or await _first_model(backend)
+            models = await ModelWait().models(backend, LOAD_WAIT_S, needed=not args.model)
+            model = args.model or first_model(backend, models)
             settings = BenchSettings(
                 model=model,
                 prompt=prompt,
@@ -164,13 +166,6 @@ async def _bench_spec(args: argparse.Namespace, prompt: str) -> int:
         model="", prompt=prompt, n=args.n, warmup=args.warmup, max_tokens=args.max_tokens
     )
     return await bench_spec.compare(spec, settings, args.json)
-
-
-async def _first_model(backend: Backend) -> str:
-    models = await backend.list_models()
-    if not models:
-        raise TachyError(f"The server at {backend.base_url} lists no models. Pass one with -m.")
-    return models[0].name
 
 
 def _cold_hook(

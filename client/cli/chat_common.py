@@ -33,10 +33,13 @@ def options(args: argparse.Namespace) -> GenerationOptions:
     )
 
 
-def timeouts(args: argparse.Namespace) -> StreamTimeouts:
-    return StreamTimeouts(
-        first_byte_s=args.first_token_timeout or None, stall_s=args.stall_timeout or None
-    )
+def timeouts(args: argparse.Namespace, spent_s: float = 0.0) -> StreamTimeouts:
+    """The stream's limits; spent_s of the first token's wait went already (waiting for
+    the server to load its model)."""
+    first = args.first_token_timeout or None
+    if first is not None:
+        first = max(first - spent_s, 0.001)
+    return StreamTimeouts(first_byte_s=first, stall_s=args.stall_timeout or None)
 
 
 def api_key(variable: str | None) -> str | None:
