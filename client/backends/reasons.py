@@ -76,3 +76,14 @@ def reason_of(error: BaseException) -> str:
             return _BY_ERRNO[link.errno]
         link = link.__cause__ or link.__context__
     return plain_reason(str(error) or type(error).__name__)
+
+
+def os_words(error: OSError) -> str:
+    """What the system said about a file or a socket, without its errno number or the
+    path it names (the sentence around it names that): "no such file or directory"."""
+    if error.errno in _BY_ERRNO:
+        return _BY_ERRNO[error.errno]
+    if error.errno == errno.EADDRINUSE:
+        return "the port is in use"
+    words = error.strerror or without_errno(str(error)) or type(error).__name__
+    return words[:1].lower() + words[1:]

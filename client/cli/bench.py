@@ -23,6 +23,7 @@ from client.backends.base import Backend
 from client.backends.engine_settings import parse_spec
 from client.backends.errors import BackendUnreachable, TachyError
 from client.backends.local_engine import LocalEngine
+from client.backends.reasons import os_words
 from client.cli import bench_cascade, bench_modes, bench_spec, cascade_args
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait, first_model
 from client.core.stats import Summary
@@ -94,7 +95,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         prompt = _read_prompt(args)
     except OSError as error:
-        print(f"tachy bench: can't read the prompt file: {error}", file=sys.stderr)
+        print(
+            f"tachy bench: can't read the prompt file {args.prompt_file}: {os_words(error)}.",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     try:
         if cascade_args.wanted(args):

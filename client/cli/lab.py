@@ -9,6 +9,7 @@ import json
 import sys
 import threading
 
+from client.backends.reasons import os_words
 from client.cli import lab_check
 from client.lab import PRESETS, LabServer, ScenarioError, load_scenario
 from client.lab.live import command
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         asyncio.run(_serve(lab, args.host, args.port))
     except OSError as exc:
-        print(f"tachy lab: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        where = f"{args.host}:{args.port}"
+        print(f"tachy lab: cannot listen on {where}: {os_words(exc)}.", file=sys.stderr)
         return 1
     return 0
 

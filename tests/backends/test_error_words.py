@@ -18,7 +18,7 @@ from client.backends.errors import (
     StreamInterrupted,
     TachyError,
 )
-from client.backends.reasons import CUT, REFUSED, plain_reason, reason_of
+from client.backends.reasons import CUT, REFUSED, os_words, plain_reason, reason_of
 from tests.backends.test_live_http import closed_port
 
 URL = "http://127.0.0.1:8080"
@@ -128,3 +128,11 @@ def test_every_sentence_reads_as_plain_words(error: TachyError) -> None:
     assert sentence[0].isupper(), sentence
     assert "  " not in sentence, sentence
     assert "Errno" not in sentence and "Error" not in sentence.replace("error", ""), sentence
+
+
+def test_the_systems_words_about_files_and_ports_lose_their_numbers() -> None:
+    assert os_words(FileNotFoundError(2, "No such file or directory", "x")) == (
+        "no such file or directory"
+    )
+    assert os_words(OSError(errno.EADDRINUSE, "Address already in use")) == "the port is in use"
+    assert os_words(OSError("[Errno 5] Input/output error")) == "input/output error"
