@@ -100,7 +100,7 @@ def test_missing_models_and_refused_keys_quote_the_server_last() -> None:
     missing = ModelNotFound("llama3", 'model "llama3" not found, try pulling it first.')
     assert str(missing) == (
         "The server has no model named 'llama3'. Pick one from the model list. "
-        "The server said: “model \"llama3\" not found, try pulling it first”."
+        'The server said: “model "llama3" not found, try pulling it first”.'
     )
     refused = AuthenticationFailed(401, "invalid key")
     assert str(refused) == (

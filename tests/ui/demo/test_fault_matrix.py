@@ -69,7 +69,7 @@ ROWS = [
     Row("503 queue full", Fault("queue_full"),
         "failed", NOTHING, FAILED_STEPS, "(HTTP 503). The server said: “server busy"),
     Row("error mid-stream", Fault("error_mid_stream", N, message="runner terminated"),
-        "interrupted", ticks(N), KEPT_STEPS, "during the answer. The server said: “runner terminated”."),
+        "interrupted", ticks(N), KEPT_STEPS, "answer. The server said: “runner terminated”."),
     Row("reset after N tokens", Fault("reset", N),
         "interrupted", ticks(N), KEPT_STEPS, "The answer was interrupted"),
     Row("stall", Fault("stall", N, seconds=3.0),
