@@ -30,6 +30,8 @@ def ask_once(openai_url: str, model: str, timeout_s: float, max_tokens: int = 4)
             response = client.post(f"{openai_url}/chat/completions", json=body)
             response.raise_for_status()
             return str(response.json()["choices"][0]["message"]["content"])
+    except httpx.TimeoutException as error:
+        raise ProbeFailed(f"no answer within {timeout_s:g} s") from error
     except httpx.HTTPStatusError as error:
         raise ProbeFailed(f"no answer: HTTP {error.response.status_code}") from error
     except httpx.HTTPError as error:
