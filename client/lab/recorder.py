@@ -245,6 +245,7 @@ class Relayed:
         )
 
 
+END_SAME_S = 0.001
 # What ends a streamed body for its client: SSE's last event, Ollama's done line (its
 # text is JSON-escaped, so `"done":` can only be the key).
 _SSE_END = re.compile(rb"^data: ?\[DONE\]", re.M)
@@ -261,8 +262,13 @@ def _end_marker(upstream: aiohttp.ClientResponse) -> re.Pattern[bytes] | None:
 
 
 def _same(saved: RecordedReply, reply: RecordedReply) -> bool:
-    """The same body and end: a later end time alone is not worth a rewrite."""
-    return saved.chunks == reply.chunks and saved.end == reply.end
+    """The same body and end, ended within the same millisecond (the body usually ends
+    with its last piece; a server that holds it open longer is replayed doing so)."""
+    return (
+        saved.chunks == reply.chunks
+        and saved.end == reply.end
+        and abs(saved.end_s - reply.end_s) <= END_SAME_S
+    )
 
 
 def kept_headers(headers: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
