@@ -22,6 +22,7 @@ from client.backends.errors import (
     BackendUnreachable,
     FirstByteTimeout,
     InvalidServerAddress,
+    ModelLoading,
     ModelNotFound,
     ProtocolError,
     ServerError,
@@ -29,6 +30,7 @@ from client.backends.errors import (
     StreamStalled,
     TachyError,
 )
+from client.backends.loading import while_loading
 from client.backends.ollama import ModelDetails, OllamaBackend
 from client.backends.openai_compat import OpenAICompatBackend
 from client.backends.stream import ChatStream, HttpCall, StreamTimeouts
@@ -73,6 +75,7 @@ __all__ = [
     "InvalidServerAddress",
     "ModelDetails",
     "ModelInfo",
+    "ModelLoading",
     "ModelNotFound",
     "OllamaBackend",
     "OpenAICompatBackend",
@@ -88,4 +91,5 @@ __all__ = [
     "make_backend",
     "normalize_url",
     "server_url",
+    "while_loading",
 ]

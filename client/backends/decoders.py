@@ -12,6 +12,7 @@ from typing import Any
 
 from client.backends.errors import (
     AuthenticationFailed,
+    ModelLoading,
     ModelNotFound,
     ProtocolError,
     ServerError,
@@ -172,6 +173,9 @@ def error_text(payload: Any) -> str | None:
     return None
 
 
+# llama.cpp's server answers 503 "Loading model" to every request until its model is
+# loaded (its port opens first); others word the same wait alike.
+_MODEL_LOADING = re.compile(r"\bloading (the )?model\b|\bmodel is (still )?loading\b", re.I)
 _MODEL_MISSING = re.compile(r"\bmodel\b.*\b(not found|does not exist|not exist)", re.I)
 _MODEL_NAME = re.compile(r"\bmodel\s+[\"'`]?([^\s\"'`]+)", re.I)
 
@@ -197,10 +201,12 @@ def error_from_http(
             message = None
     if message is None:
         if "html" in content_type.lower() or looks_like_html(text):
-            message = _html_title(text) or reason or "an error page"
+            message = _html_title(text) or reason
         else:
-            message = snippet(text.splitlines()[0], 200) if text else reason or "no details"
+            message = snippet(text.splitlines()[0], 200) if text else reason
     message = visible(message)
+    if status == 503 and is_model_loading(message):
+        return ModelLoading(message)
     if status in (401, 403):
         return AuthenticationFailed(status, message)
     if status == 404 or status == 400:
@@ -209,6 +215,11 @@ def error_from_http(
             return error
         return ProtocolError(f"HTTP 404 ({message})")
     return ServerError(status, message)
+
+
+def is_model_loading(message: str) -> bool:
+    """The server's words say it is still loading its model ("Loading model")."""
+    return _MODEL_LOADING.search(message) is not None
 
 
 def _html_title(html: str) -> str | None:

@@ -2,7 +2,9 @@
 
 Ollama answers GET /api/version ({"version": ...}) and GET / ("Ollama is running");
 OpenAI-compatible servers (vLLM, llama.cpp, LM Studio) answer GET /v1/models.
-Ollama also serves /v1, so the Ollama probes win when both answer.
+Ollama also serves /v1, so the Ollama probes win when both answer. A llama.cpp server
+opens its port before its model is loaded and answers 503 "Loading model" meanwhile:
+that is an OpenAI-compatible server still loading (client/backends/loading.py waits).
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from typing import Any, Literal
 
 import httpx
 
+from client.backends.decoders import error_text, is_model_loading
 from client.backends.errors import BackendUnreachable, ProtocolError
 from client.backends.http_json import root_url
+from client.backends.reasons import NO_ANSWER_IN_TIME, reason_of
 
 Api = Literal["ollama", "openai"]
 USUAL_PORTS = (11434, 8000, 8080, 1234)  # Ollama, vLLM, llama.cpp, LM Studio
@@ -28,6 +32,7 @@ class DiscoveredServer:
     url: str
     api: Api
     models: list[str] = field(default_factory=list)
+    loading: bool = False  # it answered 503 "Loading model": up, its model not yet
 
 
 @dataclass(slots=True)
@@ -87,11 +92,18 @@ async def _probe_port(host: str, port: int) -> DiscoveredServer | None:
         return DiscoveredServer(root, "ollama", _entry_names(tags, "models", "name"))
     if isinstance(models, dict) and isinstance(models.get("data"), list):
         return DiscoveredServer(root, "openai", _entry_names(models, "data", "id"))
+    if isinstance(models, _Loading):
+        return DiscoveredServer(root, "openai", loading=True)
     return None
 
 
+class _Loading(dict[str, Any]):
+    """A 503 "Loading model" answer (an empty dict, so that it reads as no answer)."""
+
+
 async def _raw_get(host: str, port: int, path: str, limit: int = 1 << 20) -> Any:
-    """The JSON of a 200 answer; {} for another status or non-JSON; None if refused."""
+    """The JSON of a 200 answer; _Loading for a 503 "Loading model"; {} for another
+    status or non-JSON; None if refused."""
     try:
         reader, writer = await asyncio.open_connection(host, port)
     except OSError:
@@ -106,7 +118,10 @@ async def _raw_get(host: str, port: int, path: str, limit: int = 1 << 20) -> Any
         body = await (reader.readexactly(int(length)) if length.isdigit() else reader.read(limit))
         if "chunked" in headers.get("transfer-encoding", "").lower():
             body = _unchunk(body)
-        if status_line.split(" ")[1:2] != ["200"]:
+        status = status_line.split(" ")[1:2]
+        if status == ["503"] and is_model_loading(error_text(json.loads(body)) or ""):
+            return _Loading()
+        if status != ["200"]:
             return {}
         return json.loads(body)
     except (
@@ -158,6 +173,8 @@ async def _probe(client: httpx.AsyncClient, root: str) -> _Probe:
         return _Probe("ollama", _names(tags, "models", "name"))
     if isinstance(models, httpx.Response) and _is_model_list(models):
         return _Probe("openai", _names(models, "data", "id"))
+    if isinstance(models, httpx.Response) and _is_loading(models):
+        return _Probe("openai")  # llama.cpp's server, still loading its model
     if isinstance(models, httpx.Response) and models.status_code in (401, 403):
         return _Probe("openai")  # needs an API key; the key gets the model list later
     home = await _get(client, f"{root}/")
@@ -189,6 +206,15 @@ def _is_ollama_version(response: httpx.Response | Exception) -> bool:
     return isinstance(answer, dict) and isinstance(answer.get("version"), str)
 
 
+def _is_loading(response: httpx.Response) -> bool:
+    if response.status_code != 503:
+        return False
+    try:
+        return is_model_loading(error_text(response.json()) or "")
+    except ValueError:
+        return False
+
+
 def _is_model_list(response: httpx.Response) -> bool:
     answer = _json(response)
     return isinstance(answer, dict) and isinstance(answer.get("data"), list)
@@ -199,8 +225,6 @@ def _names(response: httpx.Response | Exception, key: str, name_key: str) -> lis
 
 
 def _describe(error: Exception) -> str:
-    if isinstance(error, httpx.ConnectError):
-        return "connection refused or host not found"
     if isinstance(error, httpx.TimeoutException):
-        return "no answer in time"
-    return str(error) or type(error).__name__
+        return NO_ANSWER_IN_TIME
+    return reason_of(error)

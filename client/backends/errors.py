@@ -6,6 +6,7 @@ text began carries the partial text on the Failed event, not on the error.
 
 from __future__ import annotations
 
+from client.backends.reasons import plain_reason
 from client.core.printable import visible_lines
 
 
@@ -21,10 +22,15 @@ class TachyError(Exception):
         super().__init__(message)
         self.user_message = message
 
+    def _reword(self, message: str) -> None:
+        """A subclass's own sentence in place of its base's."""
+        self.user_message = visible_lines(message)
+        self.args = (self.user_message,)
+
 
 class BackendUnreachable(TachyError):
     def __init__(self, url: str, detail: str = "") -> None:
-        why = f" ({detail})" if detail else ""
+        why = f" now ({plain_reason(detail)})" if detail else ""
         super().__init__(
             f"Can't reach the server at {url}{why}. Check that it is running, "
             "or choose another server."
@@ -53,28 +59,50 @@ class StreamStalled(TachyError):
 class StreamInterrupted(TachyError):
     def __init__(self, detail: str = "the connection was closed") -> None:
         super().__init__(
-            f"The answer was interrupted: {detail}. The text so far is kept; continue or retry."
+            f"The answer was interrupted: {plain_reason(detail)}. "
+            "The text so far is kept; continue or retry."
         )
 
 
 class ServerError(TachyError):
     def __init__(self, status: int | None, server_message: str) -> None:
-        where = f"HTTP {status}" if status else "during the answer"
-        super().__init__(f"The server reported an error ({where}): {server_message}")
+        where = f" (HTTP {status})" if status else " during the answer"
+        said = server_said(server_message)
+        super().__init__(
+            f"The server reported an error{where}. {said}"
+            if said
+            else f"The server reported an error{where} and gave no details."
+        )
         self.status = status
         self.server_message = server_message
         self.retryable = status is None or status >= 500 or status == 429
 
 
+class ModelLoading(ServerError):
+    """The server is up but still loading its model: llama.cpp's server answers every
+    request 503 "Loading model" until it is ready. A wait, not a wrong server."""
+
+    def __init__(
+        self, server_message: str = "Loading model", status: int = 503, waited_s: float = 0.0
+    ) -> None:
+        super().__init__(status, server_message)
+        self.waited_s = waited_s
+        self._reword(
+            f"The server was still loading its model after {round(waited_s, 1):g} s. Keep waiting, "
+            "or retry in a moment."
+            if waited_s
+            else "The server is still loading its model. Retry in a moment."
+        )
+
+
 class ModelNotFound(ServerError):
     def __init__(self, model: str, server_message: str = "", status: int | None = 404) -> None:
         super().__init__(status, server_message or f"model '{model}' not found")
-        self.user_message = (
-            f"The server has no model named '{model}'. Pick one from the model list"
-            + (f" (server said: {server_message.rstrip('.')})" if server_message else "")
-            + "."
+        said = server_said(server_message)
+        self._reword(
+            f"The server has no model named '{model}'. Pick one from the model list."
+            + (f" {said}" if said else "")
         )
-        self.args = (self.user_message,)
         self.model = model
         self.retryable = False
 
@@ -82,12 +110,21 @@ class ModelNotFound(ServerError):
 class AuthenticationFailed(ServerError):
     def __init__(self, status: int, server_message: str) -> None:
         super().__init__(status, server_message)
-        self.user_message = (
-            f"The server refused the API key (HTTP {status}): {server_message}. "
-            "Check the key saved for this server."
+        said = server_said(server_message)
+        self._reword(
+            f"The server refused the API key (HTTP {status}). Check the key saved for this "
+            "server." + (f" {said}" if said else "")
         )
-        self.args = (self.user_message,)
         self.retryable = False
+
+
+def server_said(message: str) -> str:
+    """'The server said: “...”.': the server's own words, quoted as its, on one line
+    with single spaces; "" when it said nothing."""
+    words = " ".join(message.split())
+    if words.endswith(".") and not words.endswith(".."):
+        words = words[:-1]
+    return f"The server said: “{words}”." if words else ""
 
 
 class ProtocolError(TachyError):

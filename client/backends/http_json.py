@@ -15,6 +15,7 @@ from client.backends.decoders import (
     snippet,
 )
 from client.backends.errors import BackendUnreachable, ProtocolError, TachyError
+from client.backends.reasons import reason_of
 from client.backends.stream import ErrorMapper
 from client.backends.transport import ResendingTransport
 
@@ -78,7 +79,7 @@ async def request_json(
     except httpx.TimeoutException as error:
         raise BackendUnreachable(url, f"no answer within {timeout_s:g} s") from error
     except httpx.TransportError as error:
-        raise BackendUnreachable(url, str(error) or type(error).__name__) from error
+        raise BackendUnreachable(url, reason_of(error)) from error
     except httpx.HTTPError as error:  # e.g. a body that fails its content-encoding
         raise ProtocolError(str(error) or type(error).__name__) from error
     if response.status_code >= 400:

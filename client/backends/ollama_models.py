@@ -15,6 +15,7 @@ import httpx
 
 from client.backends.errors import BackendUnreachable, ModelNotFound, ProtocolError, ServerError
 from client.backends.http_json import CONNECT_TIMEOUT_S, error_mapper
+from client.backends.reasons import reason_of
 
 PULL_STALL_S = 300.0  # Ollama says nothing while it verifies a big blob
 
@@ -54,7 +55,7 @@ async def pull(client: httpx.AsyncClient, base_url: str, name: str) -> AsyncIter
     except httpx.TimeoutException as error:
         raise BackendUnreachable(base_url, f"no word for {PULL_STALL_S:g} s") from error
     except httpx.TransportError as error:
-        raise BackendUnreachable(base_url, str(error) or type(error).__name__) from error
+        raise BackendUnreachable(base_url, reason_of(error)) from error
 
 
 def _progress(line: str, name: str, layers: dict[str, tuple[int, int]]) -> PullProgress | None:
@@ -89,6 +90,6 @@ async def delete(client: httpx.AsyncClient, base_url: str, name: str) -> None:
             timeout=httpx.Timeout(30.0, connect=CONNECT_TIMEOUT_S),
         )
     except httpx.TransportError as error:
-        raise BackendUnreachable(base_url, str(error) or type(error).__name__) from error
+        raise BackendUnreachable(base_url, reason_of(error)) from error
     if response.status_code >= 400:
         raise error_mapper(name)(response, response.content[:65536])

@@ -17,6 +17,8 @@ from typing import Any
 
 import httpx
 
+from client.backends.reasons import reason_of
+
 FIGURES_TIMEOUT_S = 0.8  # shorter than the 1 s poll interval, so polls never pile up
 
 
@@ -50,7 +52,7 @@ class ServerFigures:
                 base_url.rstrip("/") + path, timeout=FIGURES_TIMEOUT_S
             )
         except httpx.HTTPError as error:
-            return Reply(path, error=f"No server figures: {type(error).__name__}.")
+            return Reply(path, error=f"No server figures: {reason_of(error)}.")
         return Reply(path, response.status_code, response.text)
 
     async def aclose(self) -> None:

@@ -32,6 +32,7 @@ from client.backends.errors import (
     TachyError,
 )
 from client.backends.read_batches import BATCH_SPAN_NS, Resumed, TokenBatch
+from client.backends.reasons import reason_of
 from client.backends.socket_stream import RECEIVED_NS
 from client.core.events import (
     DecodedEvent,
@@ -382,5 +383,4 @@ async def _drain(chunks: AsyncIterator[bytes], limit: int = 65536) -> None:
 
 
 def _describe(error: Exception) -> str:
-    text = str(error).strip()
-    return text or type(error).__name__
+    return reason_of(error)

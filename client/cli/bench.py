@@ -23,8 +23,10 @@ from client.backends.base import Backend
 from client.backends.engine_settings import parse_spec
 from client.backends.errors import TachyError
 from client.backends.local_engine import LocalEngine
+from client.backends.reasons import os_words
 from client.cli import bench_cascade, bench_modes, bench_spec, cascade_args
-from client.cli.chat_common import EXIT_FAILED, EXIT_UNREACHABLE, failure_exit, first_model
+from client.cli.chat_common import EXIT_FAILED, EXIT_UNREACHABLE, failure_exit, first_listed
+from client.cli.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.stats import Summary
 from client.services.bench.runner import (
     DEFAULT_PROMPT,
@@ -91,7 +93,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         prompt = _read_prompt(args)
     except OSError as error:
-        print(f"tachy bench: can't read the prompt file: {error}", file=sys.stderr)
+        print(
+            f"tachy bench: can't read the prompt file {args.prompt_file}: {os_words(error)}.",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     try:
         if cascade_args.wanted(args):
@@ -114,7 +119,8 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
         api = "openai" if engine else args.api
         backend = await make_backend(url, api, args.api_key)
         try:
-            model = args.model or await first_model(backend)
+            models = await ModelWait().models(backend, LOAD_WAIT_S, needed=not args.model)
+            model = args.model or first_listed(backend, models)
             settings = BenchSettings(
                 model=model,
                 prompt=prompt,

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from client.backends.reasons import os_words
 from client.services.bench.export import ExportError, write_export
 from client.services.bench.figures import SloError, parse_slo
 from client.services.bench.runner import BenchReport
@@ -100,7 +101,7 @@ def write_files(report: BenchReport, args: argparse.Namespace) -> None:
         try:
             save_bench_report(report, args.report)
         except OSError as error:
-            print(f"tachy bench: {error}", file=sys.stderr)
+            print(f"tachy bench: can't save {args.report}: {os_words(error)}.", file=sys.stderr)
 
 
 def format_sweep(points: list[SweepPoint]) -> str:
@@ -142,7 +143,7 @@ def write_sweep(points: list[SweepPoint], args: argparse.Namespace) -> None:
         try:
             save_sweep_report(points, knee(points), args.report)
         except OSError as error:
-            print(f"tachy bench: {error}", file=sys.stderr)
+            print(f"tachy bench: can't save {args.report}: {os_words(error)}.", file=sys.stderr)
 
 
 def _fmt(value: float | None) -> str:

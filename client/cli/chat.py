@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import sys
 
 from client.backends import discover_local_servers, make_backend
-from client.backends.base import Backend
+from client.backends.base import Backend, ModelInfo
 from client.backends.errors import TachyError
 from client.backends.local_engine import LocalEngine, LocalEngineUnavailable
 from client.backends.openai_compat import OpenAICompatBackend
@@ -30,13 +29,14 @@ from client.cli.chat_common import (
     api_key,
     exit_code,
     failure_exit,
-    first_model,
+    first_listed,
     options,
     prefill_line,
     say,
     summary_line,
     timeouts,
 )
+from client.cli.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.conversation import ChatRequest
 from client.core.events import Failed
 from client.services.knowledge.retrieval import Retrieval, as_passages
@@ -104,9 +104,11 @@ async def _chat(args: argparse.Namespace) -> int:
         if found is not None:
             chat_kb.report_sources(found)
         return code
-    async with ServerChoice(args) as backend:
-        model = args.model or await first_model(backend)
-        stream = backend.chat(_request(args, backend, model, text, found), timeouts(args))
+    choice = ServerChoice(args)
+    async with choice as backend:
+        model = args.model or first_listed(backend, choice.models)
+        request = _request(args, backend, model, text, found)
+        stream = backend.chat(request, timeouts(args, spent_s=choice.waited_s))
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
         try:
             async with stream:
@@ -130,6 +132,8 @@ class ServerChoice:
         self._args = args
         self._engine: LocalEngine | None = None
         self._backend: Backend | None = None
+        self.models: list[ModelInfo] | None = None  # None: not read
+        self.waited_s = 0.0  # for the server to load its model: part of the first token's wait
 
     async def __aenter__(self) -> Backend:
         args = self._args
@@ -142,14 +146,27 @@ class ServerChoice:
                 _say(f"using {found[0].api} server at {found[0].url}")
         if url is None:
             url, api = await self._start_engine(), "openai"
-        self._backend = await make_backend(url, api, key)
-        if isinstance(self._backend, OpenAICompatBackend) and args.model:
-            # Without -m the model list is read anyway. Either way the backend learns
-            # from it whether this is a llama.cpp server, which then reports its prompt
-            # progress (`prefill` events) on the one request this command sends.
-            with contextlib.suppress(TachyError):
-                await self._backend.list_models()
+        try:
+            self._backend = await make_backend(url, api, key)
+            await self._read_models(self._backend)
+        except BaseException:
+            await self.__aexit__()
+            raise
         return self._backend
+
+    async def _read_models(self, backend: Backend) -> None:
+        """The model list, once the server has loaded its model. Without -m it names the
+        model; either way an OpenAI-compatible backend learns from it whether this is a
+        llama.cpp server, which then reports its prompt progress (`prefill` events)."""
+        named = getattr(self._args, "model", None)
+        if named and not isinstance(backend, OpenAICompatBackend):
+            return
+        wait = ModelWait()
+        within = getattr(self._args, "first_token_timeout", LOAD_WAIT_S) or None
+        try:
+            self.models = await wait.models(backend, within, needed=not named)
+        finally:
+            self.waited_s = wait.waited_s
 
     async def _start_engine(self) -> str:
         engine = LocalEngine()

@@ -9,9 +9,10 @@ import json
 import math
 import os
 import sys
+from collections.abc import Sequence
 from typing import TextIO
 
-from client.backends.base import Backend
+from client.backends.base import Backend, ModelInfo
 from client.backends.errors import BackendUnreachable, StreamInterrupted, TachyError
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.conversation import GenerationOptions
@@ -30,7 +31,11 @@ AnswerStream = ChatStream | FallbackStream
 
 async def first_model(backend: Backend) -> str:
     """The model a command uses when none is given: the first the server lists."""
-    models = await backend.list_models()
+    return first_listed(backend, await backend.list_models())
+
+
+def first_listed(backend: Backend, models: Sequence[ModelInfo] | None) -> str:
+    """The first of the models a server listed; none: say to pass one."""
     if not models:
         raise TachyError(f"The server at {backend.base_url} lists no models. Pass one with -m.")
     return models[0].name
@@ -42,10 +47,13 @@ def options(args: argparse.Namespace) -> GenerationOptions:
     )
 
 
-def timeouts(args: argparse.Namespace) -> StreamTimeouts:
-    return StreamTimeouts(
-        first_byte_s=args.first_token_timeout or None, stall_s=args.stall_timeout or None
-    )
+def timeouts(args: argparse.Namespace, spent_s: float = 0.0) -> StreamTimeouts:
+    """The stream's limits; spent_s of the first token's wait went already (waiting for
+    the server to load its model)."""
+    first = args.first_token_timeout or None
+    if first is not None:
+        first = max(first - spent_s, 0.001)
+    return StreamTimeouts(first_byte_s=first, stall_s=args.stall_timeout or None)
 
 
 def api_key(variable: str | None) -> str | None:

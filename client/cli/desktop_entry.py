@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from client.backends.reasons import os_words
 from client.ui.common.resources import APP_ID, resources_dir
 
 
@@ -111,7 +112,7 @@ def run(install_it: bool) -> int:
     try:
         paths = install() if install_it else uninstall()
     except OSError as error:
-        print(f"tachy: could not write the desktop entry: {error}", file=sys.stderr)
+        print(f"tachy: could not write the desktop entry: {os_words(error)}.", file=sys.stderr)
         return 1
     verb = "installed" if install_it else "removed"
     for path in paths:

@@ -6,9 +6,12 @@ import argparse
 import asyncio
 import gc
 import json
+import signal
 import sys
 import threading
+from pathlib import Path
 
+from client.backends.reasons import os_words
 from client.cli import lab_check
 from client.lab import PRESETS, LabServer, ScenarioError, load_scenario
 from client.lab.live import command
@@ -20,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scenario",
         default="fast",
-        help=f"a preset ({', '.join(PRESETS)}) or a .toml/.json scenario file",
+        help=f"a preset ({', '.join(PRESETS)}), a bundled scenario (retry-after-503 ...) "
+        "or a .toml/.json scenario file",
     )
     parser.add_argument(
         "--upstream",
@@ -47,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "lab_command", None) == "check":
         return lab_check.run(args)
     try:
-        scenario = load_scenario(args.scenario)
+        scenario = load_scenario(scenario_source(args.scenario))
     except ScenarioError as exc:
         print(f"tachy lab: {exc}", file=sys.stderr)
         return 2
@@ -60,9 +64,25 @@ def run(args: argparse.Namespace) -> int:
     try:
         asyncio.run(_serve(lab, args.host, args.port))
     except OSError as exc:
-        print(f"tachy lab: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        where = f"{args.host}:{args.port}"
+        print(f"tachy lab: cannot listen on {where}: {os_words(exc)}.", file=sys.stderr)
         return 1
     return 0
+
+
+def scenario_source(name: str) -> str | Path:
+    """A preset's name, a file, or a bundled scenario's name (resources/scenarios/NAME.toml);
+    ScenarioError naming them all when it is none of these."""
+    if name in PRESETS or Path(name).is_file():
+        return name
+    found = lab_check.flow_path(name)
+    if found is not None:
+        return found
+    bundled = lab_check.bundled_scenarios()
+    raise ScenarioError(
+        f"{name!r} is not a preset, a bundled scenario or a file. Presets: "
+        f"{', '.join(PRESETS)}. Bundled scenarios: {', '.join(bundled) or 'none'}."
+    )
 
 
 async def _serve(lab: LabServer, host: str, port: int) -> None:
@@ -71,8 +91,9 @@ async def _serve(lab: LabServer, host: str, port: int) -> None:
     # collector's sight, so a full collection never pauses a stream for tens of ms.
     gc.collect()
     gc.freeze()
+    stop = _stop_on_signals()
     if lab.recorder is not None:
-        await _record(lab, url)
+        await _record(lab, url, stop)
         return
     mode = f"proxy to {lab.state.upstream}" if lab.state.upstream else "simulated server"
     print(f"tachy lab: {mode}, scenario {lab.scenario.name!r}, model {lab.scenario.model!r}")
@@ -82,18 +103,32 @@ async def _serve(lab: LabServer, host: str, port: int) -> None:
     print("  Ctrl+C to stop", flush=True)
     _read_commands(lab, asyncio.get_running_loop())
     try:
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
         await lab.stop()
 
 
-async def _record(lab: LabServer, url: str) -> None:
+def _stop_on_signals() -> asyncio.Event:
+    """Set by Ctrl+C, SIGTERM or SIGHUP: each stops the lab the same clean way (a
+    recording's file is complete when the process ends)."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for number in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if number is not None:
+            try:
+                loop.add_signal_handler(number, stop.set)
+            except (NotImplementedError, RuntimeError):  # Windows: Ctrl+C still interrupts
+                pass
+    return stop
+
+
+async def _record(lab: LabServer, url: str, stop: asyncio.Event) -> None:
     assert lab.recorder is not None
     print(f"tachy lab: recording {lab.state.upstream} to {lab.recorder.path}")
     print(f"  Point the client at {url} instead of the server (same API, nothing changed)")
     print("  Each reply is saved as it ends; Ctrl+C to stop", flush=True)
     try:
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
         await lab.stop()
 

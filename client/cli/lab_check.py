@@ -58,13 +58,17 @@ def run(args: argparse.Namespace) -> int:
 
 def flow_path(flow: str) -> Path | None:
     """A file, else a bundled scenario by name (resources/scenarios/NAME.toml)."""
-    from client.ui.common.resources import resource
-
     given = Path(flow)
     if given.is_file():
         return given
-    bundled = resource("scenarios", f"{flow}.toml")
-    return bundled if "/" not in flow and bundled.is_file() else None
+    return bundled_scenarios().get(flow.removesuffix(".toml"))
+
+
+def bundled_scenarios() -> dict[str, Path]:
+    """The scenarios shipped with Tachy (resources/scenarios/*.toml), by name."""
+    from client.ui.common.resources import resource  # no Qt: only where resources are
+
+    return {path.stem: path for path in sorted(resource("scenarios").glob("*.toml"))}
 
 
 # --- the report ----------------------------------------------------------------------

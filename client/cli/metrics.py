@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
+from client.backends.reasons import os_words
 from client.core.stats import summarize
 from client.store.db import Database, DatabaseTooNew, database_path
 from client.store.export import iso_time
@@ -98,7 +99,10 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     except OSError as error:  # the folder or the file refuses (permission, read-only)
-        print(f"tachy metrics: cannot open the history at {path}: {error}", file=sys.stderr)
+        print(
+            f"tachy metrics: cannot open the history at {path}: {os_words(error)}.",
+            file=sys.stderr,
+        )
         return 1
     empty = (
         "No stored metrics yet: chat with a model first."

@@ -61,8 +61,9 @@ def _manage(args: argparse.Namespace) -> int:
 
 
 async def _models(args: argparse.Namespace) -> tuple[list[ModelInfo], str]:
-    async with ServerChoice(args) as backend:
-        models = await backend.list_models()
+    choice = ServerChoice(args)  # it reads the list, once the server has loaded its model
+    async with choice as backend:
+        models = choice.models if choice.models is not None else await backend.list_models()
         return models, f"{backend.api} server at {backend.base_url}: {len(models)} models"
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from aiohttp import web
 
-from client.lab.llamacpp_wire import BUILD_INFO, llamacpp_error
+from client.lab.llamacpp_wire import BUILD_INFO, loading_response
 from client.lab.state import LabState
 from client.lab.wire import dumps
 
@@ -104,7 +104,7 @@ def health_response(lab: LabState) -> web.Response:
     now = asyncio.get_running_loop().time()
     loading = any(m.ready_at > now for m in lab.models.running(now))
     if loading:
-        return llamacpp_error(503, "Loading model")
+        return loading_response()
     return _json({"status": "ok"})
 
 

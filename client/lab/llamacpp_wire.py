@@ -61,6 +61,17 @@ def llamacpp_error(status: int, message: str) -> web.Response:
     return web.Response(status=status, text=body, content_type="application/json")
 
 
+# llama-server opens its port before its model is loaded and answers every request with
+# this meanwhile (/health, /v1/models and /v1/chat/completions alike): the bytes and
+# headers a real one (xllamacpp's llama-server) sent, for the lab to send the same.
+LOADING_BODY = b'{"error":{"message":"Loading model","type":"unavailable_error","code":503}}'
+LOADING_HEADERS = {"Server": "llama.cpp", "Content-Type": "application/json; charset=utf-8"}
+
+
+def loading_response() -> web.Response:
+    return web.Response(status=503, body=LOADING_BODY, headers=LOADING_HEADERS)
+
+
 def llamacpp_usage(reply: Reply) -> dict[str, Any]:
     return {
         "completion_tokens": reply.output_tokens,

@@ -93,6 +93,10 @@ class ModelState:
         else:
             model.until = now + keep_alive_s
 
+    def start_loading(self, name: str, now: float, load_s: float, keep_alive_s: float) -> None:
+        """Begin loading `name` now, with no request waiting for it (a server starting)."""
+        self._loaded[name] = LoadedModel(name, now, now + load_s + keep_alive_s, now + load_s)
+
     def load_now(self, name: str, now: float, keep_alive_s: float) -> None:
         self._loaded[name] = LoadedModel(name, now, now + keep_alive_s, now)
 

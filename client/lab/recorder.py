@@ -2,7 +2,8 @@
 untouched, and save each generation reply as it came: status, headers, and the body in
 chunks (cut at line ends) with the offset of each from the request's arrival, measured in
 this process. The file is a JSON scenario that `tachy lab --scenario FILE` replays
-(client/lab/replay.py); it is rewritten after each reply, so stopping loses nothing.
+(client/lab/replay.py). It is rewritten with each reply before the reply's last bytes go
+to the client, so a lab stopped the moment its client has the answer has it on disk.
 
 The client speaks the upstream's own API (Ollama's to Ollama, OpenAI's to vLLM or
 llama.cpp): no translation, no added TTFT and no faults, so what is saved is the server's.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -92,7 +94,6 @@ class Recorder:
         asked: bytes | None,
     ) -> web.StreamResponse:
         loop = asyncio.get_running_loop()
-        headers_s = loop.time() - arrival
         kept = kept_headers(upstream.headers)
         response = web.StreamResponse(status=upstream.status, reason=upstream.reason)
         response.headers.extend(kept)
@@ -101,38 +102,82 @@ class Recorder:
         )
         if sized:
             response.content_length = upstream.content_length
-        chunks: list[Chunk] = []
-        end = "open"  # until the body ends: a client that leaves first leaves it open
+        head = RecordedReply(
+            request.method, request.path, _model(asked or b""), upstream.status, kept,
+            loop.time() - arrival, (), 0.0, "open", sized,
+        )  # fmt: skip
+        length = upstream.content_length if sized else None
+        relayed = Relayed(head, arrival, length, _end_marker(upstream))
         try:
             await response.prepare(request)
-            end = await _copy(request, response, upstream, arrival, chunks)
+            relayed.end = await self._copy(request, response, upstream, relayed, asked is not None)
             return response
         finally:
             if asked is not None:
-                reply = RecordedReply(
-                    request.method,
-                    request.path,
-                    _model(asked),
-                    upstream.status,
-                    kept,
-                    headers_s,
-                    tuple(chunks),
-                    loop.time() - arrival,
-                    end,
-                    sized,
-                )
-                self.add(reply)
+                # The reply as it ended (or as it was when the client left): saved if
+                # it differs from what was saved before its end went to the client.
+                self.keep_soon(relayed, relayed.reply(loop.time()))
 
-    def add(self, reply: RecordedReply) -> None:
+    async def _copy(
+        self,
+        request: web.Request,
+        response: web.StreamResponse,
+        upstream: aiohttp.ClientResponse,
+        relayed: Relayed,
+        recording: bool,
+    ) -> str:
+        """Pass the body on as it comes, noting complete lines with their arrival; the end.
+        The piece that ends the reply for the client (the last bytes of a sized body,
+        `data: [DONE]`, Ollama's `"done": true` line) goes on only once the reply is in the
+        file, so a lab stopped the moment its client has the answer has it too."""
+        loop = asyncio.get_running_loop()
+        end = "eof"
+        try:
+            async for data in upstream.content.iter_any():
+                now = loop.time()
+                relayed.take(data, now - relayed.arrival)
+                if recording and relayed.saved is None and relayed.ends_with(data):
+                    await self.keep(relayed, relayed.reply(now, "eof"))
+                await response.write(data)
+        except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError):
+            end = "reset"
+        if end == "reset":
+            await reset_connection(request)
+        else:
+            await response.write_eof()
+        return end
+
+    def keep_soon(self, relayed: Relayed, reply: RecordedReply) -> None:
+        """Save `reply` in `relayed`'s place in the file (a thread writes it)."""
+        if self._place(relayed, reply):
+            self._writer.submit(_write, self.path, self.document())
+
+    async def keep(self, relayed: Relayed, reply: RecordedReply) -> None:
+        """Save `reply` in `relayed`'s place in the file, and wait until it is written."""
+        if self._place(relayed, reply):
+            document = self.document()
+            await asyncio.get_running_loop().run_in_executor(
+                self._writer, _write, self.path, document
+            )
+
+    def _place(self, relayed: Relayed, reply: RecordedReply) -> bool:
+        """Put the reply's JSON in the recording; False when it is what was saved."""
+        if relayed.saved is not None and _same(relayed.saved, reply):
+            return False
+        relayed.saved = reply
         if self.scrubber is not None:
             scrub = self.scrubber.chunk
             reply = replace(reply, chunks=tuple(scrub(chunk) for chunk in reply.chunks))
         self.model = self.model or reply.model
         if any(k.lower() == "server" and "llama.cpp" in v for k, v in reply.headers):
             self.server = "llamacpp"
-        self.replies.append(json.dumps(reply_json(reply), ensure_ascii=False))
-        # Written by a thread, so a long session's file never holds up a stream.
-        self._writer.submit(_write, self.path, self.document())
+        encoded = json.dumps(reply_json(reply), ensure_ascii=False)
+        if relayed.index is None:
+            relayed.index = len(self.replies)
+            self.replies.append(encoded)
+        else:
+            self.replies[relayed.index] = encoded
+        return True
 
     def document(self) -> str:
         """The whole file: a scenario whose replies are played in order, then again."""
@@ -155,35 +200,75 @@ class Recorder:
         self._writer.shutdown(wait=True)
 
 
-async def _copy(
-    request: web.Request,
-    response: web.StreamResponse,
-    upstream: aiohttp.ClientResponse,
-    arrival: float,
-    chunks: list[Chunk],
-) -> str:
-    """Pass the body on as it comes, noting complete lines with their arrival; the end."""
-    loop = asyncio.get_running_loop()
-    pending, pending_at = b"", 0.0
-    end = "eof"
-    try:
-        async for data in upstream.content.iter_any():
-            now = loop.time() - arrival
-            await response.write(data)
-            pending, pending_at = pending + data, now
-            cut = pending.rfind(b"\n") + 1
-            if cut:
-                chunks.append(Chunk(now, pending[:cut]))
-                pending = pending[cut:]
-    except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError):
-        end = "reset"
-    if pending:
-        chunks.append(Chunk(pending_at, pending))
-    if end == "reset":
-        await reset_connection(request)
-    else:
-        await response.write_eof()
-    return end
+class Relayed:
+    """One reply on its way through: its chunks so far (cut at line ends, each with its
+    arrival from the request's), and where it is in the recording once saved."""
+
+    def __init__(
+        self,
+        head: RecordedReply,
+        arrival: float,
+        length: int | None,
+        marker: re.Pattern[bytes] | None,
+    ) -> None:
+        self.head = head  # status, headers ...: all but the body and its end
+        self.arrival = arrival
+        self.end = "open"  # until the body ends: a client that leaves first leaves it open
+        self._length = length  # a sized body's
+        self._marker = marker
+        self._received = 0
+        self._chunks: list[Chunk] = []
+        self._pending, self._pending_at = b"", 0.0
+        self.index: int | None = None
+        self.saved: RecordedReply | None = None
+
+    def take(self, data: bytes, at_s: float) -> None:
+        self._received += len(data)
+        self._pending, self._pending_at = self._pending + data, at_s
+        cut = self._pending.rfind(b"\n") + 1
+        if cut:
+            self._chunks.append(Chunk(at_s, self._pending[:cut]))
+            self._pending = self._pending[cut:]
+
+    def ends_with(self, data: bytes) -> bool:
+        """`data` (just taken) completes the reply as the client reads it."""
+        if self._length is not None:
+            return self._received >= self._length
+        return self._marker is not None and self._marker.search(data) is not None
+
+    def reply(self, now: float, end: str | None = None) -> RecordedReply:
+        chunks = list(self._chunks)
+        if self._pending:
+            chunks.append(Chunk(self._pending_at, self._pending))
+        return replace(
+            self.head, chunks=tuple(chunks), end_s=now - self.arrival, end=end or self.end
+        )
+
+
+END_SAME_S = 0.001
+# What ends a streamed body for its client: SSE's last event, Ollama's done line (its
+# text is JSON-escaped, so `"done":` can only be the key).
+_SSE_END = re.compile(rb"^data: ?\[DONE\]", re.M)
+_NDJSON_END = re.compile(rb'"done"\s*:\s*true')
+
+
+def _end_marker(upstream: aiohttp.ClientResponse) -> re.Pattern[bytes] | None:
+    kind = upstream.headers.get("Content-Type", "").lower()
+    if "text/event-stream" in kind:
+        return _SSE_END
+    if "ndjson" in kind:
+        return _NDJSON_END
+    return None
+
+
+def _same(saved: RecordedReply, reply: RecordedReply) -> bool:
+    """The same body and end, ended within the same millisecond (the body usually ends
+    with its last piece; a server that holds it open longer is replayed doing so)."""
+    return (
+        saved.chunks == reply.chunks
+        and saved.end == reply.end
+        and abs(saved.end_s - reply.end_s) <= END_SAME_S
+    )
 
 
 def kept_headers(headers: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

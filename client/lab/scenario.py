@@ -113,6 +113,10 @@ class Scenario:
     context_length: int = 8192
     start_loaded: bool = True
     load_ms: float = 0.0
+    # As llama.cpp's server does when it starts: its port is open but its models load
+    # (load_ms), from the first request the lab gets, so a client that comes late still
+    # finds it loading; meanwhile the OpenAI side answers 503 "Loading model".
+    starts_loading: bool = False
     keep_alive: str | float = "5m"
     ttft: Distribution = field(default_factory=lambda: Distribution("fixed", 180.0))
     tpot_ms: float = 20.0
@@ -414,5 +418,7 @@ def _check(s: Scenario) -> None:
         raise ScenarioError("batching must be 'continuous' or 'static'")
     if s.n_batch < 1 or s.capacity < 0 or s.prefill_tokens_per_s < 0:
         raise ScenarioError("n_batch must be >= 1; capacity and prefill_tokens_per_s >= 0")
+    if s.starts_loading and s.load_ms <= 0:
+        raise ScenarioError("starts_loading needs load_ms > 0 (how long the model loads)")
     if s.tpot_ms < 0 or s.jitter_ms < 0 or s.load_ms < 0 or s.reasoning_tokens < 0:
         raise ScenarioError("times and counts must not be negative")

@@ -21,9 +21,11 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
 from client.lab import control_api, ollama_api, openai_api, pulling
 from client.lab.live import change
+from client.lab.llamacpp_wire import loading_response
 from client.lab.recorder import Recorder
 from client.lab.scenario import Scenario, load_scenario
 from client.lab.state import ARRIVAL, LabState, LabStats
@@ -37,11 +39,24 @@ def as_scenario(value: ScenarioLike) -> Scenario:
     return value if isinstance(value, Scenario) else load_scenario(value)
 
 
-@web.middleware
-async def stamp_arrival(request: web.Request, handler: Handler) -> web.StreamResponse:
-    """Note when the request arrived, before any of its work: deadlines count from here."""
-    ARRIVAL.set(asyncio.get_running_loop().time())
-    return await handler(request)
+# Where a starting llama.cpp server answers 503 "Loading model" (it does on every path
+# but its web page; the lab's Ollama side waits for the load instead, as Ollama does).
+STARTING_PATHS = ("/v1/", "/health", "/metrics", "/slots", "/props")
+
+
+def arrivals(state: LabState) -> Middleware:
+    @web.middleware
+    async def stamp_arrival(request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Note when the request arrived, before any of its work: deadlines count from
+        here. While the server starts (starts_loading), its OpenAI side is loading."""
+        now = asyncio.get_running_loop().time()
+        ARRIVAL.set(now)
+        state.arrived(now)
+        if state.starting(now) and request.path.startswith(STARTING_PATHS):
+            return loading_response()
+        return await handler(request)
+
+    return stamp_arrival
 
 
 class LabServer:
@@ -78,7 +93,7 @@ class LabServer:
         return self.state.live.describe()
 
     def build_app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[stamp_arrival])
+        app = web.Application(client_max_size=64 * 1024 * 1024, middlewares=[arrivals(self.state)])
         if self.recorder is not None:
             app.add_routes(self.recorder.routes(self.state))
             return app

@@ -62,6 +62,8 @@ class LabState:
         self._metrics_rng = random.Random(scenario.seed)
         self.positions = Positions()
         self.live = Live()  # the presenter's TTFT/TPOT/fault (client/lab/live.py)
+        self._start_pending = False  # starts_loading: the load begins at the next request
+        self._starting_until: float | None = None  # loop time its models are all loaded
         self.apply_model_state()
 
     def set_scenario(self, scenario: Scenario) -> None:
@@ -78,12 +80,32 @@ class LabState:
         self._own = {canonical(s.model): s for s in self.scenario.served()}
         self._default_keep_alive = parse_keep_alive(self.scenario.keep_alive)
         self.models.clear()
+        self._starting_until = None
         # A proxy lists what its clients actually used, under the upstream's names.
         if self.upstream is not None:
+            return
+        self._start_pending = self.scenario.starts_loading
+        if self._start_pending:
             return
         for name, own in self._own.items():
             if own.start_loaded:
                 self.models.load_now(name, _now(), parse_keep_alive(own.keep_alive))
+
+    def arrived(self, now: float) -> None:
+        """A request arrived: a starting server's load begins with the first one."""
+        if not self._start_pending:
+            return
+        self._start_pending = False
+        until = now
+        for name, own in self._own.items():
+            load_s = own.load_ms / 1000.0
+            self.models.start_loading(name, now, load_s, parse_keep_alive(own.keep_alive))
+            until = max(until, now + load_s)
+        self._starting_until = until
+
+    def starting(self, now: float) -> bool:
+        """The server is still loading the models it starts with (starts_loading)."""
+        return self._starting_until is not None and now < self._starting_until
 
     def scenario_for(self, model: str) -> Scenario:
         """The dials of this model ([models.NAME]), else the scenario's own."""

@@ -919,26 +919,6 @@
         <translation>{seconds} 秒内没有任何消息</translation>
     </message>
     <message>
-        <source>All connection attempts failed</source>
-        <translation>所有连接尝试都失败了</translation>
-    </message>
-    <message>
-        <source>[Errno 111] Connection refused</source>
-        <translation>连接被拒绝</translation>
-    </message>
-    <message>
-        <source>Server disconnected without sending a response.</source>
-        <translation>服务器未发送回复就断开了连接</translation>
-    </message>
-    <message>
-        <source>peer closed connection without sending complete message body (incomplete chunked read)</source>
-        <translation>对方在消息正文发送完整之前关闭了连接</translation>
-    </message>
-    <message>
-        <source>timed out</source>
-        <translation>超时</translation>
-    </message>
-    <message>
         <source>the server redirected the request (HTTP {status}) to {location}, and Tachy does not follow redirects, so nothing was sent there. Use the final address as the URL</source>
         <translation>服务器把请求重定向（HTTP {status}）到 {location}，而 Tachy 不跟随重定向，因此没有向那里发送任何内容。请把最终地址用作 URL</translation>
     </message>
@@ -1007,6 +987,46 @@
         <translation>HTTP 404（{message}）</translation>
     </message>
     <message>
+        <source>the reply was not a chat answer</source>
+        <translation>回复不是聊天回答</translation>
+    </message>
+    <message>
+        <source>nothing is listening on its port</source>
+        <translation>它的端口上没有程序在监听</translation>
+    </message>
+    <message>
+        <source>no connection could be made</source>
+        <translation>无法建立连接</translation>
+    </message>
+    <message>
+        <source>the connection to the server was cut</source>
+        <translation>与服务器的连接被切断</translation>
+    </message>
+    <message>
+        <source>its host name was not found</source>
+        <translation>找不到它的主机名</translation>
+    </message>
+    <message>
+        <source>the network cannot reach it</source>
+        <translation>网络无法到达它</translation>
+    </message>
+    <message>
+        <source>no answer in time</source>
+        <translation>没有及时回复</translation>
+    </message>
+    <message>
+        <source>the server closed the connection without answering</source>
+        <translation>服务器没有回复就关闭了连接</translation>
+    </message>
+    <message>
+        <source>the server closed the connection before the answer was complete</source>
+        <translation>服务器在回答完成之前关闭了连接</translation>
+    </message>
+    <message>
+        <source>the server&apos;s answer broke the HTTP rules</source>
+        <translation>服务器的回复不符合 HTTP 规则</translation>
+    </message>
+    <message>
         <source>/api/pull sent a line that is not JSON: {snippet}</source>
         <translation>/api/pull 发送了一行不是 JSON 的内容：{snippet}</translation>
     </message>
@@ -1037,14 +1057,6 @@
     <message>
         <source>it contains a user name or password; give the API key separately (so it is kept in the system keyring, not in the address)</source>
         <translation>其中含有用户名或密码；请另外填写 API 密钥（这样它保存在系统密钥环中，而不是地址里）</translation>
-    </message>
-    <message>
-        <source>an error page</source>
-        <translation>一个错误页面</translation>
-    </message>
-    <message>
-        <source>no details</source>
-        <translation>没有详细信息</translation>
     </message>
     <message>
         <source>xllamacpp (the `local` extra) is not installed</source>
@@ -1102,32 +1114,52 @@
         <translation>回答被中断：{detail}。已生成的文字已保留；可以继续或重试。</translation>
     </message>
     <message>
-        <source>Can&apos;t reach the server at {url} ({detail}). Check that it is running, or choose another server.</source>
-        <translation>无法连接 {url} 上的服务器（{detail}）。请确认它正在运行，或选择其他服务器。</translation>
-    </message>
-    <message>
         <source>Can&apos;t reach the server at {url}. Check that it is running, or choose another server.</source>
         <translation>无法连接 {url} 上的服务器。请确认它正在运行，或选择其他服务器。</translation>
-    </message>
-    <message>
-        <source>The server has no model named &apos;{model}&apos;. Pick one from the model list (server said: {message}).</source>
-        <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个（服务器说：{message}）。</translation>
     </message>
     <message>
         <source>The server has no model named &apos;{model}&apos;. Pick one from the model list.</source>
         <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个。</translation>
     </message>
     <message>
-        <source>The server refused the API key (HTTP {status}): {message}. Check the key saved for this server.</source>
-        <translation>服务器拒绝了接口密钥（HTTP {status}）：{message}。请检查为此服务器保存的密钥。</translation>
+        <source>Can&apos;t reach the server at {url} now ({detail}). Check that it is running, or choose another server.</source>
+        <translation>现在无法连接 {url} 上的服务器（{detail}）。请确认它正在运行，或选择其他服务器。</translation>
     </message>
     <message>
-        <source>The server reported an error (HTTP {status}): {message}</source>
-        <translation>服务器报告了错误（HTTP {status}）：{message}</translation>
+        <source>The server is still loading its model. Retry in a moment.</source>
+        <translation>服务器仍在加载模型。请稍后重试。</translation>
     </message>
     <message>
-        <source>The server reported an error (during the answer): {message}</source>
-        <translation>服务器在回答过程中报告了错误：{message}</translation>
+        <source>The server was still loading its model after {seconds} s. Keep waiting, or retry in a moment.</source>
+        <translation>{seconds} 秒后服务器仍在加载模型。请继续等待，或稍后重试。</translation>
+    </message>
+    <message>
+        <source>The server has no model named &apos;{model}&apos;. Pick one from the model list. The server said: “{said}”.</source>
+        <translation>服务器上没有名为“{model}”的模型。请从模型列表中选择一个。服务器说：“{said}”。</translation>
+    </message>
+    <message>
+        <source>The server refused the API key (HTTP {status}). Check the key saved for this server. The server said: “{said}”.</source>
+        <translation>服务器拒绝了接口密钥（HTTP {status}）。请检查为此服务器保存的密钥。服务器说：“{said}”。</translation>
+    </message>
+    <message>
+        <source>The server refused the API key (HTTP {status}). Check the key saved for this server.</source>
+        <translation>服务器拒绝了接口密钥（HTTP {status}）。请检查为此服务器保存的密钥。</translation>
+    </message>
+    <message>
+        <source>The server reported an error (HTTP {status}). The server said: “{said}”.</source>
+        <translation>服务器报告了错误（HTTP {status}）。服务器说：“{said}”。</translation>
+    </message>
+    <message>
+        <source>The server reported an error during the answer. The server said: “{said}”.</source>
+        <translation>服务器在回答过程中报告了错误。服务器说：“{said}”。</translation>
+    </message>
+    <message>
+        <source>The server reported an error (HTTP {status}) and gave no details.</source>
+        <translation>服务器报告了错误（HTTP {status}），但没有给出详细信息。</translation>
+    </message>
+    <message>
+        <source>The server reported an error during the answer and gave no details.</source>
+        <translation>服务器在回答过程中报告了错误，但没有给出详细信息。</translation>
     </message>
     <message>
         <source>The server&apos;s reply could not be read: {detail}. Is this the right URL and API type for this server?</source>
@@ -1190,8 +1222,16 @@ Last lines from the engine:
         <translation>这个服务器的 /metrics 中没有 vLLM 或 llama.cpp 的数据。</translation>
     </message>
     <message>
-        <source>{path} did not answer JSON.</source>
-        <translation>{path} 的回复不是 JSON。</translation>
+        <source>The server&apos;s {path} did not answer JSON.</source>
+        <translation>服务器的 {path} 的回复不是 JSON。</translation>
+    </message>
+    <message>
+        <source>The server&apos;s {path} answered HTTP {status}.</source>
+        <translation>服务器的 {path} 回复了 HTTP {status}。</translation>
+    </message>
+    <message>
+        <source>No server figures: {detail}.</source>
+        <translation>没有服务器数据：{detail}。</translation>
     </message>
     <message>
         <source>This server does not offer {path} (start llama.cpp server with --metrics).</source>
@@ -1200,14 +1240,6 @@ Last lines from the engine:
     <message>
         <source>This server does not offer {path}.</source>
         <translation>这个服务器不提供 {path}。</translation>
-    </message>
-    <message>
-        <source>{path} answered HTTP {status}.</source>
-        <translation>{path} 回复了 HTTP {status}。</translation>
-    </message>
-    <message>
-        <source>No server figures: {error}.</source>
-        <translation>没有服务器数据：{error}。</translation>
     </message>
     <message>
         <source>A saved server is already called {name}.</source>

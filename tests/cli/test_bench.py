@@ -76,7 +76,9 @@ def test_unreachable_server_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_missing_prompt_file_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["bench", "--url", "http://127.0.0.1:9", "--prompt-file", str(tmp_path / "no")])
     assert code == 1
-    assert "prompt file" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"tachy bench: can't read the prompt file {tmp_path / 'no'}: no such file or directory.\n"
+    )
 
 
 @pytest.mark.engine

@@ -22,6 +22,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from client.backends.errors import BackendUnreachable, TachyError
+from client.backends.reasons import without_errno
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.budget import FittedPrompt
 from client.core.conversation import ChatRequest
@@ -498,7 +499,7 @@ class Generation:
 def _sentence(error: Exception) -> str:
     if isinstance(error, TachyError):
         return error.user_message
-    return f"Something went wrong: {error}" if str(error) else type(error).__name__
+    return f"Something went wrong: {without_errno(str(error) or type(error).__name__)}"
 
 
 async def _aclose(iterator: AsyncIterator[StreamEvent]) -> None:

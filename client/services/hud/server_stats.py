@@ -327,7 +327,7 @@ class ServerStatsPoller:
         if self.api == "ollama":
             body = reply.json()
             if body is None:
-                return ServerSnapshot("", error="/api/ps did not answer JSON.")
+                return ServerSnapshot("", error="The server's /api/ps did not answer JSON.")
             return parse_ollama_ps(body)
         snap = parse_metrics(reply.text, self.model, self._counters)
         if snap.kind == "llamacpp":
@@ -357,7 +357,7 @@ def _failure(reply: Reply) -> ServerSnapshot | None:
         hint = " (start llama.cpp server with --metrics)" if reply.path == "/metrics" else ""
         return ServerSnapshot("", error=f"This server does not offer {reply.path}{hint}.")
     if reply.status is not None and reply.status >= 400:
-        return ServerSnapshot("", error=f"{reply.path} answered HTTP {reply.status}.")
+        return ServerSnapshot("", error=f"The server's {reply.path} answered HTTP {reply.status}.")
     return None
 
 

@@ -29,7 +29,7 @@ SENTENCES = (
     # client/backends/errors.py
     QT_TRANSLATE_NOOP(
         "Errors",
-        "Can't reach the server at {url} ({detail}). Check that it is running, "
+        "Can't reach the server at {url} now ({detail}). Check that it is running, "
         "or choose another server.",
     ),
     QT_TRANSLATE_NOOP(
@@ -50,21 +50,41 @@ SENTENCES = (
         "Errors",
         "The answer was interrupted: {detail}. The text so far is kept; continue or retry.",
     ),
+    QT_TRANSLATE_NOOP("Errors", "The server is still loading its model. Retry in a moment."),
     QT_TRANSLATE_NOOP(
         "Errors",
-        "The server has no model named '{model}'. Pick one from the model list "
-        "(server said: {message}).",
+        "The server was still loading its model after {seconds} s. Keep waiting, "
+        "or retry in a moment.",
+    ),
+    QT_TRANSLATE_NOOP(
+        "Errors",
+        "The server has no model named '{model}'. Pick one from the model list. "
+        "The server said: “{said}”.",
     ),
     QT_TRANSLATE_NOOP(
         "Errors", "The server has no model named '{model}'. Pick one from the model list."
     ),
     QT_TRANSLATE_NOOP(
         "Errors",
-        "The server refused the API key (HTTP {status}): {message}. "
-        "Check the key saved for this server.",
+        "The server refused the API key (HTTP {status}). Check the key saved for this "
+        "server. The server said: “{said}”.",
     ),
-    QT_TRANSLATE_NOOP("Errors", "The server reported an error (HTTP {status}): {message}"),
-    QT_TRANSLATE_NOOP("Errors", "The server reported an error (during the answer): {message}"),
+    QT_TRANSLATE_NOOP(
+        "Errors",
+        "The server refused the API key (HTTP {status}). Check the key saved for this server.",
+    ),
+    QT_TRANSLATE_NOOP(
+        "Errors", "The server reported an error (HTTP {status}). The server said: “{said}”."
+    ),
+    QT_TRANSLATE_NOOP(
+        "Errors", "The server reported an error during the answer. The server said: “{said}”."
+    ),
+    QT_TRANSLATE_NOOP(
+        "Errors", "The server reported an error (HTTP {status}) and gave no details."
+    ),
+    QT_TRANSLATE_NOOP(
+        "Errors", "The server reported an error during the answer and gave no details."
+    ),
     QT_TRANSLATE_NOOP(
         "Errors",
         "The server's reply could not be read: {detail}. "
@@ -111,13 +131,13 @@ SENTENCES = (
     ),
     # client/services/hud/server_stats.py and client/backends/server_figures.py
     QT_TRANSLATE_NOOP("Errors", "This server's /metrics has no vLLM or llama.cpp figures."),
-    QT_TRANSLATE_NOOP("Errors", "{path} did not answer JSON."),
+    QT_TRANSLATE_NOOP("Errors", "The server's {path} did not answer JSON."),
     QT_TRANSLATE_NOOP(
         "Errors", "This server does not offer {path} (start llama.cpp server with --metrics)."
     ),
     QT_TRANSLATE_NOOP("Errors", "This server does not offer {path}."),
-    QT_TRANSLATE_NOOP("Errors", "{path} answered HTTP {status}."),
-    QT_TRANSLATE_NOOP("Errors", "No server figures: {error}."),
+    QT_TRANSLATE_NOOP("Errors", "The server's {path} answered HTTP {status}."),
+    QT_TRANSLATE_NOOP("Errors", "No server figures: {detail}."),
     # client/services/servers/saved_servers.py
     QT_TRANSLATE_NOOP("Errors", "A saved server is already called {name}."),
     # client/services/chat/generation.py (a bug's error, not a typed one) and the history
@@ -136,15 +156,19 @@ PHRASES = (
     QT_TRANSLATE_NOOP("ErrorParts", "no answer within {seconds} s"),
     QT_TRANSLATE_NOOP("ErrorParts", "no word for {seconds} s"),
     QT_TRANSLATE_NOOP("ErrorParts", "no answer: {detail}"),
-    # httpx's and the system's usual words for the same
-    QT_TRANSLATE_NOOP("ErrorParts", "All connection attempts failed"),
-    QT_TRANSLATE_NOOP("ErrorParts", "[Errno 111] Connection refused"),
-    QT_TRANSLATE_NOOP("ErrorParts", "Server disconnected without sending a response."),
+    QT_TRANSLATE_NOOP("ErrorParts", "the reply was not a chat answer"),
+    # what httpx and the system say, in plain words (client/backends/reasons.py)
+    QT_TRANSLATE_NOOP("ErrorParts", "nothing is listening on its port"),
+    QT_TRANSLATE_NOOP("ErrorParts", "no connection could be made"),
+    QT_TRANSLATE_NOOP("ErrorParts", "the connection to the server was cut"),
+    QT_TRANSLATE_NOOP("ErrorParts", "its host name was not found"),
+    QT_TRANSLATE_NOOP("ErrorParts", "the network cannot reach it"),
+    QT_TRANSLATE_NOOP("ErrorParts", "no answer in time"),
+    QT_TRANSLATE_NOOP("ErrorParts", "the server closed the connection without answering"),
     QT_TRANSLATE_NOOP(
-        "ErrorParts",
-        "peer closed connection without sending complete message body (incomplete chunked read)",
+        "ErrorParts", "the server closed the connection before the answer was complete"
     ),
-    QT_TRANSLATE_NOOP("ErrorParts", "timed out"),
+    QT_TRANSLATE_NOOP("ErrorParts", "the server's answer broke the HTTP rules"),
     # ProtocolError (client/backends: decoders, sse, http_json, detect, ollama_models)
     QT_TRANSLATE_NOOP(
         "ErrorParts",
@@ -190,9 +214,6 @@ PHRASES = (
         "it contains a user name or password; give the API key separately (so it is kept "
         "in the system keyring, not in the address)",
     ),
-    # ServerError when the server gave no message of its own (client/backends/decoders.py)
-    QT_TRANSLATE_NOOP("ErrorParts", "an error page"),
-    QT_TRANSLATE_NOOP("ErrorParts", "no details"),
     # LocalEngineUnavailable and LocalEngineFailed (client/backends/local_engine.py)
     QT_TRANSLATE_NOOP("ErrorParts", "xllamacpp (the `local` extra) is not installed"),
     QT_TRANSLATE_NOOP("ErrorParts", "no model file at {path} ({variable})"),

@@ -51,7 +51,7 @@ CHECKS: list[Check] = [
     info("engine start", "skipped (--no-engine)"),
     fail("engine start", ENGINE_FAILED, "see the lines above; run `tachy serve-local` to watch"),
     ok("engine start", "answered its health check in 0.4 s"),
-    fail("engine answer", "no answer: timed out", "run `tachy serve-local` to see why"),
+    fail("engine answer", "no answer within 30 s", "run `tachy serve-local` to see why"),
     ok("engine answer", "9 characters in 0.3 s"),
     info("port 11434 (Ollama)", "no LLM server answering"),
     info("port 9999 (server)", "ollama server with 3 model(s) at http://127.0.0.1:9999"),

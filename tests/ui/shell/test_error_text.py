@@ -23,7 +23,9 @@ from client.backends.address import server_url
 from client.backends.errors import (
     BackendUnreachable,
     FirstByteTimeout,
+    ModelLoading,
     ProtocolError,
+    ServerError,
     StreamInterrupted,
     StreamStalled,
 )
@@ -66,11 +68,19 @@ CASES: list[tuple[str, list[str]]] = [
     (str(BackendUnreachable(URL, "[Errno 111] Connection refused")), [URL]),
     (str(BackendUnreachable(URL, "no answer within 5 s")), [URL]),
     (str(BackendUnreachable(URL, "no word for 30 s")), [URL]),
+    (str(BackendUnreachable(URL, "ConnectError")), [URL]),
+    (str(BackendUnreachable(URL, "[Errno -2] Name or service not known")), [URL]),
+    (str(BackendUnreachable(URL, "[Errno 113] No route to host")), [URL]),
+    (str(BackendUnreachable(URL, "ReadTimeout")), [URL]),
     (str(BackendUnreachable(URL)), [URL]),
     (str(FirstByteTimeout(30.0)), []),
     (str(StreamStalled(0.3)), []),
     (str(StreamInterrupted()), []),
     (str(StreamInterrupted("the server closed the stream before it finished")), []),
+    (str(StreamInterrupted("[Errno 104] Connection reset by peer")), []),
+    (str(StreamInterrupted("RemoteProtocolError")), []),
+    (str(ModelLoading()), []),
+    (str(ModelLoading(waited_s=60.0)), []),
     (str(StreamInterrupted("Server disconnected without sending a response.")), []),
     (
         str(
@@ -86,6 +96,16 @@ CASES: list[tuple[str, list[str]]] = [
         ["out of memory"],
     ),
     (_raised(lambda: decoders.error_from_http(502, b"")), []),
+    (str(ServerError(None, "")), []),
+    (
+        _raised(
+            lambda: decoders.error_from_http(
+                503, b'{"error": "server busy, please try again.  maximum pending requests"}'
+            )
+        ),
+        ["server busy, please try again. maximum pending requests"],
+    ),
+    (_raised(lambda: decoders.error_from_http(401, b"")), []),
     (_raised(lambda: decoders.error_from_http(503, b"<html>x</html>", "text/html")), []),
     (
         _raised(
@@ -164,10 +184,12 @@ CASES: list[tuple[str, list[str]]] = [
     (server_stats._failure(Reply("/api/ps", status=404)).error, []),  # type: ignore[union-attr]
     (server_stats._failure(Reply("/metrics", status=500)).error, []),  # type: ignore[union-attr]
     (
-        server_stats._failure(Reply("/metrics", error="No server figures: ConnectError.")).error,
-        ["ConnectError"],
+        server_stats._failure(
+            Reply("/metrics", error="No server figures: nothing is listening on its port.")
+        ).error,
+        [],
     ),  # type: ignore[union-attr]
-    ("/api/ps did not answer JSON.", []),
+    ("The server's /api/ps did not answer JSON.", []),
     ("A saved server is already called 'Home'.", ["'Home'"]),
     (generation._sentence(KeyError("surprise")), ["'surprise'"]),
     (INTERRUPTED_BY_EXIT, []),
