@@ -22,7 +22,6 @@ from client.backends import make_backend
 from client.backends.base import Backend
 from client.backends.engine_settings import parse_spec
 from client.backends.errors import TachyError
-from client.backends.local_engine import LocalEngine
 from client.backends.reasons import os_words
 from client.cli import bench_cascade, bench_modes, bench_spec, cascade_args
 from client.cli.chat_common import EXIT_FAILED, EXIT_UNREACHABLE, failure_exit, first_listed
@@ -37,6 +36,8 @@ from client.services.bench.runner import (
     unload_ollama_model,
 )
 from client.services.bench.sweep import run_sweep
+from client.services.storage.stores import Stores
+from client.services.tachy import ManagedEngine, Tachy
 from client.services.warming.cold_start import cold_start_then_warm
 
 
@@ -110,9 +111,10 @@ def run(args: argparse.Namespace) -> int:
 async def _bench(args: argparse.Namespace, prompt: str) -> int:
     if args.spec:
         return await _bench_spec(args, prompt)
-    engine: LocalEngine | None = None
+    tachy = Tachy(Stores(), warm_models=False)  # the app's composition root: its engine
+    engine: ManagedEngine | None = None
     if args.local or not args.url:
-        engine = LocalEngine()
+        engine = tachy.local_engine()
         await engine.start()
     try:
         url = engine.url if engine else args.url
@@ -146,8 +148,7 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
         finally:
             await backend.aclose()
     finally:
-        if engine is not None:
-            await engine.stop()
+        await tachy.aclose()  # stops the local engine, if it started one
     _write_outputs(report, args.json)
     bench_modes.write_files(report, args)
     return _exit_code(report)
@@ -167,7 +168,7 @@ async def _bench_spec(args: argparse.Namespace, prompt: str) -> int:
 
 
 def _cold_hook(
-    backend: Backend, model: str, engine: LocalEngine | None
+    backend: Backend, model: str, engine: ManagedEngine | None
 ) -> Callable[[], Awaitable[None]] | None:
     if engine is not None:
         return engine.restart

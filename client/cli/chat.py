@@ -17,7 +17,7 @@ import sys
 from client.backends import discover_local_servers, make_backend
 from client.backends.base import Backend, ModelInfo
 from client.backends.errors import TachyError
-from client.backends.local_engine import LocalEngine, LocalEngineUnavailable
+from client.backends.local_engine import LocalEngineUnavailable
 from client.backends.openai_compat import OpenAICompatBackend
 from client.cli import cascade_args, chat_cascade, chat_kb
 from client.cli.chat_common import (
@@ -39,8 +39,11 @@ from client.cli.chat_common import (
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.conversation import ChatRequest
 from client.core.events import Failed
+from client.services.chat.session import ChatSession
 from client.services.knowledge.retrieval import Retrieval, as_passages
-from client.services.planning.planner import PlanInput, PlanSettings, Route, plan_request
+from client.services.servers.servers import ServerChoice as Server
+from client.services.storage.stores import Stores
+from client.services.tachy import Tachy
 
 __all__ = ["EXIT_FAILED", "EXIT_UNREACHABLE", "prefill_line", "summary_line"]
 _say = say
@@ -107,7 +110,7 @@ async def _chat(args: argparse.Namespace) -> int:
     choice = ServerChoice(args)
     async with choice as backend:
         model = args.model or first_listed(backend, choice.models)
-        request = _request(args, backend, model, text, found)
+        request = _request(choice.use(backend, model), args, text, found)
         stream = backend.chat(request, timeouts(args, spent_s=choice.waited_s))
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
         try:
@@ -126,11 +129,14 @@ async def _chat(args: argparse.Namespace) -> int:
 
 
 class ServerChoice:
-    """The backend for --url, else a detected local server, else the local engine."""
+    """The backend for --url, else a detected local server, else the local engine.
+
+    The command builds the app's own composition root (client/services/tachy.py, with
+    no stored history): its local engine, and its chat session to plan the request."""
 
     def __init__(self, args: argparse.Namespace) -> None:
         self._args = args
-        self._engine: LocalEngine | None = None
+        self.tachy = Tachy(Stores(), warm_models=False)
         self._backend: Backend | None = None
         self.models: list[ModelInfo] | None = None  # None: not read
         self.waited_s = 0.0  # for the server to load its model: part of the first token's wait
@@ -168,8 +174,13 @@ class ServerChoice:
         finally:
             self.waited_s = wait.waited_s
 
+    def use(self, backend: Backend, model: str) -> ChatSession:
+        """The session the request is planned in, as the window plans a first message."""
+        where = Server(backend.base_url, backend.base_url, backend.api)
+        return self.tachy.use(backend, model, where)
+
     async def _start_engine(self) -> str:
-        engine = LocalEngine()
+        engine = self.tachy.local_engine()
         try:
             await engine.start()
         except LocalEngineUnavailable as error:
@@ -177,26 +188,19 @@ class ServerChoice:
                 f"No local server was found and {error} "
                 "Or pass --url URL for a running server, or run `tachy serve-local`."
             ) from error
-        self._engine = engine
         _say(f"using the local engine at {engine.url}")
         return engine.url
 
     async def __aexit__(self, *exc: object) -> None:
         if self._backend is not None:
             await self._backend.aclose()
-        if self._engine is not None:
-            await self._engine.stop()
+        await self.tachy.aclose()  # stops the local engine, if it started one
 
 
 def _request(
-    args: argparse.Namespace,
-    backend: Backend,
-    model: str,
-    text: str,
-    found: Retrieval | None = None,
+    session: ChatSession, args: argparse.Namespace, text: str, found: Retrieval | None = None
 ) -> ChatRequest:
-    """The request, planned as the app plans a first message (client.services.planning.planner)."""
+    """The request, planned by the session as the app plans a first message."""
     passages = as_passages(found.passages) if found is not None else []
-    settings = PlanSettings(system_prompt=args.system or None, options=options(args))
-    given = PlanInput([], text, settings, [Route(backend, model)], passages=passages)
-    return plan_request(given).request()
+    session.configure(system_prompt=args.system or None, options=options(args))
+    return session.plan_question([], text, passages=passages).request()
