@@ -17,9 +17,11 @@ same object. docs/architecture.md follows a message through it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from client.backends.base import Backend
-from client.services.cascade.saved_cascade import SavedCascade
+from client.services.cascade.cascade import cascade_routes
+from client.services.cascade.saved_cascade import CascadePart, SavedCascade
 from client.services.chat.session import ChatSession
 from client.services.knowledge.knowledge import KnowledgeBase
 from client.services.knowledge.knowledge_stage import KnowledgeStage
@@ -63,6 +65,7 @@ class Tachy:
         self._knowledge = knowledge
         self._stage: KnowledgeStage | None = None
         self.cascade = SavedCascade(self.stores)
+        self._before_cascade: tuple[Route, ...] | None = None  # the routes it replaced
 
     @property
     def knowledge(self) -> KnowledgeBase:
@@ -111,6 +114,51 @@ class Tachy:
             return
         engine = self.engine if session.is_local else None
         self.warming.retarget(session, engine, reason)
+
+    # --- the cascade ----------------------------------------------------------------
+    async def apply_cascade(self) -> bool:
+        """Put the saved cascade on the session, or take it off, as saved; True when
+        the session now goes through it. A server of it may be unreachable (raised)."""
+        session, profile = self.session, self.cascade.load()
+        if session is None:
+            return False
+        if not (profile.on and profile.complete):
+            self._restore_routes()
+            return False
+        assert profile.fast is not None and profile.strong is not None
+        fast, strong = await self._route(profile.fast), await self._route(profile.strong)
+        if not self.cascade.load().on:
+            return False  # turned off while its servers were reached
+        self.use_cascade(fast, strong)
+        return True
+
+    def use_cascade(self, fast: Route, strong: Route) -> None:
+        """The session's next requests go through these two routes (the ones it had
+        come back when the cascade goes off)."""
+        if self.session is None:
+            return
+        if self._before_cascade is None:
+            self._before_cascade = self.session.routes
+        self.session.use_routes(cascade_routes(fast, strong))
+
+    def stop_cascade(self) -> bool:
+        """The user picked one model or server: the cascade goes off at once, before
+        that choice goes on the session; True when it was on."""
+        profile = self.cascade.load()
+        if not profile.on and self._before_cascade is None:
+            return False
+        self.cascade.save(replace(profile, on=False))
+        self._restore_routes()
+        return True
+
+    def _restore_routes(self) -> None:
+        if self.session is not None and self._before_cascade is not None:
+            self.session.use_routes(self._before_cascade)
+        self._before_cascade = None
+
+    async def _route(self, part: CascadePart) -> Route:
+        backend = await self.backend(part.choice)
+        return Route(backend, part.model, part.name, part.is_local)
 
     # --- the local engine -----------------------------------------------------------
     def local_engine(self) -> ManagedEngine:

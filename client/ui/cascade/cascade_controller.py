@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtGui import QAction, QKeySequence
 
-from client.services.cascade.cascade import cascade_routes
 from client.services.chat.compression_task import HistoryCompressor
 from client.services.chat.generation import Generation
 from client.services.planning.compression import StoredSummary
-from client.services.planning.planner import Route, is_cascade
+from client.services.planning.planner import is_cascade
 from client.services.planning.router import Tier, chosen_by_user
 from client.ui.chat.render.summary_marker import SummaryMarker
 from client.ui.common.async_errors import KeptTasks
@@ -73,12 +72,6 @@ class CascadeController(QObject):
         action = QAction(text, self.page.window)
         action.setShortcut(QKeySequence(keys))
         return action
-
-    def use(self, fast: Route, strong: Route) -> None:
-        """The session's next requests go through the cascade."""
-        session = self.page.session
-        if session is not None:
-            session.use_routes(cascade_routes(fast, strong))
 
     def active(self) -> bool:
         session = self.page.session

@@ -14,7 +14,6 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenuBar
 
 from client.services.cascade.saved_cascade import CascadePart, SavedCascade
-from client.services.planning.planner import Route
 from client.ui.cascade.cascade_controller import CascadeController
 from client.ui.common.async_errors import KeptTasks
 
@@ -36,7 +35,6 @@ class CascadeMenu(QObject):
         self.controller = controller
         self.saved: SavedCascade = servers.tachy.cascade
         self.tasks = KeptTasks()
-        self._before: list[Route] | None = None  # the routes before the cascade was on
         self.menu = bar.addMenu(self.tr("&Cascade"))
         self.fast_action = self._add(self.tr("Use this model as the fast one"), "fast")
         self.strong_action = self._add(self.tr("Use this model as the strong one"), "strong")
@@ -127,15 +125,8 @@ class CascadeMenu(QObject):
     def stop_using(self) -> None:
         """The user picked one model or server: the cascade goes off at once, before
         that choice goes on the session (so the restored routes do not override it)."""
-        profile = self.saved.load()
-        if not profile.on and self._before is None:
-            return
-        self.saved.save(replace(profile, on=False))
-        session = self.controller.page.session
-        if session is not None and self._before is not None:
-            session.use_routes(self._before)
-        self._before = None
-        self._refresh()
+        if self.servers.tachy.stop_cascade():
+            self._refresh()
 
     def _toggled(self, on: bool) -> None:
         self.saved.save(replace(self.saved.load(), on=on))
@@ -155,25 +146,7 @@ class CascadeMenu(QObject):
             self.changed.emit()
 
     async def _apply(self) -> None:
-        session, profile = self.controller.page.session, self.saved.load()
-        if session is None:
-            return
-        if not (profile.on and profile.complete):
-            if self._before is not None:
-                session.use_routes(self._before)
-                self._before = None
-            return
-        assert profile.fast is not None and profile.strong is not None
-        fast, strong = await self._route(profile.fast), await self._route(profile.strong)
-        if not self.saved.load().on:
-            return  # turned off while the servers were reached
-        if self._before is None:
-            self._before = list(session.routes)
-        self.controller.use(fast, strong)
-
-    async def _route(self, part: CascadePart) -> Route:
-        backend = await self.servers.tachy.backend(part.choice)
-        return Route(backend, part.model, part.name, part.is_local)
+        await self.servers.tachy.apply_cascade()
 
     async def aclose(self) -> None:
         await self.tasks.aclose()

@@ -88,7 +88,7 @@ def test_the_cascade_done_means(local_engine: Any, make_app: Any, run: Any, qtbo
     fast = Route(session.backend, local_engine.model, "local engine", is_local=True)
     lab = LabServer(scenario_from_dict(STRONG))
     strong = Route(backend_for(run(lab.start()), "openai"), "lab-strong:7b", "lab")
-    app.cascade.use(fast, strong)
+    app.tachy.use_cascade(fast, strong)
     model = local_engine.model
     try:
         run(window.ask("hi"), timeout_s=2 * WAIT_S)  # the engine's first request may be cold
@@ -119,7 +119,7 @@ def test_the_cascade_done_means(local_engine: Any, make_app: Any, run: Any, qtbo
         run(strong.backend.aclose())
         lab = LabServer(scenario_from_dict(STRONG))  # it is back: a new conversation
         strong = Route(backend_for(run(lab.start()), "openai"), "lab-strong:7b", "lab")
-        app.cascade.use(fast, strong)
+        app.tachy.use_cascade(fast, strong)
         app.page.show_conversation(None)
         for n in range(4):  # long questions: the strong model answers them
             run(window.ask(f"Compare these, question {n}: {LONG}"), timeout_s=2 * WAIT_S)

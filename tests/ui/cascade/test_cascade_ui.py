@@ -18,7 +18,7 @@ PROOF = "Prove that √2 is irrational, step by step"
 def _cascade(app: Any) -> None:
     session = app.page.session
     backend = session.backend  # one scripted server, two models
-    app.cascade.use(Route(backend, "scripted:1b", "s"), Route(backend, "other:7b", "s"))
+    app.tachy.use_cascade(Route(backend, "scripted:1b", "s"), Route(backend, "other:7b", "s"))
 
 
 def _footer(app: Any) -> str:
