@@ -73,6 +73,13 @@ FIGURE_KEYS = (
     "engine",
 )
 
+# The rows a server never fills, hidden for it (an unknown server shows them all).
+NOT_GIVEN = {
+    "vllm": {"busy slots"},
+    "llamacpp": {"server TTFT", "server TTFT, last minute"},  # llama.cpp has no histogram
+    "ollama": set(FIGURE_KEYS) - {"engine"},  # its loaded models are the table below
+}
+
 
 class ServerView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -92,7 +99,7 @@ class ServerView(QWidget):
         header = self.models.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # model names are long
-        form = QFormLayout()
+        self.form = form = QFormLayout()
         for name, label in self.figures.items():
             form.addRow(self.tr(name), label)  # the keys are marked in FIGURE_NAMES
         layout = QVBoxLayout(self)
@@ -181,6 +188,9 @@ class ServerView(QWidget):
         self.figures["busy slots"].setText(self._slots(snap))
         self.figures["engine"].setText(self.engine_settings or self._engine_state(snap))
         self.models.setVisible(snap.kind == "ollama")
+        hidden = NOT_GIVEN.get(snap.kind, set())
+        for name, label in self.figures.items():
+            self.form.setRowVisible(label, name not in hidden)
         self._show_countdown()
 
     def _ttft(self, p50: float | None, p95: float | None, n: int) -> str:

@@ -38,6 +38,8 @@ def test_a_vllm_shows_every_figure_it_exports(qtbot: Any) -> None:
     assert text["server TTFT, last minute"] == "P50 55 ms · P95 462 ms (n=3)"
     assert text["server TTFT"].endswith("(n=22)")
     assert view.models.isHidden()  # Ollama's loaded-model table does not apply
+    assert view.figures["busy slots"].isHidden()  # llama.cpp's slots, neither
+    assert not view.figures["server TTFT, last minute"].isHidden()
 
 
 def test_a_quiet_minute_and_a_sleeping_engine_are_said(qtbot: Any) -> None:
@@ -50,12 +52,15 @@ def test_a_quiet_minute_and_a_sleeping_engine_are_said(qtbot: Any) -> None:
     assert view.figures["engine"].text() == "asleep: weights offloaded"
 
 
-def test_the_ollama_table_shows_for_ollama_only(qtbot: Any) -> None:
+def test_the_ollama_table_and_each_servers_rows_show_where_they_apply(qtbot: Any) -> None:
     view = _view(qtbot)
     assert view.models.isHidden()  # no server chosen yet
     view.set_server("http://127.0.0.1:11434", "ollama")
     assert not view.models.isHidden()
     view.show_snapshot(ServerSnapshot("ollama"))
-    assert not view.models.isHidden()
+    assert not view.models.isHidden() and view.figures["running"].isHidden()
     view.show_snapshot(ServerSnapshot("llamacpp"))
-    assert view.models.isHidden()
+    assert view.models.isHidden() and view.figures["server TTFT"].isHidden()
+    assert not view.figures["busy slots"].isHidden()
+    view.show_snapshot(ServerSnapshot("", error="The server's /metrics answered HTTP 500."))
+    assert not any(label.isHidden() for label in view.figures.values())
