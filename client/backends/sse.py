@@ -28,6 +28,7 @@ from client.core.events import (
     DecodedEvent,
     Done,
     DoneReason,
+    Finished,
     Prefill,
     ServerTimings,
     Token,
@@ -143,6 +144,7 @@ class OpenAIStreamDecoder:
             finish = choice.get("finish_reason")
             if finish:
                 self._finish = FINISH_REASONS.get(str(finish), DoneReason.OTHER)
+                events.append(Finished(self._finish))
         if "usage" in chunk or "timings" in chunk or "metrics" in chunk:
             events.extend(_extras(chunk))
         if "prompt_progress" in chunk:

@@ -39,6 +39,7 @@ from client.core.events import (
     Done,
     DoneReason,
     Failed,
+    Finished,
     Prefill,
     ServerTimings,
     Started,
@@ -271,6 +272,9 @@ class ChatStream:
         if isinstance(event, Prefill):
             self.timeline.mark_prefill(event, at_ns)
             return event
+        if isinstance(event, Finished):
+            self.timeline.mark_finished(event.reason, at_ns)
+            return None
         self.timeline.mark_done(at_ns)
         self.outcome = Done(event.reason, self.text, self.thinking)
         return self.outcome

@@ -13,7 +13,16 @@ from client.backends.reasons import os_words
 from client.services.bench.export import ExportError, write_export
 from client.services.bench.figures import SloError, parse_slo
 from client.services.bench.runner import BenchReport
-from client.services.bench.sweep import SweepError, SweepPoint, knee, parse_levels, tier_crossings
+from client.services.bench.sweep import (
+    KNEE_FACTOR,
+    KNEE_MIN_N,
+    SweepError,
+    SweepPoint,
+    knee,
+    parse_levels,
+    tier_crossings,
+    too_few,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -104,20 +113,46 @@ def write_files(report: BenchReport, args: argparse.Namespace) -> None:
             print(f"tachy bench: can't save {args.report}: {os_words(error)}.", file=sys.stderr)
 
 
+SWEEP_HEADER = (
+    f"{'concurrency':>11}{'n':>5}{'ttft_p50':>10}{'ttft_p95':>10}{'p95 95% bounds':>18}"
+    f"{'tokens/s':>10}{'errors':>8}"
+)
+
+
 def format_sweep(points: list[SweepPoint]) -> str:
-    lines = [f"{'concurrency':>11}{'ttft_p50':>10}{'ttft_p95':>10}{'tokens/s':>10}{'errors':>8}"]
+    lines = [SWEEP_HEADER]
     for p in points:
+        bounds = _bounds(p.ttft_p95_low_ms, p.ttft_p95_high_ms)
         lines.append(
-            f"{p.concurrency:>11}{_fmt(p.ttft_p50_ms):>10}{_fmt(p.ttft_p95_ms):>10}"
-            f"{p.output_throughput:>10.1f}{p.errors:>8}"
+            f"{p.concurrency:>11}{p.ttft_n:>5}{_fmt(p.ttft_p50_ms):>10}{_fmt(p.ttft_p95_ms):>10}"
+            f"{bounds:>18}{p.output_throughput:>10.1f}{p.errors:>8}"
         )
-    found = knee(points)
-    if found is not None:
-        lines.append(f"knee: concurrency {found} (the last level whose TTFT P95 stays within 1.5x)")
+    if any(p.ttft_p95_high_ms is None and p.ttft_p95_low_ms is not None for p in points):
+        lines.append("(?: a P95's upper bound needs at least 73 requests at its level)")
+    lines.append(knee_sentence(points))
     for bound, level, before in tier_crossings(points):
         where = f"between concurrency {before} and {level}" if before else f"at concurrency {level}"
         lines.append(f"TTFT P95 crosses {bound:.0f} ms {where}")
     return "\n".join(lines) + "\n"
+
+
+def knee_sentence(points: list[SweepPoint]) -> str:
+    """The knee, or why the sweep cannot name one."""
+    found = knee(points)
+    if found is not None:
+        return (
+            f"knee: concurrency {found} (the last level whose TTFT P95 stays within "
+            f"{KNEE_FACTOR}x; at least {KNEE_MIN_N} requests a level)"
+        )
+    few = too_few(points)
+    if not few:
+        return "knee: none (no level had a successful request)"
+    levels = ", ".join(str(p.concurrency) for p in few)
+    return (
+        f"knee: not decided: concurrency {levels} had fewer than {KNEE_MIN_N} successful "
+        f"requests, and a P95 of so few is nearly their slowest, so noise would decide. "
+        f"Run with -n {KNEE_MIN_N} or more (the bounds beside each P95 show how far it can move)"
+    )
 
 
 def write_sweep(points: list[SweepPoint], args: argparse.Namespace) -> None:
@@ -128,6 +163,8 @@ def write_sweep(points: list[SweepPoint], args: argparse.Namespace) -> None:
         data = {
             "sweep": [p.as_dict() for p in points],
             "knee": knee(points),
+            "knee_note": knee_sentence(points),
+            "knee_min_n": KNEE_MIN_N,
             "tier_crossings": [
                 {"bound_ms": b, "concurrency": c, "after": a} for b, c, a in tier_crossings(points)
             ],
@@ -144,6 +181,13 @@ def write_sweep(points: list[SweepPoint], args: argparse.Namespace) -> None:
             save_sweep_report(points, knee(points), args.report)
         except OSError as error:
             print(f"tachy bench: can't save {args.report}: {os_words(error)}.", file=sys.stderr)
+
+
+def _bounds(low: float | None, high: float | None) -> str:
+    """'26.0 .. 31.5'; '?' for a side too few requests can bound."""
+    if low is None and high is None:
+        return "-"
+    return f"{_fmt(low) if low is not None else '?'} .. {_fmt(high) if high is not None else '?'}"
 
 
 def _fmt(value: float | None) -> str:

@@ -104,6 +104,16 @@ class ServerTimings:
 
 
 @dataclass(frozen=True, slots=True)
+class Finished:
+    """The chunk that names why the answer ended (OpenAI's `finish_reason`). On "stop" a
+    chunk without text carries the end-of-sequence (or stop-string) token, which vLLM
+    and llama.cpp count in their output tokens, so e2el ends there (DESIGN.md). Only a
+    decoder yields it: the stream stamps its arrival and does not hand it on."""
+
+    reason: DoneReason
+
+
+@dataclass(frozen=True, slots=True)
 class Done:
     reason: DoneReason
     text: str = ""  # the whole answer text
@@ -125,13 +135,14 @@ class Failed:
 
 StreamEvent = Started | Prefill | Token | Usage | ServerTimings | Done | Failed
 # What a decoder may yield (no Started / Done-with-text: the stream adds those).
-DecodedEvent = Prefill | Token | Usage | ServerTimings | Done
+DecodedEvent = Prefill | Token | Usage | ServerTimings | Finished | Done
 
 __all__ = [
     "DecodedEvent",
     "Done",
     "DoneReason",
     "Failed",
+    "Finished",
     "Prefill",
     "ServerTimings",
     "Started",

@@ -87,7 +87,8 @@ def compute_metrics(
     server = {t.source: dict(t.values) for t in server_timings or []}
     written = timeline.request_written_ns
     stamps = [t.at_ns for t in timeline.tokens]
-    end_ns = timeline.last_token_ns if stamps else timeline.done_ns
+    output_tokens, estimated = output_token_count(usage, server, len(stamps))
+    end_ns = _end_ns(timeline, estimated)
     metrics = RequestMetrics(
         ttft_ms=_ms(written, timeline.first_token_ns),
         ttfo_ms=_ms(written, timeline.first_answer_ns),
@@ -104,13 +105,19 @@ def compute_metrics(
             "llamacpp", {}
         ).get("prompt_n")
         metrics.prompt_tokens = int(prompt) if prompt is not None else None
-    metrics.output_tokens, metrics.output_tokens_estimated = output_token_count(
-        usage, server, len(stamps)
-    )
+    metrics.output_tokens, metrics.output_tokens_estimated = output_tokens, estimated
     _fill_decode_rate(metrics)
     if metrics.ttft_ms is not None:
         metrics.tier = thresholds.tier_of(metrics.ttft_ms).value
     return metrics
+
+
+def _end_ns(timeline: RequestTimeline, estimated: bool) -> int | None:
+    """e2el's end: the chunk carrying the last token the server counts. A count of chunks
+    (estimated) ends at the last chunk with text, which is the last one it counts."""
+    if not timeline.tokens:
+        return timeline.done_ns
+    return timeline.last_token_ns if estimated else timeline.counted_end_ns()
 
 
 def _fill_decode_rate(metrics: RequestMetrics) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from client.core.events import Prefill, TokenKind
+from client.core.events import DoneReason, Prefill, TokenKind
 
 
 def now_ns() -> int:
@@ -44,6 +44,8 @@ class RequestTimeline:
     stages: list[StageStamp] = field(default_factory=list)
     prefill: Prefill | None = None  # the server's latest prompt progress, if it sends any
     prefill_ns: int | None = None  # when that progress arrived
+    finished_ns: int | None = None  # the chunk naming why the answer ended (finish_reason)
+    finish_reason: DoneReason | None = None
 
     def mark_written(self, at_ns: int | None = None) -> None:
         self.request_written_ns = at_ns if at_ns is not None else now_ns()
@@ -73,6 +75,20 @@ class RequestTimeline:
             return None
         now = at_ns if at_ns is not None else now_ns()
         return max(left - (now - since) / 1e9, 0.0)
+
+    def mark_finished(self, reason: DoneReason, at_ns: int | None = None) -> None:
+        if self.finished_ns is None:
+            self.finished_ns = at_ns if at_ns is not None else now_ns()
+            self.finish_reason = reason
+
+    def counted_end_ns(self) -> int | None:
+        """When the last token the server counts arrived: the finish chunk for "stop" (it
+        carries the end-of-sequence token: vLLM, llama.cpp), else the last chunk with text."""
+        last = self.last_token_ns
+        finished = self.finished_ns
+        if last is None or finished is None or self.finish_reason is not DoneReason.STOP:
+            return last
+        return max(last, finished)
 
     def mark_done(self, at_ns: int | None = None) -> None:
         self.done_ns = at_ns if at_ns is not None else now_ns()

@@ -1801,6 +1801,18 @@ Last lines from the engine:
         <translation>llama.cpp 服务器</translation>
     </message>
     <message>
+        <source>awake</source>
+        <translation>已唤醒</translation>
+    </message>
+    <message>
+        <source>asleep: weights offloaded</source>
+        <translation>休眠：权重已卸载</translation>
+    </message>
+    <message>
+        <source>asleep: weights and cache discarded</source>
+        <translation>休眠：权重和缓存已丢弃</translation>
+    </message>
+    <message>
         <source>running</source>
         <translation>运行中</translation>
     </message>
@@ -1815,6 +1827,10 @@ Last lines from the engine:
     <message>
         <source>server TTFT</source>
         <translation>服务器首字延迟</translation>
+    </message>
+    <message>
+        <source>server TTFT, last minute</source>
+        <translation>服务器首字延迟（最近一分钟）</translation>
     </message>
     <message>
         <source>draft acceptance</source>
@@ -1867,6 +1883,10 @@ Last lines from the engine:
     <message>
         <source>{kind} · updated {clock}</source>
         <translation>{kind} · 更新于 {clock}</translation>
+    </message>
+    <message>
+        <source>no request in the last minute</source>
+        <translation>最近一分钟没有请求</translation>
     </message>
     <message>
         <source>P50 {p50} ms · P95 {p95} ms (n={n})</source>

@@ -8,8 +8,18 @@ from hypothesis import strategies as st
 
 from client.backends.errors import ModelNotFound, ProtocolError, ServerError
 from client.backends.sse import OpenAIStreamDecoder
-from client.core.events import Done, DoneReason, ServerTimings, Token, TokenKind, Usage
+from client.core.events import (
+    Done,
+    DoneReason,
+    Finished,
+    ServerTimings,
+    Token,
+    TokenKind,
+    Usage,
+)
 from tests.backends.chunking import feed_in_pieces, merged_text, same_for_every_chunking
+
+STOPPED = Finished(DoneReason.STOP)
 
 
 def event(obj: dict | str, newline: bytes = b"\n") -> bytes:
@@ -44,18 +54,21 @@ DONE = event("[DONE]")
 def test_role_only_and_empty_chunks_are_not_tokens() -> None:
     data = ROLE + delta("Hi") + delta(" there") + delta(None, "stop") + USAGE + DONE
     events = same_for_every_chunking(OpenAIStreamDecoder, data)
-    assert events == [Token("Hi"), Token(" there"), Usage(9, 2), Done(DoneReason.STOP)]
+    assert events == [Token("Hi"), Token(" there"), STOPPED, Usage(9, 2), Done(DoneReason.STOP)]
 
 
 def test_done_waits_for_the_usage_chunk_after_finish_reason() -> None:
     decoder = OpenAIStreamDecoder()
-    assert decoder.feed(delta("a") + delta(None, "length")) == [Token("a")]
+    assert decoder.feed(delta("a") + delta(None, "length")) == [
+        Token("a"),
+        Finished(DoneReason.LENGTH),
+    ]
     assert decoder.feed(USAGE + DONE) == [Usage(9, 2), Done(DoneReason.LENGTH)]
 
 
 def test_finish_reason_without_done_marker_counts_as_done_at_close() -> None:
     events = feed_in_pieces(OpenAIStreamDecoder(), delta("a") + delta(None, "stop"), [4])
-    assert events == [Token("a"), Done(DoneReason.STOP)]
+    assert events == [Token("a"), STOPPED, Done(DoneReason.STOP)]
 
 
 def test_neither_finish_reason_nor_done_marker_leaves_no_done() -> None:
@@ -72,7 +85,7 @@ def test_comment_pings_and_crlf() -> None:
         + b"data: [DONE]\r\n\r\n"
     )
     events = same_for_every_chunking(OpenAIStreamDecoder, data)
-    assert events == [Token("a"), Token("b"), Done(DoneReason.STOP)]
+    assert events == [Token("a"), Token("b"), STOPPED, Done(DoneReason.STOP)]
 
 
 def test_data_without_space_and_event_and_id_fields() -> None:
@@ -105,9 +118,9 @@ def test_llamacpp_timings_and_vllm_metrics() -> None:
     last = {"choices": [{"delta": {}, "finish_reason": "stop"}], "timings": timings}
     data = delta("a") + event(last) + event({"choices": [], "metrics": metrics}) + DONE
     events = same_for_every_chunking(OpenAIStreamDecoder, data)
-    assert events[1] == ServerTimings("llamacpp", timings)
-    assert events[2] == ServerTimings("vllm", metrics)
-    assert events[3] == Done(DoneReason.STOP)
+    assert events[1:3] == [STOPPED, ServerTimings("llamacpp", timings)]
+    assert events[3] == ServerTimings("vllm", metrics)
+    assert events[4] == Done(DoneReason.STOP)
 
 
 def test_other_finish_reasons() -> None:

@@ -54,16 +54,31 @@ def test_sweep_prints_the_curve_knee_and_tier_crossings(
     lab_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     png = tmp_path / "sweep.png"
-    code = main(_bench(lab_url, "-n", "4", "--sweep", "1,2,4", "--report", str(png), "--json"))
+    args = ["-n", "30", "--sweep", "1,2,4", "--report", str(png), "--json"]
+    code = main(_bench(lab_url, *args))
     out, err = capsys.readouterr()
     assert code == 0
     data = json.loads(out)
     assert [p["concurrency"] for p in data["sweep"]] == [1, 2, 4]
+    assert [p["ttft_n"] for p in data["sweep"]] == [30, 30, 30]
     assert data["knee"] == 2  # the lab's capacity
-    assert "knee: concurrency 2" in err
-    header = ["concurrency", "ttft_p50", "ttft_p95", "tokens/s", "errors"]
-    assert any(line.split() == header for line in err.splitlines())
+    assert "knee: concurrency 2" in err and data["knee_note"] in err
+    header = ["concurrency", "n", "ttft_p50", "ttft_p95", "p95", "95%", "bounds", "tokens/s"]
+    assert any(line.split() == [*header, "errors"] for line in err.splitlines())
+    row = next(line.split() for line in err.splitlines() if line.split()[:2] == ["1", "30"])
+    assert row[5:7] == ["..", "?"]  # 30 requests bound a P95 from below only
     assert not QImage(str(png)).isNull()
+
+
+def test_sweep_of_few_requests_says_it_cannot_name_a_knee(
+    lab_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(_bench(lab_url, "-n", "4", "--sweep", "1,2", "--json"))
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert code == 0 and data["knee"] is None
+    assert "knee: not decided: concurrency 1, 2 had fewer than 30 successful requests" in err
+    assert "Run with -n 30 or more" in data["knee_note"]
 
 
 @pytest.mark.parametrize(

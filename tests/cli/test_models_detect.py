@@ -7,6 +7,7 @@ import json
 import pytest
 
 from client.cli import main
+from client.lab import run_in_thread, scenario_from_dict
 from tests.backends.live_server import LiveServer, Script
 from tests.backends.test_live_http import closed_port
 
@@ -15,8 +16,19 @@ def test_models_lists_an_openai_server(capsys: pytest.CaptureFixture[str]) -> No
     with LiveServer(Script(models=["alpha", "beta"])) as server:
         assert main(["models", "--url", server.url + "/v1"]) == 0
     out = capsys.readouterr().out
-    assert "openai server at" in out and "2 models" in out
+    assert "OpenAI-compatible server at" in out and "2 models" in out
     assert out.splitlines()[1:] == ["  alpha", "  beta"]
+
+
+def test_models_names_a_vllm_and_counts_one_model(capsys: pytest.CaptureFixture[str]) -> None:
+    """The lab speaks as vLLM does: /v1/models says owned_by "vllm"."""
+    running = run_in_thread(scenario_from_dict({"seed": 1}))
+    try:
+        assert main(["models", "--url", running.url, "--api", "openai"]) == 0
+    finally:
+        running.stop()
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == f"vLLM server at {running.url}: 1 model"
 
 
 def test_models_json_for_ollama(capsys: pytest.CaptureFixture[str]) -> None:

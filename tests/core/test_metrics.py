@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from client.core.events import ServerTimings, TokenKind, Usage
+from client.core.events import DoneReason, ServerTimings, TokenKind, Usage
 from client.core.metrics import compute_metrics
 from client.core.timeline import RequestTimeline
 
@@ -84,3 +84,37 @@ def test_stages_close_each_other() -> None:
         ("understanding", 1, 5),
         ("answering", 5, 9),
     ]
+
+
+def _finished(reason: DoneReason, at_ms: int, *tokens_at_ms: int) -> RequestTimeline:
+    timeline = _timeline(*((at, TokenKind.ANSWER) for at in tokens_at_ms))
+    timeline.mark_finished(reason, (1_000 + at_ms) * MS)
+    return timeline
+
+
+def test_a_stop_chunk_without_text_ends_e2el_when_the_server_counts_it() -> None:
+    """vLLM and llama.cpp count the end-of-sequence token, sent as a chunk with no text
+    and finish_reason "stop": 4 tokens are 3 gaps, the last ending at that chunk."""
+    timeline = _finished(DoneReason.STOP, 130, 50, 70, 90)
+    metrics = compute_metrics(timeline, Usage(prompt_tokens=5, completion_tokens=4))
+    assert metrics.e2el_ms == 130
+    assert metrics.tpot_ms == pytest.approx((130 - 50) / 3)
+    assert metrics.itl_ms == [20, 20]  # gaps between chunks with text, as before
+
+
+def test_a_length_finish_or_a_chunk_count_ends_at_the_last_text() -> None:
+    timeline = _finished(DoneReason.LENGTH, 130, 50, 70, 90)
+    metrics = compute_metrics(timeline, Usage(completion_tokens=3))
+    assert (metrics.e2el_ms, metrics.tpot_ms) == (90, pytest.approx(20))
+    estimated = compute_metrics(_finished(DoneReason.STOP, 130, 50, 70, 90))
+    assert estimated.output_tokens_estimated and estimated.e2el_ms == 90
+
+
+def test_ollama_and_llamacpp_timings_without_a_finish_chunk_are_unchanged() -> None:
+    timeline = _timeline((10, TokenKind.ANSWER), (30, TokenKind.ANSWER))
+    for timings in (
+        ServerTimings("ollama", {"eval_count": 3}),
+        ServerTimings("llamacpp", {"predicted_n": 3}),
+    ):
+        metrics = compute_metrics(timeline, None, [timings])
+        assert (metrics.e2el_ms, metrics.tpot_ms) == (30, pytest.approx(10))

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from client.core.stats import percentile, summarize
+from client.core.stats import percentile, quantile_bounds, summarize
 
 
 @given(st.lists(st.floats(min_value=-1e6, max_value=1e6), min_size=1, max_size=200))
@@ -32,3 +32,14 @@ def test_none_and_empty() -> None:
     assert summary is not None and summary.n == 1 and summary.p99 == 5.0
     with pytest.raises(ValueError):
         percentile([], 50)
+
+
+def test_quantile_bounds_are_the_binomial_order_statistics() -> None:
+    """Distribution-free 95 % bounds, as the tables give them: the median of 10 lies
+    between the 2nd and 9th values, of 100 between the 40th and 61st; a P95 of 30 has
+    a lower bound only (its upper one needs 73 values)."""
+    assert quantile_bounds(list(range(1, 11)), 50) == (2, 9)
+    assert quantile_bounds(list(range(1, 101)), 50) == (40, 61)
+    assert quantile_bounds(list(range(1, 31)), 95) == (26, None)
+    assert quantile_bounds(list(range(1, 74)), 95) == (65, 73)
+    assert quantile_bounds([5.0], 95) == (None, None)

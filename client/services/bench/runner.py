@@ -27,13 +27,21 @@ from client.core.conversation import ChatRequest, GenerationOptions
 from client.core.events import Done, Failed
 from client.core.metrics import RequestMetrics
 from client.core.stats import Summary, summarize
+from client.core.vllm_timings import VllmTimings, vllm_timings
 from client.services.bench.figures import RunFigures, goodput, run_figures
 from client.services.bench.load import poisson_offsets, send_all
 from client.services.planning.planner import PlanInput, PlanSettings, Route, plan_request
 
 DEFAULT_PROMPT = "Write a short paragraph about the sea."
 CLIENT_METRICS = ("ttft_ms", "ttfo_ms", "tpot_ms", "itl_ms", "e2el_ms", "tokens_per_s")
-SERVER_METRICS = ("server_load_ms", "server_prompt_ms", "server_tokens_per_s")
+SERVER_METRICS = (
+    "server_load_ms",
+    "server_queue_ms",
+    "server_prompt_ms",
+    "server_ttft_ms",
+    "server_tpot_ms",
+    "server_tokens_per_s",
+)
 
 # Consecutive requests never share a first word (and so a first token); each word is
 # one token in SmolLM2's vocabulary (the local engine), so every request has as many.
@@ -140,6 +148,22 @@ def server_figures(server: dict[str, dict[str, float]]) -> dict[str, float]:
             figures["server_prompt_ms"] = llamacpp["prompt_ms"]
         if "predicted_per_second" in llamacpp:
             figures["server_tokens_per_s"] = llamacpp["predicted_per_second"]
+    if (vllm := server.get("vllm")) and (timings := vllm_timings(vllm)) is not None:
+        figures.update(_vllm_figures(timings))
+    return figures
+
+
+def _vllm_figures(timings: VllmTimings) -> dict[str, float]:
+    """vLLM's TTFT, queue, prefill and mean gap; its decode rate from that gap (its own
+    tokens_per_second spans the first-token wait too, unlike the others' rates)."""
+    figures = {"server_ttft_ms": timings.ttft_ms}
+    if timings.queue_ms is not None:
+        figures["server_queue_ms"] = timings.queue_ms
+    if timings.prefill_ms is not None:
+        figures["server_prompt_ms"] = timings.prefill_ms
+    if timings.itl_ms:
+        figures["server_tpot_ms"] = timings.itl_ms
+        figures["server_tokens_per_s"] = 1000.0 / timings.itl_ms
     return figures
 
 

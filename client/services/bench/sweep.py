@@ -5,6 +5,10 @@ when SLOs are set. The knee is the highest concurrency whose TTFT P95 stays with
 KNEE_FACTOR of the first level's: past it, requests queue (the server's batch is full)
 and the first token waits for a free place. Tier crossings say between which levels
 the P95 first passes each latency tier's bound (100, 300, 1000 ms).
+
+A P95 of a few requests is nearly their slowest, and noise decides it: the knee is
+decided only when every level has KNEE_MIN_N successful requests, and each level's
+P95 carries its distribution-free 95 % confidence bounds (an upper one takes 73).
 """
 
 from __future__ import annotations
@@ -14,10 +18,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from client.backends.base import Backend
+from client.core.stats import quantile_bounds
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.services.bench.runner import BenchReport, BenchSettings, Progress, run_bench
 
 KNEE_FACTOR = 1.5
+KNEE_MIN_N = 30  # successful requests a level needs before its P95 decides the knee
 
 
 class SweepError(ValueError):
@@ -42,13 +48,19 @@ class SweepPoint:
     output_throughput: float
     errors: int
     report: BenchReport
+    ttft_n: int = 0  # successful warm requests: what the percentiles stand on
+    ttft_p95_low_ms: float | None = None  # 95 % confidence bounds of the P95
+    ttft_p95_high_ms: float | None = None  # None: too few requests to bound it
 
     def as_dict(self) -> dict[str, Any]:
         goodput = self.report.goodput()
         return {
             "concurrency": self.concurrency,
+            "ttft_n": self.ttft_n,
             "ttft_p50_ms": self.ttft_p50_ms,
             "ttft_p95_ms": self.ttft_p95_ms,
+            "ttft_p95_low_ms": self.ttft_p95_low_ms,
+            "ttft_p95_high_ms": self.ttft_p95_high_ms,
             "output_throughput": self.output_throughput,
             "errors": self.errors,
             "goodput": goodput,
@@ -57,6 +69,10 @@ class SweepPoint:
 
 def point_of(concurrency: int, report: BenchReport) -> SweepPoint:
     ttft = report.summaries()["ttft_ms"]
+    values = sorted(
+        r.metrics.ttft_ms for r in report.warm_results if r.ok and r.metrics.ttft_ms is not None
+    )
+    low, high = quantile_bounds(values, 95)
     return SweepPoint(
         concurrency,
         ttft.median if ttft else None,
@@ -64,6 +80,9 @@ def point_of(concurrency: int, report: BenchReport) -> SweepPoint:
         report.figures().output_throughput,
         report.errors,
         report,
+        ttft_n=len(values),
+        ttft_p95_low_ms=low,
+        ttft_p95_high_ms=high,
     )
 
 
@@ -86,10 +105,16 @@ async def run_sweep(
     return points
 
 
+def too_few(points: Sequence[SweepPoint]) -> list[SweepPoint]:
+    """The levels with fewer than KNEE_MIN_N successful requests."""
+    return [p for p in points if p.ttft_n < KNEE_MIN_N]
+
+
 def knee(points: Sequence[SweepPoint]) -> int | None:
-    """The highest level before the P95 of TTFT first grows past KNEE_FACTOR x the first."""
+    """The highest level before the P95 of TTFT first grows past KNEE_FACTOR x the first;
+    None when a level has too few requests to say (too_few) or none measured."""
     measured = [p for p in points if p.ttft_p95_ms is not None]
-    if not measured:
+    if not measured or too_few(points):
         return None
     base = measured[0].ttft_p95_ms or 0.0
     last_good = measured[0].concurrency

@@ -31,6 +31,7 @@ from client.core.metrics import NS_PER_MS, MetricFigures, RequestMetrics, figure
 from client.core.stats import Summary, summarize
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.core.timeline import RequestTimeline
+from client.core.vllm_timings import vllm_timings
 from client.services.cascade.route_record import RouteNote, route_note
 from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
 
@@ -424,25 +425,20 @@ def _llamacpp(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], flo
 
 
 def _vllm(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
-    """vLLM's per-request metrics: wall-clock seconds taken in the server's process."""
-    arrival, first = v.get("arrival_time"), v.get("first_token_time")
-    if arrival is None or first is None:
+    """vLLM's per-request metrics (client/core/vllm_timings.py), under either names."""
+    timings = vllm_timings(v)
+    if timings is None:
         return [], None
-    server_ttft = (first - arrival) * 1000.0
-    start = ttft - server_ttft
+    start = ttft - timings.ttft_ms
     rows = []
-    if "time_in_queue" in v:
-        queue_end = start + v["time_in_queue"] * 1000.0
-        rows.append(WaterfallRow("server: queue", start, queue_end, "server"))
-    if "first_scheduled_time" in v:
-        scheduled = start + (v["first_scheduled_time"] - arrival) * 1000.0
-        rows.append(WaterfallRow("server: prompt processing", scheduled, ttft, "server"))
-    last = v.get("last_token_time", v.get("finished_time"))
-    if last is not None:
-        rows.append(
-            WaterfallRow("server: generation", ttft, ttft + (last - first) * 1000.0, "server")
-        )
-    return rows, server_ttft
+    if timings.queue_ms is not None:
+        rows.append(WaterfallRow("server: queue", start, start + timings.queue_ms, "server"))
+    if timings.prefill_ms is not None:
+        prefill_start = ttft - timings.prefill_ms
+        rows.append(WaterfallRow("server: prompt processing", prefill_start, ttft, "server"))
+    if timings.decode_ms is not None:
+        rows.append(WaterfallRow("server: generation", ttft, ttft + timings.decode_ms, "server"))
+    return rows, timings.ttft_ms
 
 
 # -- export -------------------------------------------------------------------------

