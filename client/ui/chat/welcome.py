@@ -114,10 +114,13 @@ class WelcomePanel(QFrame):
             )
         self.running_label.setText(f"{text} · {state}" if state else text)
 
-    def show_starting(self) -> None:
-        self.running_label.setText(
-            self.tr("Starting the local model {model} on this computer…").format(model=LOCAL_MODEL)
-        )
+    def show_starting(self, local: bool = True) -> None:
+        """Before a server answers: the local model starting, or a server being asked."""
+        if local:
+            text = self.tr("Starting the local model {model} on this computer…")
+        else:
+            text = self.tr("Connecting to the server…")
+        self.running_label.setText(text.format(model=LOCAL_MODEL))
 
     def show_found(self, found: list[FoundServer], engine: LocalEngineFacts | None) -> None:
         if found:
@@ -169,10 +172,11 @@ class WelcomeController(QObject):
         self.panel.starterChosen.connect(self._send)
         self.panel.connectRequested.connect(app.servers.open_add_server)
         app.servers.serverChanged.connect(self._on_server)
+        app.servers.waitingChanged.connect(lambda _waiting: self._show_running())
         window.composer.textChanged.connect(self.refresh)
         app.page.conversationChanged.connect(lambda _: self.refresh())
         app.page.conversationShown.connect(self.refresh)
-        self.panel.show_starting()
+        self.panel.show_starting(local=False)
         self.refresh()
 
     def start(self) -> None:
@@ -197,7 +201,12 @@ class WelcomeController(QObject):
         self._show_running()
 
     def _show_running(self) -> None:
+        servers = self.app.servers
+        if servers.waiting is not None:  # the chosen server does not answer yet
+            self.panel.running_label.setText(servers.reach_bar.sentence())
+            return
         if self._running is None:
+            self.panel.show_starting(servers.starting_local)
             return
         server, model, is_local = self._running
         self.panel.show_running(server, model, self._state(is_local), is_local)
