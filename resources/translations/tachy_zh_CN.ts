@@ -2439,6 +2439,10 @@ Last lines from the engine:
         <translation>在这台电脑上找到：{servers}。</translation>
     </message>
     <message>
+        <source>No other server answered on this computer&apos;s usual ports.</source>
+        <translation>本机常用端口上没有其他服务器响应。</translation>
+    </message>
+    <message>
         <source>No Ollama or vLLM server answered on this computer.</source>
         <translation>这台电脑上没有 Ollama 或 vLLM 服务器应答。</translation>
     </message>
