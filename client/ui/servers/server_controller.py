@@ -201,10 +201,12 @@ class ServerController(QObject):
         backend, names = await self.tachy.reach(
             choice, lambda waiting: self._show_waiting(choice, waiting), error
         )
+        kept = self._kept_text()
         self._show_waiting(choice, None)
+        if self.window.stage_label.text() == kept:
+            self.window.stage_label.setText("")  # (before the kept question goes out)
         if self.current is choice:
             self._chosen(choice, backend, names, model)
-            self.window.stage_label.setText("")
 
     def _show_waiting(self, choice: ServerChoice, waiting: Waiting | None) -> None:
         self.waiting = waiting
@@ -227,13 +229,13 @@ class ServerController(QObject):
         page = self.page
         if self.waiting is None or page.session is not None or page.busy:
             return
-        if not self.window.chat_view.keys():
-            return  # nothing asked
-        if self.waiting.kind is WaitKind.LOADING:
-            text = self.tr("Your question is kept and goes out when the model is loaded.")
-        else:
-            text = self.tr("Your question is kept and goes out when the server answers.")
-        self.window.stage_label.setText(text)
+        if self.window.chat_view.keys():  # something was asked
+            self.window.stage_label.setText(self._kept_text())
+
+    def _kept_text(self) -> str:
+        if self.waiting is not None and self.waiting.kind is WaitKind.LOADING:
+            return self.tr("Your question is kept and goes out when the model is loaded.")
+        return self.tr("Your question is kept and goes out when the server answers.")
 
     def _use(self, backend: Backend, model: str, choice: ServerChoice) -> None:
         made = self.tachy.session is None
