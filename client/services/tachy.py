@@ -27,6 +27,7 @@ from client.services.knowledge.knowledge import KnowledgeBase
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.planner import Route
 from client.services.servers.engine_idle import ManagedEngine
+from client.services.servers.reachability import Backoff, Reach, Waiting
 from client.services.servers.saved_servers import SavedServers
 from client.services.servers.servers import (
     BackendPool,
@@ -53,6 +54,8 @@ class Tachy:
         self.stores = stores or Stores()
         self.saved_servers = SavedServers(self.stores)
         self.backends = BackendPool()  # keys come from the keyring, off the loop
+        self.backoff = Backoff()  # between tries at a chosen server that does not answer
+        self.reaching: Reach | None = None  # the chosen server while it does not answer
         self._engine_factory = engine_factory  # None: the real engine
         self.engine_spec = ""  # its speculative decoding ("": none)
         self.engine: ManagedEngine | None = None  # made on first use, then kept
@@ -77,6 +80,29 @@ class Tachy:
     # --- the server in use ----------------------------------------------------------
     async def backend(self, choice: ServerChoice) -> Backend:
         return await self.backends.backend(choice)
+
+    async def server_models(self, choice: ServerChoice) -> tuple[Backend, list[str]]:
+        """The server's backend and its models' names, asked once."""
+        backend = await self.backend(choice)
+        return backend, [info.name for info in await backend.list_models()]
+
+    async def reach(
+        self, choice: ServerChoice, on_wait: Callable[[Waiting], None], missed: Exception
+    ) -> tuple[Backend, list[str]]:
+        """server_models(choice) once the server answers: asked again with backoff while
+        it cannot be reached, every second while it loads its model (`missed`: the
+        first try's error). Cancel the call to give up."""
+        reach = self.reaching = Reach(self.backoff)
+        try:
+            return await reach.run(lambda: self.server_models(choice), on_wait, missed)
+        finally:
+            if self.reaching is reach:
+                self.reaching = None
+
+    def try_now(self) -> None:
+        """The server being reached is asked again at once."""
+        if self.reaching is not None:
+            self.reaching.try_now()
 
     def use(self, backend: Backend, model: str, choice: ServerChoice) -> ChatSession:
         """The chat goes to this server and model from the next request on (one still

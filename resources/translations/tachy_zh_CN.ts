@@ -1683,6 +1683,37 @@ Last lines from the engine:
     </message>
 </context>
 <context>
+    <name>ReachBar</name>
+    <message>
+        <source>Server not answering</source>
+        <translation>服务器未响应</translation>
+    </message>
+    <message>
+        <source>Try now</source>
+        <translation>立即重试</translation>
+    </message>
+    <message>
+        <source>Use the local model</source>
+        <translation>使用本地模型</translation>
+    </message>
+    <message>
+        <source>Loading the model… {server} has started and is loading it; the chat goes on when it is ready.</source>
+        <translation>正在加载模型… {server} 已启动，正在加载模型；加载完成后对话将继续。</translation>
+    </message>
+    <message>
+        <source>Trying again now…</source>
+        <translation>正在重试…</translation>
+    </message>
+    <message>
+        <source>Trying again at {time} (in {seconds} s).</source>
+        <translation>将于 {time} 重试（{seconds} 秒后）。</translation>
+    </message>
+    <message>
+        <source>{server} cannot be reached now.</source>
+        <translation>目前无法连接 {server}。</translation>
+    </message>
+</context>
+<context>
     <name>RequestsView</name>
     <message>
         <source>This session</source>
@@ -1740,6 +1771,10 @@ Last lines from the engine:
         <translation>模型(&amp;M)：</translation>
     </message>
     <message>
+        <source>starts when chosen</source>
+        <translation>选择后启动</translation>
+    </message>
+    <message>
         <source>Local model (SmolLM2-135M)</source>
         <translation>本地模型 (SmolLM2-135M)</translation>
     </message>
@@ -1767,8 +1802,12 @@ Last lines from the engine:
         <translation>{where} 上的服务器</translation>
     </message>
     <message>
-        <source>{name} — starting…</source>
-        <translation>{name}——正在启动…</translation>
+        <source>Your question is kept and goes out when the model is loaded.</source>
+        <translation>你的问题已保留，模型加载完成后即会发送。</translation>
+    </message>
+    <message>
+        <source>Your question is kept and goes out when the server answers.</source>
+        <translation>你的问题已保留，服务器响应后即会发送。</translation>
     </message>
 </context>
 <context>
@@ -2412,8 +2451,16 @@ Last lines from the engine:
         <translation>正在这台电脑上启动本地模型 {model}…</translation>
     </message>
     <message>
+        <source>Connecting to the server…</source>
+        <translation>正在连接服务器…</translation>
+    </message>
+    <message>
         <source>Found here: {servers}.</source>
         <translation>在这台电脑上找到：{servers}。</translation>
+    </message>
+    <message>
+        <source>No other server answered on this computer&apos;s usual ports.</source>
+        <translation>本机常用端口上没有其他服务器响应。</translation>
     </message>
     <message>
         <source>No Ollama or vLLM server answered on this computer.</source>

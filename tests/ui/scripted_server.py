@@ -30,7 +30,7 @@ class ScriptedOllama:
         self._runner: web.AppRunner | None = None
         self.url = ""
 
-    async def start(self) -> str:
+    async def start(self, port: int = 0) -> str:
         app = web.Application()
         app.router.add_get("/api/version", _version)
         app.router.add_get("/api/tags", self._tags)
@@ -38,7 +38,7 @@ class ScriptedOllama:
         app.router.add_post("/api/chat", self._chat)
         self._runner = web.AppRunner(app, handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         self.url = f"http://127.0.0.1:{port}"

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from client.services.servers.engine_idle import ManagedEngine
 
 LOCAL_ENGINE_LABEL = "Local model (SmolLM2-135M)"
+# The local engine's address before it has started (its port is chosen at start).
+NOT_STARTED_URL = "http://127.0.0.1:0"
 
 BackendFactory = Callable[[str, str, "str | None"], Awaitable[Backend]]
 KeyLookup = Callable[[str], "str | None"]
@@ -48,8 +50,26 @@ class ServerChoice:
         return (normalize_url(self.url), self.api)
 
 
-def local_engine_choice(url: str) -> ServerChoice:
+def local_engine_choice(url: str = NOT_STARTED_URL) -> ServerChoice:
+    """The local engine as the pickers list it: at its address, or not started yet."""
     return ServerChoice(LOCAL_ENGINE_LABEL, url, "openai", is_local=True)
+
+
+def is_started(choice: ServerChoice) -> bool:
+    """False for the local engine listed before its start (choosing it starts it)."""
+    return not choice.is_local or normalize_url(choice.url) != NOT_STARTED_URL
+
+
+def with_local_engine(choices: Iterable[ServerChoice], local: ServerChoice) -> list[ServerChoice]:
+    """The choices with the local engine listed once, last: it is always offered."""
+    return [*(choice for choice in choices if not choice.is_local), local]
+
+
+def local_model_name() -> str:
+    """The local engine's model as its server names it (before it has started)."""
+    from client.backends.local_engine import LOCAL_MODEL_NAME
+
+    return LOCAL_MODEL_NAME
 
 
 def server_choices(

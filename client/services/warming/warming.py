@@ -64,6 +64,7 @@ from client.services.servers.model_status import (
     describe_policy,
     ollama_unload_time,
 )
+from client.services.warming.recheck import still_loaded
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +94,7 @@ class KeepAliveWarmer(EngineSleepWatch):
         self._listeners: list[StatusListener] = [on_change] if on_change else []
         self._status = ModelStatus(None)
         self._task: asyncio.Task[None] | None = None
+        self._recheck: asyncio.Task[None] | None = None  # a warm model still loaded?
         self._timers: list[asyncio.TimerHandle] = []
         self._last_activity = time.monotonic()
         self._user_requests = 0
@@ -229,12 +231,29 @@ class KeepAliveWarmer(EngineSleepWatch):
         if self._status.state in (ModelState.COLD, ModelState.LOADING):
             self._set_status(ModelStatus(ModelState.LOADING))
             return True
+        if self._status.state is ModelState.WARM:  # as last read: a restart empties it
+            self._cancel_recheck()
+            self._recheck = asyncio.get_running_loop().create_task(self._read_again())
         return False
+
+    async def _read_again(self) -> None:
+        """The server says a model shown warm is not loaded: this request loads it."""
+        loaded = await still_loaded(self._policy, self._backend, self._model or "", self._engine)
+        if loaded is False and self._user_requests and self._status.state is ModelState.WARM:
+            self._cancel_timers()
+            self._cached = None  # a new process, or a model woken: an empty cache
+            self._set_status(ModelStatus(ModelState.LOADING))
+
+    def _cancel_recheck(self) -> None:
+        task, self._recheck = self._recheck, None
+        if task is not None and not task.done():
+            task.cancel()
 
     def first_token_received(self) -> None:
         """The user's request got its first token: whatever was loading is loaded
         (the session's stage poll then stops showing LOADING), and a model whose state
         was not known yet (chosen while the request was on its way) is warm."""
+        self._cancel_recheck()  # its answer, if late, would be about before this token
         if self._status.state in (None, ModelState.COLD, ModelState.LOADING):
             self._set_status(ModelStatus(ModelState.WARM))
 
@@ -248,6 +267,7 @@ class KeepAliveWarmer(EngineSleepWatch):
         answered = ok and prompt is not None
         self._cached = CachedPrompt(tuple(prompt or ()), answered=True) if answered else None
         self._cancel_warm()  # an /api/ps check still running is moot now
+        self._cancel_recheck()
         if not ok:
             if self._status.state is ModelState.LOADING:
                 self._set_status(ModelStatus(None))
@@ -258,6 +278,7 @@ class KeepAliveWarmer(EngineSleepWatch):
             self._task = asyncio.get_running_loop().create_task(self._refresh_ollama_expiry())
 
     async def aclose(self) -> None:
+        self._cancel_recheck()
         self._cancel_timers()
         task = self._task
         self._cancel_warm()

@@ -114,20 +114,31 @@ class WelcomePanel(QFrame):
             )
         self.running_label.setText(f"{text} · {state}" if state else text)
 
-    def show_starting(self) -> None:
-        self.running_label.setText(
-            self.tr("Starting the local model {model} on this computer…").format(model=LOCAL_MODEL)
-        )
+    def show_starting(self, local: bool = True) -> None:
+        """Before a server answers: the local model starting, or a server being asked."""
+        if local:
+            text = self.tr("Starting the local model {model} on this computer…")
+        else:
+            text = self.tr("Connecting to the server…")
+        self.running_label.setText(text.format(model=LOCAL_MODEL))
 
-    def show_found(self, found: list[FoundServer], engine: LocalEngineFacts | None) -> None:
+    def show_found(
+        self, found: list[FoundServer], engine: LocalEngineFacts | None, connected: bool = False
+    ) -> None:
+        """What answered on this computer's usual ports; `connected`: a server (not the
+        local model) is in use, wherever it is: the sentence then says "other"."""
         if found:
             parts = [self._found_text(server) for server in found]
             self.found_label.setText(
                 self.tr("Found here: {servers}.").format(servers="; ".join(parts))
             )
+        elif connected:
+            self.found_label.setText(
+                self.tr("No other server answered on this computer's usual ports.")
+            )
         else:
             self.found_label.setText(self.tr("No Ollama or vLLM server answered on this computer."))
-        missing = not found and engine is not None and not engine.installed
+        missing = not found and not connected and engine is not None and not engine.installed
         self.install_label.setVisible(missing)
         if missing and engine is not None:
             self.install_label.setText(
@@ -169,10 +180,11 @@ class WelcomeController(QObject):
         self.panel.starterChosen.connect(self._send)
         self.panel.connectRequested.connect(app.servers.open_add_server)
         app.servers.serverChanged.connect(self._on_server)
+        app.servers.waitingChanged.connect(lambda _waiting: self._show_running())
         window.composer.textChanged.connect(self.refresh)
         app.page.conversationChanged.connect(lambda _: self.refresh())
         app.page.conversationShown.connect(self.refresh)
-        self.panel.show_starting()
+        self.panel.show_starting(local=False)
         self.refresh()
 
     def start(self) -> None:
@@ -184,7 +196,13 @@ class WelcomeController(QObject):
 
         self.engine = local_engine_facts()
         self.found = await found_servers()
-        self.panel.show_found(self.found, self.engine)
+        self._show_found()
+
+    def _show_found(self) -> None:
+        if self.engine is None:
+            return  # not looked yet
+        connected = self._running is not None and not self._running[2]
+        self.panel.show_found(self.found, self.engine, connected)
 
     def _send(self, prompt: str) -> None:
         self.app.page.send(prompt)
@@ -195,9 +213,15 @@ class WelcomeController(QObject):
         if choice is not None:
             self._running = (server_name(choice), model, choice.is_local)
         self._show_running()
+        self._show_found()
 
     def _show_running(self) -> None:
+        servers = self.app.servers
+        if servers.waiting is not None:  # the chosen server does not answer yet
+            self.panel.running_label.setText(servers.reach_bar.sentence())
+            return
         if self._running is None:
+            self.panel.show_starting(servers.starting_local)
             return
         server, model, is_local = self._running
         self.panel.show_running(server, model, self._state(is_local), is_local)

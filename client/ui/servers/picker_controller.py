@@ -24,6 +24,7 @@ from client.services.cascade.saved_cascade import CascadeProfile
 from client.services.errors import SecretsUnavailable
 from client.services.servers.model_overview import last_ttfts, loaded_models, model_names
 from client.services.servers.model_status import ModelStatus
+from client.services.servers.servers import is_started
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.status_text import duration_text, model_state_text
 
@@ -109,6 +110,8 @@ class ModelPickerController(QObject):
             self._refreshing = self.tasks.spawn(self._refresh(), "listing models")
 
     def _list_due(self, choice: ServerChoice) -> bool:
+        if not is_started(choice):
+            return False  # the local engine before its start: its model is known
         for in_use in (self.bar.server_in_use, self.bar.current_choice()):
             if in_use is not None and in_use.key == choice.key:
                 return False  # listed when it was chosen
@@ -130,7 +133,7 @@ class ModelPickerController(QObject):
     async def _read_states(self) -> None:
         states: dict[tuple[object, str], ModelStatus] = {}
         for choice in self.bar.model_groups():
-            names = self.bar.models_of(choice)
+            names = self.bar.models_of(choice) if is_started(choice) else []
             try:
                 backend = await self.servers.tachy.backend(choice) if names else None
             except Exception:

@@ -79,7 +79,7 @@ class ServerBar(QWidget):
             for index, choice in enumerate(self._choices):
                 self.server_picker.addItem(picker_text(choice))
                 self.server_picker.setItemData(
-                    index, f"{shown_name(choice)}  —  {choice.url}", Qt.ItemDataRole.ToolTipRole
+                    index, self._tip(choice), Qt.ItemDataRole.ToolTipRole
                 )
             if current is not None:
                 self._show_server(current)
@@ -89,6 +89,12 @@ class ServerBar(QWidget):
         self._lists.keep_only({choice.key for choice in self._choices})
         self._rebuild()
         self.choicesChanged.emit()
+
+    def _tip(self, choice: ServerChoice) -> str:
+        from client.services.servers.servers import is_started  # (after the first paint)
+
+        where = choice.url if is_started(choice) else self.tr("starts when chosen")
+        return f"{shown_name(choice)}  —  {where}"
 
     def _show_server(self, choice: ServerChoice) -> None:
         keys = [listed.key for listed in self._choices]

@@ -3,6 +3,11 @@
 At start: --url if given; else the detected local servers and saved endpoints (the
 last one used first); when there is none, the embedded local engine starts by itself
 in the background ("Starting local model…") and the window stays usable meanwhile.
+The local engine is always listed, started or not (choosing it starts it).
+
+A chosen server that cannot be reached, or still loads its model, is asked again
+(Tachy.reach: the policy) while the reach bar says so and offers "Try now" and "Use
+the local model"; when it answers, the chat goes on: a question kept meanwhile goes out.
 API keys go to the keyring only (services.servers.save_api_key), looked up when a
 backend is made.
 """
@@ -13,26 +18,32 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QObject, Signal
 
 from client.services.errors import InvalidServerAddress, SecretsUnavailable, user_message
+from client.services.servers.reachability import WAITS, Waiting, WaitKind
 from client.services.servers.servers import (
-    LOCAL_ENGINE_LABEL,
+    NOT_STARTED_URL,
     ServerChoice,
     default_choice,
     detected_choices,
+    is_started,
     local_engine_choice,
+    local_model_name,
     normalize_url,
     save_api_key,
     server_choices,
     server_url,
     use_key_for_session,
+    with_local_engine,
 )
 from client.services.tachy import ManagedEngine, Tachy
 from client.ui.chat.chat_page import ChatPage
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.error_text import error_text
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.server_names import shown_name
+from client.ui.servers.reach_bar import ReachBar
 from client.ui.servers.server_dialog import AddServerDialog
 
 if TYPE_CHECKING:
@@ -44,6 +55,7 @@ STARTING_LOCAL = QT_TRANSLATE_NOOP("ServerController", "Starting local model…"
 
 class ServerController(QObject):
     serverChanged = Signal(str, str, str)  # url, api, model (the HUD polls that server)
+    waitingChanged = Signal(object)  # Waiting, or None once the chosen server answers
 
     def __init__(
         self,
@@ -60,6 +72,13 @@ class ServerController(QObject):
         self.current: ServerChoice | None = None
         self._engine_task: asyncio.Task[None] | None = None
         self._dialog: AddServerDialog | None = None
+        self._reaching: asyncio.Task[None] | None = None
+        self.waiting: Waiting | None = None  # the chosen server does not answer yet
+        self.reach_bar = ReachBar(window)
+        window.centre_layout.insertWidget(0, self.reach_bar)
+        self.reach_bar.tryNowRequested.connect(tachy.try_now)
+        self.reach_bar.useLocalRequested.connect(self.use_local)
+        window.composer.submitted.connect(lambda _text: self.say_question_kept())
         bar = window.server_bar
         self.tasks = KeptTasks()  # choosing, detecting, starting the engine, saving
         # Called before a server or model the user picked goes on the session (the
@@ -77,6 +96,11 @@ class ServerController(QObject):
         """The local engine, once made."""
         return self.tachy.engine
 
+    @property
+    def starting_local(self) -> bool:
+        """The local engine is starting (asked for, not yet answering)."""
+        return self._engine_task is not None and not self._engine_task.done()
+
     # --- start ---------------------------------------------------------------------
     async def start(
         self, url: str | None = None, api: str = "auto", model: str | None = None
@@ -91,7 +115,7 @@ class ServerController(QObject):
                 return
             where = address.split("://", 1)[-1]
             choice = ServerChoice(self.tr("Server at {where}").format(where=where), address, api)
-            self.window.server_bar.set_choices([choice], choice)
+            self._list([choice], choice)
             await self.select(choice, model)
             self.tasks.spawn(self.refresh_choices(), "detect servers")
             return
@@ -107,8 +131,21 @@ class ServerController(QObject):
         saved = self.saved.choices()
         extra = [self.current] if self.current is not None else []
         choices = server_choices([*saved, *extra], detected)
-        self.window.server_bar.set_choices(choices, self.current)
-        return choices
+        return self._list(choices, self.current)
+
+    def _list(
+        self, choices: list[ServerChoice], current: ServerChoice | None
+    ) -> list[ServerChoice]:
+        """Show these servers and the local engine, started or not, and its model."""
+        engine = self.tachy.engine
+        started = engine is not None and engine.running
+        local = local_engine_choice(engine.url if started else NOT_STARTED_URL)  # type: ignore[union-attr]
+        listed = with_local_engine(choices, local)
+        bar = self.window.server_bar
+        bar.set_choices(listed, current)
+        if not started:
+            bar.set_server_models(local, [engine.model if engine else local_model_name()])
+        return listed
 
     # --- choosing ------------------------------------------------------------------
     def choose(self, choice: ServerChoice, model: str | None = None) -> None:
@@ -121,20 +158,84 @@ class ServerController(QObject):
             hook()
 
     async def select(self, choice: ServerChoice, model: str | None = None) -> None:
-        backend = await self.tachy.backend(choice)
+        self._stop_waiting()
+        if not is_started(choice):  # the local engine, listed before its start
+            self.use_local()
+            return
         self.current = choice
-        names: list[str] = []
         try:
-            names = [info.name for info in await backend.list_models()]
-        except Exception as error:
-            self.window.stage_label.setText(error_text(user_message(error)))
+            backend = await self.tachy.backend(choice)
+            names = await self._model_names(backend)
+        except WAITS as error:  # not answering now, or loading its model: wait for it
+            await self._wait_for(choice, model, error)
+            return
         if self.current is not choice:
             return  # another server was chosen while this one listed its models
+        self._chosen(choice, backend, names, model)
+
+    async def _model_names(self, backend: Backend) -> list[str]:
+        try:
+            return [info.name for info in await backend.list_models()]
+        except WAITS:
+            raise
+        except Exception as error:
+            self.window.stage_label.setText(error_text(user_message(error)))
+            return []
+
+    def _chosen(
+        self, choice: ServerChoice, backend: Backend, names: list[str], model: str | None
+    ) -> None:
         chosen = model or (names[0] if names else "")
         self.window.server_bar.set_models(names, chosen, choice)
         self._use(backend, chosen, choice)
         self.serverChanged.emit(normalize_url(choice.url), choice.api, chosen)
         self.saved.remember(choice)
+
+    # --- a chosen server that does not answer yet ---------------------------------
+    async def _wait_for(self, choice: ServerChoice, model: str | None, error: Exception) -> None:
+        if choice in self.tachy.backends:  # its API is known: as before, the chat goes
+            self._chosen(choice, await self.tachy.backend(choice), [], model)  # there
+        self._reaching = self.tasks.spawn(self._reach(choice, model, error), "reach the server")
+
+    async def _reach(self, choice: ServerChoice, model: str | None, error: Exception) -> None:
+        backend, names = await self.tachy.reach(
+            choice, lambda waiting: self._show_waiting(choice, waiting), error
+        )
+        kept = self._kept_text()
+        self._show_waiting(choice, None)
+        if self.window.stage_label.text() == kept:
+            self.window.stage_label.setText("")  # (before the kept question goes out)
+        if self.current is choice:
+            self._chosen(choice, backend, names, model)
+
+    def _show_waiting(self, choice: ServerChoice, waiting: Waiting | None) -> None:
+        self.waiting = waiting
+        self.reach_bar.show_waiting(shown_name(choice), waiting)
+        self.waitingChanged.emit(waiting)
+        self.say_question_kept()
+
+    def _stop_waiting(self) -> None:
+        task, self._reaching = self._reaching, None
+        if task is not None and not task.done():
+            task.cancel()
+        if self.waiting is not None:
+            self.waiting = None
+            self.reach_bar.show_waiting("", None)
+            self.waitingChanged.emit(None)
+
+    def say_question_kept(self) -> None:
+        """With no server yet, a question asked is kept: say until when (the chat's own
+        sentence speaks of the local model)."""
+        page = self.page
+        if self.waiting is None or page.session is not None or page.busy:
+            return
+        if self.window.chat_view.keys():  # something was asked
+            self.window.stage_label.setText(self._kept_text())
+
+    def _kept_text(self) -> str:
+        if self.waiting is not None and self.waiting.kind is WaitKind.LOADING:
+            return self.tr("Your question is kept and goes out when the model is loaded.")
+        return self.tr("Your question is kept and goes out when the server answers.")
 
     def _use(self, backend: Backend, model: str, choice: ServerChoice) -> None:
         made = self.tachy.session is None
@@ -152,13 +253,13 @@ class ServerController(QObject):
 
     # --- the local engine ----------------------------------------------------------
     def use_local(self) -> None:
+        self._stop_waiting()
         if self._engine_task is not None and not self._engine_task.done():
             return
         self.window.stage_label.setText(self.tr(STARTING_LOCAL))
-        picker = self.window.server_bar.server_picker
-        if picker.currentIndex() < 0:
-            name = QCoreApplication.translate("ServerBar", LOCAL_ENGINE_LABEL)
-            picker.setPlaceholderText(self.tr("{name} — starting…").format(name=name))
+        engine = self.tachy.engine
+        if engine is None or not engine.running:  # the picker shows what is starting
+            self._list(self.window.server_bar.choices, local_engine_choice(NOT_STARTED_URL))
         self._engine_task = self.tasks.spawn(self._start_local(), "start local engine")
 
     async def _start_local(self) -> None:
@@ -169,8 +270,7 @@ class ServerController(QObject):
             self.window.stage_label.setText("")
             raise
         choice = local_engine_choice(engine.url)
-        choices = [*self.window.server_bar.choices, choice]
-        self.window.server_bar.set_choices(server_choices(choices, []), choice)
+        self._list(self.window.server_bar.choices, choice)
         await self.select(choice, engine.model)
         if self.window.stage_label.text() == self.tr(STARTING_LOCAL):
             self.window.stage_label.setText("")

@@ -69,3 +69,21 @@ def test_nothing_reachable_and_no_engine_says_the_install_command(qtbot: Any) ->
     assert "11434" in panel.found_label.text() and "3" in panel.found_label.text()
     panel.show_found([], LocalEngineFacts(True, command))
     assert panel.install_label.isHidden()  # the engine is there and starts by itself
+
+
+def test_connected_to_a_server_the_card_does_not_say_none_answered(
+    make_app: Any, server: Any, run: Any, monkeypatch: Any
+) -> None:
+    """Connected to an Ollama at another port, the card said "No Ollama or vLLM server
+    answered on this computer"; it says no *other* server answered on the usual ports."""
+
+    async def none_found(*_: Any, **__: Any) -> list[FoundServer]:
+        return []
+
+    monkeypatch.setattr("client.ui.chat.welcome.found_servers", none_found)
+    app = make_app(server.url)  # the scripted Ollama, on a port of its own
+    panel = app.welcome.panel
+    run(until(lambda: panel.found_label.text()))
+    assert panel.found_label.text() == "No other server answered on this computer's usual ports."
+    assert "scripted:1b" in panel.running_label.text()
+    assert panel.install_label.isHidden()  # a server answers: no install advice

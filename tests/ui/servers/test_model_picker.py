@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from client.core.metrics import RequestMetrics
+from client.services.servers.servers import LOCAL_ENGINE_LABEL, local_model_name
 from client.services.storage.stores import open_stores
 from client.ui.servers.model_rows import RowKind
 from tests.memory_keyring import MemoryKeyring
@@ -108,6 +109,8 @@ def test_models_grouped_by_server_with_state_and_last_ttft(
     run(opened())
     listed = rows(app)
     assert [(kind, text) for kind, text, _ in listed] == [
+        (RowKind.HEADER, LOCAL_ENGINE_LABEL),  # always listed, started or not
+        (RowKind.MODEL, local_model_name()),
         (RowKind.HEADER, "Box"),
         (RowKind.MODEL, LOADED),
         (RowKind.MODEL, "b-other:1b"),
@@ -123,7 +126,7 @@ def test_models_grouped_by_server_with_state_and_last_ttft(
     assert shown_details["b-other:1b"] == "cold"
     assert shown_details["other:7b"] == "cold · TTFT 460 ms"
     assert picker.currentText() == "scripted:1b"
-    tip = picker.rows.index(1).data(Qt.ItemDataRole.ToolTipRole)
+    tip = picker.rows.index(3).data(Qt.ItemDataRole.ToolTipRole)
     assert tip.startswith(LOADED) and "TTFT 120 ms" in tip
 
     # Choosing another server's model: that server and model are used from now on.
@@ -175,7 +178,7 @@ def test_typing_in_the_closed_picker_filters_and_keys_skip_server_names(
     qtbot.keyClick(popup.filter_edit, Qt.Key.Key_Escape)
     assert not popup.isVisible() and app.page.session.model == "scripted:1b"
     # Closed, Up/Down step through the models, not onto a server's name.
-    picker.setCurrentIndex(4)  # scripted:1b
+    picker.setCurrentIndex(6)  # scripted:1b (after the local model's and Box's rows)
     qtbot.keyClick(picker, Qt.Key.Key_Up)
     assert picker.currentText() == "b-other:1b"  # row 3 is a server's name: passed over
 
@@ -187,14 +190,15 @@ def test_ten_thousand_models_filter_to_the_few_that_match(make_app: Any, run: An
     try:
         app = make_app(server.url, model=names[0])
         picker = app.window.server_bar.model_picker
-        assert picker.count() == 10_000
+        assert picker.count() == 10_000 + 3  # and the local model under its name
         picker.open_filtered("model-0777")
         run(settled(app))
-        assert shown(app) == names[7770:7780]
+        here = app.servers.current.name  # its name heads its models: the local model's too
+        assert shown(app) == [here, *names[7770:7780]]
         picker.popup.filter_edit.setText("Q4_k_m 07777")  # words, in any case and order
-        assert shown(app) == [names[7777]]
+        assert shown(app) == [here, names[7777]]
         picker.popup.filter_edit.clear()
-        assert len(shown(app)) == 10_000
+        assert len(shown(app)) == 10_000 + 3
         picker.popup.filter_edit.setText("model-09999")
         picker.popup._choose(picker.popup.list.currentIndex())
         assert app.page.session.model == names[9_999] == picker.currentText()

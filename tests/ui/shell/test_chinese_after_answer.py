@@ -12,13 +12,15 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
+from client.services.servers.servers import local_model_name
 from client.ui.shell.app import TachyApp
 from tests.ui.conftest import until
 from tests.ui.shell.test_translations import _english, _texts
 
 MODEL = "scripted:1b"
-# Names a window keeps as they are: addresses and model names ("other:7b").
-NAMES = re.compile(r"https?://\S+|\b[\w.-]+:\w+\b")
+# Names a window keeps as they are: addresses and model names ("other:7b", the local
+# engine's model, listed before its start).
+NAMES = re.compile(rf"https?://\S+|\b[\w.-]+:\w+\b|{re.escape(local_model_name())}")
 
 
 def _english_shown(app: TachyApp) -> list[str]:

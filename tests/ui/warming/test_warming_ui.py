@@ -317,3 +317,35 @@ def test_prediction_is_there_from_the_first_keystroke_after_a_restart(warm_app, 
         assert link.policy.predictor.predict(10) is not None
 
     run(body())
+
+
+def test_a_server_restarted_cold_is_shown_cold_and_its_load_as_loading(warm_app, run, lab):
+    """The warmer said "warm · 30 min left"; the server restarted and lost its model.
+    The next question finds it cold: the state reads "loading…" (not still warm) and
+    the wait is the model's load, not "Reading your question"."""
+
+    async def body() -> None:
+        app = await warm_app()
+        link = app.warming
+        assert link is not None
+        await until(lambda: link.state_label.text().startswith("warm · "), 5)
+        port = int(lab.url.rsplit(":", 1)[1])
+        await lab.stop()
+        restarted = LabServer(lab_scenario(2500.0))  # the same server, its memory empty
+        await restarted.start("127.0.0.1", port)
+        try:
+            seen = label_history(app)
+            send(app, "Still there?")
+            generation = app.page.runner.generation
+            await until(lambda: link.state_label.text() == "loading…", 3)
+            loading = "Loading the model (cold start)…"
+            await until(lambda: app.window.stage_label.text().startswith(loading), 4)
+            await until(answered(app, 1), 8)
+            assert generation.cold
+            assert generation.timeline.stages[0].name == "loading"
+            await until(lambda: link.state_label.text().startswith("warm · "), 3)
+            assert seen[0] == "loading…", seen
+        finally:
+            await restarted.stop()
+
+    run(body())
