@@ -258,10 +258,6 @@
         <translation>正在启动本地模型……你的问题已保留，模型就绪后立即发送。</translation>
     </message>
     <message>
-        <source>No answer after {seconds} s. The server may be loading the model.</source>
-        <translation>{seconds} 秒后仍无回答。服务器可能正在加载模型。</translation>
-    </message>
-    <message>
         <source>Stopped. The text so far is kept.</source>
         <translation>已停止。已生成的文字已保留。</translation>
     </message>
@@ -2089,7 +2085,23 @@ Last lines from the engine:
     </message>
 </context>
 <context>
-    <name>Waiting</name>
+    <name>TurnState</name>
+    <message>
+        <source>Getting ready</source>
+        <translation>正在准备</translation>
+    </message>
+    <message>
+        <source>Connecting</source>
+        <translation>正在连接</translation>
+    </message>
+    <message>
+        <source>Waiting for the server</source>
+        <translation>正在等待服务器</translation>
+    </message>
+    <message>
+        <source>Loading the model</source>
+        <translation>正在加载模型</translation>
+    </message>
     <message>
         <source>Reading your question</source>
         <translation>正在阅读你的问题</translation>
@@ -2107,9 +2119,28 @@ Last lines from the engine:
         <translation>正在回答</translation>
     </message>
     <message>
-        <source>Working</source>
-        <translation>正在处理</translation>
+        <source>Done</source>
+        <translation>完成</translation>
     </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>No answer after {seconds} s. {state}…</source>
+        <translation>{seconds} 秒后仍无回答。{state}…</translation>
+    </message>
+</context>
+<context>
+    <name>Waiting</name>
     <message>
         <source>Typing…</source>
         <translation>正在输入…</translation>
@@ -2125,10 +2156,6 @@ Last lines from the engine:
     <message>
         <source>{progress}, about {seconds} s left</source>
         <translation>{progress}，还需约 {seconds} 秒</translation>
-    </message>
-    <message>
-        <source>Loading the model (cold start)</source>
-        <translation>正在加载模型（冷启动）</translation>
     </message>
 </context>
 <context>

@@ -10,13 +10,14 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QLocale, QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from client.services.chat.answer_figures import RequestFigures, whole_answer
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
 from client.services.chat.shown_history import ShownHistory, StoredMessage
+from client.services.chat.turn_state import TurnState
 from client.services.planning.router import RouteDecision
 from client.ui.chat.generation_runner import GenerationRunner, temporary_key
 from client.ui.chat.render.answer_footer import footer_text
@@ -26,6 +27,7 @@ from client.ui.common.async_errors import report
 from client.ui.common.error_text import error_text
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.route_words import tier_label
+from client.ui.common.turn_words import slow_start_sentence
 
 if TYPE_CHECKING:
     from client.ui.shell.main_window import MainWindow
@@ -192,12 +194,10 @@ class ChatPage(QObject):
 
     # --- outcomes ------------------------------------------------------------------
     def _on_slow_start(self, event: SlowStart) -> None:
-        seconds = QLocale().toString(float(event.waited_s), "f", 1)
+        generation = self.runner.generation
+        state = generation.state if generation is not None else TurnState.WAITING
         self.window.outcome_bar.show_steps(
-            self.tr("No answer after {seconds} s. The server may be loading the model.").format(
-                seconds=seconds
-            ),
-            event.next_steps,
+            slow_start_sentence(state, event.waited_s), event.next_steps
         )
 
     def _on_answer_started(self) -> None:

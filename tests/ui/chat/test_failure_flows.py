@@ -34,7 +34,7 @@ def test_waiting_rules_text() -> None:
     assert waiting_text(300, "understanding") == TYPING
     assert waiting_text(999, "loading") == TYPING
     assert waiting_text(1000, "understanding") == "Reading your question… 1.0 s"
-    assert waiting_text(2500, "loading") == "Loading the model (cold start)… 2.5 s"
+    assert waiting_text(2500, "loading") == "Loading the model… 2.5 s"
 
 
 def test_stage_line_is_empty_then_typing_then_stage(make_app, server, run, qtbot):
@@ -59,7 +59,7 @@ def test_stage_line_is_empty_then_typing_then_stage(make_app, server, run, qtbot
 def test_slow_start_offers_keep_waiting_and_cancel_inline(make_app, server, run, qtbot):
     server.scripts.append([("hang",), ("token", "late answer"), ("done",)])
     app = make_app(server.url)
-    app.page.session.configure(first_token_timeout_s=0.3)
+    app.page.session.configure(slow_start_after_s=0.3)
 
     async def scenario() -> None:
         _ask(app, qtbot, "will you answer?")
@@ -79,7 +79,7 @@ def test_slow_start_offers_keep_waiting_and_cancel_inline(make_app, server, run,
 def test_slow_start_cancel_keeps_the_question(make_app, server, run, qtbot):
     server.scripts.append([("hang",)])
     app = make_app(server.url)
-    app.page.session.configure(first_token_timeout_s=0.2)
+    app.page.session.configure(slow_start_after_s=0.2)
 
     async def scenario() -> None:
         _ask(app, qtbot, "are you there?")
@@ -178,7 +178,7 @@ def _free_port() -> int:
 def test_slow_start_choices_go_away_when_the_answer_comes(make_app, server, run, qtbot):
     server.scripts.append([("hang",), ("token", "here I am"), ("done",)])
     app = make_app(server.url)
-    app.page.session.configure(first_token_timeout_s=0.2)
+    app.page.session.configure(slow_start_after_s=0.2)
 
     async def scenario() -> None:
         _ask(app, qtbot, "slow?")
