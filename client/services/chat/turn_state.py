@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from client.core.events import Done, DoneReason, Failed, Token, TokenKind
 from client.core.timeline import RequestTimeline
 from client.services.chat.session_events import Outcome, Stage
 
@@ -83,3 +84,31 @@ def live_state(stage: str | None, timeline: RequestTimeline, sending: bool) -> T
 def stage_state(stage: str) -> TurnState | None:
     """The state a stored stage stands for (None: not a stage, e.g. "route decision")."""
     return STAGE_STATES.get(stage)
+
+
+class StreamStates:
+    """The states of one answer stream read without a session (`tachy chat --json`):
+    the same value, from the same signals, as a Generation's."""
+
+    def __init__(self, timeline: RequestTimeline) -> None:
+        self._timeline = timeline
+        self._stage: str | None = None
+        self._ended: TurnState | None = None
+        self._told: TurnState | None = None
+
+    def after(self, event: object | None) -> TurnState | None:
+        """The state after `event` (None: time passed), when it changed."""
+        if isinstance(event, Token):
+            thinking = event.kind is TokenKind.THINKING
+            self._stage = (Stage.THINKING if thinking else Stage.ANSWERING).value
+        elif isinstance(event, Done):
+            cancelled = event.reason is DoneReason.CANCELLED
+            self._ended = TurnState.STOPPED if cancelled else TurnState.DONE
+        elif isinstance(event, Failed):
+            kept = event.partial_text or event.partial_thinking
+            self._ended = TurnState.INTERRUPTED if kept else TurnState.FAILED
+        state = self._ended or live_state(self._stage, self._timeline, sending=True)
+        if state is self._told:
+            return None
+        self._told = state
+        return state
