@@ -1496,6 +1496,10 @@ Last lines from the engine:
         <translation>请求发出后的秒数</translation>
     </message>
     <message>
+        <source>No tokens yet in this reply.</source>
+        <translation>本次回复尚无词元。</translation>
+    </message>
+    <message>
         <source>{rate} tokens/s now · {chunks} chunks · {stalls} stalls</source>
         <translation>当前 {rate} 词元/秒 · {chunks} 个片段 · {stalls} 次停顿</translation>
     </message>
