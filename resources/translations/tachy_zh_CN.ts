@@ -2084,8 +2084,12 @@ Last lines from the engine:
         <translation>输入提示</translation>
     </message>
     <message>
-        <source>stages (understanding, thinking, answering)</source>
-        <translation>阶段（理解、思考、回答）</translation>
+        <source>stages ({stages})</source>
+        <translation>阶段（{stages}）</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
     </message>
 </context>
 <context>
@@ -2266,26 +2270,6 @@ Last lines from the engine:
     <message>
         <source>painted</source>
         <translation>绘制</translation>
-    </message>
-    <message>
-        <source>loading</source>
-        <translation>加载</translation>
-    </message>
-    <message>
-        <source>understanding</source>
-        <translation>理解</translation>
-    </message>
-    <message>
-        <source>retrieving</source>
-        <translation>检索</translation>
-    </message>
-    <message>
-        <source>thinking</source>
-        <translation>思考</translation>
-    </message>
-    <message>
-        <source>answering</source>
-        <translation>回答</translation>
     </message>
     <message>
         <source>server: model load</source>
