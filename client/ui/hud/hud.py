@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +72,10 @@ class LatencyHud(QWidget):
         self.stream = LiveStream()
         self.streaming = False
         self._clear_live = False
-        self._requests = 0  # requests started: a late clear knows its own
+        self._clear_timer = QTimer(self)
+        self._clear_timer.setSingleShot(True)
+        self._clear_timer.setInterval(CLEAR_LIVE_AFTER_MS)
+        self._clear_timer.timeout.connect(self._clear_waiting)
         self._timeline: RequestTimeline | None = None
         self.model = ""
         self.frames = 0  # frames that changed the live plot (for tests)
@@ -148,8 +150,7 @@ class LatencyHud(QWidget):
         # first frame that has something to draw (clearing it now would schedule a
         # repaint of the HUD just when the first token is due).
         self._clear_live = True
-        self._requests += 1
-        QTimer.singleShot(CLEAR_LIVE_AFTER_MS, partial(self._clear_waiting, self._requests))
+        self._clear_timer.start()  # a timer the HUD owns: it goes with the HUD
         self.streaming = True
         if not self.frame_timer.isActive():
             self.frame_timer.start()
@@ -248,9 +249,9 @@ class LatencyHud(QWidget):
         if self.isVisible():
             self._draw_live()
 
-    def _clear_waiting(self, request: int) -> None:
+    def _clear_waiting(self) -> None:
         """No first token yet: the live tab shows nothing of the last reply."""
-        if request == self._requests and self._clear_live:
+        if self._clear_live:
             self._clear_live = False
             self.live.reset(waiting=True)
 
