@@ -214,17 +214,15 @@ class ChatPage(QObject):
         if finished is None:
             return
         w.chat_view.set_footer(key, self.figures_text(generation, key))
-        w.stage_label.setText(error_text(finished.error_message))
+        steps = list(finished.next_steps)
+        # One card: a failure's sentence sits in the bar with its buttons.
+        w.stage_label.setText("" if steps else error_text(finished.error_message))
         if key > 0 and self.stored.available:
             self._refresh_version(key)
             if generation.kind == "edit" and generation.user_message_id is not None:
                 self._refresh_version(generation.user_message_id)  # the question's ‹n/n›
-        steps = list(finished.next_steps)
         if steps:
-            # Said once: the status line has the failure's sentence, the bar only what
-            # to do about it (it has its own sentence for a Stop).
-            sentence = _outcome_sentence(finished)
-            w.outcome_bar.show_steps("" if sentence == finished.error_message else sentence, steps)
+            w.outcome_bar.show_steps(_outcome_sentence(finished), steps)
             self._outcome_key = key
         else:
             w.outcome_bar.clear()
@@ -420,4 +418,4 @@ class ChatPage(QObject):
 def _outcome_sentence(finished: Finished) -> str:
     if finished.outcome is Outcome.STOPPED:
         return QCoreApplication.translate("ChatPage", "Stopped. The text so far is kept.")
-    return str(finished.error_message or "")
+    return error_text(finished.error_message or "")

@@ -108,8 +108,8 @@ def test_interrupted_stream_keeps_text_and_offers_continue_and_retry(make_app, s
     assert view.message(key).text == "Part one, part two"
     assert view.message(key).state == "interrupted"
     assert _steps(app) == ["continue", "retry"]
-    assert app.window.stage_label.text()  # a sentence, not a traceback
-    assert "Traceback" not in app.window.stage_label.text()
+    assert app.window.outcome_bar.message_label.text()  # a sentence, not a traceback
+    assert "Traceback" not in app.window.outcome_bar.message_label.text()
     _assert_composer_works(app)
 
     async def retry() -> None:
@@ -128,7 +128,7 @@ def test_error_line_mid_stream_is_interrupted(make_app, server, run, qtbot):
     view = app.window.chat_view
     assert view.message(view.keys()[-1]).text == "Some words"
     assert _steps(app) == ["continue", "retry"]
-    assert "model crashed" in app.window.stage_label.text()
+    assert "model crashed" in app.window.outcome_bar.message_label.text()
 
 
 def test_error_before_text_offers_retry_and_edit_question(make_app, server, run, qtbot):
@@ -136,7 +136,7 @@ def test_error_before_text_offers_retry_and_edit_question(make_app, server, run,
     app = make_app(server.url)
     run(_ask_and_wait(app, qtbot, "my long question"))
     assert _steps(app) == ["retry", "edit_question"]
-    assert "out of memory" in app.window.stage_label.text()
+    assert "out of memory" in app.window.outcome_bar.message_label.text()
     qtbot.mouseClick(app.window.outcome_bar.button("edit_question"), Qt.MouseButton.LeftButton)
     assert app.window.composer.toPlainText() == "my long question"
     _assert_composer_works(app)
@@ -157,7 +157,7 @@ def test_unreachable_server_offers_retry_other_server_and_local_model(make_app, 
     app.page.session.use_route(replace(app.page.session.route, backend=closed))
     run(_ask_and_wait(app, qtbot, "hello?"))
     assert _steps(app) == ["retry", "choose_server", "use_local"]
-    assert "reach" in app.window.stage_label.text()
+    assert "reach" in app.window.outcome_bar.message_label.text()
     _assert_composer_works(app)
     assert "hello?" in app.window.chat_view.toPlainText()  # the question is kept
     qtbot.mouseClick(app.window.outcome_bar.button("use_local"), Qt.MouseButton.LeftButton)
