@@ -343,15 +343,21 @@ class ChatPage(QObject):
             self.conversationShown.emit()
             return
         versions = self.stored.versions_in(conversation_id)
-        shown = [self._shown(message, versions) for message in self.stored.path(conversation_id)]
+        path = self.stored.path(conversation_id)
+        shown = [self._shown(message, versions) for message in path]
         self._add_footers(shown)
         self.window.chat_view.set_messages(shown)
-        last = shown[-1] if shown else None
-        if last is not None and last.role == "assistant" and last.state in RESUMABLE:
-            self._outcome_key = last.key
-            sentence, steps = RESUMABLE[last.state]
-            self.window.outcome_bar.show_steps(self.tr(sentence), steps)
+        if path and path[-1].role == "assistant" and str(path[-1].state) in RESUMABLE:
+            self._show_resumable(path[-1])
         self.conversationShown.emit()
+
+    def _show_resumable(self, last: StoredMessage) -> None:
+        """The bar under a stored answer that can go on: its own stored reason (a
+        failed version flipped to says why it failed), else what its state means."""
+        self._outcome_key = last.id
+        sentence, steps = RESUMABLE[str(last.state)]
+        reason = error_text(last.error_message) if last.error_message else self.tr(sentence)
+        self.window.outcome_bar.show_steps(reason, steps)
 
     def _shown(self, message: StoredMessage, versions: dict[int, tuple[int, int]]) -> ShownMessage:
         return ShownMessage(

@@ -190,3 +190,24 @@ def test_slow_start_choices_go_away_when_the_answer_comes(make_app, server, run,
 
     run(scenario())
     _assert_composer_works(app)
+
+
+def test_a_failed_version_flipped_to_says_why_it_failed(make_app, server, run, qtbot):
+    """‹1/2› on an answer that was cut by an error: its stored reason is in the bar
+    (issue 27: it showed without its reason)."""
+    server.scripts.append([("token", "Some words"), ("error_line", "model crashed")])
+    app = make_app(server.url)
+    run(_ask_and_wait(app, qtbot, "go"))
+    view, bar = app.window.chat_view, app.window.outcome_bar
+
+    async def retry() -> None:
+        qtbot.mouseClick(bar.button("retry"), Qt.MouseButton.LeftButton)
+        await until(lambda: not app.page.busy and "Hello there." in view.toPlainText())
+
+    run(retry())
+    assert not bar.isVisible()
+    app.page.switch_version(view.keys()[-1], -1)  # back to the one that failed
+    shown = view.message(view.keys()[-1])
+    assert shown.text == "Some words" and shown.version == (1, 2)
+    assert bar.isVisible() and "model crashed" in bar.message_label.text()
+    assert list(bar.buttons) == ["continue", "retry"]
