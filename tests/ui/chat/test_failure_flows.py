@@ -211,3 +211,24 @@ def test_a_failed_version_flipped_to_says_why_it_failed(make_app, server, run, q
     assert shown.text == "Some words" and shown.version == (1, 2)
     assert bar.isVisible() and "model crashed" in bar.message_label.text()
     assert list(bar.buttons) == ["continue", "retry"]
+
+
+def test_an_attempt_that_failed_before_any_text_is_not_a_version(make_app, server, run, qtbot):
+    """Retry after a failure with no text: the new answer replaces the attempt (no
+    ‹2/2›), in the window and when the conversation is opened again."""
+    server.scripts.append([("status", 500, "out of memory")])
+    app = make_app(server.url)
+    run(_ask_and_wait(app, qtbot, "go"))
+    view, bar = app.window.chat_view, app.window.outcome_bar
+    assert "out of memory" in bar.message_label.text()  # the attempt's reason, while it stands
+
+    async def retry() -> None:
+        qtbot.mouseClick(bar.button("retry"), Qt.MouseButton.LeftButton)
+        await until(lambda: not app.page.busy and "Hello there." in view.toPlainText())
+
+    run(retry())
+    key = view.keys()[-1]
+    assert view.message(key).version in (None, (1, 1))
+    app.page.show_conversation(app.page.conversation_id)
+    assert view.message(view.keys()[-1]).version in (None, (1, 1))
+    assert app.stores.history.get_message(key).content == "Hello there."
