@@ -1122,6 +1122,10 @@
         <translation>现在无法连接 {url} 上的服务器（{detail}）。请确认它正在运行，或选择其他服务器。</translation>
     </message>
     <message>
+        <source>No answer arrived in {seconds} s, and the request was cancelled.</source>
+        <translation>{seconds} 秒内没有收到回答，请求已取消。</translation>
+    </message>
+    <message>
         <source>The server is still loading its model. Retry in a moment.</source>
         <translation>服务器仍在加载模型。请稍后重试。</translation>
     </message>
