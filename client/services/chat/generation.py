@@ -352,22 +352,6 @@ class Generation:
     # ---- events -----------------------------------------------------------------------
 
     def _on_item(self, item: Item) -> list[SessionEvent]:
-        out = self._on_stream_item(item)
-        if type(item) is Token:
-            if len(out) < 2:
-                return out  # the hot path: the same stage, so the same state
-            return [*self._restate(self.timeline.tokens[-1].at_ns), *out]
-        return [*out, *self._restate()]
-
-    def _restate(self, at_ns: int | None = None) -> list[StateChanged]:
-        """A StateChanged when the turn's state differs from the one last told."""
-        state = self.state
-        if state is self._state_told:
-            return []
-        self._state_told = state
-        return [StateChanged(state, at_ns if at_ns is not None else now_ns())]
-
-    def _on_stream_item(self, item: Item) -> list[SessionEvent]:
         if type(item) is Token:  # the common case first: this runs for every token
             if self._answer_filter is not None and item.kind is TokenKind.ANSWER:
                 shown = self._answer_filter(item.text)
@@ -378,8 +362,20 @@ class Generation:
             (self._thinking_parts if thinking else self._text_parts).append(item.text)
             stage = Stage.THINKING if thinking else Stage.ANSWERING
             if stage is self._stage:
-                return [item]
-            return [self._enter(stage, self.timeline.tokens[-1].at_ns), item]
+                return [item]  # the same stage, so the same state: nothing more to do
+            entered = self._enter(stage, self.timeline.tokens[-1].at_ns)
+            return [*self._restate(entered.at_ns), entered, item]
+        return [*self._on_other(item), *self._restate()]
+
+    def _restate(self, at_ns: int | None = None) -> list[StateChanged]:
+        """A StateChanged when the turn's state differs from the one last told."""
+        state = self.state
+        if state is self._state_told:
+            return []
+        self._state_told = state
+        return [StateChanged(state, at_ns if at_ns is not None else now_ns())]
+
+    def _on_other(self, item: Item) -> list[SessionEvent]:
         if isinstance(item, SlowStart | StageChanged | StateChanged):
             return [item]
         if isinstance(item, Prefill):  # the server is reading the prompt: loaded
