@@ -35,6 +35,7 @@ from client.cli.chat_common import (
     say,
     summary_line,
     timeouts,
+    with_ticks,
 )
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.conversation import ChatRequest
@@ -115,7 +116,7 @@ async def _chat(args: argparse.Namespace) -> int:
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
         try:
             async with stream:
-                async for event in stream:
+                async for event in with_ticks(stream) if args.json else stream:
                     printer.show(event, stream)
         except asyncio.CancelledError:  # Ctrl-C: the text so far stays on screen
             printer.finish(stream)

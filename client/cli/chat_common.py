@@ -5,11 +5,12 @@ stderr, and the exit code; and the model a command takes when none is given (ben
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import math
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import TextIO
 
 from client.backends.base import Backend, ModelInfo
@@ -20,6 +21,7 @@ from client.core.events import Failed, Prefill, Started, StreamEvent, Token, Tok
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
 from client.services.cascade.fallback import FallbackStream
+from client.services.chat.turn_state import StreamStates
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
@@ -27,6 +29,7 @@ EXIT_INTERRUPTED = 3
 EXIT_STOPPED = 130
 # A lone model's stream, or a cascade's (the other model takes over before a first token).
 AnswerStream = ChatStream | FallbackStream
+TICK_S = 0.1  # --json, before the first byte: how often the request's stamps are read
 
 
 async def first_model(backend: Backend) -> str:
@@ -91,7 +94,7 @@ class TextPrinter:
         self._stage = ""
         self._wrote_text = False
 
-    def show(self, event: StreamEvent, stream: AnswerStream) -> None:
+    def show(self, event: StreamEvent | None, stream: AnswerStream) -> None:
         if isinstance(event, Started):
             self._enter("understanding", stream, at_ns=event.at_ns)
         elif isinstance(event, Token):
@@ -131,17 +134,63 @@ class TextPrinter:
 
 
 class JsonPrinter:
+    """One JSON object a line: each stream event, and before it each change of the
+    turn's state ({"event": "state", "state": "waiting"}: the window's states)."""
+
     def __init__(self, out: TextIO) -> None:
         self._out = out
+        self._states: StreamStates | None = None
 
-    def show(self, event: StreamEvent, stream: AnswerStream) -> None:
-        self._out.write(json.dumps(as_dict(event), ensure_ascii=False) + "\n")
-        self._out.flush()
+    def show(self, event: StreamEvent | None, stream: AnswerStream) -> None:
+        """`event`, after the state it leads to; None: time passed without one."""
+        self._state(event, stream)
+        if event is not None:
+            self._write(as_dict(event))
 
     def finish(self, stream: AnswerStream) -> None:
-        record = {"event": "metrics", **stream.metrics().as_dict()}
-        self._out.write(json.dumps(record) + "\n")
+        if stream.outcome is not None:  # e.g. stopped by Ctrl-C: no event said so
+            self._state(stream.outcome, stream)
+        self._write({"event": "metrics", **stream.metrics().as_dict()})
+
+    def _state(self, event: object | None, stream: AnswerStream) -> None:
+        if self._states is None:
+            self._states = StreamStates(stream.timeline)
+        state = self._states.after(event)
+        if state is not None:
+            self._write({"event": "state", "state": state.value})
+
+    def _write(self, record: dict[str, object]) -> None:
+        self._out.write(json.dumps(record, ensure_ascii=False) + "\n")
         self._out.flush()
+
+
+async def with_ticks(
+    stream: AnswerStream, every_s: float = TICK_S
+) -> AsyncIterator[StreamEvent | None]:
+    """The stream's events, and None every `every_s` while no byte came back (the
+    request's stamps change the state without an event). After the first byte, the
+    events as they come, with no timer."""
+    events = aiter(stream)
+    pending: asyncio.Future[StreamEvent | None] | None = None
+    try:
+        while True:
+            if pending is None and stream.timeline.first_byte_ns is not None:
+                event = await anext(events, None)
+            else:
+                if pending is None:
+                    pending = asyncio.ensure_future(anext(events, None))
+                done, _ = await asyncio.wait({pending}, timeout=every_s)
+                if not done:
+                    yield None
+                    continue
+                event, pending = pending.result(), None
+            if event is None:
+                return
+            yield event
+    finally:
+        if pending is not None and not pending.done():
+            pending.cancel()
+            await asyncio.wait({pending})
 
 
 def _since_written_ms(stream: AnswerStream) -> float:

@@ -258,10 +258,6 @@
         <translation>正在启动本地模型……你的问题已保留，模型就绪后立即发送。</translation>
     </message>
     <message>
-        <source>No answer after {seconds} s. The server may be loading the model.</source>
-        <translation>{seconds} 秒后仍无回答。服务器可能正在加载模型。</translation>
-    </message>
-    <message>
         <source>Stopped. The text so far is kept.</source>
         <translation>已停止。已生成的文字已保留。</translation>
     </message>
@@ -1126,6 +1122,10 @@
         <translation>现在无法连接 {url} 上的服务器（{detail}）。请确认它正在运行，或选择其他服务器。</translation>
     </message>
     <message>
+        <source>No answer arrived in {seconds} s, and the request was cancelled.</source>
+        <translation>{seconds} 秒内没有收到回答，请求已取消。</translation>
+    </message>
+    <message>
         <source>The server is still loading its model. Retry in a moment.</source>
         <translation>服务器仍在加载模型。请稍后重试。</translation>
     </message>
@@ -1498,6 +1498,10 @@ Last lines from the engine:
     <message>
         <source>seconds since request written</source>
         <translation>请求发出后的秒数</translation>
+    </message>
+    <message>
+        <source>No tokens yet in this reply.</source>
+        <translation>本次回复尚无词元。</translation>
     </message>
     <message>
         <source>{rate} tokens/s now · {chunks} chunks · {stalls} stalls</source>
@@ -2143,12 +2147,32 @@ Last lines from the engine:
         <translation>输入提示</translation>
     </message>
     <message>
-        <source>stages (understanding, thinking, answering)</source>
-        <translation>阶段（理解、思考、回答）</translation>
+        <source>stages ({stages})</source>
+        <translation>阶段（{stages}）</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
     </message>
 </context>
 <context>
-    <name>Waiting</name>
+    <name>TurnState</name>
+    <message>
+        <source>Getting ready</source>
+        <translation>正在准备</translation>
+    </message>
+    <message>
+        <source>Connecting</source>
+        <translation>正在连接</translation>
+    </message>
+    <message>
+        <source>Waiting for the server</source>
+        <translation>正在等待服务器</translation>
+    </message>
+    <message>
+        <source>Loading the model</source>
+        <translation>正在加载模型</translation>
+    </message>
     <message>
         <source>Reading your question</source>
         <translation>正在阅读你的问题</translation>
@@ -2166,9 +2190,28 @@ Last lines from the engine:
         <translation>正在回答</translation>
     </message>
     <message>
-        <source>Working</source>
-        <translation>正在处理</translation>
+        <source>Done</source>
+        <translation>完成</translation>
     </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Interrupted</source>
+        <translation>已中断</translation>
+    </message>
+    <message>
+        <source>No answer after {seconds} s. {state}…</source>
+        <translation>{seconds} 秒后仍无回答。{state}…</translation>
+    </message>
+</context>
+<context>
+    <name>Waiting</name>
     <message>
         <source>Typing…</source>
         <translation>正在输入…</translation>
@@ -2184,10 +2227,6 @@ Last lines from the engine:
     <message>
         <source>{progress}, about {seconds} s left</source>
         <translation>{progress}，还需约 {seconds} 秒</translation>
-    </message>
-    <message>
-        <source>Loading the model (cold start)</source>
-        <translation>正在加载模型（冷启动）</translation>
     </message>
 </context>
 <context>
@@ -2294,26 +2333,6 @@ Last lines from the engine:
     <message>
         <source>painted</source>
         <translation>绘制</translation>
-    </message>
-    <message>
-        <source>loading</source>
-        <translation>加载</translation>
-    </message>
-    <message>
-        <source>understanding</source>
-        <translation>理解</translation>
-    </message>
-    <message>
-        <source>retrieving</source>
-        <translation>检索</translation>
-    </message>
-    <message>
-        <source>thinking</source>
-        <translation>思考</translation>
-    </message>
-    <message>
-        <source>answering</source>
-        <translation>回答</translation>
     </message>
     <message>
         <source>server: model load</source>

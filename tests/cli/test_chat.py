@@ -13,6 +13,7 @@ import time
 import pytest
 
 from client.cli import main
+from client.lab import run_in_thread, scenario_from_dict
 from tests.backends.live_server import LiveServer, Script
 from tests.backends.test_live_http import closed_port
 
@@ -63,12 +64,33 @@ def test_ollama_detected_automatically(capsys: pytest.CaptureFixture[str]) -> No
 def test_json_events_and_metrics(capsys: pytest.CaptureFixture[str]) -> None:
     with LiveServer(Script(tokens=["x", "y"])) as server:
         assert main(["chat", "--url", server.url, "--api", "openai", "--json", "hi"]) == 0
-    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    every = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    lines = [line for line in every if line["event"] != "state"]
     names = [line["event"] for line in lines]
     assert names == ["started", "token", "token", "usage", "done", "metrics"]
+    states = [line["state"] for line in every if line["event"] == "state"]
+    assert states[-3:] == ["reading", "answering", "done"]  # the window's states
     assert lines[1] == {"event": "token", "text": "x", "kind": "answer"}
     assert lines[4]["reason"] == "stop" and lines[4]["text"] == "xy"
     assert lines[-1]["output_tokens"] == 2 and lines[-1]["ttft_ms"] > 0
+
+
+def test_json_says_waiting_while_the_server_sends_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A server that accepts the request and sends nothing: the state is "waiting" (not
+    "reading"), then "failed" when the first-token timeout gives up."""
+    running = run_in_thread(scenario_from_dict({"fault": {"kind": "never_answer"}}))
+    try:
+        args = ["chat", "--url", running.url, "--api", "openai", "-m", "tachy-lab", "--json"]
+        code = main([*args, "--first-token-timeout", "0.5", "hi"])
+    finally:
+        running.stop()
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    states = [line["state"] for line in lines if line["event"] == "state"]
+    assert code == 1
+    assert "waiting" in states and states[-1] == "failed"
+    assert "reading" not in states and "loading" not in states
 
 
 def test_stages_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:

@@ -49,6 +49,12 @@ from client.services.chat.session_events import (
     next_steps,
 )
 from client.services.chat.stage_record import stage_record
+from client.services.chat.turn_state import (
+    OUTCOME_STATES,
+    StateChanged,
+    TurnState,
+    live_state,
+)
 from client.services.chat.turn_store import Turn, name_fallback
 from client.services.knowledge.knowledge_stage import KnowledgeStage, Retrieved
 from client.services.knowledge.retrieval import Retrieval, as_passages
@@ -59,7 +65,9 @@ from client.store.metrics_store import MetricsStore
 
 log = logging.getLogger(__name__)
 
-SessionEvent = StageChanged | Retrieved | Token | SlowStart | Finished
+STATE_POLL_S = 0.1  # before the headers: how often the request's stamps are read
+
+SessionEvent = StageChanged | StateChanged | Retrieved | Token | SlowStart | Finished
 AnswerFilter = Callable[[str], str]  # answer text in -> the part to show now
 
 
@@ -77,7 +85,8 @@ class RunSettings:
 
     history: HistoryStore
     metrics_store: MetricsStore | None = None
-    first_token_timeout_s: float = 60.0  # then SlowStart: Keep waiting / Cancel
+    first_token_timeout_s: float = 60.0  # a cascade's route: its first-token limit
+    slow_start_after_s: float = 15.0  # no first token by then: SlowStart (Keep waiting / Cancel)
     fallback_after_s: float = 10.0  # a cascade's route, before the other answers
     stall_timeout_s: float = 15.0
     thresholds: TierThresholds = DEFAULT_THRESHOLDS
@@ -92,7 +101,7 @@ class RunSettings:
 Chooser = Callable[[], Awaitable[RouteChoice]]
 # The turn as stored (with that route), the passages the retrieving stage found for it.
 RequestBuilder = Callable[[Turn, tuple[Passage, ...], RouteChoice], Awaitable[Outgoing]]
-Item = StreamEvent | SlowStart | StageChanged | None  # what the run loop handles
+Item = StreamEvent | SlowStart | StageChanged | StateChanged | None  # what the run loop handles
 
 
 class Generation:
@@ -132,6 +141,8 @@ class Generation:
         self._stage: Stage | None = None
         self._waiting_since = 0.0
         self._slow_start_sent = False
+        self._sending = False  # the request was handed to its server
+        self._state_told: TurnState | None = None  # the last StateChanged yielded
         self._saved = False
         self._iterator: AsyncGenerator[SessionEvent, None] | None = None
         self._closing: asyncio.Future[None] | None = None
@@ -140,6 +151,14 @@ class Generation:
     def cold(self) -> bool:
         """The warmer said cold or loading while it waited, or the server reported a load."""
         return self._loading.cold
+
+    @property
+    def state(self) -> TurnState:
+        """What the turn is doing now, from the signals seen so far."""
+        if self.finished is not None:
+            return OUTCOME_STATES[self.finished.outcome]
+        stage = self._stage.value if self._stage is not None else None
+        return live_state(stage, self.timeline, self._sending)
 
     @property
     def route(self) -> Route | None:
@@ -173,15 +192,21 @@ class Generation:
         self._watch_consumer()
         try:
             yield self._enter(self._first_stage())
+            for told in self._restate():
+                yield told
             turn = await self._store_turn()
             passages: tuple[Passage, ...] = ()
             if self._retrieving(turn):
                 yield self._enter(Stage.RETRIEVING)
+                for told in self._restate():
+                    yield told
                 passages = await self._retrieve(turn)
                 assert self.retrieval is not None
                 understanding = self._enter(self._first_stage())  # retrieving ends now
                 yield Retrieved(self.retrieval, understanding.at_ns)
                 yield understanding
+                for told in self._restate():
+                    yield told
             await self._start(turn, passages)
             assert self._stream is not None and self._writer is not None
             async with self._stream as stream:
@@ -211,6 +236,8 @@ class Generation:
         finally:
             await self._save()
         assert self.finished is not None
+        for told in self._restate():
+            yield told
         yield self.finished
 
     async def _store_turn(self) -> Turn:
@@ -255,6 +282,7 @@ class Generation:
         stream = answer_stream(self.plan, timeouts, self._take_fallback, limit)
         stream.timeline = self.timeline
         self._stream = stream
+        self._sending = True
         self._waiting_since = asyncio.get_running_loop().time()
 
     def _take_fallback(self, fell_back: FellBack) -> None:
@@ -290,21 +318,30 @@ class Generation:
         steps: list[float] = []
         if not self._slow_start_sent:
             elapsed = asyncio.get_running_loop().time() - self._waiting_since
-            steps.append(max(0.0, self._settings.first_token_timeout_s - elapsed))
+            steps.append(max(0.0, self._settings.slow_start_after_s - elapsed))
         if self._loading.polls:
             steps.append(MODEL_STATE_POLL_S)
+        if self.state in (TurnState.CONNECTING, TurnState.WAITING):
+            steps.append(STATE_POLL_S)  # the request's stamps: written, headers
         return min(steps) if steps else None
 
-    def _notice_while_waiting(self) -> SlowStart | StageChanged | None:
+    def _notice_while_waiting(self) -> SlowStart | StageChanged | StateChanged | None:
         waited = asyncio.get_running_loop().time() - self._waiting_since
-        if not self._slow_start_sent and waited >= self._settings.first_token_timeout_s:
+        if not self._slow_start_sent and waited >= self._settings.slow_start_after_s:
             self._slow_start_sent = True
             return SlowStart(waited)
         if self._loading.polls:
             stage = self._loading.stage()
             if stage is not self._stage:
                 return self._enter(stage)
-        return None
+        told = self._restate()
+        return told[0] if told else None
+
+    def waited_s(self) -> float:
+        """Seconds since the request (or its fallback) went out, as the loop counts."""
+        if not self._sending:
+            return 0.0
+        return asyncio.get_running_loop().time() - self._waiting_since
 
     async def _cancel_pending(self) -> None:
         pending, self._pending = self._pending, None
@@ -325,9 +362,21 @@ class Generation:
             (self._thinking_parts if thinking else self._text_parts).append(item.text)
             stage = Stage.THINKING if thinking else Stage.ANSWERING
             if stage is self._stage:
-                return [item]
-            return [self._enter(stage, self.timeline.tokens[-1].at_ns), item]
-        if isinstance(item, SlowStart | StageChanged):
+                return [item]  # the same stage, so the same state: nothing more to do
+            entered = self._enter(stage, self.timeline.tokens[-1].at_ns)
+            return [*self._restate(entered.at_ns), entered, item]
+        return [*self._on_other(item), *self._restate()]
+
+    def _restate(self, at_ns: int | None = None) -> list[StateChanged]:
+        """A StateChanged when the turn's state differs from the one last told."""
+        state = self.state
+        if state is self._state_told:
+            return []
+        self._state_told = state
+        return [StateChanged(state, at_ns if at_ns is not None else now_ns())]
+
+    def _on_other(self, item: Item) -> list[SessionEvent]:
+        if isinstance(item, SlowStart | StageChanged | StateChanged):
             return [item]
         if isinstance(item, Prefill):  # the server is reading the prompt: loaded
             self._loading.prompt_started = True
@@ -368,10 +417,9 @@ class Generation:
         if self.finished is not None:
             return
         if self._slow_start_sent and not self._has_new_text():
-            waited = self._settings.first_token_timeout_s
             self._conclude(
                 Outcome.TIMED_OUT,
-                f"No answer arrived within {waited:.1f} s, and the request was cancelled.",
+                f"No answer arrived in {self.waited_s():.1f} s, and the request was cancelled.",
             )
         else:
             self._conclude(Outcome.STOPPED)

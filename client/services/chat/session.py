@@ -2,7 +2,7 @@
 
     session = ChatSession(backend, "llama3.2", history, metrics_store, server_name="Ollama")
     generation = session.generate(None, "Why is the sky blue?")
-    async for event in generation:  # StageChanged / Token / SlowStart / Finished
+    async for event in generation:  # StageChanged / StateChanged / Token / SlowStart / Finished
         ...
 
 The session holds the user's settings and the candidate routes (servers and models
@@ -402,6 +402,7 @@ class ChatSession:
             history=self.history,
             metrics_store=self.metrics_store,
             first_token_timeout_s=own.first_token_timeout_s,
+            slow_start_after_s=own.slow_start_after_s,
             fallback_after_s=own.fallback_after_s,
             stall_timeout_s=own.stall_timeout_s,
             thresholds=own.thresholds,

@@ -35,7 +35,10 @@ class SessionSettings:
     # menu); past it, or when off, the router's rules decide.
     classify: bool = False
     classify_budget_ms: float = DEFAULT_BUDGET_MS
-    first_token_timeout_s: float = 60.0  # then Keep waiting / Cancel
+    # No first token (not even a byte) by then: Keep waiting / Cancel are offered.
+    slow_start_after_s: float = 15.0
+    # A cascade's chosen model never waits past this for its first token.
+    first_token_timeout_s: float = 60.0
     # A cascade's chosen model gets this long for its first token; then the other answers.
     fallback_after_s: float = FALLBACK_AFTER_S
     stall_timeout_s: float = 15.0

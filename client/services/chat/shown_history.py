@@ -30,15 +30,32 @@ class ShownHistory:
         return self._history.active_path(conversation_id) if self._history is not None else []
 
     def versions(self, message_id: int) -> list[int]:
-        """The ids of the message and its other versions, oldest first."""
+        """The ids of the message and its other versions, oldest first. An attempt that
+        failed before any text is no version (the next attempt replaced it), unless
+        it is the one asked about."""
         if self._history is None:
             return []
-        return [message.id for message in self._history.siblings(message_id)]
+        return _counted(self._history.siblings(message_id), message_id)
 
     def versions_in(self, conversation_id: int) -> dict[int, tuple[int, int]]:
         """Every message with other versions (edited questions, answers again): its
-        position from 1 and how many there are, in one read."""
-        return self._history.versions(conversation_id) if self._history is not None else {}
+        position from 1 and how many there are (the stored versions read at once,
+        then each group of them once, for the empty failures among them)."""
+        if self._history is None:
+            return {}
+        stored = self._history.versions(conversation_id)
+        shown: dict[int, tuple[int, int]] = {}
+        read: set[int] = set()
+        for first in stored:
+            if first in read:
+                continue
+            siblings = self._history.siblings(first)
+            read.update(m.id for m in siblings)
+            for message in siblings:
+                ids = _counted(siblings, message.id)
+                if len(ids) > 1:
+                    shown[message.id] = (ids.index(message.id) + 1, len(ids))
+        return shown
 
     def show_version(self, message_id: int) -> bool:
         """Make this version (and its ancestors) the active one; True when the
@@ -57,3 +74,13 @@ class ShownHistory:
     def set_paint_ms(self, record_id: int, paint_ms: float) -> None:
         if self._metrics is not None:
             self._metrics.set_paint_ms(record_id, paint_ms)
+
+
+def _counted(siblings: list[StoredMessage], message_id: int) -> list[int]:
+    return [m.id for m in siblings if m.id == message_id or not _empty_failure(m)]
+
+
+def _empty_failure(message: StoredMessage) -> bool:
+    """An answer that failed before any text: an attempt, not a version."""
+    failed = str(message.state) == "failed"
+    return failed and message.role == "assistant" and not (message.content or message.thinking)

@@ -309,7 +309,7 @@ TIER_BEHAVIOUR = {
     Tier.INSTANT: "nothing: the reply feels instant",
     Tier.FAST: "nothing: the reply came before the typing indicator",
     Tier.TYPING: "typing indicator",
-    Tier.SLOW: "stages (understanding, thinking, answering)",
+    Tier.SLOW: "stages ({stages})",  # the window's words for the states it showed
 }
 
 

@@ -10,13 +10,14 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QLocale, QObject, Signal
+from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from client.services.chat.answer_figures import RequestFigures, whole_answer
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
 from client.services.chat.shown_history import ShownHistory, StoredMessage
+from client.services.chat.turn_state import TurnState
 from client.services.planning.router import RouteDecision
 from client.ui.chat.generation_runner import GenerationRunner, temporary_key
 from client.ui.chat.render.answer_footer import footer_text
@@ -26,6 +27,7 @@ from client.ui.common.async_errors import report
 from client.ui.common.error_text import error_text
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.route_words import tier_label
+from client.ui.common.turn_words import slow_start_sentence
 
 if TYPE_CHECKING:
     from client.ui.shell.main_window import MainWindow
@@ -192,12 +194,10 @@ class ChatPage(QObject):
 
     # --- outcomes ------------------------------------------------------------------
     def _on_slow_start(self, event: SlowStart) -> None:
-        seconds = QLocale().toString(float(event.waited_s), "f", 1)
+        generation = self.runner.generation
+        state = generation.state if generation is not None else TurnState.WAITING
         self.window.outcome_bar.show_steps(
-            self.tr("No answer after {seconds} s. The server may be loading the model.").format(
-                seconds=seconds
-            ),
-            event.next_steps,
+            slow_start_sentence(state, event.waited_s), event.next_steps
         )
 
     def _on_answer_started(self) -> None:
@@ -214,17 +214,15 @@ class ChatPage(QObject):
         if finished is None:
             return
         w.chat_view.set_footer(key, self.figures_text(generation, key))
-        w.stage_label.setText(error_text(finished.error_message))
+        steps = list(finished.next_steps)
+        # One card: a failure's sentence sits in the bar with its buttons.
+        w.stage_label.setText("" if steps else error_text(finished.error_message))
         if key > 0 and self.stored.available:
             self._refresh_version(key)
             if generation.kind == "edit" and generation.user_message_id is not None:
                 self._refresh_version(generation.user_message_id)  # the question's ‹n/n›
-        steps = list(finished.next_steps)
         if steps:
-            # Said once: the status line has the failure's sentence, the bar only what
-            # to do about it (it has its own sentence for a Stop).
-            sentence = _outcome_sentence(finished)
-            w.outcome_bar.show_steps("" if sentence == finished.error_message else sentence, steps)
+            w.outcome_bar.show_steps(_outcome_sentence(finished), steps)
             self._outcome_key = key
         else:
             w.outcome_bar.clear()
@@ -345,15 +343,21 @@ class ChatPage(QObject):
             self.conversationShown.emit()
             return
         versions = self.stored.versions_in(conversation_id)
-        shown = [self._shown(message, versions) for message in self.stored.path(conversation_id)]
+        path = self.stored.path(conversation_id)
+        shown = [self._shown(message, versions) for message in path]
         self._add_footers(shown)
         self.window.chat_view.set_messages(shown)
-        last = shown[-1] if shown else None
-        if last is not None and last.role == "assistant" and last.state in RESUMABLE:
-            self._outcome_key = last.key
-            sentence, steps = RESUMABLE[last.state]
-            self.window.outcome_bar.show_steps(self.tr(sentence), steps)
+        if path and path[-1].role == "assistant" and str(path[-1].state) in RESUMABLE:
+            self._show_resumable(path[-1])
         self.conversationShown.emit()
+
+    def _show_resumable(self, last: StoredMessage) -> None:
+        """The bar under a stored answer that can go on: its own stored reason (a
+        failed version flipped to says why it failed), else what its state means."""
+        self._outcome_key = last.id
+        sentence, steps = RESUMABLE[str(last.state)]
+        reason = error_text(last.error_message) if last.error_message else self.tr(sentence)
+        self.window.outcome_bar.show_steps(reason, steps)
 
     def _shown(self, message: StoredMessage, versions: dict[int, tuple[int, int]]) -> ShownMessage:
         return ShownMessage(
@@ -420,4 +424,4 @@ class ChatPage(QObject):
 def _outcome_sentence(finished: Finished) -> str:
     if finished.outcome is Outcome.STOPPED:
         return QCoreApplication.translate("ChatPage", "Stopped. The text so far is kept.")
-    return str(finished.error_message or "")
+    return error_text(finished.error_message or "")

@@ -239,11 +239,13 @@ class GenerationRunner(QObject):
             # The session's own stamps: when the request began and the stage it is in.
             since = timeline.stages[0].start_ns
             self._stage = timeline.stages[-1].name
+        # What the turn is doing, from its real signals (no byte back: waiting).
+        state = self.generation.state if self.generation is not None else self._stage
         now = now_ns()
         elapsed_ms = (now - since) / 1e6
         prefill = timeline.prefill if timeline is not None else None  # the server's progress
         left = None if timeline is None else seconds_left(timeline, now)
-        text = waiting_text(elapsed_ms, self._stage, prefill, left)
+        text = waiting_text(elapsed_ms, state, prefill, left)
         if self.note:
             text = f"{self.note} · {text}" if text else self.note
         self.stage_label.setText(text)

@@ -1,7 +1,9 @@
 """What the stage line says while an answer is awaited (the product's waiting rules).
 
 Before the first token: nothing for the first 300 ms; a typing indicator from 300 ms;
-from 1 s the current stage and the time waited. The times come from the request's
+from 1 s the turn's state (client/services/chat/turn_state.py, said with the one set
+of words of client/ui/common/turn_words.py) and the time waited. A reasoning model's
+thinking is said at once. The times come from the request's
 own stamps (RequestTimeline stages), so the line tells the truth about the wait; the
 time left comes from the server's prefill progress, or for a model being loaded from
 how long its loads took before (client/services/chat/loading_stage.py).
@@ -16,46 +18,54 @@ from PySide6.QtCore import QCoreApplication, QLocale
 from client.core.events import Prefill
 from client.core.timeline import RequestTimeline
 from client.services.chat.loading_stage import EXPECTED_MS
+from client.services.chat.turn_state import TurnState, stage_state
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.turn_words import turn_word
 
 TYPING_AFTER_MS = 300
 STAGE_AFTER_MS = 1000
 
-STAGE_WORDS = {
-    "loading": QT_TRANSLATE_NOOP("Waiting", "Loading the model (cold start)"),
-    "understanding": QT_TRANSLATE_NOOP("Waiting", "Reading your question"),
-    "retrieving": QT_TRANSLATE_NOOP("Waiting", "Looking things up"),
-    "thinking": QT_TRANSLATE_NOOP("Waiting", "Thinking"),
-    "answering": QT_TRANSLATE_NOOP("Waiting", "Answering"),
-}
-WORKING = QT_TRANSLATE_NOOP("Waiting", "Working")
 TYPING = QT_TRANSLATE_NOOP("Waiting", "Typing…")
+# Said at once, without the typing indicator first: the server is visibly at work.
+AT_ONCE = (TurnState.THINKING, TurnState.ANSWERING)
 
 
 def waiting_text(
     elapsed_ms: float,
-    stage: str | None,
+    state: TurnState | str | None,
     prefill: Prefill | None = None,
     seconds_left: float | None = None,
 ) -> str:
-    """The stage line for a request waiting `elapsed_ms` for its first answer token;
+    """The stage line for a request waiting `elapsed_ms` for its first answer token, in
+    `state` (a TurnState, or a timeline stage's name; None: reading the question);
     `prefill` is the server's latest prompt progress, `seconds_left` the rest of it."""
-    if elapsed_ms < TYPING_AFTER_MS:
-        return ""
-    if elapsed_ms < STAGE_AFTER_MS:
-        return QCoreApplication.translate("Waiting", TYPING)
-    words = QCoreApplication.translate(
-        "Waiting", STAGE_WORDS.get(stage or "understanding", WORKING)
-    )
-    if prefill is not None and prefill.to_compute and (stage or "understanding") == "understanding":
+    state = _as_state(state)
+    if state not in AT_ONCE:
+        if elapsed_ms < TYPING_AFTER_MS:
+            return ""
+        if elapsed_ms < STAGE_AFTER_MS:
+            return QCoreApplication.translate("Waiting", TYPING)
+    words = turn_word(state)
+    if prefill is not None and prefill.to_compute and state is TurnState.READING:
         return _progress_text(words, prefill, seconds_left)
     seconds = QLocale().toString(elapsed_ms / 1000, "f", 1)
     text = QCoreApplication.translate("Waiting", "{stage}… {seconds} s").format(
         stage=words, seconds=seconds
     )
-    if stage == "loading" and seconds_left is not None and seconds_left > 0:
+    if state is TurnState.LOADING and seconds_left is not None and seconds_left > 0:
         return _with_time_left(text, seconds_left)
     return text
+
+
+def _as_state(state: TurnState | str | None) -> TurnState:
+    if isinstance(state, TurnState):
+        return state
+    if state is None:
+        return TurnState.READING
+    known = stage_state(state)
+    if known is not None:
+        return known
+    return TurnState(state) if state in set(TurnState) else TurnState.READING
 
 
 def seconds_left(timeline: RequestTimeline, at_ns: int) -> float | None:

@@ -41,6 +41,8 @@ SENTENCES = (
         "The server sent nothing for {seconds} s. It may be loading a large model or "
         "overloaded: keep waiting, retry, or choose another server.",
     ),
+    # client/services/chat/generation.py: Cancel after Keep waiting / Cancel
+    QT_TRANSLATE_NOOP("Errors", "No answer arrived in {seconds} s, and the request was cancelled."),
     QT_TRANSLATE_NOOP(
         "Errors",
         "The answer stopped arriving: no token for {seconds} s. "

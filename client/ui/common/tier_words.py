@@ -6,7 +6,9 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from client.core.tiers import Tier
+from client.services.chat.turn_state import TurnState
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.turn_words import turn_word
 
 TIER_NAMES = {
     Tier.INSTANT: QT_TRANSLATE_NOOP("Tiers", "instant"),
@@ -19,7 +21,7 @@ TIER_BEHAVIOUR = {
     Tier.INSTANT: QT_TRANSLATE_NOOP("Tiers", "nothing: the reply feels instant"),
     Tier.FAST: QT_TRANSLATE_NOOP("Tiers", "nothing: the reply came before the typing indicator"),
     Tier.TYPING: QT_TRANSLATE_NOOP("Tiers", "typing indicator"),
-    Tier.SLOW: QT_TRANSLATE_NOOP("Tiers", "stages (understanding, thinking, answering)"),
+    Tier.SLOW: QT_TRANSLATE_NOOP("Tiers", "stages ({stages})"),
 }
 
 
@@ -27,5 +29,13 @@ def tier_name(tier: Tier) -> str:
     return QCoreApplication.translate("Tiers", TIER_NAMES[tier])
 
 
+# What a slow reply's status line says, in the order it may say it.
+SLOW_STATES = (TurnState.WAITING, TurnState.READING, TurnState.THINKING, TurnState.ANSWERING)
+
+
 def tier_behaviour(tier: Tier) -> str:
-    return QCoreApplication.translate("Tiers", TIER_BEHAVIOUR[tier])
+    text = QCoreApplication.translate("Tiers", TIER_BEHAVIOUR[tier])
+    if tier is not Tier.SLOW:
+        return text
+    separator = QCoreApplication.translate("Tiers", ", ")
+    return text.format(stages=separator.join(turn_word(state) for state in SLOW_STATES))

@@ -25,7 +25,7 @@ from typing import Any
 
 ACTIONS = ("send", "press", "key", "model", "control", "wait")
 UNTIL = ("settled", "answering")
-FLOW_KEYS = {"steps", "model", "api", "warm", "first_token_timeout_s", "stall_timeout_s"}
+FLOW_KEYS = {"steps", "model", "api", "warm", "slow_start_after_s", "stall_timeout_s"}
 STEP_KEYS = {*ACTIONS, "until", "timeout", "expect"}
 TEXT_CHECKS = ("stage", "banner", "text", "thinking", "saw_stage")  # "" = empty, else contains
 EXPECT_KEYS = {
@@ -79,7 +79,7 @@ class Flow:
     model: str | None = None  # None: the lab's first model
     api: str = "ollama"
     warm: bool = False  # True: the window warms the model as the app does
-    first_token_timeout_s: float | None = None  # None: the app's own
+    slow_start_after_s: float | None = None  # None: the app's own
     stall_timeout_s: float | None = None
 
 
@@ -138,7 +138,7 @@ def flow_from_dict(table: object) -> Flow:
         model,
         api,
         bool(table.get("warm", False)),
-        _seconds(table, "first_token_timeout_s"),
+        _seconds(table, "slow_start_after_s"),
         _seconds(table, "stall_timeout_s"),
     )
 

@@ -46,6 +46,9 @@ from client.ui.hud.waterfall_view import WaterfallView
 # repaint on the GUI thread. At 34 ms the 5,000 tokens/s stream's loop lag p99 was
 # 13-33 ms (median 23), at 80 ms 14-34 ms (median 18; tests/perf/test_stream_lag.py).
 FRAME_INTERVAL_MS = 80
+# A new request without a first token by then: the last reply's live figures go (the
+# typing indicator's moment; a token sooner clears them with its own first frame).
+CLEAR_LIVE_AFTER_MS = 300
 # A request's outcome (client.services.chat.session_events.Outcome) in the waterfall's title.
 OUTCOMES = {
     "complete": QT_TRANSLATE_NOOP("LatencyHud", "complete"),
@@ -69,6 +72,10 @@ class LatencyHud(QWidget):
         self.stream = LiveStream()
         self.streaming = False
         self._clear_live = False
+        self._clear_timer = QTimer(self)
+        self._clear_timer.setSingleShot(True)
+        self._clear_timer.setInterval(CLEAR_LIVE_AFTER_MS)
+        self._clear_timer.timeout.connect(self._clear_waiting)
         self._timeline: RequestTimeline | None = None
         self.model = ""
         self.frames = 0  # frames that changed the live plot (for tests)
@@ -143,6 +150,7 @@ class LatencyHud(QWidget):
         # first frame that has something to draw (clearing it now would schedule a
         # repaint of the HUD just when the first token is due).
         self._clear_live = True
+        self._clear_timer.start()  # a timer the HUD owns: it goes with the HUD
         self.streaming = True
         if not self.frame_timer.isActive():
             self.frame_timer.start()
@@ -240,6 +248,12 @@ class LatencyHud(QWidget):
         self.frames += 1
         if self.isVisible():
             self._draw_live()
+
+    def _clear_waiting(self) -> None:
+        """No first token yet: the live tab shows nothing of the last reply."""
+        if self._clear_live:
+            self._clear_live = False
+            self.live.reset(waiting=True)
 
     def _draw_live(self, summary_now: bool = False) -> None:
         if self._clear_live:

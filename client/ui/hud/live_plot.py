@@ -82,8 +82,11 @@ class LivePlot(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.graphs)
 
-    def reset(self) -> None:
-        """A new reply: empty curves, starting ranges."""
+    def reset(self, waiting: bool = False) -> None:
+        """A new reply: empty curves, starting ranges; `waiting`: its request is out and
+        no token came yet (the last reply's numbers go too)."""
+        if waiting:
+            self.summary.setText(self.tr("No tokens yet in this reply."))
         self._stalls_shown = -1
         self._rate_peaks, self._gap_peaks = PeakSeries(), PeakSeries()
         self._set_ranges(START_SPAN_S, START_RATE, START_GAP_MS)

@@ -15,6 +15,7 @@ from client.services.hud.hud_model import ROUTE_DECISION, Waterfall, WaterfallRo
 from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.route_words import decision_reason, stage_route, tier_label
+from client.ui.common.turn_words import stage_word
 from client.ui.hud.locale_axis import LocaleAxis
 from client.ui.hud.palette import SIDE_COLORS
 from client.ui.hud.row_labels import RowLabels
@@ -73,19 +74,15 @@ class WaterfallView(QWidget):
 
 # The servers whose own timings the waterfall shows, by the names users know them by.
 SOURCE_NAMES = {"ollama": "Ollama", "llamacpp": "llama.cpp", "vllm": "vLLM"}
-# The rows client.services.hud.hud_model.build_waterfall names (its stages are
-# services.outcomes.Stage); tests/ui/shell/test_translations.py checks a full waterfall's rows.
+# The rows client.services.hud.hud_model.build_waterfall names, but its stages (said as
+# the turn's states, with the window's one set of words: client/ui/common/turn_words.py);
+# tests/ui/shell/test_translations.py checks a full waterfall's rows.
 ROW_LABELS = (
     QT_TRANSLATE_NOOP("WaterfallView", "request written"),
     QT_TRANSLATE_NOOP("WaterfallView", "response headers"),
     QT_TRANSLATE_NOOP("WaterfallView", "first token"),
     QT_TRANSLATE_NOOP("WaterfallView", "last token"),
     QT_TRANSLATE_NOOP("WaterfallView", "painted"),
-    QT_TRANSLATE_NOOP("WaterfallView", "loading"),
-    QT_TRANSLATE_NOOP("WaterfallView", "understanding"),
-    QT_TRANSLATE_NOOP("WaterfallView", "retrieving"),
-    QT_TRANSLATE_NOOP("WaterfallView", "thinking"),
-    QT_TRANSLATE_NOOP("WaterfallView", "answering"),
     QT_TRANSLATE_NOOP("WaterfallView", "server: model load"),
     QT_TRANSLATE_NOOP("WaterfallView", "server: prompt processing"),
     QT_TRANSLATE_NOOP("WaterfallView", "server: generation"),
@@ -104,7 +101,7 @@ COUNTED_LABELS = (
 
 def row_label(row: WaterfallRow) -> str:
     """A row's name in the window's language, its figures in the window's locale."""
-    label = QCoreApplication.translate("WaterfallView", row.label)
+    label = stage_word(row.label) or QCoreApplication.translate("WaterfallView", row.label)
     if not row.figures:
         return label
     return label.format(**{name: number(value) for name, value in row.figures})

@@ -134,8 +134,8 @@ async def open_window(url: str, flow: Flow, model: str, data_dir: Path) -> Tachy
     await app.start(url, flow.api, model)
     session = app.page.session
     if session is not None:
-        if flow.first_token_timeout_s is not None:
-            session.configure(first_token_timeout_s=flow.first_token_timeout_s)
+        if flow.slow_start_after_s is not None:
+            session.configure(slow_start_after_s=flow.slow_start_after_s)
         if flow.stall_timeout_s is not None:
             session.configure(stall_timeout_s=flow.stall_timeout_s)
     return app

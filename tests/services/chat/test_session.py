@@ -575,8 +575,10 @@ async def test_slow_start_yields_slow_start_then_completes(
     history: HistoryStore, metrics: MetricsStore
 ) -> None:
     server = ScriptedServer().add(0.25, ollama_token("Late"), ollama_done())
-    session = session_for(server.backend(), history, metrics, first_token_timeout_s=0.05)
-    events = await run(session.generate(None, "Q"))
+    session = session_for(server.backend(), history, metrics, slow_start_after_s=0.05)
+    events = [
+        e for e in await run(session.generate(None, "Q")) if type(e).__name__ != "StateChanged"
+    ]
     kinds = [type(e).__name__ for e in events]
     assert kinds == ["StageChanged", "SlowStart", "StageChanged", "Token", "Finished"]
     slow = events[1]
@@ -589,7 +591,7 @@ async def test_cancel_after_slow_start_is_timed_out(
     history: HistoryStore, metrics: MetricsStore
 ) -> None:
     server = ScriptedServer().add(asyncio.Event())
-    session = session_for(server.backend(), history, metrics, first_token_timeout_s=0.05)
+    session = session_for(server.backend(), history, metrics, slow_start_after_s=0.05)
     generation = session.generate(None, "Q")
     slow = asyncio.Event()
 

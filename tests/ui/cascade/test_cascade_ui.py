@@ -85,8 +85,9 @@ def test_the_strong_model_failing_is_answered_by_the_fast_one_and_said(
     assert key is not None and app.hud.show_message(key)
     assert app.hud.book.find_message(key).model == "scripted:1b"
     ticks = _ticks(app)
-    assert any(t.startswith("understanding · strong · other:7b ") for t in ticks), ticks
-    assert any(t.startswith("understanding · fast · scripted:1b · attempt 2 ") for t in ticks)
+    assert any(t.startswith("Reading your question · strong · other:7b ") for t in ticks), ticks
+    second = "Reading your question · fast · scripted:1b · attempt 2 "
+    assert any(t.startswith(second) for t in ticks)
     caption = app.hud.waterfall.caption.text()
     assert "Route: fast · scripted:1b · the strong model failed before answering" in caption
 
@@ -221,7 +222,7 @@ def test_the_fast_model_choosing_past_its_budget_the_rules_decide_and_the_waterf
     key = app.page.last_answer_key()
     assert key is not None and app.hud.show_message(key)
     ticks = _ticks(app)
-    assert any(t.startswith("understanding · fast · scripted:1b ") for t in ticks), ticks
+    assert any(t.startswith("Reading your question · fast · scripted:1b ") for t in ticks), ticks
     assert any(t.startswith("route decision · classifier out of budget 1") for t in ticks), ticks
     caption = app.hud.waterfall.caption.text()
     assert "Route: fast · scripted:1b · classifier out of budget, rules decided: " in caption
@@ -231,7 +232,7 @@ def test_the_fast_model_choosing_past_its_budget_the_rules_decide_and_the_waterf
     assert again.cascade_menu.classify_action.isChecked()
     run(until(lambda: again.page.session is not None and again.page.session.settings.classify))
     assert again.hud.show_message(key)
-    assert any(t.startswith("understanding · fast · scripted:1b ") for t in _ticks(again))
+    assert any(t.startswith("Reading your question · fast · scripted:1b ") for t in _ticks(again))
     assert "classifier out of budget, rules decided" in again.hud.waterfall.caption.text()
 
 

@@ -82,7 +82,9 @@ def test_a_continued_answer_footer_counts_the_whole_message(make_app, server, ru
     assert "4 tokens in 2 parts" in w.chat_view.toPlainText()
 
 
-def test_a_failure_is_said_once(make_app, server, run, qtbot):
+def test_a_failure_is_one_card_said_once(make_app, server, run, qtbot):
+    """The sentence and its buttons together in the bar (issue 27: the buttons sat in
+    the bar, the sentence in small grey text under it), and nowhere else."""
     server.scripts.append([("status", 500, "out of memory")])
     app = make_app(server.url)
 
@@ -92,8 +94,8 @@ def test_a_failure_is_said_once(make_app, server, run, qtbot):
 
     run(ask())
     w = app.window
-    assert "out of memory" in w.stage_label.text()
-    assert "out of memory" not in w.outcome_bar.message_label.text()
+    assert "out of memory" in w.outcome_bar.message_label.text()
+    assert w.stage_label.text() == ""
     assert list(w.outcome_bar.buttons) == ["retry", "edit_question"]
 
 

@@ -34,7 +34,7 @@ def test_waiting_rules_text() -> None:
     assert waiting_text(300, "understanding") == TYPING
     assert waiting_text(999, "loading") == TYPING
     assert waiting_text(1000, "understanding") == "Reading your question… 1.0 s"
-    assert waiting_text(2500, "loading") == "Loading the model (cold start)… 2.5 s"
+    assert waiting_text(2500, "loading") == "Loading the model… 2.5 s"
 
 
 def test_stage_line_is_empty_then_typing_then_stage(make_app, server, run, qtbot):
@@ -59,7 +59,7 @@ def test_stage_line_is_empty_then_typing_then_stage(make_app, server, run, qtbot
 def test_slow_start_offers_keep_waiting_and_cancel_inline(make_app, server, run, qtbot):
     server.scripts.append([("hang",), ("token", "late answer"), ("done",)])
     app = make_app(server.url)
-    app.page.session.configure(first_token_timeout_s=0.3)
+    app.page.session.configure(slow_start_after_s=0.3)
 
     async def scenario() -> None:
         _ask(app, qtbot, "will you answer?")
@@ -79,7 +79,7 @@ def test_slow_start_offers_keep_waiting_and_cancel_inline(make_app, server, run,
 def test_slow_start_cancel_keeps_the_question(make_app, server, run, qtbot):
     server.scripts.append([("hang",)])
     app = make_app(server.url)
-    app.page.session.configure(first_token_timeout_s=0.2)
+    app.page.session.configure(slow_start_after_s=0.2)
 
     async def scenario() -> None:
         _ask(app, qtbot, "are you there?")
@@ -108,8 +108,8 @@ def test_interrupted_stream_keeps_text_and_offers_continue_and_retry(make_app, s
     assert view.message(key).text == "Part one, part two"
     assert view.message(key).state == "interrupted"
     assert _steps(app) == ["continue", "retry"]
-    assert app.window.stage_label.text()  # a sentence, not a traceback
-    assert "Traceback" not in app.window.stage_label.text()
+    assert app.window.outcome_bar.message_label.text()  # a sentence, not a traceback
+    assert "Traceback" not in app.window.outcome_bar.message_label.text()
     _assert_composer_works(app)
 
     async def retry() -> None:
@@ -128,7 +128,7 @@ def test_error_line_mid_stream_is_interrupted(make_app, server, run, qtbot):
     view = app.window.chat_view
     assert view.message(view.keys()[-1]).text == "Some words"
     assert _steps(app) == ["continue", "retry"]
-    assert "model crashed" in app.window.stage_label.text()
+    assert "model crashed" in app.window.outcome_bar.message_label.text()
 
 
 def test_error_before_text_offers_retry_and_edit_question(make_app, server, run, qtbot):
@@ -136,7 +136,7 @@ def test_error_before_text_offers_retry_and_edit_question(make_app, server, run,
     app = make_app(server.url)
     run(_ask_and_wait(app, qtbot, "my long question"))
     assert _steps(app) == ["retry", "edit_question"]
-    assert "out of memory" in app.window.stage_label.text()
+    assert "out of memory" in app.window.outcome_bar.message_label.text()
     qtbot.mouseClick(app.window.outcome_bar.button("edit_question"), Qt.MouseButton.LeftButton)
     assert app.window.composer.toPlainText() == "my long question"
     _assert_composer_works(app)
@@ -157,7 +157,7 @@ def test_unreachable_server_offers_retry_other_server_and_local_model(make_app, 
     app.page.session.use_route(replace(app.page.session.route, backend=closed))
     run(_ask_and_wait(app, qtbot, "hello?"))
     assert _steps(app) == ["retry", "choose_server", "use_local"]
-    assert "reach" in app.window.stage_label.text()
+    assert "reach" in app.window.outcome_bar.message_label.text()
     _assert_composer_works(app)
     assert "hello?" in app.window.chat_view.toPlainText()  # the question is kept
     qtbot.mouseClick(app.window.outcome_bar.button("use_local"), Qt.MouseButton.LeftButton)
@@ -178,7 +178,7 @@ def _free_port() -> int:
 def test_slow_start_choices_go_away_when_the_answer_comes(make_app, server, run, qtbot):
     server.scripts.append([("hang",), ("token", "here I am"), ("done",)])
     app = make_app(server.url)
-    app.page.session.configure(first_token_timeout_s=0.2)
+    app.page.session.configure(slow_start_after_s=0.2)
 
     async def scenario() -> None:
         _ask(app, qtbot, "slow?")
@@ -190,3 +190,45 @@ def test_slow_start_choices_go_away_when_the_answer_comes(make_app, server, run,
 
     run(scenario())
     _assert_composer_works(app)
+
+
+def test_a_failed_version_flipped_to_says_why_it_failed(make_app, server, run, qtbot):
+    """‹1/2› on an answer that was cut by an error: its stored reason is in the bar
+    (issue 27: it showed without its reason)."""
+    server.scripts.append([("token", "Some words"), ("error_line", "model crashed")])
+    app = make_app(server.url)
+    run(_ask_and_wait(app, qtbot, "go"))
+    view, bar = app.window.chat_view, app.window.outcome_bar
+
+    async def retry() -> None:
+        qtbot.mouseClick(bar.button("retry"), Qt.MouseButton.LeftButton)
+        await until(lambda: not app.page.busy and "Hello there." in view.toPlainText())
+
+    run(retry())
+    assert not bar.isVisible()
+    app.page.switch_version(view.keys()[-1], -1)  # back to the one that failed
+    shown = view.message(view.keys()[-1])
+    assert shown.text == "Some words" and shown.version == (1, 2)
+    assert bar.isVisible() and "model crashed" in bar.message_label.text()
+    assert list(bar.buttons) == ["continue", "retry"]
+
+
+def test_an_attempt_that_failed_before_any_text_is_not_a_version(make_app, server, run, qtbot):
+    """Retry after a failure with no text: the new answer replaces the attempt (no
+    ‹2/2›), in the window and when the conversation is opened again."""
+    server.scripts.append([("status", 500, "out of memory")])
+    app = make_app(server.url)
+    run(_ask_and_wait(app, qtbot, "go"))
+    view, bar = app.window.chat_view, app.window.outcome_bar
+    assert "out of memory" in bar.message_label.text()  # the attempt's reason, while it stands
+
+    async def retry() -> None:
+        qtbot.mouseClick(bar.button("retry"), Qt.MouseButton.LeftButton)
+        await until(lambda: not app.page.busy and "Hello there." in view.toPlainText())
+
+    run(retry())
+    key = view.keys()[-1]
+    assert view.message(key).version in (None, (1, 1))
+    app.page.show_conversation(app.page.conversation_id)
+    assert view.message(view.keys()[-1]).version in (None, (1, 1))
+    assert app.stores.history.get_message(key).content == "Hello there."

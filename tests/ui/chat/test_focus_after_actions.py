@@ -107,7 +107,7 @@ async def _ask_and_end(app: Any, qtbot: Any, question: str) -> None:
 def test_keep_waiting_and_cancel(make_app, server, run, qtbot) -> None:
     server.scripts += [[("hang",), ("token", "late"), ("done",)], [("hang",)]]
     app = make_app(server.url)
-    app.page.session.configure(first_token_timeout_s=0.2)
+    app.page.session.configure(slow_start_after_s=0.2)
     bar = app.window.outcome_bar
 
     async def slow(question: str, choice: str) -> None:

@@ -30,7 +30,7 @@ def test_the_share_read_replaces_the_time_waited(qapp: Any) -> None:
         assert waiting_text(1500, None, cached).endswith("49 % (46 / 93 tokens)")
         # The waiting rules come first; other stages and a fully cached prompt keep theirs.
         assert waiting_text(500, "understanding", reading) == "Typing…"
-        assert waiting_text(2500, "loading", reading) == "Loading the model (cold start)… 2.5 s"
+        assert waiting_text(2500, "loading", reading) == "Loading the model… 2.5 s"
         done = Prefill(10, 10, 10, 0.0)
         assert waiting_text(1000, "understanding", done) == "Reading your question… 1.0 s"
     finally:
@@ -41,10 +41,10 @@ def test_a_loading_model_says_how_long_its_loads_took_before(qapp: Any) -> None:
     QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
     try:
         assert waiting_text(1200, "loading", seconds_left=0.8) == (
-            "Loading the model (cold start)… 1.2 s, about 1 s left"
+            "Loading the model… 1.2 s, about 1 s left"
         )
         # Past the learned time, or none learned: the time waited only.
-        assert waiting_text(2500, "loading") == "Loading the model (cold start)… 2.5 s"
+        assert waiting_text(2500, "loading") == "Loading the model… 2.5 s"
         timeline = RequestTimeline()
         timeline.enter_stage("loading", 1_000_000_000)
         assert seconds_left(timeline, 2_000_000_000) is None  # nothing learned yet

@@ -86,7 +86,7 @@ def test_a_testers_five_lines(run, data_dir, tmp_path) -> None:
     assert result.passed, report(result)
     sent, retried = (step.seen for step in result.steps)
     assert sent is not None and retried is not None
-    assert sent.buttons == ("Retry", "Edit question") and "(HTTP 503)" in sent.stage
+    assert sent.buttons == ("Retry", "Edit question") and "(HTTP 503)" in sent.banner
     assert retried.text and retried.tier == "fast"
 
 

@@ -121,7 +121,7 @@ def test_at_the_default_width_the_bars_get_the_plot_and_every_row_is_named(
         # whole, or elided in the middle (a long model name): the stage and time stay
         assert shown.split()[-1] == text.split()[-1] and shown[:8] == text[:8], shown
     if language == "en":
-        assert any(t.startswith("understanding · fast · SmolLM2-135M ") for t in texts)
+        assert any(t.startswith("Reading your question · fast · SmolLM2-135M ") for t in texts)
         assert any(t.startswith("route decision · classifier out of budget ") for t in texts)
     hud.show_waterfall(_local_record())  # a plain answer on the local engine: all whole
     assert len(view.row_texts()) == 11 and view.labels.shown() == view.row_texts()

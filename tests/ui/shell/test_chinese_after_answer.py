@@ -63,5 +63,5 @@ def test_after_an_answer_and_a_failure_nothing_is_english(
         found += _english_shown(app)
     _ask(app, qtbot, run, "第二个问题")
     found += [f for f in _english_shown(app) if "out of memory" not in f]
-    assert "out of memory" in app.window.stage_label.text()
+    assert "out of memory" in app.window.outcome_bar.message_label.text()
     assert found == [], "\n".join(found)

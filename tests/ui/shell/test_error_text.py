@@ -64,6 +64,7 @@ def _knowledge_damaged(tmp: Path) -> str:
 
 # (the sentence as the layers below write it, the parts that must stay as they came)
 CASES: list[tuple[str, list[str]]] = [
+    ("No answer arrived in 16.2 s, and the request was cancelled.", []),
     (str(BackendUnreachable(URL, "All connection attempts failed")), [URL]),
     (str(BackendUnreachable(URL, "[Errno 111] Connection refused")), [URL]),
     (str(BackendUnreachable(URL, "no answer within 5 s")), [URL]),
@@ -249,7 +250,7 @@ def test_the_chinese_window_says_a_server_error_in_chinese(
     server.scripts.append([("status", 500, "out of memory")])
     server.scripts.append([("token", "Some words"), ("reset",)])
     app = make_app(server.url)
-    label = app.window.stage_label
+    label = app.window.outcome_bar.message_label  # one card: the sentence with its buttons
 
     async def ask(question: str) -> None:
         app.window.composer.setPlainText(question)

@@ -167,7 +167,7 @@ def test_message_sent_during_warm_up_goes_out_at_once(warm_app, run, lab):
         written_ms = (generation.timeline.request_written_ns - sent_ns) / 1e6
         assert written_ms < 500, written_ms  # not after the warm-up's load (2.5 s)
         # It waits for the load the warm-up began, and the stage line says so.
-        loading = "Loading the model (cold start)…"
+        loading = "Loading the model…"
         await until(lambda: app.window.stage_label.text().startswith(loading), 3)
         await until(answered(app, 1), 5)
         assert generation.cold
@@ -189,7 +189,7 @@ def test_a_question_sent_before_the_server_answered_says_the_model_loads(warm_ap
         await app.start(lab.url, "ollama", MODEL)
         generation = app.page.runner.generation
         assert generation is not None
-        loading = "Loading the model (cold start)…"
+        loading = "Loading the model…"
         await until(lambda: app.window.stage_label.text().startswith(loading), 4)
         await until(answered(app, 1), 5)
         assert generation.cold

@@ -1,0 +1,114 @@
+"""What a turn is doing now: one value, read from real signals only (STYLE 15).
+
+Every view renders this value with one set of words (the window's
+client/ui/common/turn_words.py, `tachy chat --json`'s "state" lines). A state is
+entered only on a signal this process saw: the request's own stamps (written,
+headers, first byte), the server's prefill progress, a token's kind, the warmer's
+model state (the loading stage), the knowledge stage, and how the turn ended.
+
+    queued -> connecting -> waiting -> reading -> (thinking) -> answering -> done
+                              \\-> loading ->/          (or stopped, failed, interrupted)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from client.core.events import Done, DoneReason, Failed, Token, TokenKind
+from client.core.timeline import RequestTimeline
+from client.services.chat.session_events import Outcome, Stage
+
+
+class TurnState(StrEnum):
+    QUEUED = "queued"  # no server yet: the route is decided, the turn stored
+    CONNECTING = "connecting"  # the request is being sent
+    WAITING = "waiting"  # the request was written; nothing came back yet
+    LOADING = "loading"  # a signal says the server is loading the model
+    READING = "reading"  # the server accepted it (headers or a byte): reading the question
+    RETRIEVING = "retrieving"  # the knowledge stage
+    THINKING = "thinking"  # a reasoning model streams its reasoning
+    ANSWERING = "answering"  # answer tokens flowing
+    DONE = "done"
+    STOPPED = "stopped"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+
+ENDED = (TurnState.DONE, TurnState.STOPPED, TurnState.FAILED, TurnState.INTERRUPTED)
+
+# Where each stage of the timeline (the waterfall's rows, the stored stages) stands.
+STAGE_STATES = {
+    Stage.LOADING.value: TurnState.LOADING,
+    Stage.UNDERSTANDING.value: TurnState.READING,
+    Stage.RETRIEVING.value: TurnState.RETRIEVING,
+    Stage.THINKING.value: TurnState.THINKING,
+    Stage.ANSWERING.value: TurnState.ANSWERING,
+}
+
+OUTCOME_STATES = {
+    Outcome.COMPLETE: TurnState.DONE,
+    Outcome.STOPPED: TurnState.STOPPED,
+    Outcome.INTERRUPTED: TurnState.INTERRUPTED,
+    Outcome.FAILED: TurnState.FAILED,
+    Outcome.UNREACHABLE: TurnState.FAILED,
+    Outcome.TIMED_OUT: TurnState.FAILED,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class StateChanged:
+    """The turn entered `state` at `at_ns` (perf_counter_ns, this process)."""
+
+    state: TurnState
+    at_ns: int
+
+
+def live_state(stage: str | None, timeline: RequestTimeline, sending: bool) -> TurnState:
+    """The state of a turn under way: its stage (from the warmer, the knowledge stage
+    and the tokens), and before the first token the request's own stamps. `sending`:
+    the request has been handed to its server."""
+    if stage is not None and stage != Stage.UNDERSTANDING.value:
+        return STAGE_STATES.get(stage, TurnState.READING)
+    if not sending:
+        return TurnState.QUEUED
+    if timeline.headers_ns is not None or timeline.first_byte_ns is not None:
+        return TurnState.READING
+    if timeline.prefill is not None:
+        return TurnState.READING
+    if timeline.request_written_ns is not None:
+        return TurnState.WAITING
+    return TurnState.CONNECTING
+
+
+def stage_state(stage: str) -> TurnState | None:
+    """The state a stored stage stands for (None: not a stage, e.g. "route decision")."""
+    return STAGE_STATES.get(stage)
+
+
+class StreamStates:
+    """The states of one answer stream read without a session (`tachy chat --json`):
+    the same value, from the same signals, as a Generation's."""
+
+    def __init__(self, timeline: RequestTimeline) -> None:
+        self._timeline = timeline
+        self._stage: str | None = None
+        self._ended: TurnState | None = None
+        self._told: TurnState | None = None
+
+    def after(self, event: object | None) -> TurnState | None:
+        """The state after `event` (None: time passed), when it changed."""
+        if isinstance(event, Token):
+            thinking = event.kind is TokenKind.THINKING
+            self._stage = (Stage.THINKING if thinking else Stage.ANSWERING).value
+        elif isinstance(event, Done):
+            cancelled = event.reason is DoneReason.CANCELLED
+            self._ended = TurnState.STOPPED if cancelled else TurnState.DONE
+        elif isinstance(event, Failed):
+            kept = event.partial_text or event.partial_thinking
+            self._ended = TurnState.INTERRUPTED if kept else TurnState.FAILED
+        state = self._ended or live_state(self._stage, self._timeline, sending=True)
+        if state is self._told:
+            return None
+        self._told = state
+        return state
