@@ -27,7 +27,7 @@ from tests.services.scripted_server import (
     sse_token,
 )
 
-pytestmark = pytest.mark.timeout(20)
+pytestmark = pytest.mark.timeout(120)
 
 
 def stages(events: list[Any]) -> list[Stage]:

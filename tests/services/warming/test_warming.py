@@ -201,8 +201,8 @@ async def make_server() -> AsyncIterator[Callable[..., Any]]:
         await server.stop()
 
 
-async def until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
-    """Wait for a condition with a deadline (asyncio tests; no Qt here)."""
+async def until(condition: Callable[[], bool], timeout_s: float = 60.0) -> None:
+    """Wait for a condition; the deadline is a safety net for a machine 5x slower."""
     deadline = time.monotonic() + timeout_s
     while not condition():
         assert time.monotonic() < deadline, "condition not reached in time"
@@ -270,7 +270,7 @@ async def test_ollama_rewarms_before_expiry_while_in_use_then_lets_go(make_serve
     warmer.note_activity()  # the user types at ~0.75 s
     # Expected: re-warm at ~0.85 s and ~1.7 s (0.2 s before each expiry); at ~2.5 s the
     # user has been idle > 1 s (the keep-alive), so no re-warm and cold at ~2.7 s.
-    await until(lambda: warmer.state is ModelState.COLD, timeout_s=6.0)
+    await until(lambda: warmer.state is ModelState.COLD)
     loads = server.posts("/api/chat")
     assert len(loads) == 3, [round(r.at - loads[0].at, 2) for r in loads]
     for previous, current in itertools.pairwise(loads):
@@ -292,7 +292,7 @@ async def test_let_the_server_unload_it(make_server: Any) -> None:
     assert warmer.state is ModelState.WARM
     assert "keep_alive" not in (server.posts("/api/chat")[0].body or {})
     assert "lets the server unload it" in warmer.policy_description
-    await until(lambda: warmer.state is ModelState.COLD, timeout_s=3.0)
+    await until(lambda: warmer.state is ModelState.COLD)
     assert len(server.posts("/api/chat")) == 1  # no re-warm
     assert warmer.warm("typing") is not None  # but typing loads it again
     await warmer.aclose()
@@ -355,7 +355,7 @@ async def test_a_request_sent_before_the_warm_up_asked_is_told_it_loads(
         return stream.text
 
     user = asyncio.create_task(ask())
-    await until(lambda: warmer.state is ModelState.LOADING, timeout_s=2.0)
+    await until(lambda: warmer.state is ModelState.LOADING)
     assert not user.done()  # known while the request waits for the load
     assert await user == "Hello there"
     [written_ns] = written
@@ -389,7 +389,7 @@ async def test_a_model_chosen_after_the_request_went_out_is_asked_about(
 
     user = asyncio.create_task(ask())
     assert warmer.set_target(backend, MODEL, reason="app start") is not None
-    await until(lambda: warmer.state is ModelState.LOADING, timeout_s=2.0)
+    await until(lambda: warmer.state is ModelState.LOADING)
     assert not user.done()
     await user
     warmer.first_token_received()
@@ -407,7 +407,7 @@ async def test_a_request_sent_before_the_warm_up_asked_a_loaded_model_is_warm(
     warmer = KeepAliveWarmer(backend, MODEL)
     warmer.warm("app start")
     assert warmer.user_request_started() is False
-    await until(lambda: warmer.state is ModelState.WARM, timeout_s=2.0)
+    await until(lambda: warmer.state is ModelState.WARM)
     assert [r.path for r in server.requests] == ["/api/ps"]  # and no load request
     warmer.user_request_finished(ok=True)
     await warmer.aclose()
@@ -457,14 +457,14 @@ async def test_cold_model_counts_as_loading_for_the_users_request(make_server: A
     backend = OllamaBackend(server.url)
     warmer = KeepAliveWarmer(backend, MODEL, WarmSettings(keep_alive=None))
     await warmer.warm_now("app start")
-    await until(lambda: warmer.state is ModelState.COLD, timeout_s=3.0)
+    await until(lambda: warmer.state is ModelState.COLD)
     assert warmer.user_request_started() is True
     assert warmer.model_state() == "loading"
     warmer.user_request_finished(ok=False)
     assert warmer.state is None
     assert warmer.user_request_started() is False  # unknown: no LOADING stage
     warmer.user_request_finished(ok=True)
-    await until(lambda: warmer.state is ModelState.COLD, timeout_s=3.0)
+    await until(lambda: warmer.state is ModelState.COLD)
     assert warmer.user_request_started() is True
     warmer.first_token_received()
     assert warmer.model_state() == "warm"
@@ -504,7 +504,7 @@ async def test_openai_unknown_server_gets_one_token_warm_up(make_server: Any) ->
     assert [s for _, s in states] == [ModelState.LOADING, ModelState.WARM]
     assert warmer.seconds_left is None and warmer.status.label() == "warm"
     assert warmer.warm("typing") is None  # trusted for a while ...
-    await until(lambda: warmer.state is None, timeout_s=3.0)
+    await until(lambda: warmer.state is None)
     await warmer.warm_now("typing")  # ... then warmed again when the user types
     assert len(server.posts("/v1/chat/completions")) == 2
     await warmer.aclose()
@@ -733,6 +733,6 @@ async def test_ollama_expiry_read_after_the_backend_closed_is_dropped_quietly(
     warmer.user_request_finished(ok=True)
     task = warmer._task
     assert task is not None
-    await asyncio.wait_for(task, timeout=2.0)  # raised RuntimeError before the fix
+    await asyncio.wait_for(task, timeout=60)  # raised RuntimeError before the fix
     assert task.exception() is None
     await warmer.aclose()

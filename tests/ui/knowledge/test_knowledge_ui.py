@@ -64,7 +64,6 @@ def test_add_a_folder_ask_with_knowledge_on_and_see_the_sources(
         _ask(app, qtbot, "Which hotel did we stay at in Kyoto?")
         await until(
             lambda: not app.page.busy and "Granvia [1]" in app.window.chat_view.toPlainText(),
-            timeout_s=15,
         )
 
     run(ask())
@@ -127,7 +126,7 @@ def test_the_stage_line_says_searching_your_notes_with_its_time(
             await asyncio.sleep(0.005)
         lines.append(app.window.stage_label.text())
         server.release.set()
-        await until(lambda: not app.page.busy, timeout_s=15)
+        await until(lambda: not app.page.busy)
 
     run(ask())
     assert lines[0].startswith("Searching your notes… ") and " ms · 1 passages" in lines[0]
