@@ -63,6 +63,18 @@ def english_figures() -> Iterator[None]:
     QLocale.setDefault(ENGLISH)
 
 
+@pytest.fixture(autouse=True)
+def no_servers_on_this_computer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window finds no LLM server on this computer's usual ports (11434, 8080 ...):
+    on a machine shared with other jobs, one may be running there, and the window would
+    choose it or list it. A test that wants detection sets its own."""
+
+    async def nothing() -> list[Any]:
+        return []
+
+    monkeypatch.setattr("client.ui.servers.server_controller.detected_choices", nothing)
+
+
 class HarnessLoop(qasync.QEventLoop):
     """qasync's loop, whose run_until_complete runs one last round of Qt events after
     its loop has stopped, with no running loop set: asyncio.current_task() fails there,
