@@ -26,16 +26,11 @@ def _collected(*args: str) -> tuple[int, list[str]]:
     return done.returncode, [line for line in done.stdout.splitlines() if "::" in line]
 
 
-def test_the_default_run_leaves_the_benchmarks_out() -> None:
+def test_the_default_run_leaves_every_benchmark_out() -> None:
     options = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     addopts = options["tool"]["pytest"]["ini_options"]["addopts"]
     assert addopts[:2] == ["-m", "not perf"] and "--strict-markers" in addopts
     code, ids = _collected("tests/perf")
-    assert code == 5 and ids == []  # nothing of tests/perf in plain `pytest`
-
-
-def test_every_benchmark_is_in_the_perf_tier() -> None:
-    code, everything = _collected("-m", "", "tests/perf")  # an empty -m selects all
-    assert code == 0 and everything
+    assert code == 5 and ids == []  # nothing of tests/perf in plain `pytest`: all are perf
     code, benchmarks = _collected("-m", "perf", "tests/perf")
-    assert code == 0 and benchmarks == everything
+    assert code == 0 and len(benchmarks) > 10
