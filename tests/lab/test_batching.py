@@ -68,7 +68,7 @@ async def test_past_capacity_the_first_token_waits_and_metrics_say_so(start_lab)
 
     async def until_gauge(name: str, value: str) -> None:
         line = f'vllm:{name}{{engine="0",model_name="tachy-lab:latest"}} {value}'
-        for _ in range(200):  # polled, not slept: a busy machine may be slow to start
+        for _ in range(6000):  # polled, not slept: a busy machine may be slow to start
             if line in (await client.get("/metrics")).text:
                 return
             await asyncio.sleep(0.01)
