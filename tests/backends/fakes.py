@@ -97,7 +97,7 @@ async def cancel_at_text(stream: ChatStream, text: str) -> None:
                 reached.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(reached.wait(), 5)
+    await asyncio.wait_for(reached.wait(), 60)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -57,7 +57,7 @@ class LiveServer:
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._loop.stop)
         if self._thread is not None:
-            self._thread.join(10)
+            self._thread.join(60)
 
     def _serve(self, ready: threading.Event) -> None:
         loop = self._loop = asyncio.new_event_loop()

@@ -42,9 +42,10 @@ async def test_discovery_finds_both_apis_with_their_models() -> None:
 
 
 async def test_closed_ports_answer_at_once() -> None:
+    """Refused at once: the search does not wait out its (here 60 s) budget."""
     started = time.perf_counter()
-    assert await discover_local_servers((closed_port(), closed_port()), budget_s=0.3) == []
-    assert time.perf_counter() - started < 0.3
+    assert await discover_local_servers((closed_port(), closed_port()), budget_s=60) == []
+    assert time.perf_counter() - started < 30
 
 
 async def test_a_port_that_never_answers_does_not_exceed_the_budget() -> None:
@@ -55,4 +56,5 @@ async def test_a_port_that_never_answers_does_not_exceed_the_budget() -> None:
         found = await discover_local_servers((silent.getsockname()[1],), budget_s=0.2)
         took = time.perf_counter() - started
     assert found == []
-    assert 0.19 <= took < 0.3
+    assert took >= 0.19  # it waited its budget ...
+    assert took < 10  # ... and no more: nothing else bounds a silent port's probe

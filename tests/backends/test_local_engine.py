@@ -7,14 +7,12 @@ All but the error-message tests share the one session engine (tests/conftest.py)
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 import os
 import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -36,7 +34,7 @@ from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, DoneReason, Token
 from client.core.tiers import Tier
-from tests.engine_cpu import cpu_ticks
+from tests.engine_work import cpu_ticks, wait_until_idle, work_after_stop
 
 LONG_STORY = (
     "Write a very long story, at least two thousand words, about a lighthouse keeper "
@@ -90,7 +88,7 @@ def sse_deltas(raw: bytes) -> list[dict[str, object]]:
 @pytest.mark.engine
 def test_engine_answers_with_its_model_name(local_engine: LocalEngine) -> None:
     assert local_engine.running and local_engine.pid
-    answer = httpx.get(f"{local_engine.url}/v1/models", timeout=10, trust_env=False)
+    answer = httpx.get(f"{local_engine.url}/v1/models", timeout=60, trust_env=False)
     assert answer.status_code == 200
     assert [m["id"] for m in answer.json()["data"]] == [LOCAL_MODEL_NAME]
     assert local_engine.openai_url == f"http://127.0.0.1:{local_engine.port}/v1"
@@ -141,71 +139,54 @@ async def test_streamed_chat_counts_text_chunks_only(local_engine: LocalEngine) 
 
 
 @pytest.mark.engine
-async def test_cancel_stops_the_servers_cpu_within_250_ms(local_engine: LocalEngine) -> None:
+async def test_cancel_stops_the_servers_work(local_engine: LocalEngine) -> None:
+    """Counted in CPU work, not timed (tests/perf/test_engine_cancel.py times it): the
+    story would run to the context's end (~1,985 tokens); after the cancel the engine
+    writes one or two more."""
     pid = local_engine.pid
     assert pid is not None
     backend = await make_backend(local_engine.url, "openai")
     request = ChatRequest(
-        local_engine.model,
-        [ChatMessage("user", LONG_STORY)],
-        GenerationOptions(max_tokens=2000),
+        local_engine.model, [ChatMessage("user", LONG_STORY)], GenerationOptions(max_tokens=2000)
     )
-    stream = backend.chat(request, StreamTimeouts(60, 30))
+    stream = backend.chat(request, StreamTimeouts(120, 60))
     received: list[str] = []
-    generating = asyncio.Event()
+    ticks_at_45 = 0  # CPU ticks when the 45th token came
+    written = asyncio.Event()
 
     async def consume() -> None:
+        nonlocal ticks_at_45
         async with stream:
             async for event in stream:
                 if isinstance(event, Token):
                     received.append(event.text)
-                    if len(received) >= 5:
-                        generating.set()
+                    if len(received) == 45:
+                        ticks_at_45 = cpu_ticks(pid)
+                        written.set()
 
+    await asyncio.to_thread(wait_until_idle, local_engine.url)
+    before = cpu_ticks(pid)
     task = asyncio.create_task(consume())
     try:
-        await asyncio.wait_for(generating.wait(), timeout=60)
-        busy_from = cpu_ticks(pid)
-        await asyncio.sleep(0.3)
-        busy_ticks = cpu_ticks(pid) - busy_from
+        await asyncio.wait_for(written.wait(), timeout=120)
         task.cancel()
-        cancelled_at = time.monotonic()
         with pytest.raises(asyncio.CancelledError):
             await task
     finally:
         task.cancel()
         await backend.aclose()
-    samples = _sample_cpu(pid, cancelled_at, until_s=0.75)
-
-    assert busy_ticks >= 3, f"the engine was not generating ({busy_ticks} ticks in 300 ms)"
-    at_250 = next(ticks for at, ticks in samples if at >= 0.25)
-    at_750 = samples[-1][1]
-    assert at_750 - at_250 <= 2, f"still computing after cancel: {samples}"
+    after = await asyncio.to_thread(work_after_stop, pid, local_engine.url, ticks_at_45)
+    # Ticks a token costs, over-counted (the prompt's reading and tokens written while
+    # the 45th came are in them): on a busy machine the figure only grows.
+    per_token = (ticks_at_45 - before) / 45
+    print(f"\nengine: {after} ticks after cancel; a token costs at most {per_token:.2f}")
+    assert ticks_at_45 > before, "the engine was not generating"
+    assert after < 50 * per_token, "the engine wrote on after the cancel"
     assert stream.outcome == Done(DoneReason.CANCELLED, "".join(received), "")
-    assert len(received) >= 5
-    stopped_ms = _last_growth_ms(samples)
-    print(f"\nengine CPU stopped {stopped_ms:.0f} ms after cancel ({busy_ticks} ticks/300 ms busy)")
     # The engine is idle, not broken: it answers the next request.
-    async with httpx.AsyncClient(timeout=10, trust_env=False) as client:
+    async with httpx.AsyncClient(timeout=60, trust_env=False) as client:
         answer = await client.get(f"{local_engine.url}/v1/models")
     assert answer.status_code == 200
-
-
-def _sample_cpu(pid: int, since: float, until_s: float) -> list[tuple[float, int]]:
-    samples = []
-    while (elapsed := time.monotonic() - since) < until_s:
-        samples.append((elapsed, cpu_ticks(pid)))
-        time.sleep(0.01)  # sampling a clock, not waiting for an event
-    samples.append((time.monotonic() - since, cpu_ticks(pid)))
-    return samples
-
-
-def _last_growth_ms(samples: list[tuple[float, int]]) -> float:
-    last = 0.0
-    for (_, before), (at, ticks) in itertools.pairwise(samples):
-        if ticks > before:
-            last = at
-    return last * 1000
 
 
 @pytest.mark.engine
@@ -230,8 +211,8 @@ def test_engine_dies_with_its_parent(tmp_path: Path) -> None:
         engine = psutil.Process(engine_pid)
         assert engine.is_running()
         os.kill(parent.pid, signal.SIGKILL)
-        parent.wait(timeout=10)
-        _gone, alive = psutil.wait_procs([engine], timeout=10)
+        parent.wait(timeout=60)
+        _gone, alive = psutil.wait_procs([engine], timeout=60)
         assert not alive, "the engine outlived its parent"
     finally:
         if parent.poll() is None:

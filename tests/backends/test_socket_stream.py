@@ -69,7 +69,7 @@ async def until_buffered(stream: AsyncioStream, size: int) -> None:
 
     protocol.data_received = received  # type: ignore[method-assign]
     if protocol.buffered < size:
-        await asyncio.wait_for(arrived.wait(), 5)
+        await asyncio.wait_for(arrived.wait(), 60)
     protocol.data_received = receive  # type: ignore[method-assign]
 
 
@@ -91,7 +91,7 @@ async def test_a_read_waits_for_the_next_bytes(server: Server) -> None:
     await asyncio.sleep(0.01)
     assert not reading.done()
     peer.write(b"late")
-    assert await asyncio.wait_for(reading, 5) == b"late"
+    assert await asyncio.wait_for(reading, 60) == b"late"
     await stream.aclose()
 
 
@@ -100,7 +100,7 @@ async def test_the_end_of_the_stream_reads_empty(server: Server) -> None:
     peer.write(b"last")
     peer.close()
     assert await stream.read(65536) == b"last"
-    assert await asyncio.wait_for(stream.read(65536), 5) == b""
+    assert await asyncio.wait_for(stream.read(65536), 60) == b""
     assert stream.get_extra_info("is_readable")  # a pooled connection that is gone
 
 
@@ -110,7 +110,7 @@ async def test_a_reset_connection_is_a_read_error(server: Server) -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
     peer.transport.abort()  # linger 0: an RST, not a FIN
     with pytest.raises(httpcore.ReadError):
-        await asyncio.wait_for(stream.read(65536), 5)
+        await asyncio.wait_for(stream.read(65536), 60)
 
 
 async def test_a_read_past_its_timeout_is_a_read_timeout(server: Server) -> None:
@@ -145,7 +145,7 @@ async def test_a_fast_sender_is_paused_until_the_reader_catches_up(
     assert stream._transport.is_reading() is False
     received = b""
     while len(received) < 65536:
-        received += await asyncio.wait_for(stream.read(65536), 5)
+        received += await asyncio.wait_for(stream.read(65536), 60)
     assert received == b"x" * 65536 and stream._transport.is_reading()
     await stream.aclose()
 

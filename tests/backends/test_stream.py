@@ -87,7 +87,7 @@ async def test_stall_between_tokens() -> None:
     hang = asyncio.Event()  # never set
     response, body = streaming([ROLE, sse_delta("first"), hang])
     stream = backend(Recorder([response])).chat(REQUEST, StreamTimeouts(5.0, stall_s=0.2))
-    events = await asyncio.wait_for(run(stream), 5)
+    events = await asyncio.wait_for(run(stream), 60)
     failed = events[-1]
     assert isinstance(failed, Failed) and isinstance(failed.error, StreamStalled)
     assert failed.partial_text == "first" and body.closed
@@ -96,7 +96,7 @@ async def test_stall_between_tokens() -> None:
 async def test_first_byte_timeout_while_body_hangs() -> None:
     response, body = streaming([ROLE, asyncio.Event()])
     stream = backend(Recorder([response])).chat(REQUEST, StreamTimeouts(first_byte_s=0.2))
-    events = await asyncio.wait_for(run(stream), 5)
+    events = await asyncio.wait_for(run(stream), 60)
     assert isinstance(events[-1], Failed) and isinstance(events[-1].error, FirstByteTimeout)
     assert body.closed
 
@@ -107,7 +107,7 @@ async def test_first_byte_timeout_while_headers_never_come() -> None:
         raise AssertionError("unreachable")
 
     stream = backend(Recorder([no_headers])).chat(REQUEST, StreamTimeouts(first_byte_s=0.2))
-    events = await asyncio.wait_for(run(stream), 5)
+    events = await asyncio.wait_for(run(stream), 60)
     assert len(events) == 1 and isinstance(events[0], Failed)
     assert isinstance(events[0].error, FirstByteTimeout)
 
@@ -165,7 +165,7 @@ async def test_error_status_with_a_stalled_body_does_not_hang(
     monkeypatch.setattr("client.backends.stream.ERROR_BODY_WAIT_S", 0.2)
     response, _ = streaming([b'{"error": "par', asyncio.Event()], status=503)
     stream = backend(Recorder([response])).chat(REQUEST, StreamTimeouts(None, None))
-    events = await asyncio.wait_for(run(stream), 5)
+    events = await asyncio.wait_for(run(stream), 60)
     assert isinstance(events[-1], Failed) and isinstance(events[-1].error, ServerError)
     assert events[-1].error.status == 503
 

@@ -127,19 +127,22 @@ def test_progress_bar_waits_a_second_then_draws() -> None:
     assert shown.getvalue() == "\r[##..] 2/4\n"
 
 
+LOAD_MS = 1500.0  # a request that waited for it takes longer, however busy the machine
+
+
 def test_cold_with_warming_times_the_first_message_a_user_sends(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Against the lab's cold-start preset (Ollama API, a 600 ms load): --cold alone
+    """Against the lab's cold-start preset (Ollama API, a 1.5 s load): --cold alone
     reports the load in the first request; with --warming the model is loaded by the
-    app's warm-up first, so the first request is as fast as the warm ones."""
+    app's warm-up first, so the first request does not wait for it."""
     from dataclasses import replace
 
     from client.lab.scenario import Distribution, preset
     from client.lab.server import run_in_thread
 
     scenario = replace(
-        preset("cold-start"), load_ms=600.0, ttft=Distribution("fixed", 60.0), output_tokens=4
+        preset("cold-start"), load_ms=LOAD_MS, ttft=Distribution("fixed", 60.0), output_tokens=4
     )
     lab = run_in_thread(scenario)
     try:
@@ -151,9 +154,9 @@ def test_cold_with_warming_times_the_first_message_a_user_sends(
         warmed = json.loads(out)
     finally:
         lab.stop()
-    assert cold["cold"]["ttft_ms"] >= 600 and not cold["warmed_before_first"]
+    assert cold["cold"]["ttft_ms"] >= LOAD_MS and not cold["warmed_before_first"]
     assert warmed["warmed_before_first"] and "first request after warming: ttft" in err
-    assert warmed["cold"]["ttft_ms"] < 300  # the load happened in the warm-up, not here
+    assert warmed["cold"]["ttft_ms"] < LOAD_MS  # the load happened in the warm-up, not here
 
 
 @pytest.mark.engine

@@ -10,6 +10,10 @@ import pytest
 from client.cli import main
 from tests.backends.live_server import LiveServer, Script
 
+# The search's budget for the tests that want its passages: 50 ms by default, which a
+# busy machine's search may pass (tests/perf/test_knowledge_perf.py times the search).
+PATIENT = ["--kb-budget", "60000"]
+
 
 @pytest.fixture(autouse=True)
 def notes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -36,6 +40,7 @@ def test_json_prints_the_retrieved_event_first_and_sends_the_passages(
                 "m",
                 "--json",
                 "--kb",
+                *PATIENT,
                 "Where did we stay in Kyoto?",
             ]
         )
@@ -45,7 +50,7 @@ def test_json_prints_the_retrieved_event_first_and_sends_the_passages(
     lines = [line for line in lines if line["event"] != "state"]  # the turn's states
     assert [line["event"] for line in lines][:2] == ["retrieved", "started"]
     retrieved = lines[0]
-    assert retrieved["timed_out"] is False and 0 < retrieved["ms"] < 50
+    assert retrieved["timed_out"] is False and retrieved["ms"] > 0
     [passage] = retrieved["passages"]
     assert passage["path"] == str(notes / "kyoto.md") and passage["line_start"] == 1
     assert passage["score"] > 0
@@ -59,7 +64,7 @@ def test_a_chinese_question_finds_the_chinese_note(
     notes: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     with LiveServer(Script(tokens=["好吃"])) as server:
-        assert main(["chat", "--url", server.url, "-m", "m", "--kb", "烤鸭好吃吗？"]) == 0
+        assert main(["chat", "--url", server.url, "-m", "m", "--kb", *PATIENT, "烤鸭好吃吗？"]) == 0
     out, err = capsys.readouterr()
     assert out == "好吃"
     assert "searched your notes: 1 passages in" in err
@@ -82,7 +87,12 @@ def test_past_the_budget_the_answer_goes_on_without_passages(
 def test_a_deleted_note_is_not_sent(notes: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (notes / "kyoto.md").unlink()
     with LiveServer(Script(tokens=["?"])) as server:
-        assert main(["chat", "--url", server.url, "-m", "m", "--json", "--kb", "Kyoto hotel"]) == 0
+        assert (
+            main(
+                ["chat", "--url", server.url, "-m", "m", "--json", "--kb", *PATIENT, "Kyoto hotel"]
+            )
+            == 0
+        )
     retrieved = json.loads(capsys.readouterr().out.splitlines()[0])
     assert retrieved["passages"] == []
     assert server.requests[0]["messages"][-1]["content"] == "Kyoto hotel"

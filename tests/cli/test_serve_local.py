@@ -34,12 +34,12 @@ def test_serves_until_ctrl_c_then_stops_the_engine() -> None:
         assert info["openai_url"] == f"http://127.0.0.1:{port}/v1"
         assert info["model"] == LOCAL_MODEL_NAME
         engine = psutil.Process(int(info["pid"]))
-        models = httpx.get(f"{info['openai_url']}/models", timeout=10, trust_env=False)
+        models = httpx.get(f"{info['openai_url']}/models", timeout=60, trust_env=False)
         assert models.json()["data"][0]["id"] == LOCAL_MODEL_NAME
 
         os.killpg(tachy.pid, signal.SIGINT)  # Ctrl-C: the whole foreground group
-        assert tachy.wait(timeout=30) == 0
-        _gone, alive = psutil.wait_procs([engine], timeout=5)
+        assert tachy.wait(timeout=120) == 0
+        _gone, alive = psutil.wait_procs([engine], timeout=60)
         assert not alive
         assert "Local engine stopped." in (tachy.stderr.read() if tachy.stderr else "")
     finally:
@@ -89,10 +89,10 @@ def test_spec_starts_the_engine_with_speculative_decoding() -> None:
         assert tachy.stdout is not None
         lines = dict(tachy.stdout.readline().split(" ", 1) for _ in range(4))
         url = lines["url"].strip()
-        slots = httpx.get(f"{url}/slots", timeout=10, trust_env=False).json()
+        slots = httpx.get(f"{url}/slots", timeout=60, trust_env=False).json()
         assert slots[0]["speculative"] is True
         os.killpg(tachy.pid, signal.SIGINT)
-        assert tachy.wait(timeout=30) == 0
+        assert tachy.wait(timeout=120) == 0
         assert "Speculative decoding: ngram-simple" in (tachy.stderr.read() if tachy.stderr else "")
     finally:
         if tachy.poll() is None:

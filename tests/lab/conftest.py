@@ -25,7 +25,7 @@ async def start_lab() -> AsyncIterator[StartLab]:
     ) -> tuple[LabServer, httpx.AsyncClient]:
         server = LabServer(scenario_from_dict({**FAST, **dials}), upstream=upstream)
         url = await server.start()
-        client = httpx.AsyncClient(base_url=url, timeout=10)
+        client = httpx.AsyncClient(base_url=url, timeout=60)
         started.append((server, client))
         return server, client
 

@@ -46,8 +46,10 @@ async def test_a_scripted_reply_arrives_whole_with_its_metrics(start_lab, make) 
         assert [t.kind for t in tokens[:3]] == [TokenKind.THINKING] * 3
     assert len([t for t in tokens if t.kind == TokenKind.ANSWER]) == 10
     metrics = stream.metrics()
-    assert 55 <= metrics.ttft_ms < 400
-    assert metrics.tpot_ms is not None and 3 <= metrics.tpot_ms < 30
+    # At least the lab's 60 ms and 5 ms (a busy machine's sleeps only come late; how
+    # close they come is tests/perf/test_lab_timing.py's).
+    assert metrics.ttft_ms is not None and metrics.ttft_ms >= 55
+    assert metrics.tpot_ms is not None and metrics.tpot_ms >= 3
 
 
 @BACKENDS
@@ -100,7 +102,9 @@ async def test_the_openai_backend_reads_the_context_window(lab) -> None:
     ("preset", "low", "high"),
     [("instant", 0, 100), ("fast", 100, 300), ("typing", 300, 1000), ("slow", 1000, 4000)],
 )
-async def test_tier_presets_land_in_their_tier_from_the_first_reply(preset, low, high) -> None:
+async def test_tier_presets_wait_their_tier_from_the_first_reply(preset, low, high) -> None:
+    """At least the tier's floor (sleeps only come late); that the first reply lands
+    inside its tier is a benchmark (tests/perf/test_lab_timing.py)."""
     server = LabServer(scenario_from_dict({"base": preset, "output_tokens": 3}))
     backend = OllamaBackend(await server.start())
     try:
@@ -108,4 +112,4 @@ async def test_tier_presets_land_in_their_tier_from_the_first_reply(preset, low,
     finally:
         await backend.aclose()
         await server.stop()
-    assert low <= stream.metrics().ttft_ms < high
+    assert stream.metrics().ttft_ms >= low

@@ -21,7 +21,7 @@ async def test_continuous_admits_a_waiter_as_soon_as_one_ends() -> None:
     await asyncio.sleep(0.01)
     assert not third.done() and scheduler.waiting == 1
     scheduler.release()
-    await asyncio.wait_for(third, 1)
+    await asyncio.wait_for(third, 60)
     assert scheduler.running == 2 and scheduler.waiting == 0
 
 
@@ -37,7 +37,7 @@ async def test_static_batch_waits_for_the_whole_group() -> None:
     await asyncio.sleep(0.01)
     assert scheduler.waiting == 3  # one of the group still runs
     scheduler.release()
-    await asyncio.wait_for(asyncio.gather(*late), 1)
+    await asyncio.wait_for(asyncio.gather(*late), 60)
     assert scheduler.running == 3  # the waiting ones start together
 
 
@@ -68,7 +68,7 @@ async def test_past_capacity_the_first_token_waits_and_metrics_say_so(start_lab)
 
     async def until_gauge(name: str, value: str) -> None:
         line = f'vllm:{name}{{engine="0",model_name="tachy-lab:latest"}} {value}'
-        for _ in range(200):  # polled, not slept: a busy machine may be slow to start
+        for _ in range(6000):  # polled, not slept: a busy machine may be slow to start
             if line in (await client.get("/metrics")).text:
                 return
             await asyncio.sleep(0.01)

@@ -43,8 +43,8 @@ def test_a_bundled_scenario_is_named_like_a_preset() -> None:
     url, process = _lab(["--scenario", "retry-after-503"])
     try:
         body = {"model": "tachy-lab", "messages": [{"role": "user", "content": "hi"}]}
-        first = httpx.post(f"{url}/v1/chat/completions", json=body, timeout=10)
-        again = httpx.post(f"{url}/v1/chat/completions", json=body, timeout=10)
+        first = httpx.post(f"{url}/v1/chat/completions", json=body, timeout=60)
+        again = httpx.post(f"{url}/v1/chat/completions", json=body, timeout=60)
     finally:
         process.terminate()
         process.wait(10)
@@ -82,8 +82,8 @@ def test_tachy_lab_serves_both_protocols_on_one_port() -> None:
             "messages": [{"role": "user", "content": "hi"}],
             "stream": False,
         }
-        assert httpx.post(f"{url}/api/chat", json=body, timeout=10).json()["done"] is True
-        assert httpx.post(f"{url}/v1/chat/completions", json=body, timeout=10).json()["choices"]
+        assert httpx.post(f"{url}/api/chat", json=body, timeout=60).json()["done"] is True
+        assert httpx.post(f"{url}/v1/chat/completions", json=body, timeout=60).json()["choices"]
     finally:
         process.terminate()
         process.wait(10)
@@ -104,7 +104,7 @@ def test_tachy_lab_records_a_server_and_replays_it(tmp_path) -> None:
     url, recorder = _lab(["--upstream", upstream.url, "--record", str(path), "--scrub"])
     try:
         body = {"model": "tachy-lab", "messages": [{"role": "user", "content": "hi"}]}
-        recorded = httpx.post(f"{url}/api/chat", json=body, timeout=10).content
+        recorded = httpx.post(f"{url}/api/chat", json=body, timeout=60).content
         assert path.exists()  # saved before the reply's end went to the client
     finally:
         recorder.terminate()
@@ -117,7 +117,7 @@ def test_tachy_lab_records_a_server_and_replays_it(tmp_path) -> None:
         assert replaying.stdout is not None
         assert "scenario 'session'" in replaying.stdout.readline()
         url = replaying.stdout.readline().split("Ollama API: ")[1].split("/api/chat")[0]
-        replayed = httpx.post(f"{url}/api/chat", json=body, timeout=10).content
+        replayed = httpx.post(f"{url}/api/chat", json=body, timeout=60).content
     finally:
         replaying.terminate()
         replaying.wait(10)
@@ -144,7 +144,7 @@ def test_a_reply_is_in_the_recording_whatever_stops_the_lab_right_after_it(
     url, recorder = _lab(["--upstream", upstream.url, "--record", str(record)])
     try:
         body = {"model": "tachy-lab", "messages": [{"role": "user", "content": "hi"}]}
-        with httpx.stream("POST", f"{url}{path}", json={**body, "stream": True}, timeout=10) as r:
+        with httpx.stream("POST", f"{url}{path}", json={**body, "stream": True}, timeout=60) as r:
             received = b"".join(r.iter_raw())
         recorder.send_signal(stop)
         assert recorder.wait(10) == (-stop if stop is signal.SIGKILL else 0)
@@ -197,7 +197,7 @@ def test_the_reply_is_on_disk_before_its_end_reaches_the_client(tmp_path) -> Non
     url, recorder = _lab(["--upstream", upstream, "--record", str(record)])
     try:
         body = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
-        with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=10) as r:
+        with httpx.stream("POST", f"{url}/v1/chat/completions", json=body, timeout=60) as r:
             for line in r.iter_lines():
                 if line == "data: [DONE]":
                     break

@@ -98,7 +98,7 @@ async def test_reset_after_n_tokens_aborts_the_connection(start_lab, path, extra
 
 @BOTH
 async def test_stall_for_s_seconds_then_carry_on(start_lab, path, extra) -> None:
-    _, client = await start_lab(fault={"kind": "stall", "after_tokens": 3, "seconds": 0.3})
+    _, client = await start_lab(fault={"kind": "stall", "after_tokens": 3, "seconds": 1.0})
     stamps = []
     async with client.stream("POST", path, json=chat_body(**extra)) as response:
         async for line in response.aiter_lines():
@@ -106,17 +106,18 @@ async def test_stall_for_s_seconds_then_carry_on(start_lab, path, extra) -> None
                 stamps.append(time.perf_counter())
     assert len(stamps) == 8
     gaps = [b - a for a, b in itertools.pairwise(stamps)]
-    assert gaps[2] >= 0.29 and max(gaps[:2] + gaps[3:]) < 0.2
+    assert gaps[2] >= 0.99 and max(gaps[:2] + gaps[3:]) < 0.9  # the 1 s stall, there only
 
 
 @BOTH
 async def test_first_byte_later_than_the_client_timeout(start_lab, path, extra) -> None:
-    _, client = await start_lab(fault={"kind": "slow_first_byte", "seconds": 0.5})
+    # 2 s late against a 0.15 s read timeout: the timeout fires first on any machine.
+    _, client = await start_lab(fault={"kind": "slow_first_byte", "seconds": 2.0})
     with pytest.raises(httpx.ReadTimeout):
         await client.post(path, json=chat_body(**extra), timeout=httpx.Timeout(5, read=0.15))
     started = time.perf_counter()
     code, raw = await raw_stream(client, path, extra)
-    assert code == 200 and time.perf_counter() - started >= 0.45
+    assert code == 200 and time.perf_counter() - started >= 1.95
     assert len(tokens_in(raw, path)) == 8
 
 
@@ -161,7 +162,7 @@ async def test_never_answer_holds_until_the_client_leaves(start_lab, path, extra
     server, client = await start_lab(fault="never_answer")
     with pytest.raises(httpx.ReadTimeout):
         await client.post(path, json=chat_body(**extra), timeout=httpx.Timeout(5, read=0.3))
-    for _ in range(100):  # the handler is cancelled once the connection closes
+    for _ in range(6000):  # the handler is cancelled once the connection closes
         if server.stats.held == 0:
             break
         await asyncio.sleep(0.01)
@@ -171,7 +172,7 @@ async def test_never_answer_holds_until_the_client_leaves(start_lab, path, extra
 async def test_never_answer_is_really_held(start_lab) -> None:
     server, client = await start_lab(fault="never_answer")
     task = asyncio.create_task(client.post("/api/chat", json=chat_body()))
-    for _ in range(200):
+    for _ in range(6000):  # a minute at most
         if server.stats.held == 1:
             break
         await asyncio.sleep(0.01)

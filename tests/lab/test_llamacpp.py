@@ -6,9 +6,25 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
 
 from tests.lab.conftest import chat_body
 from tests.lab.test_openai_api import sse_events
+
+WAIT_S = 60.0  # a safety net for a busy machine
+
+
+async def until_json(client: Any, path: str, condition: Callable[[Any], bool]) -> Any:
+    """GET path until its JSON body meets the condition; that body."""
+    deadline = time.monotonic() + WAIT_S
+    while not condition(body := (await client.get(path)).json()):
+        assert time.monotonic() < deadline, f"{path} never showed it: {body}"
+        await asyncio.sleep(0.01)
+    return body
+
 
 LONG = "Explain the colour of the sky to a child, in plain words, with an example. " * 20
 
@@ -97,7 +113,9 @@ async def test_timings_on_the_last_chunk_and_usage(start_lab) -> None:
         "predicted_n", "predicted_ms", "predicted_per_token_ms", "predicted_per_second",
     ]  # fmt: skip
     assert timings["predicted_n"] == 8 and timings["prompt_ms"] >= 4.0
-    assert 60 < timings["predicted_per_second"] < 130  # 10 ms per token: 100/s
+    # 10 ms per token: at most 100/s (a busy machine's sleeps only ever come late)
+    assert 0 < timings["predicted_per_second"] < 130
+    assert timings["predicted_per_second"] == pytest.approx(8 / timings["predicted_ms"] * 1000)
     assert all("timings" not in e for e in events[:-1])
     whole = (await client.post("/v1/chat/completions", json=chat_body())).json()
     assert whole["object"] == "chat.completion" and whole["timings"]["predicted_n"] == 8
@@ -106,8 +124,7 @@ async def test_timings_on_the_last_chunk_and_usage(start_lab) -> None:
 async def test_slots_props_models_health_and_metrics(start_lab) -> None:
     _, client = await start_lab(server="llamacpp", capacity=2, ttft=300)
     running = asyncio.create_task(client.post("/v1/chat/completions", json=chat_body()))
-    await asyncio.sleep(0.1)
-    slots = (await client.get("/slots")).json()
+    slots = await until_json(client, "/slots", lambda s: any(x["is_processing"] for x in s))
     assert [s["id"] for s in slots] == [0, 1]
     assert [s["is_processing"] for s in slots] == [True, False]
     assert {"n_ctx", "params", "next_token", "id_task", "speculative"} <= set(slots[0])
@@ -154,12 +171,10 @@ async def test_any_model_name_and_llamacpp_error_objects(start_lab) -> None:
 
 
 async def test_health_is_503_while_the_model_loads(start_lab) -> None:
-    _, client = await start_lab(server="llamacpp", start_loaded=False, load_ms=300)
+    _, client = await start_lab(server="llamacpp", start_loaded=False, load_ms=1000)
     loading = asyncio.create_task(client.post("/v1/chat/completions", json=chat_body()))
-    await asyncio.sleep(0.1)
-    health = await client.get("/health")
-    assert health.status_code == 503
-    assert health.json() == {
+    health = await until_json(client, "/health", lambda body: "error" in body)
+    assert health == {
         "error": {"code": 503, "message": "Loading model", "type": "unavailable_error"}
     }
     await loading

@@ -57,7 +57,7 @@ def test_after_must_be_known() -> None:
 async def start(scenario: object) -> tuple[LabServer, httpx.AsyncClient]:
     server = LabServer(scenario)  # type: ignore[arg-type]
     url = await server.start()
-    return server, httpx.AsyncClient(base_url=url, timeout=20)
+    return server, httpx.AsyncClient(base_url=url, timeout=60)
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ async def test_steps_count_per_conversation_when_the_request_names_one(running) 
 
 
 async def test_a_step_sets_its_own_ttft_and_tpot(running) -> None:
-    steps = [{"kind": "ok", "ttft": 400, "tpot_ms": 30}, {"kind": "ok"}]
+    steps = [{"kind": "ok", "ttft": 1000, "tpot_ms": 30}, {"kind": "ok"}]
     client = await serve(
         running, scenario_from_dict({"ttft": 5, "tpot_ms": 1, "output_tokens": 6, "steps": steps})
     )
@@ -100,7 +100,9 @@ async def test_a_step_sets_its_own_ttft_and_tpot(running) -> None:
         response = await client.post(OLLAMA, json=chat_body(stream=False))
         spans.append(time.perf_counter() - began)
         assert response.status_code == 200
-    assert spans[0] >= 0.4 + 5 * 0.03 - 0.01 and spans[1] < 0.3
+    # The first step's own 1 s and 30 ms (sleeps only come late); the second, the
+    # scenario's 5 ms: not the first step's second, however busy the machine.
+    assert spans[0] >= 1.0 + 5 * 0.03 - 0.01 and spans[1] < 1.0
 
 
 async def _tokens(client: httpx.AsyncClient, path: str) -> tuple[int, list[str]]:
@@ -141,7 +143,7 @@ async def test_cold_then_warm(running) -> None:
         response = await client.post(OLLAMA, json=chat_body(stream=False))
         bodies.append(response.json())
     load_s = [b["load_duration"] / 1e9 for b in bodies]
-    assert 1.9 < load_s[0] < 2.5 and max(load_s[1:]) < 0.05
+    assert load_s[0] > 1.9 and max(load_s[1:]) < 1.0  # a load takes 2 s: only the first
     assert [m["name"] for m in (await client.get("/api/ps")).json()["models"]] == [
         "tachy-lab:latest"
     ]
@@ -158,7 +160,7 @@ async def test_stall_then_recovery(running) -> None:
                     stamps.append(time.perf_counter())
         gaps.append([b - a for a, b in itertools.pairwise(stamps)])
         assert len(stamps) == 64
-    assert gaps[0][9] >= 2.95 and max(gaps[1]) < 1.0
+    assert gaps[0][9] >= 2.95 and max(gaps[1]) < 2.0  # the 3 s stall once, not again
 
 
 async def test_unknown_model(running) -> None:

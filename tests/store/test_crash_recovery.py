@@ -35,11 +35,11 @@ def test_killed_writer_keeps_flushed_text_and_reopens_interrupted(data_dir: Path
         assert writer.stdout is not None
         message_id = int(writer.stdout.readline())  # every append has committed
         writer.send_signal(signal.SIGKILL)
-        assert writer.wait(timeout=10) == -signal.SIGKILL
+        assert writer.wait(timeout=60) == -signal.SIGKILL
     finally:
         if writer.poll() is None:
             writer.kill()
-            writer.wait(timeout=10)
+            writer.wait(timeout=60)
     with Database() as db:
         history = HistoryStore(db)
         assert history.recovered == [message_id]

@@ -24,11 +24,14 @@ from client.services.storage.stores import open_stores
 from client.ui.shell.app import TachyApp, track_async_generators
 from tests.ui.scripted_server import ScriptedOllama
 
-TEST_TIMEOUT_S = 20.0
+# Safety nets, not speeds: a wait ends the moment its event comes, and fails only after
+# this long, enough for a machine 5x slower than a quiet one (tests assert no speed).
+WAIT_S = 60.0
+TEST_TIMEOUT_S = 180.0
 ENGLISH = QLocale(QLocale.Language.English, QLocale.Country.UnitedStates)
 
 
-async def until(condition: Callable[[], object], timeout_s: float = 5.0) -> None:
+async def until(condition: Callable[[], object], timeout_s: float = WAIT_S) -> None:
     """Wait until condition() is true, serving the loop; fail after timeout_s."""
     deadline = asyncio.get_running_loop().time() + timeout_s
     while not condition():
@@ -58,6 +61,18 @@ def english_figures() -> Iterator[None]:
     QLocale.setDefault(ENGLISH)
     yield
     QLocale.setDefault(ENGLISH)
+
+
+@pytest.fixture(autouse=True)
+def no_servers_on_this_computer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window finds no LLM server on this computer's usual ports (11434, 8080 ...):
+    on a machine shared with other jobs, one may be running there, and the window would
+    choose it or list it. A test that wants detection sets its own."""
+
+    async def nothing() -> list[Any]:
+        return []
+
+    monkeypatch.setattr("client.ui.servers.server_controller.detected_choices", nothing)
 
 
 class HarnessLoop(qasync.QEventLoop):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -59,27 +58,26 @@ async def test_a_classifier_within_budget_decides() -> None:
         await asyncio.sleep(0.01)
         return Tier.STRONG
 
-    decision = await decide("hi", classify, budget_ms=1000)
+    decision = await decide("hi", classify, budget_ms=60_000)  # a busy machine's 10 ms
     assert decision.tier is Tier.STRONG
     assert decision.by == "classifier"
     assert decision.decided_ms >= 10
 
 
 async def test_a_slow_scripted_classifier_is_cut_at_the_budget_and_the_rules_decide() -> None:
-    # The fast model's server takes 2 s to answer the classification call.
-    server = ScriptedServer("ollama").add(2.0, ollama_token("strong"), ollama_done())
+    # The fast model's server takes 30 s to answer the classification call: the budget
+    # ends first on any machine.
+    server = ScriptedServer("ollama").add(30.0, ollama_token("strong"), ollama_done())
     backend = server.backend()
     from client.services.cascade.cascade import backend_classifier
 
     classify = backend_classifier(backend, MODEL)
-    started = time.perf_counter()
     decision = await decide("hi", classify, budget_ms=150)
-    waited_ms = (time.perf_counter() - started) * 1000
     await backend.aclose()
     assert decision.tier is Tier.FAST  # the rules' answer, not the classifier's
     assert "the classifier took over 150 ms" in decision.reason
     assert decision.by == "rules"
-    assert 150 <= decision.decided_ms < 1000 and waited_ms < 1000
+    assert decision.decided_ms >= 150
     assert server.closed_early == 1  # the classification stream was closed, not awaited
     assert server.requests[0]["options"]["num_predict"] <= 3
 
@@ -89,7 +87,7 @@ async def test_a_scripted_classifier_answering_in_time_decides() -> None:
     backend = server.backend()
     from client.services.cascade.cascade import backend_classifier
 
-    decision = await decide("hi", backend_classifier(backend, MODEL), budget_ms=2000)
+    decision = await decide("hi", backend_classifier(backend, MODEL), budget_ms=60_000)
     await backend.aclose()
     assert decision.tier is Tier.STRONG and decision.by == "classifier"
 

@@ -27,7 +27,7 @@ from tests.services.scripted_server import (
     sse_token,
 )
 
-pytestmark = pytest.mark.timeout(20)
+pytestmark = pytest.mark.timeout(120)
 
 
 def stages(events: list[Any]) -> list[Stage]:
@@ -136,7 +136,10 @@ async def test_the_warmer_learning_of_a_load_while_waiting_switches_to_loading(
             seen.append(event)
 
     task = asyncio.create_task(consume())
-    await asyncio.sleep(0.1)
+    for _ in range(12_000):  # until the request is at the server: it waits for a token
+        if server.requests:
+            break
+        await asyncio.sleep(0.005)
     state["now"] = "loading"
     await task
     assert stages(seen) == [Stage.UNDERSTANDING, Stage.LOADING, Stage.ANSWERING]

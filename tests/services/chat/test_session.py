@@ -35,7 +35,7 @@ from tests.services.scripted_server import (
     sse_token,
 )
 
-pytestmark = pytest.mark.timeout(20)
+pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
@@ -222,11 +222,14 @@ async def test_cold_model_shows_loading_then_answers(
     assert record.cold
 
     # The warmer reports the load finished before the first token: understanding next.
-    server.add(0.45, ollama_token("ok"), ollama_done())
+    server.add(1.0, ollama_token("ok"), ollama_done())
     state["now"] = "loading"
     generation = session.generate(generation.conversation_id, "Again")
     consumer = asyncio.create_task(run(generation))
-    await asyncio.sleep(0.1)
+    for _ in range(12_000):  # until the request is at the server: it waits for a token
+        if len(server.requests) == 2:
+            break
+        await asyncio.sleep(0.005)
     state["now"] = "warm"
     events = await consumer
     assert stages(events) == [Stage.LOADING, Stage.UNDERSTANDING, Stage.ANSWERING]
@@ -282,7 +285,7 @@ async def test_stop_before_any_token_offers_retry(
     session = session_for(server.backend(), history, metrics)
     generation = session.generate(None, "Hi")
     task = asyncio.create_task(run(generation))
-    for _ in range(1000):  # bounded: up to 5 s
+    for _ in range(12_000):  # bounded: a minute at most
         if server.bodies_started:
             break
         await asyncio.sleep(0.005)
@@ -366,7 +369,7 @@ async def test_continue_with_no_text_yet_asks_the_question_again(
     session = session_for(server.backend(), history, metrics)
     first = session.generate(None, "Q")
     task = asyncio.create_task(run(first))
-    for _ in range(1000):  # bounded: up to 5 s
+    for _ in range(12_000):  # bounded: a minute at most
         if server.bodies_started:
             break
         await asyncio.sleep(0.005)
@@ -601,7 +604,7 @@ async def test_cancel_after_slow_start_is_timed_out(
                 slow.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(slow.wait(), 5)
+    await asyncio.wait_for(slow.wait(), 60)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -653,7 +656,7 @@ async def test_streaming_text_is_flushed_while_it_streams(
     generation = session.generate(None, "Q")
     task = asyncio.create_task(run(generation))
     stored = None
-    for _ in range(400):  # bounded: up to 2 s
+    for _ in range(12_000):  # bounded: a minute at most
         await asyncio.sleep(0.005)
         if generation.assistant_message_id is not None:
             stored = history.get_message(generation.assistant_message_id)
@@ -747,13 +750,13 @@ async def test_cancel_between_events_still_finishes(
                 await asyncio.sleep(10)  # busy elsewhere when Stop comes
 
     task = asyncio.create_task(consume())
-    await asyncio.wait_for(got_token.wait(), 5)
+    await asyncio.wait_for(got_token.wait(), 60)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     finished = generation.finished
     assert finished is not None and (finished.outcome, finished.text) == (Outcome.STOPPED, "Kept")
-    for _ in range(200):  # the close runs right after; bounded wait for it
+    for _ in range(12_000):  # the close runs right after; bounded wait for it
         stored = history.get_message(generation.assistant_message_id)  # type: ignore[arg-type]
         if stored is not None and stored.state is MessageState.STOPPED:
             break

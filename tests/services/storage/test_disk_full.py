@@ -18,7 +18,7 @@ from client.store.db import Database
 from client.store.history import HistoryStore, MessageState
 from tests.mounts import fill_to_the_brim, needs_mount, tmpfs
 
-pytestmark = [pytest.mark.timeout(60), needs_mount]
+pytestmark = [pytest.mark.timeout(180), needs_mount]
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def heard() -> Iterator[list[str | None]]:
     saving.remove_listener(reasons.append)
 
 
-async def until(condition: object, seconds: float = 20.0) -> None:
+async def until(condition: object, seconds: float = 60.0) -> None:  # a safety net
     for _ in range(int(seconds / 0.01)):
         if callable(condition) and condition():
             return

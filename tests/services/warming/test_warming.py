@@ -64,6 +64,7 @@ class ScriptedServer:
         self.default_keep_alive_s = default_keep_alive_s
         self.until: float | None = time.monotonic() + 3600 if loaded else None
         self.loading: asyncio.Future[None] | None = None
+        self.loaded_ns: int | None = None  # perf_counter_ns when the last load ended
         self.requests: list[Seen] = []
         self.loads = 0
         self._runner: web.AppRunner | None = None
@@ -80,11 +81,15 @@ class ScriptedServer:
         if self.loading is None or self.loading.done():
             self.loads += 1
             self.loading = asyncio.ensure_future(asyncio.sleep(self.load_s))
+            self.loading.add_done_callback(self._loaded)
         started = time.monotonic()
         await asyncio.shield(self.loading)
         if not self.is_loaded():
             self.until = time.monotonic() + self.default_keep_alive_s
         return time.monotonic() - started
+
+    def _loaded(self, _load: asyncio.Future[None]) -> None:
+        self.loaded_ns = time.perf_counter_ns()
 
     def keep(self, keep_alive: Any) -> None:
         seconds = self.default_keep_alive_s if keep_alive is None else parse_duration(keep_alive)
@@ -201,8 +206,8 @@ async def make_server() -> AsyncIterator[Callable[..., Any]]:
         await server.stop()
 
 
-async def until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
-    """Wait for a condition with a deadline (asyncio tests; no Qt here)."""
+async def until(condition: Callable[[], bool], timeout_s: float = 60.0) -> None:
+    """Wait for a condition; the deadline is a safety net for a machine 5x slower."""
     deadline = time.monotonic() + timeout_s
     while not condition():
         assert time.monotonic() < deadline, "condition not reached in time"
@@ -221,10 +226,8 @@ async def test_ollama_warm_loads_with_keep_alive_then_reads_expiry(make_server: 
     backend = OllamaBackend(server.url)
     states: list[tuple[float, ModelState | None]] = []
     warmer = KeepAliveWarmer(backend, MODEL, on_change=recorder(states))
-    called = time.perf_counter()
     task = warmer.warm("app start")
-    returned_after_s = time.perf_counter() - called
-    assert task is not None and returned_after_s < 0.05  # never blocks
+    assert task is not None and not task.done() and server.requests == []  # never blocks
     await task
     assert [(r.method, r.path) for r in server.requests] == [
         ("GET", "/api/ps"),
@@ -270,7 +273,7 @@ async def test_ollama_rewarms_before_expiry_while_in_use_then_lets_go(make_serve
     warmer.note_activity()  # the user types at ~0.75 s
     # Expected: re-warm at ~0.85 s and ~1.7 s (0.2 s before each expiry); at ~2.5 s the
     # user has been idle > 1 s (the keep-alive), so no re-warm and cold at ~2.7 s.
-    await until(lambda: warmer.state is ModelState.COLD, timeout_s=6.0)
+    await until(lambda: warmer.state is ModelState.COLD)
     loads = server.posts("/api/chat")
     assert len(loads) == 3, [round(r.at - loads[0].at, 2) for r in loads]
     for previous, current in itertools.pairwise(loads):
@@ -292,7 +295,7 @@ async def test_let_the_server_unload_it(make_server: Any) -> None:
     assert warmer.state is ModelState.WARM
     assert "keep_alive" not in (server.posts("/api/chat")[0].body or {})
     assert "lets the server unload it" in warmer.policy_description
-    await until(lambda: warmer.state is ModelState.COLD, timeout_s=3.0)
+    await until(lambda: warmer.state is ModelState.COLD)
     assert len(server.posts("/api/chat")) == 1  # no re-warm
     assert warmer.warm("typing") is not None  # but typing loads it again
     await warmer.aclose()
@@ -300,7 +303,7 @@ async def test_let_the_server_unload_it(make_server: Any) -> None:
 
 
 async def test_user_request_during_ollama_warm_up_goes_out_at_once(make_server: Any) -> None:
-    server = await make_server("ollama", load_s=0.8)
+    server = await make_server("ollama", load_s=1.5)
     backend = OllamaBackend(server.url)
     warmer = KeepAliveWarmer(backend, MODEL)
     warmer.warm("app start")
@@ -322,9 +325,10 @@ async def test_user_request_during_ollama_warm_up_goes_out_at_once(make_server: 
     warm_up, user = server.posts("/api/chat")
     arrived_ms = (user.at_ns - sent_ns) / 1e6
     print(f"user request written {delay_ms:.2f} ms, arrived {arrived_ms:.2f} ms after send")
-    assert delay_ms < 50 and arrived_ms < 50
-    assert warm_up.left_ns is not None  # the warm-up's connection was closed ...
-    assert (warm_up.left_ns - sent_ns) / 1e6 < 100  # ... at once
+    # It went out at once, while the warm-up's load was under way, not after it ...
+    assert server.loaded_ns is not None and user.at_ns < server.loaded_ns
+    assert warm_up.left_ns is not None  # ... and the warm-up's connection was closed
+    assert warm_up.left_ns < server.loaded_ns  # ... then too, not at the load's end
     assert server.loads == 1  # the user's request used the load under way
     assert stream.text == "Hello there"
     await until(lambda: warmer.seconds_left is not None)
@@ -355,7 +359,7 @@ async def test_a_request_sent_before_the_warm_up_asked_is_told_it_loads(
         return stream.text
 
     user = asyncio.create_task(ask())
-    await until(lambda: warmer.state is ModelState.LOADING, timeout_s=2.0)
+    await until(lambda: warmer.state is ModelState.LOADING)
     assert not user.done()  # known while the request waits for the load
     assert await user == "Hello there"
     [written_ns] = written
@@ -389,7 +393,7 @@ async def test_a_model_chosen_after_the_request_went_out_is_asked_about(
 
     user = asyncio.create_task(ask())
     assert warmer.set_target(backend, MODEL, reason="app start") is not None
-    await until(lambda: warmer.state is ModelState.LOADING, timeout_s=2.0)
+    await until(lambda: warmer.state is ModelState.LOADING)
     assert not user.done()
     await user
     warmer.first_token_received()
@@ -407,7 +411,7 @@ async def test_a_request_sent_before_the_warm_up_asked_a_loaded_model_is_warm(
     warmer = KeepAliveWarmer(backend, MODEL)
     warmer.warm("app start")
     assert warmer.user_request_started() is False
-    await until(lambda: warmer.state is ModelState.WARM, timeout_s=2.0)
+    await until(lambda: warmer.state is ModelState.WARM)
     assert [r.path for r in server.requests] == ["/api/ps"]  # and no load request
     warmer.user_request_finished(ok=True)
     await warmer.aclose()
@@ -457,14 +461,14 @@ async def test_cold_model_counts_as_loading_for_the_users_request(make_server: A
     backend = OllamaBackend(server.url)
     warmer = KeepAliveWarmer(backend, MODEL, WarmSettings(keep_alive=None))
     await warmer.warm_now("app start")
-    await until(lambda: warmer.state is ModelState.COLD, timeout_s=3.0)
+    await until(lambda: warmer.state is ModelState.COLD)
     assert warmer.user_request_started() is True
     assert warmer.model_state() == "loading"
     warmer.user_request_finished(ok=False)
     assert warmer.state is None
     assert warmer.user_request_started() is False  # unknown: no LOADING stage
     warmer.user_request_finished(ok=True)
-    await until(lambda: warmer.state is ModelState.COLD, timeout_s=3.0)
+    await until(lambda: warmer.state is ModelState.COLD)
     assert warmer.user_request_started() is True
     warmer.first_token_received()
     assert warmer.model_state() == "warm"
@@ -504,7 +508,7 @@ async def test_openai_unknown_server_gets_one_token_warm_up(make_server: Any) ->
     assert [s for _, s in states] == [ModelState.LOADING, ModelState.WARM]
     assert warmer.seconds_left is None and warmer.status.label() == "warm"
     assert warmer.warm("typing") is None  # trusted for a while ...
-    await until(lambda: warmer.state is None, timeout_s=3.0)
+    await until(lambda: warmer.state is None)
     await warmer.warm_now("typing")  # ... then warmed again when the user types
     assert len(server.posts("/v1/chat/completions")) == 2
     await warmer.aclose()
@@ -653,7 +657,9 @@ async def test_bench_cold_hook_measures_the_first_message_after_warming(
     cold_ms = plain.cold_result.metrics.ttft_ms
     warmed_ms = warmed.cold_result.metrics.ttft_ms
     assert cold_ms is not None and cold_ms >= 500  # without warming: the load, reported cold
-    assert warmed_ms is not None and warmed_ms < 250  # with warming: warm speed
+    # With warming: the first message did not wait for a load (the server says so).
+    assert warmed_ms is not None
+    assert warmed.cold_result.metrics.server["ollama"]["load_duration_ms"] == 0.0
     assert server.loads == 2  # one load each; the warm-up took the second
     await backend.aclose()
 
@@ -733,6 +739,6 @@ async def test_ollama_expiry_read_after_the_backend_closed_is_dropped_quietly(
     warmer.user_request_finished(ok=True)
     task = warmer._task
     assert task is not None
-    await asyncio.wait_for(task, timeout=2.0)  # raised RuntimeError before the fix
+    await asyncio.wait_for(task, timeout=60)  # raised RuntimeError before the fix
     assert task.exception() is None
     await warmer.aclose()

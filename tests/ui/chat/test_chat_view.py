@@ -54,7 +54,7 @@ def test_first_chunk_painted_now_later_chunks_coalesced(view: ChatView, qtbot: A
     for word in [" a", " b", " c", " d"]:
         assert view.append_token(1, word) is False
     assert view.flush_count == 0
-    qtbot.waitUntil(lambda: view.flush_count == 1, timeout=1000)
+    qtbot.waitUntil(lambda: view.flush_count == 1, timeout=60_000)
     assert "Hello a b c d" in view.toPlainText()
 
 
@@ -260,7 +260,7 @@ def test_reserved_answer_shows_nothing_until_its_first_token(view: ChatView, qtb
     assert view.append_token(-1, "First words") is True
     assert paints.regions, "the first token was not painted synchronously"
     assert "First words" in view.toPlainText()
-    qtbot.waitUntil(lambda: "Answer · writing…" in view.toPlainText(), timeout=1000)
+    qtbot.waitUntil(lambda: "Answer · writing…" in view.toPlainText(), timeout=60_000)
     assert view.thinking_open(-1) is None  # no reasoning section appeared
     view.end_stream(-1, "complete")
     assert "Answer   Copy" in view.toPlainText()
@@ -311,7 +311,7 @@ def test_a_long_answer_shows_its_last_words_at_once_and_is_rendered_as_written_a
         return cursor.selectedText().count("\u2029") + 1
 
     assert paragraphs() > 1  # still as streamed (cut after sentences)
-    qtbot.waitUntil(lambda: paragraphs() == 1, timeout=1000)  # as written: one paragraph
+    qtbot.waitUntil(lambda: paragraphs() == 1, timeout=60_000)  # as written: one paragraph
     assert view.message(1).state == "complete" and "Answer   Copy" in view.toPlainText()
 
 

@@ -56,7 +56,7 @@ class SlowServer:
     def stop(self) -> None:
         if self._loop is not None and self._stopped is not None:
             self._loop.call_soon_threadsafe(self._stopped.set)
-        self._thread.join(10)
+        self._thread.join(60)
 
     def text_sent_before(self, moment: float) -> str:
         return next((text for at, text in reversed(self.sent) if at <= moment), "")

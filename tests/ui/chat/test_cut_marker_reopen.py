@@ -19,7 +19,7 @@ def _ask(app: Any, text: str, answers: int) -> Any:
         shown = [view.message(k) for k in view.keys() if view.message(k).role == "assistant"]
         return len(shown) >= answers and shown[-1].state == "complete" and not app.page.busy
 
-    return until(done, 5)
+    return until(done)
 
 
 def test_reopened_conversation_shows_its_cut_marker(make_app, server, run):
@@ -37,10 +37,10 @@ def test_reopened_conversation_shows_its_cut_marker(make_app, server, run):
         conversation = app.page.conversation_id
         panel = app.window.conversations
         panel.newRequested.emit()
-        await until(lambda: not view.keys(), 3)
+        await until(lambda: not view.keys())
         assert CUT_MARKER not in view.toPlainText()
         panel.chosen.emit(conversation)
-        await until(lambda: CUT_MARKER in view.toPlainText(), 3)
+        await until(lambda: CUT_MARKER in view.toPlainText())
         assert view.cut_marked_before() == cut
         assert view.message(cut).text.startswith("And in spring?")
 

@@ -46,8 +46,8 @@ def test_stage_line_is_empty_then_typing_then_stage(make_app, server, run, qtbot
     async def scenario() -> None:
         _ask(app, qtbot, "slow one")
         seen.append(app.window.stage_label.text())  # right after sending: nothing yet
-        await until(lambda: app.window.stage_label.text() == TYPING, 2)
-        await until(lambda: "Reading your question" in app.window.stage_label.text(), 3)
+        await until(lambda: app.window.stage_label.text() == TYPING)
+        await until(lambda: "Reading your question" in app.window.stage_label.text())
         server.release.set()
         await until(lambda: not app.page.busy)
 

@@ -130,7 +130,7 @@ def test_undo_a_delete(make_app, server, run, qtbot) -> None:
     app = make_app(server.url)
     run(_ask_and_end(app, qtbot, "keep me"))
     app.conversations.delete(app.page.conversation_id)
-    qtbot.waitUntil(lambda: app.window.undo_bar.isVisible(), timeout=2000)
+    qtbot.waitUntil(lambda: app.window.undo_bar.isVisible(), timeout=60_000)
     _press(app, qtbot, "undo", bar="undo_bar")
     assert app.window.conversations.list.count() == 1
     _typing_goes_to_the_composer(app, qtbot)

@@ -75,8 +75,8 @@ def test_the_window_shows_the_percentage_climb(make_app, run, qtbot) -> None:
                 seen.add(int(found.group(1)))
             return len(seen) >= 2
 
-        run(until(percent_seen, timeout_s=20))
+        run(until(percent_seen))
         assert sorted(seen)[0] < sorted(seen)[-1]
-        run(until(lambda: not app.page.runner.busy, timeout_s=20))
+        run(until(lambda: not app.page.runner.busy))
     finally:
         lab.stop()

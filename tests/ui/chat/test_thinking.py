@@ -284,7 +284,7 @@ def test_lab_reasoning_model_shows_reasoning_apart_from_the_answer(
 
     async def ask() -> None:
         _ask(app, qtbot, "Think first, then answer.")
-        await until(lambda: not app.page.busy, 10)
+        await until(lambda: not app.page.busy)
 
     run(ask())
     key = _answer_key(app)

@@ -37,13 +37,13 @@ def test_new_rename_delete_undo_and_search(make_app, server, run, qtbot) -> None
     assert "Cats" in _titles(app)
 
     app.window.conversations.search_box.setText("dogs")
-    qtbot.waitUntil(lambda: len(_titles(app)) == 1, timeout=2000)
+    qtbot.waitUntil(lambda: len(_titles(app)) == 1, timeout=60_000)
     app.window.conversations.search_box.setText("Hello there")  # answer text matches too
-    qtbot.waitUntil(lambda: len(_titles(app)) == 2, timeout=2000)
+    qtbot.waitUntil(lambda: len(_titles(app)) == 2, timeout=60_000)
     app.window.conversations.search_box.clear()
 
     app.conversations.delete(first)
-    qtbot.waitUntil(lambda: "Cats" not in _titles(app), timeout=2000)
+    qtbot.waitUntil(lambda: "Cats" not in _titles(app), timeout=60_000)
     assert app.window.undo_bar.isVisible()
     qtbot.mouseClick(app.window.undo_bar.button("undo"), Qt.MouseButton.LeftButton)
     assert "Cats" in _titles(app)

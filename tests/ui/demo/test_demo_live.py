@@ -63,60 +63,60 @@ def test_a_file_from_the_menu_and_one_question_through_the_tiers(
 
     async def flow() -> None:
         _by_name(app, "startLab").trigger()
-        await until(lambda: app.demo.lab is not None and app.demo.task.done(), 10)
+        await until(lambda: app.demo.lab is not None and app.demo.task.done())
         await until(lambda: app.page.session.backend.base_url.startswith(app.demo.lab.url))
         assert _submenu(app, "labLiveControl").isEnabled()
 
         _by_name(app, "scenario-file-retry-after-503").trigger()
-        await until(lambda: app.demo.scenario == "retry-after-503", 5)
+        await until(lambda: app.demo.scenario == "retry-after-503")
         assert _by_name(app, "scenario-file-retry-after-503").isChecked()
         assert not any(_by_name(app, f"scenario-{name}").isChecked() for name in PRESETS)
         _ask(app, qtbot, "Why is the sky blue?")
-        await until(lambda: not app.page.busy, 10)
+        await until(lambda: not app.page.busy)
         assert view.message(view.keys()[-1]).state == "failed"  # its first step: 503
 
         _by_name(app, "scenario-instant").trigger()
-        await until(lambda: app.demo.scenario == "instant", 5)
+        await until(lambda: app.demo.scenario == "instant")
         _ask(app, qtbot, "And at sunset?")
-        await until(lambda: not app.page.busy, 12)
+        await until(lambda: not app.page.busy)
         # One question through the four tiers: the presenter picks the next answers'
         # tier and regenerates (Ctrl+R); the HUD shows each tier in large type.
         asked = [key for key in view.keys() if view.message(key).role == "user"]
         for tier, seen in (("instant", ""), ("fast", ""), ("typing", TYPING), ("slow", None)):
             _by_name(app, f"live-{tier}").trigger()
-            await until(lambda: app.demo.task.done(), 5)
+            await until(lambda: app.demo.task.done())
             assert [a.objectName() for a in _checked(app)] == [f"live-{tier}"]
             w.shortcuts["regenerate"].activated.emit()
             if seen is None:
-                await until(lambda: STAGE_WITH_TIME.match(w.stage_label.text()) is not None, 4)
+                await until(lambda: STAGE_WITH_TIME.match(w.stage_label.text()) is not None)
             elif seen:
-                await until(lambda s=seen: w.stage_label.text() == s, 3)
-            await until(lambda: not app.page.busy, 12)
+                await until(lambda s=seen: w.stage_label.text() == s)
+            await until(lambda: not app.page.busy)
             assert [key for key in view.keys() if view.message(key).role == "user"] == asked
             last = view.message(view.keys()[-1])
             assert last.state == "complete", tier
-            await until(lambda t=tier: str(app.hud.tier.shown_tier()) == t, 2)
+            await until(lambda t=tier: str(app.hud.tier.shown_tier()) == t)
             timing = app.demo.lab.server.state.live.describe()
             assert timing["ttft_ms"] == PRESETS[tier].ttft.p50_ms
 
         _by_name(app, "live-busy").trigger()
-        await until(lambda: app.demo.task.done(), 5)
+        await until(lambda: app.demo.task.done())
         assert [a.objectName() for a in _checked(app)] == ["live-slow", "live-busy"]
         _by_name(app, "live-busy").trigger()  # a second click: still set, still checked
-        await until(lambda: app.demo.task.done(), 5)
+        await until(lambda: app.demo.task.done())
         assert [a.objectName() for a in _checked(app)] == ["live-slow", "live-busy"]
         _ask(app, qtbot, "And on the Moon?")
-        await until(lambda: not app.page.busy, 10)
+        await until(lambda: not app.page.busy)
         assert view.message(view.keys()[-1]).state == "failed"
         _by_name(app, "live-clear").trigger()
-        await until(lambda: app.demo.task.done(), 5)
+        await until(lambda: app.demo.task.done())
         assert app.demo.lab.server.state.live.describe()["fault"] is None
         assert _checked(app) == []
 
         _by_name(app, "live-typing").trigger()
-        await until(lambda: app.demo.task.done(), 5)
+        await until(lambda: app.demo.task.done())
         _by_name(app, "scenario-fast").trigger()  # the lab forgets the live settings
-        await until(lambda: app.demo.scenario == "fast", 5)
+        await until(lambda: app.demo.scenario == "fast")
         assert app.demo.lab.server.state.live.describe()["ttft_ms"] is None
         assert _checked(app) == []
 

@@ -40,7 +40,7 @@ async def _start_lab(app: Any) -> None:
     # The click returned at once: the lab starts in a worker thread, not in the GUI's.
     assert demo.lab is None and not demo.task.done()
     assert not _action(app, "Start latency lab").isEnabled()  # no second lab
-    await until(lambda: demo.lab is not None and demo.task.done(), 10)
+    await until(lambda: demo.lab is not None and demo.task.done())
     await until(lambda: app.page.session.backend.base_url.startswith(demo.lab.url))
 
 
@@ -75,20 +75,20 @@ def test_presenter_flow_typing_slow_reset_then_stop(make_app, server, run, qtbot
         await _pick(app, "typing")
         assert _action(app, "typing").isChecked() and not _action(app, "fast").isChecked()
         _ask(app, qtbot, "Why is the sky blue?")
-        await until(lambda: w.stage_label.text() == TYPING, 3)  # 300 ms .. first token
-        await until(lambda: not app.page.busy, 10)
+        await until(lambda: w.stage_label.text() == TYPING)  # 300 ms .. first token
+        await until(lambda: not app.page.busy)
         assert view.message(view.keys()[-1]).state == "complete"
 
         await _pick(app, "slow")
         _ask(app, qtbot, "And at sunset?")
-        await until(lambda: STAGE_WITH_TIME.match(w.stage_label.text()) is not None, 4)
-        await until(lambda: not app.page.busy, 12)
+        await until(lambda: STAGE_WITH_TIME.match(w.stage_label.text()) is not None)
+        await until(lambda: not app.page.busy)
         assert view.message(view.keys()[-1]).state == "complete"
         assert w.stage_label.text() == ""
 
         await _pick(app, "reset")
         _ask(app, qtbot, "And on the Moon?")
-        await until(lambda: not app.page.busy and w.outcome_bar.isVisible(), 10)
+        await until(lambda: not app.page.busy and w.outcome_bar.isVisible())
 
     run(flow(), 40)
     key = view.keys()[-1]
@@ -103,7 +103,7 @@ def test_presenter_flow_typing_slow_reset_then_stop(make_app, server, run, qtbot
     async def continue_on_a_healthy_lab() -> None:
         await _pick(app, "instant")
         qtbot.mouseClick(w.outcome_bar.button("continue"), Qt.MouseButton.LeftButton)
-        await until(lambda: not app.page.busy and view.message(key).state == "complete", 10)
+        await until(lambda: not app.page.busy and view.message(key).state == "complete")
 
     run(continue_on_a_healthy_lab())
     assert view.message(key).text.startswith(partial)
@@ -111,10 +111,10 @@ def test_presenter_flow_typing_slow_reset_then_stop(make_app, server, run, qtbot
 
     async def stop_lab() -> None:
         _action(app, "Stop latency lab").trigger()
-        await until(lambda: app.demo.lab is None and app.demo.task.done(), 10)
+        await until(lambda: app.demo.lab is None and app.demo.task.done())
         await until(lambda: app.page.session.backend.base_url.startswith(server.url))
         _ask(app, qtbot, "back home?")
-        await until(lambda: not app.page.busy and "Hello there." in view.toPlainText(), 5)
+        await until(lambda: not app.page.busy and "Hello there." in view.toPlainText())
 
     run(stop_lab())
     assert app.servers.current.url == server.url
@@ -141,7 +141,7 @@ def test_stopping_after_choosing_another_server_stays_there(make_app, server, ru
 
     async def stop() -> None:
         _action(app, "Stop latency lab").trigger()
-        await until(lambda: app.demo.lab is None and app.demo.task.done(), 10)
+        await until(lambda: app.demo.lab is None and app.demo.task.done())
 
     run(stop())
     assert app.servers.current == scripted

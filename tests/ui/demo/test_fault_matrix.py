@@ -161,13 +161,13 @@ def test_fault(row, api, lab, healthy, dead_url, make_app, run, qtbot, data_dir)
     async def ask() -> None:
         _ask(app, qtbot, QUESTION)
         if row.waiting:
-            await until(lambda: "keep_waiting" in w.outcome_bar.buttons, 5)
+            await until(lambda: "keep_waiting" in w.outcome_bar.buttons)
             assert _labels(app) == ["Keep waiting", "Cancel"]
             notice = w.outcome_bar.message_label.text()
             assert notice.startswith("No answer after ") and "Waiting for the server" in notice
             click = w.outcome_bar.button(row.waiting)
             qtbot.mouseClick(click, Qt.MouseButton.LeftButton)
-        await until(lambda: not app.page.busy, 10)
+        await until(lambda: not app.page.busy)
 
     run(ask())
     view = w.chat_view
@@ -186,7 +186,7 @@ def test_fault(row, api, lab, healthy, dead_url, make_app, run, qtbot, data_dir)
         ("assistant", row.text, row.state, sentence),
     ]
     if row.waiting == "cancel":  # the held request was let go: the lab saw the client leave
-        run(until(lambda: lab.server.stats.held == held_before, 5))
+        run(until(lambda: lab.server.stats.held == held_before))
 
     lab.set_scenario(healthy)
     if row.fault is None:
@@ -196,7 +196,7 @@ def test_fault(row, api, lab, healthy, dead_url, make_app, run, qtbot, data_dir)
     async def ask_again() -> None:
         assert w.send_button.isEnabled() and not w.stop_button.isEnabled()
         _ask(app, qtbot, AFTER)
-        await until(lambda: not app.page.busy, 10)
+        await until(lambda: not app.page.busy)
 
     run(ask_again())
     last = view.message(view.keys()[-1])

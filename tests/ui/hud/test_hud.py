@@ -155,7 +155,7 @@ def test_scopes_cold_and_history(hud: LatencyHud) -> None:
 def test_thresholds_edited_in_the_tier_view(hud: LatencyHud, qtbot: Any) -> None:
     _reply(hud, 250.0)
     assert hud.tier.shown_tier() is Tier.FAST
-    with qtbot.waitSignal(hud.thresholds_changed, timeout=1000) as signal:
+    with qtbot.waitSignal(hud.thresholds_changed, timeout=60_000) as signal:
         hud.tier.edits[1].setValue(200.0)
     assert signal.args[0] == TierThresholds(100.0, 200.0, 1000.0)
     assert hud.tier.shown_tier() is Tier.TYPING
@@ -225,10 +225,10 @@ def test_the_frame_timer_draws_at_most_thirty_times_a_second(hud: LatencyHud, qt
     feeder = QTimer()
     feeder.timeout.connect(feed)
     feeder.start(10)
-    qtbot.waitUntil(lambda: fed["n"] >= 500, timeout=5000)
+    qtbot.waitUntil(lambda: fed["n"] >= 500, timeout=60_000)
     feeder.stop()
     elapsed_s = (now_ns() - start) / 1e9
-    qtbot.waitUntil(lambda: hud.stream.tokens == fed["n"], timeout=2000)
+    qtbot.waitUntil(lambda: hud.stream.tokens == fed["n"], timeout=60_000)
     assert 1 <= hud.frames <= elapsed_s * 30 + 2
     assert len(hud.stream.rate_x) == fed["n"]
     assert np.all(np.diff(_data(hud.live.rate_curve)[0]) >= 0)

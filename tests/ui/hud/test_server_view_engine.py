@@ -54,7 +54,7 @@ async def test_the_view_shows_them_with_the_engine_settings(
     await _ask(local_engine, "Say one word.")
     view.start()
     try:
-        for _ in range(100):
+        for _ in range(1200):  # a minute at most
             if view.snapshot is not None:
                 break
             await asyncio.sleep(0.05)

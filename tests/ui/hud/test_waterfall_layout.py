@@ -87,7 +87,7 @@ def window(qtbot: Any, tmp_path: Path) -> MainWindow:
 
 def _shown(view: WaterfallView, qtbot: Any) -> None:
     view.window().findChild(LatencyHud).tabs.setCurrentWidget(view)
-    qtbot.waitUntil(lambda: view.plot.getPlotItem().getViewBox().width() > 0, timeout=2000)
+    qtbot.waitUntil(lambda: view.plot.getPlotItem().getViewBox().width() > 0, timeout=60_000)
     QApplication.processEvents()  # (tests only) the layout settles before we measure
 
 
@@ -153,7 +153,7 @@ def test_a_name_wider_than_the_plot_is_elided_and_whole_in_its_tooltip(qtbot: An
     view.show()
     qtbot.waitExposed(view)
     view.show_waterfall(build_waterfall(_cascade_record()), "title")
-    qtbot.waitUntil(lambda: view.plot.getPlotItem().getViewBox().width() > 0, timeout=2000)
+    qtbot.waitUntil(lambda: view.plot.getPlotItem().getViewBox().width() > 0, timeout=60_000)
     shown, texts = view.labels.shown(), view.row_texts()
     assert any(s != t and "…" in s for s, t in zip(shown, texts, strict=True))
     assert [item.toolTip() for item in view.labels.items[: len(texts)]] == texts

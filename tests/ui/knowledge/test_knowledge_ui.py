@@ -4,7 +4,6 @@ toggle per conversation, "Searching your notes… N ms", and the answer's source
 from __future__ import annotations
 
 import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,15 @@ from PySide6.QtCore import Qt
 
 from client.ui.knowledge import knowledge_controller as knowledge_link
 from tests.ui.conftest import until
+
+# The search's budget in these windows: the app's 50 ms is a speed goal a busy machine's
+# search may miss, and these tests want its passages (tests/perf times the search).
+PATIENT_MS = 60_000.0
+
+
+def _patient(app: Any) -> Any:
+    app.knowledge.stage.budget_ms = PATIENT_MS
+    return app
 
 
 def _ask(app: Any, qtbot: Any, question: str) -> None:
@@ -38,7 +46,7 @@ def test_add_a_folder_ask_with_knowledge_on_and_see_the_sources(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    app = make_app(server.url)
+    app = _patient(make_app(server.url))
     link = app.knowledge
     folder = _notes(tmp_path)
     seen: list[str] = []
@@ -64,7 +72,6 @@ def test_add_a_folder_ask_with_knowledge_on_and_see_the_sources(
         _ask(app, qtbot, "Which hotel did we stay at in Kyoto?")
         await until(
             lambda: not app.page.busy and "Granvia [1]" in app.window.chat_view.toPlainText(),
-            timeout_s=15,
         )
 
     run(ask())
@@ -106,7 +113,7 @@ def test_add_a_folder_ask_with_knowledge_on_and_see_the_sources(
 def test_the_stage_line_says_searching_your_notes_with_its_time(
     make_app: Any, server: Any, run: Any, qtbot: Any, tmp_path: Path
 ) -> None:
-    app = make_app(server.url)
+    app = _patient(make_app(server.url))
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "北京.txt").write_text("北京的烤鸭很好吃。\n", encoding="utf-8")
@@ -121,13 +128,10 @@ def test_the_stage_line_says_searching_your_notes_with_its_time(
 
     async def ask() -> None:
         _ask(app, qtbot, "烤鸭好吃吗？")
-        deadline = time.monotonic() + 5
-        while "Searching your notes" not in app.window.stage_label.text():
-            assert time.monotonic() < deadline, app.window.stage_label.text()
-            await asyncio.sleep(0.005)
+        await until(lambda: "Searching your notes" in app.window.stage_label.text())
         lines.append(app.window.stage_label.text())
         server.release.set()
-        await until(lambda: not app.page.busy, timeout_s=15)
+        await until(lambda: not app.page.busy)
 
     run(ask())
     assert lines[0].startswith("Searching your notes… ") and " ms · 1 passages" in lines[0]
@@ -138,7 +142,7 @@ def test_the_stage_line_says_searching_your_notes_with_its_time(
 def test_remove_lists_the_sources_and_forgets_one(
     make_app: Any, server: Any, run: Any, qtbot: Any, tmp_path: Path
 ) -> None:
-    app = make_app(server.url)
+    app = _patient(make_app(server.url))
     link = app.knowledge
     folder = tmp_path / "notes"
     folder.mkdir()

@@ -30,7 +30,7 @@ def test_a_crashed_engine_leaves_the_window_working(make_app: Any, run: Any, qtb
             await until(lambda: len(last_answer_text(w.chat_view).split()) >= 3, timeout_s=60)
             assert engine.pid is not None
             os.kill(engine.pid, signal.SIGKILL)
-            await until(lambda: not app.page.busy, timeout_s=30)
+            await until(lambda: not app.page.busy)
 
         run(scenario(), timeout_s=120)
         assert w.isVisible()

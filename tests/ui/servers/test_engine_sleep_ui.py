@@ -56,7 +56,7 @@ def _scenario(app: Any, engines: list[LocalEngine], run: Any, qtbot: Any) -> Non
 
     async def asleep_after_idle() -> None:
         # Restarted and warmed: the deadline is the new one.
-        await until(lambda: label.text() in ("warm · 2 s left", "warm · 1 s left"), 30)
+        await until(lambda: label.text() in ("warm · 2 s left", "warm · 1 s left"))
         assert engine.pid != first_pid and engine.sleep_idle_s == SLEEP_S
         await until(lambda: label.text() == "cold", timeout_s=SLEEP_S + 5)
         assert await engine.is_sleeping() is True  # the label tells the engine's truth
@@ -68,7 +68,7 @@ def _scenario(app: Any, engines: list[LocalEngine], run: Any, qtbot: Any) -> Non
 
     async def woken() -> None:
         await until(lambda: not app.page.busy and app.page.runner.generation is not None, 60)
-        await until(lambda: label.text().startswith("warm ·"), timeout_s=10)
+        await until(lambda: label.text().startswith("warm ·"))
         assert await engine.is_sleeping() is False
 
     run(woken(), timeout_s=90)

@@ -1,24 +1,17 @@
 """The real window against the real local engine: Esc mid-answer keeps the words and
-the engine goes idle."""
+the engine stops writing (counted in its CPU work; tests/perf times a cancel)."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-import psutil
 import pytest
 from PySide6.QtCore import Qt
 
+from tests.engine_work import cpu_ticks, wait_until_idle, work_after_stop
 from tests.ui.conftest import last_answer_text, until
 
 pytestmark = pytest.mark.engine
-
-IDLE_CPU_PERCENT = 15.0
-
-
-def _engine_cpu(pid: int, seconds: float = 0.3) -> float:
-    return psutil.Process(pid).cpu_percent(interval=seconds)
 
 
 def test_escape_mid_answer_keeps_words_and_engine_goes_idle(
@@ -27,14 +20,19 @@ def test_escape_mid_answer_keeps_words_and_engine_goes_idle(
     app = make_app(local_engine.url, model=local_engine.model, api="openai")
     w = app.window
     w.composer.setPlainText("Write a long story about a lighthouse keeper and the sea.")
+    wait_until_idle(local_engine.url)
+    before = cpu_ticks(local_engine.pid)
     qtbot.keyClick(w.composer, Qt.Key.Key_Return)
+    stopped: list[tuple[int, int]] = []  # (CPU ticks, tokens) at the Esc
 
     async def scenario() -> None:
-        await until(lambda: len(last_answer_text(w.chat_view).split()) >= 3, timeout_s=60)
+        await until(lambda: len(last_answer_text(w.chat_view).split()) >= 3)
+        tokens = len(app.page.runner.generation.timeline.tokens)
+        stopped.append((cpu_ticks(local_engine.pid), tokens))
         qtbot.keyClick(w.composer, Qt.Key.Key_Escape)
-        await until(lambda: not app.page.busy, timeout_s=5)
+        await until(lambda: not app.page.busy)
 
-    run(scenario(), timeout_s=90)
+    run(scenario())
     kept = last_answer_text(w.chat_view)
     assert len(kept.split()) >= 3
     view = w.chat_view
@@ -42,10 +40,10 @@ def test_escape_mid_answer_keeps_words_and_engine_goes_idle(
     assert view.message(key).state == "stopped"
     assert list(w.outcome_bar.buttons) == ["continue", "retry"]
     assert app.page.runner.generation.timeline.painted_ns is not None
-    # The server stopped generating: its process goes idle (within a couple of seconds).
-    deadline = time.monotonic() + 3.0
-    cpu = _engine_cpu(local_engine.pid)
-    while cpu > IDLE_CPU_PERCENT and time.monotonic() < deadline:
-        cpu = _engine_cpu(local_engine.pid)
-    assert cpu <= IDLE_CPU_PERCENT, f"the engine still uses {cpu:.0f}% CPU after Stop"
+    # The server stopped writing: a token costs at most this many ticks (the question's
+    # reading is counted in), and it wrote one or two more after the Esc, not the story.
+    ((ticks_at_stop, tokens),) = stopped
+    per_token = (ticks_at_stop - before) / tokens
+    after = work_after_stop(local_engine.pid, local_engine.url, ticks_at_stop)
+    assert after < 50 * per_token, f"the engine wrote on after Esc ({after} ticks)"
     assert w.send_button.isEnabled()

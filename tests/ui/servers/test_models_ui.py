@@ -43,7 +43,7 @@ def test_a_pull_moves_the_bar_and_the_model_appears_in_the_picker(
 
     async def pull() -> None:
         qtbot.mouseClick(dialog.pull_button, Qt.MouseButton.LeftButton)
-        await until(lambda: NAME in _picker_names(app), timeout_s=15)
+        await until(lambda: NAME in _picker_names(app))
 
     run(pull())
     assert any(0 < v < 1000 for v in values) and values[-1] == 1000, values
@@ -108,14 +108,14 @@ def test_a_chat_with_a_missing_model_offers_pull_it(
 
     async def pull_it() -> None:
         qtbot.mouseClick(bar.button("pull"), Qt.MouseButton.LeftButton)
-        await until(lambda: NAME in _picker_names(app), timeout_s=15)
+        await until(lambda: NAME in _picker_names(app))
 
     run(pull_it())
 
 
 async def _pulled(app: Any) -> None:
     app.models.pull(NAME)
-    await until(lambda: NAME in _picker_names(app), timeout_s=15)
+    await until(lambda: NAME in _picker_names(app))
     await until(lambda: app.models.dialog.list.count() == 2)
 
 

@@ -96,7 +96,7 @@ def test_terminate_or_ctrl_c_closes_like_the_close_button(tmp_path: Path, number
             if "window ready" in line:
                 break
         child.send_signal(number)
-        out, err = child.communicate(timeout=30)
+        out, err = child.communicate(timeout=60)
     finally:
         child.kill()
     assert child.returncode == 0, err[-2000:]

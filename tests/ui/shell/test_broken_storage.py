@@ -190,7 +190,7 @@ def test_the_disk_filling_mid_answer_keeps_it_on_screen_and_saves_it_later(
     assert "First words. Then more." in app.window.chat_view.toPlainText()
     assert answer().state == "streaming"  # on disk: only what fitted
     filler.unlink()
-    run(until(lambda: saving.waiting_writes() == 0, 15))
+    run(until(lambda: saving.waiting_writes() == 0))
     assert (answer().content, answer().state) == ("First words. Then more.", "complete")
     assert "Saving works again" in banner.message_label.text()
     # The request's figures waited for room too.

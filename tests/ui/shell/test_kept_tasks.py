@@ -92,7 +92,7 @@ def test_quit_while_the_lab_starts_leaves_no_lab_running(
     closing = asyncio.ensure_future(app.aclose(), loop=asyncio.get_event_loop())
     run(until(starting.done))
     release.set()
-    run(until(lambda: started and not started[0].thread.is_alive(), 10))
+    run(until(lambda: started and not started[0].thread.is_alive()))
     run(until(closing.done))
     assert starting.cancelled() and app.demo.lab is None
 

@@ -38,7 +38,7 @@ def test_key_widgets_have_object_and_accessible_names(make_app, server) -> None:
 
 def test_composer_has_focus_when_the_window_opens(make_app, server, qtbot) -> None:
     app = make_app(server.url)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is app.window.composer, timeout=2000)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is app.window.composer, timeout=60_000)
 
 
 def test_url_and_model_open_with_that_server(make_app, server) -> None:
@@ -100,7 +100,9 @@ def test_a_chat_view_made_after_the_paint_takes_the_stand_ins_place(qtbot, tmp_p
         window.show()
     assert later.findChild(QWidget, "chatView") is not None  # the stand-in, styled as the chat
     later.finish_chat_view()
-    qtbot.waitUntil(lambda: later.chat_view.geometry() == whole.chat_view.geometry(), timeout=2000)
+    qtbot.waitUntil(
+        lambda: later.chat_view.geometry() == whole.chat_view.geometry(), timeout=60_000
+    )
     assert later.findChild(QWidget, "chatView") is later.chat_view
     assert tab_chain(later) == tab_chain(whole)
     assert "ChatView#chatView" in tab_chain(whole)

@@ -59,8 +59,8 @@ class Running:
     def stop(self) -> int:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-        code = self.process.wait(timeout=30)
-        self._reader.join(timeout=10)
+        code = self.process.wait(timeout=60)
+        self._reader.join(timeout=60)
         return code
 
 
@@ -83,7 +83,7 @@ def first(env: dict[str, str]) -> Iterator[Running]:
     finally:
         if running.process.poll() is None:
             running.process.kill()
-            running.process.wait(timeout=10)
+            running.process.wait(timeout=60)
 
 
 def test_a_second_tachy_brings_the_first_window_forward(
@@ -93,7 +93,7 @@ def test_a_second_tachy_brings_the_first_window_forward(
     assert second.returncode == 0, second.stderr[-2000:]
     assert "already open on this history" in second.stderr
     assert "window ready" not in second.stderr  # it never made a window of its own
-    first.wait_for("a second start brought the window to the front", 10)
+    first.wait_for("a second start brought the window to the front")
     assert first.stop() == 0
     # Closed: the next start opens a window of its own.
     again = Running(env)
@@ -105,7 +105,7 @@ def test_a_second_tachy_brings_the_first_window_forward(
 
 def test_a_killed_window_leaves_no_lock_behind(first: Running, env: dict[str, str]) -> None:
     first.process.kill()  # SIGKILL: its socket is left on disk
-    first.process.wait(timeout=10)
+    first.process.wait(timeout=60)
     after = Running(env)
     try:
         after.wait_for("window ready")
@@ -170,7 +170,7 @@ def test_a_start_that_lost_the_race_hides_its_window(
     assert running is not None
     monkeypatch.setattr(app_module, "nobody_listening", lambda name: True)  # looked before
     try:
-        with qtbot.waitSignal(running.raised, timeout=5000):
+        with qtbot.waitSignal(running.raised, timeout=60_000):
             assert first_window(qapp, qt_settings()) is None
         assert shown_windows() == []
     finally:

@@ -28,7 +28,7 @@ def test_the_warmed_prefix_is_the_start_of_the_next_request(warm_app, run, lab):
         session = app.page.session
         session.configure(system_prompt="Answer briefly.")
         send(app, "What is a tide?")
-        await until(answered(app, 1), 5)
+        await until(answered(app, 1))
 
         app.window.composer.setPlainText("Why does it turn?")
         prefix = link.next_prefix()
@@ -37,7 +37,7 @@ def test_the_warmed_prefix_is_the_start_of_the_next_request(warm_app, run, lab):
         # The user's request primed the cache with its prompt and answer.
         assert link.warmer.holds(prefix)
         send(app, "Why does it turn?")
-        await until(answered(app, 2), 5)
+        await until(answered(app, 2))
         sent = question_sent(app)
         assert sent[:-1] == prefix and sent[-1] == ChatMessage("user", "Why does it turn?")
 
@@ -53,7 +53,7 @@ def test_the_warmed_prefix_is_the_start_of_the_next_request(warm_app, run, lab):
         assert prefix == [full[0], *full[3:]]
         assert not link.warmer.holds(prefix)
         send(app, draft.content)
-        await until(answered(app, 3), 5)
+        await until(answered(app, 3))
         sent = question_sent(app)
         assert sent[:-1] == prefix and sent[-1] == draft
 
@@ -68,8 +68,8 @@ def test_a_new_conversation_starts_with_the_system_prompt(warm_app, run, lab):  
         assert link.next_prefix() == []  # no conversation, no system prompt
         app.page.session.configure(system_prompt="Answer briefly.")
         assert link.next_prefix() == [ChatMessage("system", "Answer briefly.")]
-        await until(lambda: link.state_label.text().startswith("warm"), 5)
-        await until(lambda: app.page.session.settings.prompt_budget is not None, 3)
+        await until(lambda: link.state_label.text().startswith("warm"))
+        await until(lambda: app.page.session.settings.prompt_budget is not None)
 
     run(body())
 
@@ -81,23 +81,23 @@ def test_reopening_a_conversation_warms_its_prefix(warm_app, run, lab):  # noqa:
         app = await warm_app(api="openai")
         link = app.warming
         assert link is not None
-        await until(lambda: link.state_label.text() == "warm", 5)
+        await until(lambda: link.state_label.text() == "warm")
         assert link.warmer.policy is ServerPolicy.KEEPS_LOADED
         send(app, "What is a tide?")
-        await until(answered(app, 1), 5)
+        await until(answered(app, 1))
         first = app.page.conversation_id
         panel = app.window.conversations
         panel.newRequested.emit()
-        await until(lambda: app.page.conversation_id is None, 3)
+        await until(lambda: app.page.conversation_id is None)
         send(app, "Name a fish.")  # the server's cache now holds this one
-        await until(answered(app, 1), 5)
+        await until(answered(app, 1))
         before = link.warmer.warm_requests
         panel.chosen.emit(first)
-        await until(lambda: app.page.conversation_id == first, 3)
-        await until(lambda: link.warmer.warm_requests == before + 1, 3)
+        await until(lambda: app.page.conversation_id == first)
+        await until(lambda: link.warmer.warm_requests == before + 1)
         prefix = link.next_prefix()
         assert prefix is not None and [m.content for m in prefix][:1] == ["What is a tide?"]
-        await until(lambda: link.warmer.holds(prefix), 5)
+        await until(lambda: link.warmer.holds(prefix))
         assert link.warmer.warm("typing") is None  # in the cache: nothing more to send
 
     run(body())
@@ -127,13 +127,13 @@ def test_a_long_conversation_is_warmed_when_typed_in_not_when_passed_through(
         app = await warm_app(api="openai")
         link = app.warming
         assert link is not None
-        await until(lambda: link.state_label.text() == "warm", 5)
+        await until(lambda: link.state_label.text() == "warm")
         before = link.warmer.warm_requests
         app.window.conversations.chosen.emit(long.id)
-        await until(lambda: app.page.conversation_id == long.id, 3)
+        await until(lambda: app.page.conversation_id == long.id)
         await asyncio.sleep(OPENED_WARM_MS / 1000 + 0.5)
         assert link.warmer.warm_requests == before  # not read just for being opened
         app.window.composer.setPlainText("And then?")
-        await until(lambda: link.warmer.warm_requests == before + 1, 3)
+        await until(lambda: link.warmer.warm_requests == before + 1)
 
     run(body())
