@@ -57,7 +57,7 @@ def test_a_server_down_at_start_is_retried_and_the_kept_question_goes_out(
     server = ScriptedOllama()
     run(server.start(port))  # the server starts afterwards: the window goes on by itself
     try:
-        run(until(lambda: "Hello there." in last_answer_text(w.chat_view), timeout_s=10))
+        run(until(lambda: "Hello there." in last_answer_text(w.chat_view)))
         assert server.requests[-1]["messages"][-1]["content"] == "are you there?"
         assert servers.waiting is None and not bar.isVisible()
         assert "cannot be reached" not in app.welcome.panel.running_label.text()
@@ -93,7 +93,7 @@ def test_a_server_loading_its_model_is_waited_for(
     lab = run_in_thread(scenario_from_dict({**settings, "starts_loading": True, "load_ms": 400}))
     try:
         app = make_app(lab.url, api="openai", model=None)  # (its Ollama side is not loading)
-        run(until(lambda: app.page.session is not None and app.page.session.model, timeout_s=10))
+        run(until(lambda: app.page.session is not None and app.page.session.model))
         assert app.window.server_bar.model_names() == [app.page.session.model]  # listed
         assert not app.servers.reach_bar.isVisible() and app.servers.waiting is None
     finally:

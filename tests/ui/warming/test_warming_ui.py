@@ -328,7 +328,7 @@ def test_a_server_restarted_cold_is_shown_cold_and_its_load_as_loading(warm_app,
         app = await warm_app()
         link = app.warming
         assert link is not None
-        await until(lambda: link.state_label.text().startswith("warm · "), 5)
+        await until(lambda: link.state_label.text().startswith("warm · "))
         port = int(lab.url.rsplit(":", 1)[1])
         await lab.stop()
         restarted = LabServer(lab_scenario(2500.0))  # the same server, its memory empty
@@ -337,13 +337,13 @@ def test_a_server_restarted_cold_is_shown_cold_and_its_load_as_loading(warm_app,
             seen = label_history(app)
             send(app, "Still there?")
             generation = app.page.runner.generation
-            await until(lambda: link.state_label.text() == "loading…", 3)
+            await until(lambda: link.state_label.text() == "loading…")
             loading = "Loading the model (cold start)…"
-            await until(lambda: app.window.stage_label.text().startswith(loading), 4)
-            await until(answered(app, 1), 8)
+            await until(lambda: app.window.stage_label.text().startswith(loading))
+            await until(answered(app, 1))
             assert generation.cold
             assert generation.timeline.stages[0].name == "loading"
-            await until(lambda: link.state_label.text().startswith("warm · "), 3)
+            await until(lambda: link.state_label.text().startswith("warm · "))
             assert seen[0] == "loading…", seen
         finally:
             await restarted.stop()
