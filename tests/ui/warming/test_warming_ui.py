@@ -338,7 +338,7 @@ def test_a_server_restarted_cold_is_shown_cold_and_its_load_as_loading(warm_app,
             send(app, "Still there?")
             generation = app.page.runner.generation
             await until(lambda: link.state_label.text() == "loading…")
-            loading = "Loading the model (cold start)…"
+            loading = "Loading the model…"
             await until(lambda: app.window.stage_label.text().startswith(loading))
             await until(answered(app, 1))
             assert generation.cold
