@@ -125,16 +125,19 @@ async def test_sweep_knee_is_the_lab_capacity() -> None:
     p95 = [p.ttft_p95_ms or 0.0 for p in points]
     assert p95[1] < 1.5 * p95[0] and p95[2] > 1.5 * p95[0]  # queueing starts past 2
     crossings = tier_crossings(points)
-    assert crossings and crossings[0][0] == 100.0 and crossings[0][2] in (2, 4)
+    # 100 ms is crossed by concurrency 4 at the latest, where a request queues behind two
+    # whole replies (earlier on a busy machine)
+    assert crossings and crossings[0][0] == 100.0 and crossings[0][2] in (1, 2, 4)
 
 
 async def test_static_batching_multiplies_the_ttft_p95_at_the_same_load() -> None:
-    dials = {"ttft": 20, "tpot_ms": 3, "output_tokens": 60, "output_tokens_min": 4}
+    # Replies of up to 0.8 s: a static group's waiting dwarfs a busy machine's lateness.
+    dials = {"ttft": 20, "tpot_ms": 20, "output_tokens": 40, "output_tokens_min": 4}
     p95 = {}
     for batching in ("continuous", "static"):
         lab, backend = await _backend({**dials, "capacity": 4, "batching": batching})
         try:
-            settings = BenchSettings(model="tachy-lab", n=24, warmup=1, max_tokens=60)
+            settings = BenchSettings(model="tachy-lab", n=24, warmup=1, max_tokens=40)
             (point,) = await run_sweep(backend, settings, [4])
         finally:
             await backend.aclose()
