@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -18,6 +19,11 @@ if TYPE_CHECKING:
     from client.backends.local_engine import LocalEngine
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Tests press Ctrl-C (SIGINT) in the commands they start. A shell that starts pytest in the
+# background (`pytest &` in a script, nohup) makes it ignore SIGINT, and every command it
+# starts would inherit that and never stop: the default comes back for them.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 # Keep tests (and the app processes they start) away from the user's real history and
 # window settings: one temporary data folder for the run, unless a test sets its own.
 os.environ["TACHY_DATA_DIR"] = tempfile.mkdtemp(prefix="tachy-test-data-")

@@ -116,15 +116,17 @@ async def test_streamed_chat_counts_text_chunks_only(local_engine: LocalEngine) 
     deltas = sse_deltas(bytes(transport.received))
     # the server does send a role-only chunk ({"role": "assistant", "content": null}) ...
     assert deltas[0]["role"] == "assistant" and not deltas[0].get("content")
-    # ... never a token; chunks that came in one read may be one Token (painted at once)
-    assert "".join(tokens) == "".join(d["content"] for d in deltas if d.get("content"))
+    texts = [d["content"] for d in deltas if d.get("content")]  # ... never a token
+    # A Token carries the chunks of one network read: one each on a quiet machine,
+    # several when the reader came late (a busy one).
+    assert "".join(tokens) == "".join(texts) and len(tokens) <= len(texts)
     assert tokens and all(tokens)
     assert isinstance(stream.outcome, Done)
     assert stream.outcome.reason in (DoneReason.STOP, DoneReason.LENGTH)
     assert stream.outcome.text == "".join(tokens)
 
     metrics = stream.metrics()
-    assert metrics.chunks == len(tokens)
+    assert metrics.chunks == len(texts)  # every text chunk counted, each at its arrival
     assert metrics.headers_ms is not None and metrics.ttft_ms is not None
     assert 0 < metrics.headers_ms <= metrics.ttft_ms
     assert metrics.ttfo_ms == metrics.ttft_ms  # no reasoning from this model
@@ -133,7 +135,7 @@ async def test_streamed_chat_counts_text_chunks_only(local_engine: LocalEngine) 
     # llama-server reports its own counts (usage and timings), and they are believed
     assert not metrics.output_tokens_estimated
     assert metrics.output_tokens == metrics.server["llamacpp"]["predicted_n"]
-    assert metrics.output_tokens >= len(tokens)  # a stop token is counted, never sent
+    assert metrics.output_tokens >= len(texts)  # a stop token is counted, never sent
     if len(tokens) >= 2:
         assert metrics.tpot_ms is not None and metrics.tpot_ms > 0
         assert metrics.tokens_per_s == pytest.approx(1000 / metrics.tpot_ms)

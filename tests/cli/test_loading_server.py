@@ -123,7 +123,12 @@ def test_chat_the_moment_serve_local_opens_its_port(capsys: pytest.CaptureFixtur
         out, err = capsys.readouterr()
     finally:
         os.killpg(serving.pid, signal.SIGINT)
-        serving.wait(timeout=60)
+        try:
+            serving.wait(timeout=120)
+        finally:  # never left behind: a stray server keeps pytest from ending
+            if serving.poll() is None:
+                os.killpg(serving.pid, signal.SIGKILL)
+                serving.wait()
     assert code == 0, err
     assert out.strip()
     if first != b'{"status":"ok"}':  # it was still loading: as the lab answers then

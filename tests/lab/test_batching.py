@@ -54,7 +54,9 @@ async def test_a_cancelled_waiter_leaves_the_queue() -> None:
 
 
 async def test_past_capacity_the_first_token_waits_and_metrics_say_so(start_lab) -> None:
-    _, client = await start_lab(capacity=1, ttft=60, tpot_ms=5, output_tokens=8)
+    # The first reply takes 0.86 s: time enough, on a busy machine, to send the second
+    # while it runs.
+    _, client = await start_lab(capacity=1, ttft=60, tpot_ms=100, output_tokens=8)
     started = time.monotonic()
 
     async def ttft_ms() -> float:
@@ -80,8 +82,10 @@ async def test_past_capacity_the_first_token_waits_and_metrics_say_so(start_lab)
     await until_gauge("num_requests_waiting", "1.0")
     one, two = await asyncio.gather(first, second)
     assert one > 55
-    # the second waited for the rest of the first reply (7 x 5 ms), then its own 60 ms
-    assert two > one + 60
+    # The second waited for the first reply (60 ms, then 100 ms a token after its first),
+    # then its own 60 ms: both counted from before the first was sent (sleeps only come
+    # late).
+    assert two > 60 + 7 * 100 + 60 - 5
     metrics = (await client.get("/metrics")).text
     queued = next(
         x for x in metrics.splitlines() if x.startswith("vllm:request_queue_time_seconds_sum")

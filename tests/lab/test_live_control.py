@@ -58,16 +58,14 @@ def test_running_lab_moves_one_question_across_the_tiers() -> None:
     running = run_in_thread(scenario_from_dict({"output_tokens": 3, "base": "instant"}))
     try:
         spans = {}
-        for tier in ("instant", "fast", "typing"):
-            running.control({"tier": tier})
+        for tier, p50_ms in (("instant", 30.0), ("fast", 180.0), ("typing", 600.0)):
+            assert running.control({"tier": tier})["ttft_ms"] == p50_ms
             began = time.perf_counter()
             httpx.post(f"{running.url}/api/chat", json=chat_body(stream=False), timeout=60)
             spans[tier] = time.perf_counter() - began
         # Each tier's first token is drawn from its own range (instant 5-95 ms, fast
-        # 110-290, typing 320-980): the floors hold on any machine, and the instant
-        # answer comes before the typing tier's floor.
+        # 110-290, typing 320-980): the floors hold on any machine (sleeps only come late).
         assert spans["fast"] >= 0.11 and spans["typing"] >= 0.32
-        assert spans["instant"] < 0.32
         with pytest.raises(ScenarioError):
             running.control({"tier": "warp"})
     finally:

@@ -113,10 +113,10 @@ async def test_timings_on_the_last_chunk_and_usage(start_lab) -> None:
         "predicted_n", "predicted_ms", "predicted_per_token_ms", "predicted_per_second",
     ]  # fmt: skip
     assert timings["predicted_n"] == 8 and timings["prompt_ms"] >= 4.0
-    # 10 ms per token: at most 100/s (a busy machine's sleeps only ever come late)
-    assert 0 < timings["predicted_per_second"] < 130
-    per_second = 8 / timings["predicted_ms"] * 1000  # (both rounded as the server rounds)
-    assert timings["predicted_per_second"] == pytest.approx(per_second, rel=1e-5)
+    # 10 ms per token, as measured by the lab (a late start is caught up, so no bound)
+    assert timings["predicted_ms"] > 0
+    per_second = 8 / timings["predicted_ms"] * 1000  # predicted_ms is rounded to 3 places
+    assert timings["predicted_per_second"] == pytest.approx(per_second, rel=1e-3)
     assert all("timings" not in e for e in events[:-1])
     whole = (await client.post("/v1/chat/completions", json=chat_body())).json()
     assert whole["object"] == "chat.completion" and whole["timings"]["predicted_n"] == 8

@@ -129,7 +129,9 @@ async def test_sweep_knee_is_the_lab_capacity() -> None:
         assert point.ttft_p95_low_ms is not None and point.ttft_p95_ms is not None
         assert point.ttft_p95_low_ms <= point.ttft_p95_ms
     crossings = tier_crossings(points)
-    assert crossings and crossings[0][0] == 100.0 and crossings[0][2] in (2, 4)
+    # 100 ms is crossed by concurrency 4 at the latest, where a request queues behind two
+    # whole replies (earlier on a busy machine)
+    assert crossings and crossings[0][0] == 100.0 and crossings[0][2] in (1, 2, 4)
 
 
 async def test_a_sweep_of_few_requests_a_level_names_no_knee(quick: Backend) -> None:
@@ -140,12 +142,13 @@ async def test_a_sweep_of_few_requests_a_level_names_no_knee(quick: Backend) -> 
 
 
 async def test_static_batching_multiplies_the_ttft_p95_at_the_same_load() -> None:
-    dials = {"ttft": 20, "tpot_ms": 3, "output_tokens": 60, "output_tokens_min": 4}
+    # Replies of up to 0.8 s: a static group's waiting dwarfs a busy machine's lateness.
+    dials = {"ttft": 20, "tpot_ms": 20, "output_tokens": 40, "output_tokens_min": 4}
     p95 = {}
     for batching in ("continuous", "static"):
         lab, backend = await _backend({**dials, "capacity": 4, "batching": batching})
         try:
-            settings = BenchSettings(model="tachy-lab", n=24, warmup=1, max_tokens=60)
+            settings = BenchSettings(model="tachy-lab", n=24, warmup=1, max_tokens=40)
             (point,) = await run_sweep(backend, settings, [4])
         finally:
             await backend.aclose()
