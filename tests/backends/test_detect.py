@@ -34,7 +34,7 @@ async def test_discovery_finds_both_apis_with_their_models() -> None:
     with LiveServer(ollama) as one, LiveServer(openai) as two:
         ports = (one.port, closed_port(), two.port)
         # A generous budget: this test checks what is found; the budget has its own tests.
-        found = await discover_local_servers(ports, budget_s=2.0)
+        found = await discover_local_servers(ports, budget_s=60.0)
     assert [(s.url, s.api, s.models) for s in found] == [
         (one.url, "ollama", ["llama3.2:1b", "qwen3:0.6b"]),
         (two.url, "openai", ["served-model"]),

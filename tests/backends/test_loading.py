@@ -97,5 +97,5 @@ async def test_discovery_lists_a_loading_server_as_openai_and_loading() -> None:
     server = await asyncio.start_server(loading, "127.0.0.1", 0)
     async with server:
         port = server.sockets[0].getsockname()[1]
-        (found,) = await discover_local_servers((port,), budget_s=5.0)
+        (found,) = await discover_local_servers((port,), budget_s=60.0)
     assert (found.api, found.loading, found.models) == ("openai", True, [])

@@ -363,7 +363,8 @@ async def test_a_request_sent_before_the_warm_up_asked_is_told_it_loads(
     assert not user.done()  # known while the request waits for the load
     assert await user == "Hello there"
     [written_ns] = written
-    assert written_ns is not None and (written_ns - sent_ns) / 1e6 < 50  # never delayed
+    # never held back: written before the model it waits for could have loaded (0.5 s)
+    assert written_ns is not None and (written_ns - sent_ns) / 1e6 < 500
     warmer.first_token_received()
     warmer.user_request_finished(ok=True)
     [chat] = server.posts("/api/chat")  # the user's: the warm-up loaded nothing
