@@ -63,8 +63,9 @@ def pyinstaller_arguments() -> list[str]:
     arguments += [f"--exclude-module={name}" for name in EXCLUDE]
     if sys.platform in ("win32", "darwin"):  # a Linux program has no icon of its own
         arguments.append(f"--icon={icon}")
-    else:
-        arguments.append("--strip")  # debug symbols of the shared libraries
+    # No --strip: binutils' strip leaves numpy 2.4's bundled OpenBLAS and gfortran
+    # unloadable ("ELF load command address/offset not page-aligned"), so the window,
+    # whose HUD needs numpy, would not open from the bundle.
     return arguments
 
 
