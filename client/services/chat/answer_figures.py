@@ -14,19 +14,24 @@ from dataclasses import dataclass
 from typing import Protocol
 
 
-class RequestFigures(Protocol):
-    """A request's figures: a live RequestMetrics or a stored MetricsRecord."""
+class AnswerFigures(Protocol):
+    """What an answer's footer says: a request's figures, or a WholeAnswer's."""
 
     @property
     def ttft_ms(self) -> float | None: ...
-    @property
-    def tpot_ms(self) -> float | None: ...
     @property
     def tokens_per_s(self) -> float | None: ...
     @property
     def output_tokens(self) -> int | None: ...
     @property
     def tier(self) -> str | None: ...
+
+
+class RequestFigures(AnswerFigures, Protocol):
+    """A request's figures: a live RequestMetrics or a stored MetricsRecord."""
+
+    @property
+    def tpot_ms(self) -> float | None: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 from client.backends.errors import BackendUnreachable, TachyError
 from client.backends.reasons import without_errno
@@ -28,17 +27,29 @@ from client.core.budget import FittedPrompt
 from client.core.conversation import ChatRequest
 from client.core.events import Done, DoneReason, Failed, Prefill, StreamEvent, Token, TokenKind
 from client.core.metrics import RequestMetrics, compute_metrics
-from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
 from client.services.cascade.cascade import first_token_limit
 from client.services.cascade.fallback import FallbackStream, FellBack, answer_stream
 from client.services.cascade.route_record import mark_route
-from client.services.chat.answer_writer import FLUSH_INTERVAL_S, AnswerWriter
+from client.services.chat.answer_writer import AnswerWriter
+from client.services.chat.first_token_wait import FirstTokenWait, Item
 from client.services.chat.loading_stage import (
-    MODEL_STATE_POLL_S,
-    LoadEstimate,
     LoadingWatch,
-    ModelStateProvider,
+)
+from client.services.chat.run_settings import (
+    AnswerFilter as AnswerFilter,
+)
+from client.services.chat.run_settings import (
+    Chooser as Chooser,
+)
+from client.services.chat.run_settings import (
+    Outgoing as Outgoing,
+)
+from client.services.chat.run_settings import (
+    RequestBuilder as RequestBuilder,
+)
+from client.services.chat.run_settings import (
+    RunSettings as RunSettings,
 )
 from client.services.chat.session_events import (
     Finished,
@@ -56,55 +67,18 @@ from client.services.chat.turn_state import (
     live_state,
 )
 from client.services.chat.turn_store import Turn, name_fallback
-from client.services.knowledge.knowledge_stage import KnowledgeStage, Retrieved
+from client.services.knowledge.knowledge_stage import Retrieved
 from client.services.knowledge.retrieval import Retrieval, as_passages
 from client.services.planning.planner import Passage, RequestPlan, Route, RouteChoice
 from client.services.storage import full_disk as saving
-from client.store.history import HistoryStore, MessageState
-from client.store.metrics_store import MetricsStore
+from client.store.history import MessageState
 
 log = logging.getLogger(__name__)
 
-STATE_POLL_S = 0.1  # before the headers: how often the request's stamps are read
-
 SessionEvent = StageChanged | StateChanged | Retrieved | Token | SlowStart | Finished
-AnswerFilter = Callable[[str], str]  # answer text in -> the part to show now
 
 
-@dataclass(frozen=True, slots=True)
-class Outgoing:
-    """What a turn sends: its plan, and how its answer is shaped."""
-
-    plan: RequestPlan
-    answer_filter: AnswerFilter | None = None  # Continue by prompt: drops a restart
-
-
-@dataclass(frozen=True, slots=True)
-class RunSettings:
-    """What a generation needs of its session: where it stores, how long it waits."""
-
-    history: HistoryStore
-    metrics_store: MetricsStore | None = None
-    first_token_timeout_s: float = 60.0  # a cascade's route: its first-token limit
-    slow_start_after_s: float = 15.0  # no first token by then: SlowStart (Keep waiting / Cancel)
-    fallback_after_s: float = 10.0  # a cascade's route, before the other answers
-    stall_timeout_s: float = 15.0
-    thresholds: TierThresholds = DEFAULT_THRESHOLDS
-    model_state_provider: ModelStateProvider | None = None
-    load_estimate: LoadEstimate | None = None  # the model's learned load time, ms
-    flush_interval_s: float = FLUSH_INTERVAL_S
-    knowledge: KnowledgeStage | None = None  # the retrieving stage, when a conversation has it on
-    prompt_budget: int | None = None  # passages get a share of it (knowledge_stage)
-
-
-# The message's one route decision, made before its turn is stored.
-Chooser = Callable[[], Awaitable[RouteChoice]]
-# The turn as stored (with that route), the passages the retrieving stage found for it.
-RequestBuilder = Callable[[Turn, tuple[Passage, ...], RouteChoice], Awaitable[Outgoing]]
-Item = StreamEvent | SlowStart | StageChanged | StateChanged | None  # what the run loop handles
-
-
-class Generation:
+class Generation(FirstTokenWait):
     def __init__(
         self,
         settings: RunSettings,
@@ -298,56 +272,6 @@ class Generation:
         self._writer = AnswerWriter(
             self._settings.history, turn.assistant_message_id, self._settings.flush_interval_s
         )
-
-    async def _wait_for_item(self, events: AsyncIterator[StreamEvent]) -> Item:
-        """Before the first token: the next stream event (None at its end), or a notice
-        when a timer fires first: SlowStart, or a stage change reported by the warmer.
-        The read runs in a task so that a timer never cancels it."""
-        while True:
-            if self._pending is None:
-                self._pending = asyncio.ensure_future(anext(events, None))
-            done, _ = await asyncio.wait({self._pending}, timeout=self._wait_step())
-            if done:
-                pending, self._pending = self._pending, None
-                return pending.result()
-            notice = self._notice_while_waiting()
-            if notice is not None:
-                return notice
-
-    def _wait_step(self) -> float | None:
-        steps: list[float] = []
-        if not self._slow_start_sent:
-            elapsed = asyncio.get_running_loop().time() - self._waiting_since
-            steps.append(max(0.0, self._settings.slow_start_after_s - elapsed))
-        if self._loading.polls:
-            steps.append(MODEL_STATE_POLL_S)
-        if self.state in (TurnState.CONNECTING, TurnState.WAITING):
-            steps.append(STATE_POLL_S)  # the request's stamps: written, headers
-        return min(steps) if steps else None
-
-    def _notice_while_waiting(self) -> SlowStart | StageChanged | StateChanged | None:
-        waited = asyncio.get_running_loop().time() - self._waiting_since
-        if not self._slow_start_sent and waited >= self._settings.slow_start_after_s:
-            self._slow_start_sent = True
-            return SlowStart(waited)
-        if self._loading.polls:
-            stage = self._loading.stage()
-            if stage is not self._stage:
-                return self._enter(stage)
-        told = self._restate()
-        return told[0] if told else None
-
-    def waited_s(self) -> float:
-        """Seconds since the request (or its fallback) went out, as the loop counts."""
-        if not self._sending:
-            return 0.0
-        return asyncio.get_running_loop().time() - self._waiting_since
-
-    async def _cancel_pending(self) -> None:
-        pending, self._pending = self._pending, None
-        if pending is not None and not pending.done():
-            pending.cancel()  # the stream sees CancelledError and closes the response
-            await asyncio.wait({pending})
 
     # ---- events -----------------------------------------------------------------------
 

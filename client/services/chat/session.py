@@ -26,12 +26,12 @@ from client.services.chat import turn_store as turns
 from client.services.chat.generation import (
     Chooser,
     Generation,
-    ModelStateProvider,
     Outgoing,
     RunSettings,
     SessionEvent,
 )
 from client.services.chat.loading_stage import LoadEstimate
+from client.services.chat.loading_stage import ModelStateProvider as ModelStateProvider
 from client.services.chat.session_settings import SessionSettings
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.compression import StoredSummary

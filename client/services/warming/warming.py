@@ -2,8 +2,7 @@
 
     warmer = KeepAliveWarmer(backend, model, on_change=show_state)
     warmer.warm("app start")           # also on server/model change and typing
-    session.model_state_provider = warmer.model_state
-    session.keep_alive = warmer.request_keep_alive
+    policy.attach(session)             # (WarmingPolicy) its model_state and keep_alive
     warmer.user_request_started()      # before sending: cancels a warm-up in flight
     warmer.first_token_received()      # optional: ends LOADING at the first token
     warmer.user_request_finished(ok, prompt)  # prompt: the messages it sent
@@ -56,7 +55,6 @@ from client.core.prediction import ModelState
 from client.services.planning.planner import CachedPrompt
 from client.services.servers.engine_idle import Engine, EngineSleepWatch
 from client.services.servers.model_status import (
-    FOREVER_S,
     SERVERS_THAT_KEEP_MODELS_LOADED,
     ModelStatus,
     ServerPolicy,
@@ -64,6 +62,7 @@ from client.services.servers.model_status import (
     describe_policy,
     ollama_unload_time,
 )
+from client.services.warming.expiry import OllamaExpiry
 from client.services.warming.recheck import still_loaded
 
 log = logging.getLogger(__name__)
@@ -79,7 +78,7 @@ StatusListener = Callable[["ModelStatus"], None]
 PrefixProvider = Callable[[], "Sequence[ChatMessage] | None"]
 
 
-class KeepAliveWarmer(EngineSleepWatch):
+class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
     def __init__(
         self,
         backend: Backend | None,
@@ -466,40 +465,6 @@ class KeepAliveWarmer(EngineSleepWatch):
             self._watch_engine_sleep()
         else:
             self._set_status(replace(self._status, state=ModelState.WARM))
-
-    def _schedule(self, unloads_at: float | None) -> None:
-        if unloads_at is None or self._policy is not ServerPolicy.OLLAMA:
-            return
-        span = unloads_at - time.monotonic()
-        if span > FOREVER_S:
-            return
-        loop = asyncio.get_running_loop()
-        self._timers.append(loop.call_later(max(span, 0.0), self._unloaded))
-        if self.settings.keep_alive is not None:
-            rewarm_in = max(span - self._margin(span), 0.0)
-            self._timers.append(loop.call_later(rewarm_in, self._rewarm_due))
-
-    def _margin(self, span: float) -> float:
-        return min(self.settings.margin_s, span * 0.2)
-
-    def _rewarm_due(self) -> None:
-        idle = time.monotonic() - self._last_activity
-        keep_alive_s = self.settings.keep_alive_s
-        if keep_alive_s is not None and idle > keep_alive_s:
-            log.debug("user idle for %.0f s: letting %s unload", idle, self._model)
-            return
-        if self._user_requests:
-            return  # the user's own request keeps it loaded
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run_warm("keep-alive"))
-
-    def _unloaded(self) -> None:
-        if self._status.state is ModelState.WARM and not self._user_requests:
-            self._set_status(ModelStatus(ModelState.COLD))
-
-    def _forget(self) -> None:
-        if self._status.state is ModelState.WARM and not self._user_requests:
-            self._set_status(ModelStatus(None))
 
     def _set_status(self, status: ModelStatus) -> None:
         if status == self._status:

@@ -9,23 +9,11 @@ A figure the requests did not produce is left out.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from client.core.tiers import Tier
+from client.services.chat.answer_figures import AnswerFigures
 from client.ui.common.tier_words import tier_name
-
-
-class AnswerFigures(Protocol):
-    @property
-    def ttft_ms(self) -> float | None: ...
-    @property
-    def tokens_per_s(self) -> float | None: ...
-    @property
-    def output_tokens(self) -> int | None: ...
-    @property
-    def tier(self) -> str | None: ...
 
 
 def footer_text(figures: AnswerFigures | None, parts: int = 1) -> str:
