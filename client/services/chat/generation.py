@@ -87,7 +87,7 @@ class Generation(FirstTokenWait):
         prepare: Callable[[RouteChoice], Turn],
         build_request: RequestBuilder,
     ) -> None:
-        self.kind = kind  # ask | regenerate | retry | edit | continue
+        self.kind = kind  # ask | regenerate | retry | edit | continue | race
         self.conversation_id: int | None = None
         self.user_message_id: int | None = None
         self.assistant_message_id: int | None = None

@@ -184,6 +184,17 @@ class ChatSession:
         """Ask the question again after a failed or interrupted answer (kept beside it)."""
         return self._answer_again("retry", assistant_message_id)
 
+    def answer_question(self, user_message_id: int, question: str) -> Generation:
+        """One more answer to the stored question `user_message_id` (its text:
+        `question`), as a version beside its others: each column of a race
+        (client/services/race/race.py)."""
+
+        def prepare(chosen: RouteChoice) -> turns.Turn:  # on the database thread
+            return turns.answer_to(self.history, user_message_id, turns.origin_of(chosen.route))
+
+        chooser = self._chooser(None, question)
+        return self._generation("race", prepare, self.plan_settings(), chooser)
+
     def edit_and_resend(self, user_message_id: int, new_text: str) -> Generation:
         """Branch: the edited question beside the old one, and a new answer to it."""
 

@@ -92,6 +92,29 @@ def ask(
         return Turn(conversation_id, user.id, assistant.id, context, context_ids, origin=origin)
 
 
+def question_alone(
+    history: HistoryStore, conversation_id: int | None, question: str, system: str | None
+) -> StoredMessage:
+    """A new question with no answer yet (a race's columns each add theirs with
+    `answer_to`): at the end of the shown conversation, or a new one when None."""
+    with history.db.transaction():
+        path: list[StoredMessage] = []
+        if conversation_id is None:
+            conversation_id = history.create_conversation(title_for(question)).id
+        else:
+            path = history.active_path(conversation_id)
+        if not path and system:
+            path = [history.add_message(conversation_id, "system", system)]
+        parent_id = path[-1].id if path else None
+        return history.add_message(conversation_id, "user", question, parent_id=parent_id)
+
+
+def answer_to(history: HistoryStore, user_message_id: int, origin: Origin) -> Turn:
+    """One more answer to a stored question, as a version beside the others."""
+    with history.db.transaction():
+        return _answer_under(history, _message(history, user_message_id, "user"), origin)
+
+
 def answer_again(history: HistoryStore, assistant_message_id: int, origin: Origin) -> Turn:
     """A new answer beside an existing one (regenerate, retry); the old one is kept."""
     with history.db.transaction():
