@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from client.backends import backend_for, make_backend
@@ -71,20 +72,19 @@ def wanted(args: argparse.Namespace) -> bool:
     return fast is not None
 
 
-class CascadeRoutes:
-    """Opens both routes (starting the local engine once if either is `local`) and
-    closes them. A server that cannot be reached still gets a route: its request then
-    fails before the first token, and the other model answers."""
+class OpenRoutes:
+    """Opens a route to each endpoint (starting the local engine once if any is
+    `local`) and closes them. A server that cannot be reached still gets a route: its
+    request then fails before the first token, and says why."""
 
-    def __init__(self, fast: Endpoint, strong: Endpoint, api_key: str | None = None) -> None:
-        self._ends = (fast, strong)
+    def __init__(self, ends: Sequence[Endpoint], api_key: str | None = None) -> None:
+        self._ends = tuple(ends)
         self._api_key = api_key
         self._engine: LocalEngine | None = None
         self._backends: list[Backend] = []
 
     async def __aenter__(self) -> list[Route]:
-        fast, strong = [await self._route(end) for end in self._ends]
-        return cascade_routes(fast, strong)
+        return [await self._route(end) for end in self._ends]
 
     async def __aexit__(self, *exc: object) -> None:
         for backend in self._backends:
@@ -115,6 +115,17 @@ class CascadeRoutes:
                 raise TachyError(f"The local engine cannot start: {error}") from error
             self._engine = engine
         return self._engine.url
+
+
+class CascadeRoutes(OpenRoutes):
+    """Both routes of a cascade; when one fails before its first token, the other answers."""
+
+    def __init__(self, fast: Endpoint, strong: Endpoint, api_key: str | None = None) -> None:
+        super().__init__((fast, strong), api_key)
+
+    async def __aenter__(self) -> list[Route]:
+        fast, strong = await super().__aenter__()
+        return cascade_routes(fast, strong)
 
 
 async def _first_model_or_unknown(backend: Backend) -> str:

@@ -1,0 +1,117 @@
+"""`tachy bench --race URL#MODEL URL#MODEL ...`: n questions, each raced on every route
+at once as the window races them (client/services/race/race.py), with TTFT and rate
+P50/P95 per route and how often each route won the first token and the finish
+(client/cli/bench_race.py prints them).
+
+Each question starts with its own word (as `tachy bench --cold` does), so no route
+answers a question its server's prompt cache already holds from the one before. The
+races are kept in an in-memory history: a benchmark leaves no conversations behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from client.core.conversation import GenerationOptions
+from client.core.stats import Summary, summarize
+from client.services.bench.runner import DEFAULT_PROMPT, START_WORDS
+from client.services.chat.session_events import Outcome
+from client.services.chat.session_settings import SessionSettings
+from client.services.planning.planner import Route
+from client.services.race.column import ColumnFigures
+from client.services.race.race import Race, RaceRoute
+from client.store.db import Database
+from client.store.history import HistoryStore
+
+
+@dataclass(frozen=True, slots=True)
+class RaceBenchSettings:
+    n: int = 10
+    prompt: str = DEFAULT_PROMPT
+    max_tokens: int = 64
+    warmup: int = 1  # races run first, not reported
+
+
+@dataclass(slots=True)
+class RouteResults:
+    """One route's figures over the run."""
+
+    name: str
+    model: str
+    races: list[ColumnFigures] = field(default_factory=list)
+
+    @property
+    def completed(self) -> list[ColumnFigures]:
+        return [f for f in self.races if f.outcome is Outcome.COMPLETE]
+
+    @property
+    def errors(self) -> int:
+        return len(self.races) - len(self.completed)
+
+    def ttft(self) -> Summary | None:
+        return summarize(f.ttft_ms for f in self.completed)
+
+    def rate(self) -> Summary | None:
+        return summarize(f.tokens_per_s for f in self.completed)
+
+    @property
+    def first_token_wins(self) -> int:
+        return sum(f.first_token for f in self.races)
+
+    @property
+    def finish_wins(self) -> int:
+        return sum(f.first_finish for f in self.races)
+
+    def as_dict(self) -> dict[str, Any]:
+        ttft, rate = self.ttft(), self.rate()
+        return {
+            "route": self.name,
+            "model": self.model,
+            "races": len(self.races),
+            "errors": self.errors,
+            "ttft_ms": ttft.as_dict() if ttft else None,
+            "tokens_per_s": rate.as_dict() if rate else None,
+            "first_token_wins": self.first_token_wins,
+            "finish_wins": self.finish_wins,
+        }
+
+
+@dataclass(slots=True)
+class RaceBenchReport:
+    settings: RaceBenchSettings
+    routes: list[RouteResults]
+
+    @property
+    def races(self) -> int:
+        return len(self.routes[0].races) if self.routes else 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "races": self.races,
+            "max_tokens": self.settings.max_tokens,
+            "routes": [route.as_dict() for route in self.routes],
+        }
+
+
+async def run_race_bench(routes: Sequence[Route], settings: RaceBenchSettings) -> RaceBenchReport:
+    """Race `settings.n` questions (after the warm-up ones) on every route at once."""
+    options = GenerationOptions(max_tokens=settings.max_tokens)
+    race_routes = [RaceRoute((r,), SessionSettings(options=options)) for r in routes]
+    results = [RouteResults(r.name, r.routes[0].model) for r in race_routes]
+    report = RaceBenchReport(settings, results)
+    db = Database(":memory:")
+    try:
+        history = HistoryStore(db, recover=False)
+        for index in range(settings.warmup + settings.n):
+            question = f"{START_WORDS[index % len(START_WORDS)]}: {settings.prompt}"
+            race = Race(history, None, race_routes, question)
+            async for _ in race:
+                pass
+            if index >= settings.warmup:
+                for route, figures in zip(report.routes, race.figures(), strict=True):
+                    route.races.append(figures)
+    finally:
+        db.close()
+    return report
