@@ -26,6 +26,7 @@ from client.services.chat.session import ChatSession
 from client.services.knowledge.knowledge import KnowledgeBase
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.planner import Route
+from client.services.race.race_routes import RaceSetup
 from client.services.servers.engine_idle import ManagedEngine
 from client.services.servers.reachability import Backoff, Reach, Waiting
 from client.services.servers.saved_servers import SavedServers
@@ -36,6 +37,7 @@ from client.services.servers.servers import (
     with_spec,
 )
 from client.services.storage.stores import Stores
+from client.services.warming.cold_start import cold_start_then_warm
 from client.services.warming.warming_policy import WarmingPolicy
 
 EngineFactory = Callable[[], ManagedEngine]
@@ -186,6 +188,25 @@ class Tachy:
         backend = await self.backend(part.choice)
         return Route(backend, part.model, part.name, part.is_local)
 
+    # --- races ----------------------------------------------------------------------
+    def race_setup(self) -> RaceSetup:
+        """Turns the Race dialog's picks into routes with this app's parts
+        (client/services/race/race_routes.py); close it after the race."""
+        return RaceSetup(
+            self.backend,
+            self.local_engine,
+            make_local_engine,
+            self._cascade_routes,
+            self._stage,
+            _warm,
+        )
+
+    async def _cascade_routes(self) -> list[Route] | None:
+        profile = self.cascade.load()
+        if profile.fast is None or profile.strong is None:
+            return None
+        return cascade_routes(await self._route(profile.fast), await self._route(profile.strong))
+
     # --- the local engine -----------------------------------------------------------
     def local_engine(self) -> ManagedEngine:
         """The embedded engine, made once (not started: that takes seconds)."""
@@ -222,3 +243,8 @@ class Tachy:
         finally:
             if self.engine is not None:
                 await self.engine.stop()
+
+
+async def _warm(backend: Backend, model: str, engine: ManagedEngine | None) -> None:
+    """A race's warm column: warmed as the app warms a model at start."""
+    await cold_start_then_warm(None, backend, model, engine=engine)()

@@ -22,8 +22,6 @@ from client.services.chat.session_settings import SessionSettings
 from client.services.planning.planner import Route
 from client.services.race.column import ColumnFigures
 from client.services.race.race import Race, RaceRoute
-from client.store.db import Database
-from client.store.history import HistoryStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,17 +99,12 @@ async def run_race_bench(routes: Sequence[Route], settings: RaceBenchSettings) -
     race_routes = [RaceRoute((r,), SessionSettings(options=options)) for r in routes]
     results = [RouteResults(r.name, r.routes[0].model) for r in race_routes]
     report = RaceBenchReport(settings, results)
-    db = Database(":memory:")
-    try:
-        history = HistoryStore(db, recover=False)
-        for index in range(settings.warmup + settings.n):
-            question = f"{START_WORDS[index % len(START_WORDS)]}: {settings.prompt}"
-            race = Race(history, None, race_routes, question)
-            async for _ in race:
-                pass
-            if index >= settings.warmup:
-                for route, figures in zip(report.routes, race.figures(), strict=True):
-                    route.races.append(figures)
-    finally:
-        db.close()
+    for index in range(settings.warmup + settings.n):
+        question = f"{START_WORDS[index % len(START_WORDS)]}: {settings.prompt}"
+        race = Race(None, None, race_routes, question)  # kept in memory only
+        async for _ in race:
+            pass
+        if index >= settings.warmup:
+            for route, figures in zip(report.routes, race.figures(), strict=True):
+                route.races.append(figures)
     return report

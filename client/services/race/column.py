@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from client.core.events import Token
+from client.core.events import Token, TokenKind
 from client.core.metrics import NS_PER_MS
 from client.core.tiers import Tier, tier_of
 from client.core.timeline import RequestTimeline
@@ -46,8 +46,8 @@ class RaceColumn:
 
     def take(self, event: SessionEvent, at_ns: int) -> None:
         """Note an event of this column's generation, received at `at_ns`."""
-        if isinstance(event, Token):
-            self.text_parts.append(event.text)
+        if isinstance(event, Token) and event.kind is TokenKind.ANSWER:
+            self.text_parts.append(event.text)  # (the reasoning is not the answer)
         elif isinstance(event, Finished) and self.finished is None:
             self.finished, self.ended_ns = event, at_ns
 

@@ -31,6 +31,7 @@ from client.services.chat.session_settings import SessionSettings
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.planner import Route
 from client.services.race.column import ColumnFigures, RaceColumn
+from client.store.db import Database
 from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 
@@ -73,7 +74,7 @@ class RaceError(ValueError):
 class Race:
     def __init__(
         self,
-        history: HistoryStore,
+        history: HistoryStore | None,
         metrics_store: MetricsStore | None,
         routes: Sequence[RaceRoute],
         question: str,
@@ -83,6 +84,10 @@ class Race:
     ) -> None:
         if not MIN_ROUTES <= len(routes) <= MAX_ROUTES:
             raise RaceError(f"A race needs {MIN_ROUTES} to {MAX_ROUTES} routes.")
+        self._owned_db: Database | None = None
+        if history is None:  # nowhere to keep it (a benchmark; storage unavailable)
+            self._owned_db = Database(":memory:")
+            history = HistoryStore(self._owned_db, recover=False)
         self.history = history
         self.metrics_store = metrics_store
         self.question = question
@@ -154,6 +159,8 @@ class Race:
                 if (left := queue.get_nowait()) is not None:
                     self._mark(left)
         await self._show_winner()
+        if self._owned_db is not None:
+            self._owned_db.close()
 
     def _session(self, route: RaceRoute) -> ChatSession:
         first = route.routes[0]

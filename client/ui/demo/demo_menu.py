@@ -22,6 +22,7 @@ from client.services.servers.servers import ServerChoice
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.demo.demo_live import DemoLive
+from client.ui.demo.demo_races import DemoRaces
 
 if TYPE_CHECKING:
     from client.lab import RunningLab
@@ -74,6 +75,7 @@ class DemoMenu(QObject):
             self.scenarios.addAction(action)
             self.scenario_actions[name] = action
         self.live = DemoLive(self, self)  # scenario files and the live control (submenus)
+        self.races = DemoRaces(self.menu, self)  # bundled races (Race… is added after them)
         self._show_running(False)
 
     def _action(self, text: str, name: str, slot: Callable[..., object]) -> QAction:
@@ -166,6 +168,7 @@ class DemoMenu(QObject):
     async def aclose(self) -> None:
         """At quit: cancel what is under way, stop the lab's thread (its sockets too)."""
         await self.tasks.aclose()
+        await self.races.aclose()
         lab, self.lab = self.lab, None
         if lab is not None:
             await asyncio.get_running_loop().run_in_executor(None, lab.stop)

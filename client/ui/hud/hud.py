@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
@@ -41,6 +41,10 @@ from client.ui.hud.requests_view import RequestsView
 from client.ui.hud.server_view import ServerView
 from client.ui.hud.tier_view import TierView
 from client.ui.hud.waterfall_view import WaterfallView
+
+if TYPE_CHECKING:
+    from client.services.race.column import ColumnFigures
+    from client.ui.hud.race_view import RaceView
 
 # 12.5 frames a second: the live plot still reads as moving, and each frame is a pyqtgraph
 # repaint on the GUI thread. At 34 ms the 5,000 tokens/s stream's loop lag p99 was
@@ -86,6 +90,7 @@ class LatencyHud(QWidget):
         self.waterfall = WaterfallView()
         self.tier = TierView()
         self.server = ServerView()
+        self.race: RaceView | None = None  # the Race tab, from the first race on
         self.tabs = QTabWidget()
         for widget, title in (
             (self.live, self.tr("Live")),
@@ -227,6 +232,16 @@ class LatencyHud(QWidget):
             self.show_waterfall(record)
             self.tabs.setCurrentWidget(self.waterfall)
         return record is not None
+
+    def show_race(self, columns: Sequence[ColumnFigures]) -> None:
+        """A race's columns side by side, in a Race tab added with the first race."""
+        if self.race is None:
+            from client.ui.hud.race_view import RaceView
+
+            self.race = RaceView()
+            self.tabs.addTab(self.race, self.tr("Race"))
+        self.race.show_figures(columns)
+        self.tabs.setCurrentWidget(self.race)
 
     def set_thresholds(self, thresholds: TierThresholds) -> None:
         self.tier.set_thresholds(thresholds)

@@ -134,7 +134,14 @@ class TachyApp:
         self._attach_server_editor()
         self._attach_models()
         self._attach_model_picker()
+        self._attach_race()
         self.help_menu = HelpMenu(self.window)
+
+    def _attach_race(self) -> None:
+        from client.ui.race.race_menu import RaceMenu
+
+        self.race = RaceMenu(self.servers, self.hud)
+        self.demo.races.attach(self.race)
 
     def _attach_models(self) -> None:
         from client.ui.servers.models_dialog import ModelsController
@@ -225,6 +232,7 @@ class TachyApp:
             # the request's metrics, before the database closes (bounded: never hangs).
             await asyncio.wait({answering}, timeout=SAVE_AT_QUIT_S)
         try:
+            await self.race.aclose()  # a race under way stops, its answers saved
             await self.model_picker.aclose()
             await self.knowledge.aclose()
             await self.welcome.aclose()

@@ -1,0 +1,99 @@
+"""The HUD's Race tab: the last race's columns side by side in one table (time to
+first token, rate, tier, when each finished, and which won the first token and the
+finish). The words each race column shows under its answer come from here too."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+from client.services.race.column import ColumnFigures
+from client.ui.common.locale_text import NOTHING, number
+from client.ui.common.status_text import duration_text
+from client.ui.common.tier_words import tier_name
+
+CONTEXT = "RaceView"
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(CONTEXT, text)
+
+
+def ttft_text(figures: ColumnFigures) -> str:
+    return duration_text(figures.ttft_ms) if figures.ttft_ms is not None else NOTHING
+
+
+def rate_text(figures: ColumnFigures) -> str:
+    if figures.tokens_per_s is None:
+        return NOTHING
+    return _tr("{n} tokens/s").format(n=number(figures.tokens_per_s, 1))
+
+
+def finished_text(figures: ColumnFigures) -> str:
+    if figures.finished_at_ms is None:
+        return NOTHING
+    return _tr("at {time}").format(time=duration_text(figures.finished_at_ms))
+
+
+def marks_text(figures: ColumnFigures) -> str:
+    marks = []
+    if figures.first_token:
+        marks.append(_tr("first token"))
+    if figures.first_finish:
+        marks.append(_tr("first to finish"))
+    return _tr(", ").join(marks)
+
+
+def figures_line(figures: ColumnFigures) -> str:
+    """ "TTFT 120 ms · 48.0 tokens/s · fast · finished at 1.3 s" (as far as known)."""
+    parts = [_tr("TTFT {ttft}").format(ttft=ttft_text(figures))]
+    if figures.tokens_per_s is not None:
+        parts.append(rate_text(figures))
+    if figures.tier is not None:
+        parts.append(tier_name(figures.tier))
+    if figures.finished_at_ms is not None:
+        parts.append(_tr("finished {at}").format(at=finished_text(figures)))
+    return " · ".join(parts)
+
+
+class RaceView(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.table = QTableWidget(0, 6, self)
+        self.table.setObjectName("raceTable")
+        self.table.setAccessibleName(self.tr("Race"))
+        self.table.setHorizontalHeaderLabels(
+            [
+                self.tr("Route"),
+                self.tr("TTFT"),
+                self.tr("Rate"),
+                self.tr("Tier"),
+                self.tr("Finished"),
+                self.tr("Won"),
+            ]
+        )
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.table)
+
+    def show_figures(self, columns: Sequence[ColumnFigures]) -> None:
+        self.table.setRowCount(len(columns))
+        for row, figures in enumerate(columns):
+            tier = tier_name(figures.tier) if figures.tier is not None else NOTHING
+            cells = (
+                figures.name,
+                ttft_text(figures),
+                rate_text(figures),
+                tier,
+                finished_text(figures),
+                marks_text(figures),
+            )
+            for column, text in enumerate(cells):
+                self.table.setItem(row, column, QTableWidgetItem(text))

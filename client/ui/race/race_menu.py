@@ -1,0 +1,106 @@
+"""Race… (in the Demo menu, Ctrl+Shift+R): pick 2-4 routes, then watch them answer the
+same question side by side in the race window. The race is stored in the conversation
+shown as one turn, one version per column, and the chat shows it when it ends.
+
+`RaceMenu.run(picks, question)` is what the dialog and the demo races
+(client/ui/demo/demo_races.py) both call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction, QKeySequence
+
+from client.services.errors import user_message
+from client.services.race.race import Race
+from client.services.race.race_routes import RoutePick
+from client.services.servers.servers import ServerChoice, is_started, local_model_name
+from client.ui.common.async_errors import KeptTasks
+from client.ui.race.race_dialog import RaceDialog
+from client.ui.race.race_window import RaceController, RaceWindow
+
+SAVE_AT_QUIT_S = 5.0
+
+if TYPE_CHECKING:
+    from client.ui.hud import LatencyHud
+    from client.ui.servers.server_controller import ServerController
+
+
+class RaceMenu(QObject):
+    def __init__(self, servers: ServerController, hud: LatencyHud | None = None) -> None:
+        super().__init__(servers)
+        self.servers = servers
+        self.tachy = servers.tachy
+        self.main = servers.window
+        self.hud = hud
+        self.race_window = RaceWindow(self.main)
+        self.controller = RaceController(self.race_window, self)
+        self.controller.figures_sink = hud.show_race if hud is not None else None
+        self.controller.ended.connect(self._show_in_chat)
+        self.tasks = KeptTasks()
+        self.dialog: RaceDialog | None = None
+        self.action = QAction(self.tr("Race…"), self.main.demo_menu)
+        self.action.setObjectName("race")
+        self.action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.action.setToolTip(self.tr("Ask one question on several routes at once"))
+        self.action.triggered.connect(self.open_dialog)
+        self.main.demo_menu.addSeparator()
+        self.main.demo_menu.addAction(self.action)
+
+    def open_dialog(self) -> None:
+        question = self.main.composer.toPlainText().strip()
+        dialog = RaceDialog(self.main.server_bar.choices, self._models_of, question, self.main)
+        dialog.accepted.connect(lambda: self.start(dialog.picks(), dialog.question_text()))
+        self.dialog = dialog
+        dialog.open()
+
+    def start(self, picks: Sequence[RoutePick], question: str) -> asyncio.Task[Any] | None:
+        if self.controller.busy:
+            return None
+        return self.tasks.spawn(self.run(picks, question), "race")
+
+    async def run(self, picks: Sequence[RoutePick], question: str) -> Race | None:
+        """Open the routes (starting engines a pick needs), race, then close them."""
+        self.race_window.show()
+        self.race_window.columns.set_race(question, [])
+        self.race_window.columns.status.setText(self.tr("Getting the routes ready…"))
+        setup = self.tachy.race_setup()
+        try:
+            routes = await setup.routes(picks)
+            stores = self.tachy.stores
+            conversation = self.servers.page.conversation_id
+            race = Race(stores.history, stores.metrics, routes, question, conversation)
+            await asyncio.wait({self.controller.start(race)})
+            return race
+        except Exception as error:
+            self.race_window.columns.status.setText(user_message(error))
+            raise
+        finally:
+            await setup.aclose()
+
+    async def _models_of(self, choice: ServerChoice) -> list[str]:
+        if choice.is_local and not is_started(choice):
+            return [local_model_name()]
+        try:
+            return (await self.tachy.server_models(choice))[1]
+        except Exception:  # the dialog leaves the model to be typed
+            return []
+
+    def _show_in_chat(self, race: Race) -> None:
+        page = self.servers.page
+        if race.conversation_id is None or page.busy:
+            return
+        page.show_conversation(race.conversation_id)
+        page.conversationChanged.emit(race.conversation_id)  # the list shows it
+
+    async def aclose(self) -> None:
+        """At quit: a race under way stops (its answers saved, bounded), then the rest."""
+        running = self.controller.task
+        self.controller.stop()
+        if running is not None and not running.done():
+            await asyncio.wait({running}, timeout=SAVE_AT_QUIT_S)
+        await self.tasks.aclose()
