@@ -53,7 +53,8 @@ def test_menu_lists_start_stop_and_every_preset(make_app, server) -> None:
     app = make_app(server.url)
     texts = [a.text() for a in _menu(app).actions() if not a.isSeparator()]
     submenus = ["Scenario files", "Next answers"]  # tests/ui/demo/test_demo_live.py
-    assert texts == ["Start latency lab", "Stop latency lab", *PRESETS, *submenus]
+    races = ["Demo races", "Race…"]  # tests/ui/race/test_race_window.py
+    assert texts == ["Start latency lab", "Stop latency lab", *PRESETS, *submenus, *races]
     assert len(PRESETS) == 13  # tiers, faults, cold start, thinking, prefill, batching
     assert _action(app, "Start latency lab").isEnabled()
     assert not _action(app, "Stop latency lab").isEnabled()

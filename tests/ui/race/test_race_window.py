@@ -1,0 +1,139 @@
+"""The race window, in the real app against the lab: the demo race streams two columns
+with their figures and marks, the HUD's Race tab shows them together, the chat shows the
+race as one turn with a version per column; Stop stops every column (the lab sees each
+client leave); the Race… dialog picks 2 to 4 routes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu
+
+from client.lab import LabServer, scenario_from_dict
+from client.services.chat.session_events import Outcome
+from client.services.race.race_routes import RoutePick
+from client.services.servers.servers import ServerChoice
+from client.ui.race.race_dialog import RaceDialog
+from tests.ui.conftest import until
+
+ENDLESS = {
+    "seed": 5,
+    "output_tokens": 5000,
+    "models": {"lab-a": {"ttft": 5, "tpot_ms": 30}, "lab-b": {"ttft": 40, "tpot_ms": 30}},
+}
+
+
+def _demo_action(app: Any, name: str) -> QAction:
+    menu = app.window.menuBar().findChild(QMenu, "demoRaces")
+    assert menu is not None and menu.title() == "Demo races"
+    found = [a for a in menu.actions() if a.objectName() == name]
+    assert len(found) == 1, name
+    return found[0]
+
+
+def test_the_lab_demo_race_streams_two_columns_with_their_marks(make_app, server, run) -> None:
+    app = make_app(server.url)
+    app.window.composer.setPlainText("Why is the sky blue?")
+    _demo_action(app, "raceLabFastStrong").trigger()
+    window, controller = app.race.race_window, app.race.controller
+
+    async def raced() -> None:
+        await until(lambda: controller.race is not None and controller.task is not None)
+        await until(lambda: controller.task.done())
+
+    run(raced())
+    race = controller.race
+    columns = window.columns.columns
+    assert window.isVisible() and len(columns) == 2
+    assert [c.title.text() for c in columns] == ["Lab, fast model", "Lab, strong model"]
+    assert window.columns.question.text() == "Why is the sky blue?"
+    assert all(c.text for c in columns)
+    assert [c.text for c in columns] == [col.text for col in race.columns]
+    # The fast model (fast tier) beats the strong one (typing tier) to both marks.
+    assert race.first_token == 0 and race.first_finish == 0
+    assert "first token" in columns[0].marks.text() and "first to finish" in columns[0].marks.text()
+    assert columns[1].marks.text() == ""
+    assert "TTFT" in columns[0].figures.text() and "tokens/s" in columns[0].figures.text()
+    assert "finished at" in columns[1].figures.text()
+    assert window.columns.status.text() == "Finished."
+    assert not window.columns.stop_button.isEnabled()
+    # The HUD shows the columns' figures together.
+    table = app.hud.race.table
+    assert app.hud.tabs.currentWidget() is app.hud.race and table.rowCount() == 2
+    assert [table.item(r, 0).text() for r in range(2)] == ["Lab, fast model", "Lab, strong model"]
+    assert table.item(0, 5).text() == "first token, first to finish"
+    # The chat shows the race as one turn: the first to finish, version 1 of 2.
+    assert app.page.conversation_id == race.conversation_id
+    view = app.window.chat_view
+    shown = [view.message(k) for k in view.keys()]
+    assert [m.role for m in shown] == ["user", "assistant"]
+    assert shown[-1].text == race.columns[0].text and shown[-1].version == (1, 2)
+
+
+def test_stop_stops_every_column_and_the_lab_sees_each_leave(make_app, server, run) -> None:
+    app = make_app(server.url)
+    lab = LabServer(scenario_from_dict(ENDLESS))
+    url = run(lab.start())
+    choice = ServerChoice("lab", url, "openai")
+    picks = [RoutePick(choice, "lab-a"), RoutePick(choice, "lab-b")]
+    controller = app.race.controller
+    try:
+        app.race.start(picks, "Tell me everything.")
+        columns = app.race.race_window.columns
+
+        async def streaming() -> None:
+            await until(lambda: len(columns.columns) == 2 and all(c.text for c in columns.columns))
+
+        run(streaming())
+        assert columns.stop_button.isEnabled()
+        columns.stop_button.click()
+        run(until(lambda: not controller.busy))
+        run(until(lambda: lab.stats.disconnected == 2))
+        assert lab.stats.completed == 0
+        race = controller.race
+        assert [c.finished.outcome for c in race.columns] == [Outcome.STOPPED] * 2
+        assert columns.status.text() == "Stopped."
+        stored = [app.stores.history.get_message(c.finished.message_id) for c in race.columns]
+        assert [m.state.value for m in stored] == ["stopped", "stopped"]
+    finally:
+        run(lab.stop())
+
+
+def test_the_dialog_picks_two_to_four_routes(qtbot: Any, run) -> None:
+    choices = [
+        ServerChoice("Ollama", "http://127.0.0.1:11434", "ollama"),
+        ServerChoice("Local model", "http://127.0.0.1:0", "openai", is_local=True),
+    ]
+
+    async def models_of(choice: ServerChoice) -> list[str]:
+        return ["llama3.2", "qwen2.5"] if choice.api == "ollama" else ["smollm2"]
+
+    dialog = RaceDialog(choices, models_of, "hi")
+    qtbot.addWidget(dialog)
+
+    async def filled() -> None:
+        await until(lambda: all(row.model.count() for row in dialog.rows))
+
+    run(filled())
+    assert len(dialog.rows) == 2 and not dialog.remove_button.isEnabled()
+    first, second = dialog.rows
+    assert first.model.currentText() == "llama3.2" and second.model.currentText() == "smollm2"
+    assert not first.speculation.isEnabled() and second.speculation.isEnabled()
+    second.speculation.setChecked(True)
+    first.keep_alive.setText("10m")
+    first.cascade.setChecked(True)
+    dialog.add_row()
+    dialog.add_row()
+    assert len(dialog.rows) == 4 and not dialog.add_button.isEnabled()
+    dialog.add_row()
+    assert len(dialog.rows) == 4
+    dialog.remove_row()
+    dialog.remove_row()
+    picks = dialog.picks()
+    assert [p.choice.name for p in picks] == ["Ollama", "Local model"]
+    assert picks[0].keep_alive == "10m" and picks[0].cascade and not picks[0].speculation
+    assert picks[1].speculation and picks[1].model == "smollm2"
+    assert dialog.race_button.isEnabled()
+    dialog.question.setText("  ")
+    assert not dialog.race_button.isEnabled()
