@@ -577,6 +577,41 @@
     </message>
 </context>
 <context>
+    <name>DemoRaces</name>
+    <message>
+        <source>Demo races</source>
+        <translation>演示竞速</translation>
+    </message>
+    <message>
+        <source>Local engine: cold against warm</source>
+        <translation>本地引擎：冷启动对比预热</translation>
+    </message>
+    <message>
+        <source>Lab: fast against strong</source>
+        <translation>实验室：快速模型对比强大模型</translation>
+    </message>
+    <message>
+        <source>Local engine, cold</source>
+        <translation>本地引擎，冷</translation>
+    </message>
+    <message>
+        <source>Local engine, warm</source>
+        <translation>本地引擎，已预热</translation>
+    </message>
+    <message>
+        <source>Lab, fast model</source>
+        <translation>实验室，快速模型</translation>
+    </message>
+    <message>
+        <source>Lab, strong model</source>
+        <translation>实验室，强大模型</translation>
+    </message>
+    <message>
+        <source>Why is the sky blue?</source>
+        <translation>天空为什么是蓝色的？</translation>
+    </message>
+</context>
+<context>
     <name>Doctor</name>
     <message>
         <source>ok</source>
@@ -1453,6 +1488,10 @@ Last lines from the engine:
         <translation>输入中上限</translation>
     </message>
     <message>
+        <source>Race</source>
+        <translation>竞速</translation>
+    </message>
+    <message>
         <source>{model} at {when} · {outcome}</source>
         <translation>{model}，{when} · {outcome}</translation>
     </message>
@@ -1684,6 +1723,183 @@ Last lines from the engine:
     <message>
         <source>{done} of {total}</source>
         <translation>{done} / {total}</translation>
+    </message>
+</context>
+<context>
+    <name>RaceColumnView</name>
+    <message>
+        <source>Answer of {route}</source>
+        <translation>{route} 的回答</translation>
+    </message>
+    <message>
+        <source>Waiting for the first token…</source>
+        <translation>正在等待第一个词元…</translation>
+    </message>
+    <message>
+        <source>⚡ first token</source>
+        <translation>⚡ 首个词元</translation>
+    </message>
+    <message>
+        <source>🏁 first to finish</source>
+        <translation>🏁 最先完成</translation>
+    </message>
+</context>
+<context>
+    <name>RaceColumns</name>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop every column (Esc)</source>
+        <translation>停止所有列（Esc）</translation>
+    </message>
+</context>
+<context>
+    <name>RaceController</name>
+    <message>
+        <source>Racing…</source>
+        <translation>竞速中…</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <source>Finished.</source>
+        <translation>已完成。</translation>
+    </message>
+</context>
+<context>
+    <name>RaceDialog</name>
+    <message>
+        <source>Race</source>
+        <translation>竞速</translation>
+    </message>
+    <message>
+        <source>The question every route answers</source>
+        <translation>每条路线都要回答的问题</translation>
+    </message>
+    <message>
+        <source>Question</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Keep-alive</source>
+        <translation>保持加载</translation>
+    </message>
+    <message>
+        <source>Add a route</source>
+        <translation>添加路线</translation>
+    </message>
+    <message>
+        <source>Remove the last route</source>
+        <translation>移除最后一条路线</translation>
+    </message>
+    <message>
+        <source>Cascade</source>
+        <translation>级联</translation>
+    </message>
+    <message>
+        <source>Speculation</source>
+        <translation>推测解码</translation>
+    </message>
+    <message>
+        <source>Knowledge</source>
+        <translation>知识库</translation>
+    </message>
+    <message>
+        <source>e.g. 10m</source>
+        <translation>例如 10m</translation>
+    </message>
+</context>
+<context>
+    <name>RaceMenu</name>
+    <message>
+        <source>Race…</source>
+        <translation>竞速…</translation>
+    </message>
+    <message>
+        <source>Ask one question on several routes at once</source>
+        <translation>同时在多条路线上提出同一个问题</translation>
+    </message>
+    <message>
+        <source>Getting the routes ready…</source>
+        <translation>正在准备路线…</translation>
+    </message>
+</context>
+<context>
+    <name>RaceView</name>
+    <message>
+        <source>{n} tokens/s</source>
+        <translation>{n} 词元/秒</translation>
+    </message>
+    <message>
+        <source>at {time}</source>
+        <translation>于 {time}</translation>
+    </message>
+    <message>
+        <source>first token</source>
+        <translation>首个词元</translation>
+    </message>
+    <message>
+        <source>first to finish</source>
+        <translation>最先完成</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>TTFT {ttft}</source>
+        <translation>首字延迟 {ttft}</translation>
+    </message>
+    <message>
+        <source>finished {at}</source>
+        <translation>{at}完成</translation>
+    </message>
+    <message>
+        <source>Race</source>
+        <translation>竞速</translation>
+    </message>
+    <message>
+        <source>Route</source>
+        <translation>路线</translation>
+    </message>
+    <message>
+        <source>TTFT</source>
+        <translation>首字延迟</translation>
+    </message>
+    <message>
+        <source>Rate</source>
+        <translation>速率</translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation>档位</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>完成时间</translation>
+    </message>
+    <message>
+        <source>Won</source>
+        <translation>胜出</translation>
+    </message>
+</context>
+<context>
+    <name>RaceWindow</name>
+    <message>
+        <source>Race</source>
+        <translation>竞速</translation>
     </message>
 </context>
 <context>

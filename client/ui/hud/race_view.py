@@ -14,11 +14,7 @@ from client.ui.common.locale_text import NOTHING, number
 from client.ui.common.status_text import duration_text
 from client.ui.common.tier_words import tier_name
 
-CONTEXT = "RaceView"
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate(CONTEXT, text)
+translate = QCoreApplication.translate
 
 
 def ttft_text(figures: ColumnFigures) -> str:
@@ -28,33 +24,33 @@ def ttft_text(figures: ColumnFigures) -> str:
 def rate_text(figures: ColumnFigures) -> str:
     if figures.tokens_per_s is None:
         return NOTHING
-    return _tr("{n} tokens/s").format(n=number(figures.tokens_per_s, 1))
+    return translate("RaceView", "{n} tokens/s").format(n=number(figures.tokens_per_s, 1))
 
 
 def finished_text(figures: ColumnFigures) -> str:
     if figures.finished_at_ms is None:
         return NOTHING
-    return _tr("at {time}").format(time=duration_text(figures.finished_at_ms))
+    return translate("RaceView", "at {time}").format(time=duration_text(figures.finished_at_ms))
 
 
 def marks_text(figures: ColumnFigures) -> str:
     marks = []
     if figures.first_token:
-        marks.append(_tr("first token"))
+        marks.append(translate("RaceView", "first token"))
     if figures.first_finish:
-        marks.append(_tr("first to finish"))
-    return _tr(", ").join(marks)
+        marks.append(translate("RaceView", "first to finish"))
+    return translate("RaceView", ", ").join(marks)
 
 
 def figures_line(figures: ColumnFigures) -> str:
     """ "TTFT 120 ms · 48.0 tokens/s · fast · finished at 1.3 s" (as far as known)."""
-    parts = [_tr("TTFT {ttft}").format(ttft=ttft_text(figures))]
+    parts = [translate("RaceView", "TTFT {ttft}").format(ttft=ttft_text(figures))]
     if figures.tokens_per_s is not None:
         parts.append(rate_text(figures))
     if figures.tier is not None:
         parts.append(tier_name(figures.tier))
     if figures.finished_at_ms is not None:
-        parts.append(_tr("finished {at}").format(at=finished_text(figures)))
+        parts.append(translate("RaceView", "finished {at}").format(at=finished_text(figures)))
     return " · ".join(parts)
 
 
