@@ -32,6 +32,7 @@ class RaceColumnView(QFrame):
         self.title.setFont(font)
         self.marks = _label("", self)
         self.marks.setObjectName("raceMarks")
+        self.marks.setMinimumHeight(self.marks.fontMetrics().height())  # columns stay aligned
         self.answer = QPlainTextEdit(self)
         self.answer.setReadOnly(True)
         self.answer.setAccessibleName(self.tr("Answer of {route}").format(route=name))
