@@ -233,7 +233,7 @@ class LatencyHud(QWidget):
             self.tabs.setCurrentWidget(self.waterfall)
         return record is not None
 
-    def show_race(self, columns: Sequence[ColumnFigures]) -> None:
+    def show_race(self, columns: Sequence[ColumnFigures], bring_forward: bool = False) -> None:
         """A race's columns side by side, in a Race tab added with the first race."""
         if self.race is None:
             from client.ui.hud.race_view import RaceView
@@ -241,7 +241,8 @@ class LatencyHud(QWidget):
             self.race = RaceView()
             self.tabs.addTab(self.race, self.tr("Race"))
         self.race.show_figures(columns)
-        self.tabs.setCurrentWidget(self.race)
+        if bring_forward:
+            self.tabs.setCurrentWidget(self.race)
 
     def set_thresholds(self, thresholds: TierThresholds) -> None:
         self.tier.set_thresholds(thresholds)

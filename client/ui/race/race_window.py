@@ -23,7 +23,8 @@ from client.ui.race.race_columns import RaceColumns
 
 FIGURES_TICK_MS = 100
 
-FiguresSink = Callable[[list[ColumnFigures]], None]  # the HUD's show_race
+# The HUD's show_race(figures, bring_forward): as they change, and forward as a race starts.
+FiguresSink = Callable[[list[ColumnFigures], bool], None]
 
 
 class RaceWindow(QWidget):
@@ -57,7 +58,7 @@ class RaceController(QObject):
         self.figures_sink: FiguresSink | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(FIGURES_TICK_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer.timeout.connect(lambda: self.refresh())
         self.view.stop_button.clicked.connect(self.stop)
         window.stop_shortcut.activated.connect(self.stop)
         window.closing.connect(self.stop)
@@ -76,6 +77,7 @@ class RaceController(QObject):
         self.window.show()
         self.window.raise_()
         self._timer.start()
+        self.refresh(bring_forward=True)
         self.task = spawn(self._consume(race), name="race")
         return self.task
 
@@ -87,9 +89,13 @@ class RaceController(QObject):
         self.task.cancel()
         return True
 
-    def refresh(self) -> None:
-        if self.race is not None:
-            self.view.show_figures(self.race.figures())
+    def refresh(self, bring_forward: bool = False) -> None:
+        if self.race is None:
+            return
+        figures = self.race.figures()
+        self.view.show_figures(figures)
+        if self.figures_sink is not None:
+            self.figures_sink(figures, bring_forward)
 
     async def _consume(self, race: Race) -> None:
         stopped = False
@@ -103,10 +109,7 @@ class RaceController(QObject):
             self._timer.stop()
             self.view.stop_button.setEnabled(False)
             self.view.status.setText(self.tr("Stopped.") if stopped else self.tr("Finished."))
-            figures = race.figures()
-            self.view.show_figures(figures)
-            if self.figures_sink is not None:
-                self.figures_sink(figures)
+            self.refresh()
             self.ended.emit(race)
 
     def _on_event(self, item: RaceEvent) -> None:

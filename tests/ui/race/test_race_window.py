@@ -86,6 +86,10 @@ def test_stop_stops_every_column_and_the_lab_sees_each_leave(make_app, server, r
             await until(lambda: len(columns.columns) == 2 and all(c.text for c in columns.columns))
 
         run(streaming())
+        # The HUD follows the columns while they stream, not only at the end.
+        table = app.hud.race.table
+        run(until(lambda: table.rowCount() == 2 and table.item(1, 1).text() != "–"))
+        assert table.item(0, 4).text() == "–"  # neither has finished
         assert columns.stop_button.isEnabled()
         columns.stop_button.click()
         run(until(lambda: not controller.busy))
