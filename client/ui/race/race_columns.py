@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from client.services.race.column import ColumnFigures
+from client.ui.common.error_text import error_text
 from client.ui.hud.race_view import figures_line
 
 
@@ -39,10 +40,14 @@ class RaceColumnView(QFrame):
         self.answer.setPlaceholderText(self.tr("Waiting for the first token…"))
         self.figures = _label("", self)
         self.figures.setObjectName("raceFigures")
+        self.problem = _label("", self)  # why the column failed, in the window's language
+        self.problem.setObjectName("raceProblem")
+        self.problem.hide()
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.marks)
         layout.addWidget(self.answer, 1)
+        layout.addWidget(self.problem)
         layout.addWidget(self.figures)
 
     def append(self, text: str) -> None:
@@ -53,6 +58,11 @@ class RaceColumnView(QFrame):
     @property
     def text(self) -> str:
         return self.answer.toPlainText()
+
+    def show_problem(self, sentence: str) -> None:
+        """The server's or the connection's failure, under what arrived before it."""
+        self.problem.setText(error_text(sentence))
+        self.problem.setVisible(bool(sentence))
 
     def show_figures(self, figures: ColumnFigures) -> None:
         self.figures.setText(figures_line(figures))

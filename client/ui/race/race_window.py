@@ -16,6 +16,7 @@ from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from client.core.events import Token, TokenKind
+from client.services.chat.session_events import Finished
 from client.services.race.column import ColumnFigures
 from client.services.race.race import Race, RaceEvent
 from client.ui.common.async_errors import spawn
@@ -113,6 +114,8 @@ class RaceController(QObject):
             self.ended.emit(race)
 
     def _on_event(self, item: RaceEvent) -> None:
+        if isinstance(item.event, Finished) and item.event.error_message:
+            self.view.columns[item.column].show_problem(item.event.error_message)
         if isinstance(item.event, Token) and item.event.kind is TokenKind.ANSWER:
             column = self.view.columns[item.column]
             first = not column.text

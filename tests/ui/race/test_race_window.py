@@ -15,6 +15,7 @@ from client.services.chat.session_events import Outcome
 from client.services.race.race_routes import RoutePick
 from client.services.servers.servers import ServerChoice
 from client.ui.race.race_dialog import RaceDialog
+from tests.backends.test_live_http import closed_port
 from tests.ui.conftest import until
 
 ENDLESS = {
@@ -141,3 +142,24 @@ def test_the_dialog_picks_two_to_four_routes(qtbot: Any, run) -> None:
     assert dialog.race_button.isEnabled()
     dialog.question.setText("  ")
     assert not dialog.race_button.isEnabled()
+
+
+def test_a_column_whose_server_is_down_says_why_and_the_other_wins(make_app, server, run) -> None:
+    app = make_app(server.url)
+    lab = LabServer(scenario_from_dict({"ttft": 5, "tpot_ms": 5, "output_tokens": 10}))
+    url = run(lab.start())
+    down = ServerChoice("down", f"http://127.0.0.1:{closed_port()}", "openai")
+    picks = [RoutePick(down, "nothing"), RoutePick(ServerChoice("lab", url, "openai"), "tachy-lab")]
+    controller = app.race.controller
+    try:
+        app.race.start(picks, "hi")
+        run(until(lambda: controller.race is not None and controller.task is not None))
+        run(until(lambda: controller.task.done()))
+        failed, answered = app.race.race_window.columns.columns
+        assert failed.problem.isVisible() and "Can't reach the server" in failed.problem.text()
+        assert failed.text == "" and not answered.problem.isVisible() and answered.text
+        race = controller.race
+        assert race.columns[0].finished.outcome is Outcome.UNREACHABLE
+        assert race.first_token == 1 and race.first_finish == 1
+    finally:
+        run(lab.stop())
