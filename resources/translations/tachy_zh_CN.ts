@@ -1879,8 +1879,8 @@ Last lines from the engine:
         <translation>首字延迟</translation>
     </message>
     <message>
-        <source>Rate</source>
-        <translation>速率</translation>
+        <source>tokens/s</source>
+        <translation>词元/秒</translation>
     </message>
     <message>
         <source>Tier</source>

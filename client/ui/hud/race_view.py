@@ -64,7 +64,7 @@ class RaceView(QWidget):
             [
                 self.tr("Route"),
                 self.tr("TTFT"),
-                self.tr("Rate"),
+                self.tr("tokens/s"),
                 self.tr("Tier"),
                 self.tr("Finished"),
                 self.tr("Won"),
@@ -83,12 +83,13 @@ class RaceView(QWidget):
         self.table.setRowCount(len(columns))
         for row, figures in enumerate(columns):
             tier = tier_name(figures.tier) if figures.tier is not None else NOTHING
-            cells = (
+            finished = figures.finished_at_ms
+            cells = (  # the figures alone: the dock is narrow, the headings say what
                 figures.name,
                 ttft_text(figures),
-                rate_text(figures),
+                number(figures.tokens_per_s, 1),
                 tier,
-                finished_text(figures),
+                duration_text(finished) if finished is not None else NOTHING,
                 marks_text(figures),
             )
             for column, text in enumerate(cells):
