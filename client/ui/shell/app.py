@@ -134,7 +134,13 @@ class TachyApp:
         self._attach_server_editor()
         self._attach_models()
         self._attach_model_picker()
+        self._attach_view()
         self.help_menu = HelpMenu(self.window)
+
+    def _attach_view(self) -> None:
+        from client.ui.shell.view_wiring import attach_view
+
+        self.view = attach_view(self)
 
     def _attach_models(self) -> None:
         from client.ui.servers.models_dialog import ModelsController

@@ -1,0 +1,84 @@
+"""The window's view: the latency panel's width and fold, the View and Settings menus,
+Present, the composer's chips. Wired once by TachyApp after the HUD, the warming, the
+knowledge and cascade menus it refers to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication
+
+from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
+from client.ui.chat.composer_chips import ComposerChips
+from client.ui.chat.run_listener import ChainedListener
+from client.ui.common.reading_zoom import reading_zoom
+from client.ui.settings.settings_menu import SettingsMenu
+from client.ui.shell.answer_glance import AnswerGlance
+from client.ui.shell.latency_fold import LatencyFold
+from client.ui.shell.present_mode import PresentMode
+from client.ui.shell.view_menu import ViewMenu
+
+if TYPE_CHECKING:
+    from client.ui.shell.app import TachyApp
+
+
+@dataclass
+class WindowView:
+    glance: AnswerGlance
+    fold: LatencyFold
+    menu: ViewMenu
+    present: PresentMode
+    settings: SettingsMenu
+    chips: ComposerChips
+
+
+def attach_view(app: TachyApp) -> WindowView:
+    window, page = app.window, app.page
+    glance = AnswerGlance()
+    page.runner.listener = ChainedListener(glance, page.runner.listener, "the answer's figures")
+    fold = LatencyFold(window, window.hud_dock, glance.figures)
+    hud = app.hud
+    if hud is not None:
+        fold.keep_width(hud)
+    zoom = reading_zoom()
+    menu = ViewMenu(window, zoom)
+
+    def thresholds() -> TierThresholds:
+        return hud.book.thresholds if hud is not None else DEFAULT_THRESHOLDS
+
+    def tier_tab() -> None:
+        if hud is not None:
+            hud.tabs.setCurrentWidget(hud.tier)
+
+    present = PresentMode(window, zoom, fold, glance.figures, tier_tab, thresholds)
+    menu.present_action.triggered.connect(present.toggle)
+    settings = SettingsMenu(app, menu)
+    chips = _chips(app)
+    menu.restore()
+    return WindowView(glance, fold, menu, present, settings, chips)
+
+
+def _chips(app: TachyApp) -> ComposerChips:
+    window = app.window
+    chips = ComposerChips(window)
+    layout = window.centre_layout
+    layout.insertWidget(layout.indexOf(window.stage_label) + 1, chips)
+
+    def tr(text: str) -> str:
+        return QCoreApplication.translate("ComposerChips", text)
+
+    chips.follow(
+        "documents",
+        app.knowledge.toggle,
+        tr("Searching your documents"),
+        tr("Your documents are searched for each question (Ctrl+K). Click to stop."),
+    )
+    chips.follow(
+        "cascade",
+        app.cascade_menu.use_action,
+        tr("Cascade"),
+        tr("The cascade chooses the fast or the strong model. Click to stop."),
+    )
+    app.page.conversationChanged.connect(lambda _id: chips.refresh())
+    return chips
