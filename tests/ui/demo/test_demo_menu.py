@@ -24,7 +24,9 @@ def _menu(app: Any) -> QMenu:
 
 
 def _action(app: Any, text: str) -> QAction:
-    found = [a for a in _menu(app).actions() if a.text() == text]
+    """By its words, or a preset's by its id ("fast": the menu says "Fast reply …")."""
+    actions = _menu(app).actions()
+    found = [a for a in actions if a.text() == text or a.objectName() == f"scenario-{text}"]
     assert len(found) == 1, text
     return found[0]
 
