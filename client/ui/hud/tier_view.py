@@ -30,6 +30,7 @@ class TierView(QWidget):
         self.ttft_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.behaviour_label = QLabel("")
         self.behaviour_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.behaviour_label.setWordWrap(True)  # the slow tier's sentence, in a narrow panel
         self.recent_label = QLabel("")  # the last several replies (show_recent)
         self.recent_label.setObjectName("recentTiers")
         self.recent_label.setTextFormat(Qt.TextFormat.PlainText)
