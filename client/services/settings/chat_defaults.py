@@ -32,16 +32,32 @@ class ChatDefaults:
 
     @classmethod
     def from_saved(cls, saved: object) -> ChatDefaults:
-        """A stored row; unknown or damaged keys fall back to the defaults."""
+        """A stored row; a key unknown or of the wrong kind keeps its default."""
         if not isinstance(saved, dict):
             return cls()
-        known = {f.name: f.type for f in fields(cls)}
-        values = {key: value for key, value in saved.items() if key in known}
-        try:
-            return cls(**values)
-        except TypeError as error:
-            log.warning("chat defaults cannot be read (%s): using the defaults", error)
-            return cls()
+        kept = {key: value for key, value in saved.items() if _fits(key, value)}
+        dropped = set(saved) - set(kept)
+        if dropped:
+            log.warning("chat defaults: %s cannot be read, using the defaults", sorted(dropped))
+        return cls(**kept)
+
+
+_OPTIONAL = {"temperature", "max_tokens"}  # None: the server's own
+
+
+def _fits(key: str, value: object) -> bool:
+    names = {f.name for f in fields(ChatDefaults)}
+    if key not in names:
+        return False
+    if value is None:
+        return key in _OPTIONAL
+    if isinstance(value, bool):
+        return False
+    if key == "system_prompt":
+        return isinstance(value, str)
+    if key == "max_tokens":
+        return isinstance(value, int) and value > 0
+    return isinstance(value, int | float) and value >= 0
 
 
 class SavedChatDefaults:
