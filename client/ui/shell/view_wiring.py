@@ -12,6 +12,7 @@ from PySide6.QtCore import QCoreApplication
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.ui.chat.composer_chips import ComposerChips
 from client.ui.chat.run_listener import ChainedListener
+from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_zoom import reading_zoom
 from client.ui.settings.settings_menu import SettingsMenu
 from client.ui.shell.answer_glance import AnswerGlance
@@ -21,6 +22,17 @@ from client.ui.shell.view_menu import ViewMenu
 
 if TYPE_CHECKING:
     from client.ui.shell.app import TachyApp
+
+CHIP_WORDS = (  # the documents chip, its tip; the cascade chip, its tip
+    QT_TRANSLATE_NOOP("ComposerChips", "Searching your documents"),
+    QT_TRANSLATE_NOOP(
+        "ComposerChips", "Your documents are searched for each question (Ctrl+K). Click to stop."
+    ),
+    QT_TRANSLATE_NOOP("ComposerChips", "Cascade"),
+    QT_TRANSLATE_NOOP(
+        "ComposerChips", "The cascade chooses the fast or the strong model. Click to stop."
+    ),
+)
 
 
 @dataclass
@@ -68,17 +80,8 @@ def _chips(app: TachyApp) -> ComposerChips:
     def tr(text: str) -> str:
         return QCoreApplication.translate("ComposerChips", text)
 
-    chips.follow(
-        "documents",
-        app.knowledge.toggle,
-        tr("Searching your documents"),
-        tr("Your documents are searched for each question (Ctrl+K). Click to stop."),
-    )
-    chips.follow(
-        "cascade",
-        app.cascade_menu.use_action,
-        tr("Cascade"),
-        tr("The cascade chooses the fast or the strong model. Click to stop."),
-    )
+    words = CHIP_WORDS
+    chips.follow("documents", app.knowledge.toggle, tr(words[0]), tr(words[1]))
+    chips.follow("cascade", app.cascade_menu.use_action, tr(words[2]), tr(words[3]))
     app.page.conversationChanged.connect(lambda _id: chips.refresh())
     return chips
