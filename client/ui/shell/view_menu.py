@@ -123,13 +123,13 @@ class ViewMenu(QObject):
             self.window.showNormal()
 
     def _zoomed(self, factor: float) -> None:
-        """Until the chat's reading style follows the zoom itself: the chat column's
-        font (the chat, the composer, the status line) scaled from the window's."""
+        """Until the chat's reading style follows the zoom itself: the chat's and the
+        status line's fonts scaled from the window's. Set on each widget: under an app
+        stylesheet a widget does not inherit its parent's font."""
         font = QFont(self.base_font)
         font.setPointSizeF(self.base_font.pointSizeF() * factor)
-        centre = self.window.splitter.widget(1)
-        if centre is not None:
-            centre.setFont(font)
+        for widget in (self.window.chat_view, self.window.stage_label):
+            widget.setFont(font)
 
     def _remember_zoom(self, factor: float) -> None:
         self.settings.setValue(ZOOM_KEY, factor)
