@@ -1567,8 +1567,10 @@ Last lines from the engine:
 {ms} 毫秒</translation>
     </message>
     <message>
-        <source>{rate} tokens/s</source>
-        <translation>{rate} 词元/秒</translation>
+        <source>{rate}
+tokens/s</source>
+        <translation>{rate}
+词元/秒</translation>
     </message>
 </context>
 <context>

@@ -77,7 +77,7 @@ class LatencyStrip(QFrame):
             self.ttft.setText(self.tr("first token\n{ms} ms").format(ms=ms))
         rate = glance.tokens_per_s
         rate_text = "" if rate is None else locale.toString(rate, "f", 0)
-        self.rate.setText(self.tr("{rate} tokens/s").format(rate=rate_text) if rate_text else "")
+        self.rate.setText(self.tr("{rate}\ntokens/s").format(rate=rate_text) if rate_text else "")
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -23,6 +23,7 @@ from client.ui.shell.main_window import MainWindow
 PRESENT_ZOOM = 1.5
 BANNER_REFRESH_MS = 100
 TIER_POINT_SIZE = 40
+FIGURE_POINT_SIZE = 18
 
 
 class PresentBanner(QFrame):
@@ -46,6 +47,9 @@ class PresentBanner(QFrame):
         self.tier.setFont(font)
         self.ttft = QLabel(self.tr("Ask a question: its tier shows here."), self)
         self.ttft.setObjectName("presentTtft")
+        figure = QFont(self.ttft.font())
+        figure.setPointSize(FIGURE_POINT_SIZE)
+        self.ttft.setFont(figure)
         layout = QHBoxLayout(self)
         layout.addWidget(self.tier)
         layout.addWidget(self.ttft, 1)
