@@ -2233,7 +2233,7 @@ tokens/s</source>
     </message>
     <message>
         <source>Stop the answer (leave Present)</source>
-        <translation>停止回答（退出演示）</translation>
+        <translation>停止回答（退出演讲模式）</translation>
     </message>
     <message>
         <source>Ask again</source>
@@ -2289,7 +2289,7 @@ tokens/s</source>
     </message>
     <message>
         <source>Present (F5 or Esc leaves)</source>
-        <translation>演示（按 F5 或 Esc 退出）</translation>
+        <translation>演讲模式（按 F5 或 Esc 退出）</translation>
     </message>
     <message>
         <source>Settings</source>
@@ -2605,7 +2605,7 @@ tokens/s</source>
     </message>
     <message>
         <source>Present</source>
-        <translation>演示</translation>
+        <translation>演讲模式</translation>
     </message>
     <message>
         <source>Zoom in</source>
