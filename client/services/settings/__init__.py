@@ -1,4 +1,3 @@
-"""The user's chat settings kept between starts: what every server is sent by default
-and how long a reply may keep you waiting. May import: services.chat, services.storage,
-client.store, client.core.
+"""The user's chat defaults kept between starts, and what Help > About says.
+May import: services.chat, client.store, client.core.
 """

@@ -1,4 +1,3 @@
-"""The Settings window and its menu: every setting in two clicks, read and written
-through the services and the menus that already hold them (no policy here).
+"""The Settings window and its menu: every setting two clicks away, written through services.
 May import: ui.demo and the areas below it, ui.common, client.services, client.core.
 """

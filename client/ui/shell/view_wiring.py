@@ -15,10 +15,10 @@ from client.ui.chat.run_listener import ChainedListener
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_zoom import reading_zoom
 from client.ui.settings.settings_menu import SettingsMenu
-from client.ui.shell.answer_glance import AnswerGlance
-from client.ui.shell.latency_fold import LatencyFold
-from client.ui.shell.present_mode import PresentMode
-from client.ui.shell.view_menu import ViewMenu
+from client.ui.view.answer_glance import AnswerGlance
+from client.ui.view.latency_fold import LatencyFold
+from client.ui.view.present_mode import PresentMode
+from client.ui.view.view_menu import ViewMenu
 
 if TYPE_CHECKING:
     from client.ui.shell.app import TachyApp

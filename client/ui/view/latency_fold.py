@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from client.ui.shell.answer_glance import Glance
+from client.ui.view.answer_glance import Glance
 
 FOLD_BELOW_PX = 1100  # window width under which the panel folds into the strip
 HUD_LEAST_WIDTH = 300  # px: the panel's width floor, whatever its views ask

@@ -5,6 +5,8 @@ remembered in the window's QSettings (needed before the first paint, like the la
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction, QActionGroup, QFont, QKeySequence
 from PySide6.QtWidgets import QMenu
@@ -12,7 +14,9 @@ from PySide6.QtWidgets import QMenu
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_zoom import ZOOM_STEP, ReadingZoom
 from client.ui.common.theme import THEMES, scheme_follower
-from client.ui.shell.main_window import MainWindow
+
+if TYPE_CHECKING:
+    from client.ui.shell.main_window import MainWindow
 
 ZOOM_KEY = "view/zoom"
 THEME_KEY = "view/theme"

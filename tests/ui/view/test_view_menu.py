@@ -15,7 +15,7 @@ from client.ui.common import theme
 from client.ui.common.reading_zoom import reading_zoom
 from client.ui.shell.app import TachyApp
 from client.ui.shell.help_dialogs import SHORTCUTS, AboutDialog, ShortcutsDialog
-from client.ui.shell.view_menu import THEME_KEY, ZOOM_KEY
+from client.ui.view.view_menu import THEME_KEY, ZOOM_KEY
 
 
 def _menu(app: TachyApp, name: str) -> QMenu:

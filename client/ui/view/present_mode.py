@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLocale, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
@@ -16,9 +17,11 @@ from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.ui.common.reading_zoom import ReadingZoom
 from client.ui.common.tier_words import tier_name
 from client.ui.hud.palette import TIER_COLORS
-from client.ui.shell.answer_glance import Glance
-from client.ui.shell.latency_fold import LatencyFold
-from client.ui.shell.main_window import MainWindow
+from client.ui.view.answer_glance import Glance
+from client.ui.view.latency_fold import LatencyFold
+
+if TYPE_CHECKING:
+    from client.ui.shell.main_window import MainWindow
 
 PRESENT_ZOOM = 1.5
 BANNER_REFRESH_MS = 100

@@ -13,8 +13,8 @@ from PySide6.QtWidgets import QApplication
 from client.core.tiers import TierThresholds
 from client.ui.common.reading_zoom import reading_zoom
 from client.ui.shell.app import TachyApp
-from client.ui.shell.latency_fold import FOLD_BELOW_PX
-from client.ui.shell.present_mode import PRESENT_ZOOM
+from client.ui.view.latency_fold import FOLD_BELOW_PX
+from client.ui.view.present_mode import PRESENT_ZOOM
 from tests.ui.conftest import until
 
 # Tokens a little apart, so the answer has a rate; a long word, as answers have.
