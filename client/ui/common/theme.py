@@ -63,7 +63,10 @@ class SchemeFollower(QObject):
 
     def choose(self, theme: str) -> None:
         """ "light" or "dark" whatever the system says; "system" follows it again."""
-        self.theme = theme if theme in THEMES else "system"
+        theme = theme if theme in THEMES else "system"
+        if theme == self.theme == "system":
+            return  # (at start: nothing to change)
+        self.theme = theme
         schemes = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}
         self.app.styleHints().setColorScheme(schemes.get(self.theme, Qt.ColorScheme.Unknown))
         self._changed(Qt.ColorScheme.Unknown)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtGui import QAction, QActionGroup, QFont, QKeySequence
 from PySide6.QtWidgets import QMenu
 
@@ -25,6 +25,12 @@ THEME_NAMES = {
     "light": QT_TRANSLATE_NOOP("ViewMenu", "Light"),
     "dark": QT_TRANSLATE_NOOP("ViewMenu", "Dark"),
 }
+
+
+def chosen_theme(settings: QSettings) -> str:
+    """The theme chosen in View > Theme ("system" until one is)."""
+    stored = settings.value(THEME_KEY, "system")
+    return stored if isinstance(stored, str) and stored in THEMES else "system"
 
 
 class ViewMenu(QObject):
@@ -103,8 +109,7 @@ class ViewMenu(QObject):
         self.set_theme(self.theme())
 
     def theme(self) -> str:
-        stored = self.settings.value(THEME_KEY, "system")
-        return stored if isinstance(stored, str) and stored in THEMES else "system"
+        return chosen_theme(self.settings)
 
     def set_theme(self, theme: str) -> None:
         theme = theme if theme in THEMES else "system"

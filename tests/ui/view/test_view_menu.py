@@ -173,3 +173,21 @@ def test_every_view_action_works_from_the_window(
     view = app.view.menu
     for action in (view.zoom_in_action, view.zoom_out_action, view.present_action):
         assert isinstance(action, QAction) and action in window_actions
+
+
+def test_zoom_and_theme_are_restored_at_the_next_start(
+    make_app: Callable[..., TachyApp], server: Any
+) -> None:
+    first = make_app(server.url)
+    reading_zoom().set_zoom(1.3)
+    first.view.menu.set_theme("dark")
+    first.window.settings.sync()  # the same window.ini for the second
+    zoom = reading_zoom()
+    zoom.blockSignals(True)  # (the first window would remember it)
+    zoom.set_zoom(1.0)
+    zoom.blockSignals(False)
+    second = make_app(server.url)
+    assert zoom.zoom() == pytest.approx(1.3)
+    assert second.view.menu.theme() == "dark"
+    assert second.view.menu.theme_actions["dark"].isChecked()
+    second.view.menu.zoom_reset_action.trigger()
