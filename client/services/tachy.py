@@ -36,6 +36,7 @@ from client.services.servers.servers import (
     make_local_engine,
     with_spec,
 )
+from client.services.settings.chat_defaults import SavedChatDefaults
 from client.services.storage.stores import Stores
 from client.services.warming.cold_start import cold_start_then_warm
 from client.services.warming.warming_policy import WarmingPolicy
@@ -70,6 +71,7 @@ class Tachy:
         self._knowledge = knowledge
         self._stage: KnowledgeStage | None = None
         self.cascade = SavedCascade(self.stores)
+        self.chat_defaults = SavedChatDefaults(self.stores.settings)  # the Settings window's
         self._before_cascade: tuple[Route, ...] | None = None  # the routes it replaced
 
     @property
@@ -118,6 +120,7 @@ class Tachy:
             backend, model, history, metrics, choice.name, is_local=choice.is_local
         )
         self.session = session
+        self.chat_defaults.apply(session)
         session.knowledge = self._stage
         if self.warming is not None:
             self.warming.attach(session)

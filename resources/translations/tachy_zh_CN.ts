@@ -2,6 +2,33 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AboutDialog</name>
+    <message>
+        <source>About Tachy</source>
+        <translation>关于 Tachy</translation>
+    </message>
+    <message>
+        <source>Tachy: a chat client for local models that shows every wait.</source>
+        <translation>Tachy：面向本地模型的聊天客户端，每一次等待都看得见。</translation>
+    </message>
+    <message>
+        <source>not installed</source>
+        <translation>未安装</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Local engine</source>
+        <translation>本地引擎</translation>
+    </message>
+    <message>
+        <source>Data folder</source>
+        <translation>数据文件夹</translation>
+    </message>
+</context>
+<context>
     <name>ActionBar</name>
     <message>
         <source>Continue</source>
@@ -353,6 +380,25 @@
     </message>
 </context>
 <context>
+    <name>ComposerChips</name>
+    <message>
+        <source>Searching your documents</source>
+        <translation>正在搜索你的文档</translation>
+    </message>
+    <message>
+        <source>Your documents are searched for each question (Ctrl+K). Click to stop.</source>
+        <translation>每个问题都会搜索你的文档（Ctrl+K）。点击停止。</translation>
+    </message>
+    <message>
+        <source>Cascade</source>
+        <translation>级联</translation>
+    </message>
+    <message>
+        <source>The cascade chooses the fast or the strong model. Click to stop.</source>
+        <translation>级联会选择快速模型或强模型。点击停止。</translation>
+    </message>
+</context>
+<context>
     <name>ConversationController</name>
     <message>
         <source>the conversation</source>
@@ -516,56 +562,56 @@
 <context>
     <name>DemoMenu</name>
     <message>
-        <source>instant</source>
-        <translation>即时</translation>
+        <source>Instant reply (under 100 ms)</source>
+        <translation>即时回复（100 毫秒以内）</translation>
     </message>
     <message>
-        <source>fast</source>
-        <translation>快速</translation>
+        <source>Fast reply (under 300 ms)</source>
+        <translation>快速回复（300 毫秒以内）</translation>
     </message>
     <message>
-        <source>typing</source>
-        <translation>输入中</translation>
+        <source>Typing indicator (under 1 s)</source>
+        <translation>输入提示（1 秒以内）</translation>
     </message>
     <message>
-        <source>slow</source>
-        <translation>缓慢</translation>
+        <source>Slow reply (over 1 s)</source>
+        <translation>慢速回复（超过 1 秒）</translation>
     </message>
     <message>
-        <source>cold-start</source>
-        <translation>冷启动</translation>
+        <source>Model loads first (cold start)</source>
+        <translation>先加载模型（冷启动）</translation>
     </message>
     <message>
-        <source>thinking</source>
-        <translation>思考</translation>
+        <source>Model thinks before answering</source>
+        <translation>模型先思考再回答</translation>
     </message>
     <message>
-        <source>flaky</source>
-        <translation>时好时坏</translation>
+        <source>Unreliable server</source>
+        <translation>不稳定的服务器</translation>
     </message>
     <message>
-        <source>stall</source>
-        <translation>停顿</translation>
+        <source>Answer pauses midway</source>
+        <translation>回答中途停顿</translation>
     </message>
     <message>
-        <source>reset</source>
-        <translation>连接重置</translation>
+        <source>Connection drops midway</source>
+        <translation>连接中途断开</translation>
     </message>
     <message>
-        <source>prefill</source>
-        <translation>预填充</translation>
+        <source>Long question, reading progress shown</source>
+        <translation>长问题，显示读取进度</translation>
     </message>
     <message>
-        <source>continuous</source>
-        <translation>连续批处理</translation>
+        <source>Busy server, answers interleaved</source>
+        <translation>繁忙的服务器，回答交错进行</translation>
     </message>
     <message>
-        <source>static</source>
-        <translation>静态批处理</translation>
+        <source>Busy server, answers in fixed batches</source>
+        <translation>繁忙的服务器，回答按固定批次</translation>
     </message>
     <message>
-        <source>overloaded</source>
-        <translation>过载</translation>
+        <source>Overloaded server (busy errors)</source>
+        <translation>过载的服务器（繁忙错误）</translation>
     </message>
     <message>
         <source>Start latency lab</source>
@@ -1299,6 +1345,14 @@ Last lines from the engine:
         <source>Check this machine…</source>
         <translation>检查本机…</translation>
     </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>About Tachy</source>
+        <translation>关于 Tachy</translation>
+    </message>
 </context>
 <context>
     <name>HudController</name>
@@ -1395,6 +1449,13 @@ Last lines from the engine:
     <message>
         <source>The new language is used from the next start of Tachy.</source>
         <translation>新语言将在下次启动 Tachy 时生效。</translation>
+    </message>
+</context>
+<context>
+    <name>LatencyFold</name>
+    <message>
+        <source>Latency (folded)</source>
+        <translation>延迟（已折叠）</translation>
     </message>
 </context>
 <context>
@@ -1521,6 +1582,37 @@ Last lines from the engine:
     </message>
 </context>
 <context>
+    <name>LatencyStrip</name>
+    <message>
+        <source>Latency (folded): click to open the panel</source>
+        <translation>延迟（已折叠）：点击打开面板</translation>
+    </message>
+    <message>
+        <source>Open the latency panel</source>
+        <translation>打开延迟面板</translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <source>waiting…</source>
+        <translation>等待中…</translation>
+    </message>
+    <message>
+        <source>first token
+{ms} ms</source>
+        <translation>首个词元
+{ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>{rate}
+tokens/s</source>
+        <translation>{rate}
+词元/秒</translation>
+    </message>
+</context>
+<context>
     <name>LivePlot</name>
     <message>
         <source>No reply yet.</source>
@@ -1642,6 +1734,10 @@ Last lines from the engine:
 <context>
     <name>ModelsController</name>
     <message>
+        <source>⇩ Models</source>
+        <translation>⇩ 模型</translation>
+    </message>
+    <message>
         <source>Pull or delete models…</source>
         <translation>拉取或删除模型…</translation>
     </message>
@@ -1723,6 +1819,21 @@ Last lines from the engine:
     <message>
         <source>{done} of {total}</source>
         <translation>{done} / {total}</translation>
+    </message>
+</context>
+<context>
+    <name>PresentBanner</name>
+    <message>
+        <source>Ask a question: its tier shows here.</source>
+        <translation>提一个问题：它的档位会显示在这里。</translation>
+    </message>
+    <message>
+        <source>waiting for the first token…</source>
+        <translation>正在等待首个词元…</translation>
+    </message>
+    <message>
+        <source>first token after {ms} ms</source>
+        <translation>{ms} 毫秒后出现首个词元</translation>
     </message>
 </context>
 <context>
@@ -1975,6 +2086,10 @@ Last lines from the engine:
         <translation>模型</translation>
     </message>
     <message>
+        <source>+ Add</source>
+        <translation>+ 添加</translation>
+    </message>
+    <message>
         <source>Add server…</source>
         <translation>添加服务器…</translation>
     </message>
@@ -2032,6 +2147,10 @@ Last lines from the engine:
 </context>
 <context>
     <name>ServerEditor</name>
+    <message>
+        <source>✎ Edit</source>
+        <translation>✎ 编辑</translation>
+    </message>
     <message>
         <source>Edit or remove this saved server…</source>
         <translation>编辑或移除此已保存的服务器…</translation>
@@ -2178,6 +2297,238 @@ Last lines from the engine:
     <message>
         <source>stays loaded</source>
         <translation>保持加载</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsMenu</name>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>{page}…</source>
+        <translation>{page}…</translation>
+    </message>
+    <message>
+        <source>All settings…</source>
+        <translation>全部设置…</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsWindow</name>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Waiting</source>
+        <translation>等待</translation>
+    </message>
+    <message>
+        <source>Documents and cascade</source>
+        <translation>文档与级联</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>As the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Changes take effect at once.</source>
+        <translation>更改立即生效。</translation>
+    </message>
+    <message>
+        <source>None: the model&apos;s own</source>
+        <translation>无：使用模型自带的</translation>
+    </message>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示词</translation>
+    </message>
+    <message>
+        <source>the server&apos;s own</source>
+        <translation>服务器默认</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Longest answer (tokens)</source>
+        <translation>最长回答（词元）</translation>
+    </message>
+    <message>
+        <source>Keep the model loaded</source>
+        <translation>保持模型加载</translation>
+    </message>
+    <message>
+        <source>Prompt budget</source>
+        <translation>提示词预算</translation>
+    </message>
+    <message>
+        <source>Offer Keep waiting / Cancel after</source>
+        <translation>多久后提供“继续等待 / 取消”</translation>
+    </message>
+    <message>
+        <source>A silent stream has stalled after</source>
+        <translation>无输出多久视为停滞</translation>
+    </message>
+    <message>
+        <source>A cascade&apos;s model waits at most</source>
+        <translation>级联模型最多等待</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>Search my documents in this conversation (Ctrl+K)</source>
+        <translation>在此对话中搜索我的文档（Ctrl+K）</translation>
+    </message>
+    <message>
+        <source>Add a folder of documents…</source>
+        <translation>添加文档文件夹…</translation>
+    </message>
+    <message>
+        <source>Use the cascade</source>
+        <translation>使用级联</translation>
+    </message>
+    <message>
+        <source>Let the fast model choose the model</source>
+        <translation>让快速模型选择模型</translation>
+    </message>
+    <message>
+        <source>Summarise long conversations</source>
+        <translation>总结较长的对话</translation>
+    </message>
+    <message>
+        <source>The fast and strong models are chosen in the Cascade menu.</source>
+        <translation>快速模型和强模型在“级联”菜单中选择。</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
+    </message>
+    <message>
+        <source> %</source>
+        <translation> %</translation>
+    </message>
+    <message>
+        <source>Text size</source>
+        <translation>文字大小</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+</context>
+<context>
+    <name>Shortcuts</name>
+    <message>
+        <source>Send the message</source>
+        <translation>发送消息</translation>
+    </message>
+    <message>
+        <source>New line in the message</source>
+        <translation>在消息中换行</translation>
+    </message>
+    <message>
+        <source>Stop the answer (leave Present)</source>
+        <translation>停止回答（退出演讲模式）</translation>
+    </message>
+    <message>
+        <source>Ask again</source>
+        <translation>重新提问</translation>
+    </message>
+    <message>
+        <source>Ask the strong model (cascade)</source>
+        <translation>询问强模型（级联）</translation>
+    </message>
+    <message>
+        <source>Re-ask with the other model (cascade)</source>
+        <translation>用另一个模型重新提问（级联）</translation>
+    </message>
+    <message>
+        <source>Search my documents in this conversation</source>
+        <translation>在此对话中搜索我的文档</translation>
+    </message>
+    <message>
+        <source>New conversation</source>
+        <translation>新对话</translation>
+    </message>
+    <message>
+        <source>Search the conversations</source>
+        <translation>搜索对话</translation>
+    </message>
+    <message>
+        <source>Go to the message box</source>
+        <translation>转到消息框</translation>
+    </message>
+    <message>
+        <source>Show or hide the conversations</source>
+        <translation>显示或隐藏对话列表</translation>
+    </message>
+    <message>
+        <source>Show or hide the latency panel</source>
+        <translation>显示或隐藏延迟面板</translation>
+    </message>
+    <message>
+        <source>Zoom in</source>
+        <translation>放大</translation>
+    </message>
+    <message>
+        <source>Zoom out</source>
+        <translation>缩小</translation>
+    </message>
+    <message>
+        <source>Actual size</source>
+        <translation>实际大小</translation>
+    </message>
+    <message>
+        <source>Full screen</source>
+        <translation>全屏</translation>
+    </message>
+    <message>
+        <source>Present (F5 or Esc leaves)</source>
+        <translation>演讲模式（按 F5 或 Esc 退出）</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsDialog</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>What it does</source>
+        <translation>作用</translation>
     </message>
 </context>
 <context>
@@ -2331,6 +2682,18 @@ Last lines from the engine:
         <source>The window showed: {what}</source>
         <translation>窗口显示了：{what}</translation>
     </message>
+    <message>
+        <source>no first token</source>
+        <translation>没有首个词元</translation>
+    </message>
+    <message>
+        <source>{tier} · {ms} ms</source>
+        <translation>{tier} · {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>Last replies</source>
+        <translation>最近的回复</translation>
+    </message>
 </context>
 <context>
     <name>Tiers</name>
@@ -2424,6 +2787,57 @@ Last lines from the engine:
     <message>
         <source>No answer after {seconds} s. {state}…</source>
         <translation>{seconds} 秒后仍无回答。{state}…</translation>
+    </message>
+</context>
+<context>
+    <name>ViewMenu</name>
+    <message>
+        <source>System theme</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>对话列表</translation>
+    </message>
+    <message>
+        <source>Latency panel</source>
+        <translation>延迟面板</translation>
+    </message>
+    <message>
+        <source>Full screen</source>
+        <translation>全屏</translation>
+    </message>
+    <message>
+        <source>Present</source>
+        <translation>演讲模式</translation>
+    </message>
+    <message>
+        <source>Zoom in</source>
+        <translation>放大</translation>
+    </message>
+    <message>
+        <source>Zoom out</source>
+        <translation>缩小</translation>
+    </message>
+    <message>
+        <source>Actual size</source>
+        <translation>实际大小</translation>
+    </message>
+    <message>
+        <source>Theme</source>
+        <translation>主题</translation>
     </message>
 </context>
 <context>

@@ -18,6 +18,8 @@ from PySide6.QtWidgets import QApplication
 from client.ui.common.resources import resource
 
 SchemeListener = Callable[[bool], None]  # called with dark: bool
+THEMES = ("system", "light", "dark")  # View > Theme: the system's scheme, or one kept
+_FOLLOWER: list[SchemeFollower] = []  # the app's one follower, when run_app made it
 
 
 def is_dark(palette: QPalette | None = None) -> bool:
@@ -48,17 +50,30 @@ class SchemeFollower(QObject):
         super().__init__(app)
         self.app = app
         self.listeners: list[SchemeListener] = []
+        self.theme = "system"
         self.dark = is_dark()
         self._own_palette = False
         app.styleHints().colorSchemeChanged.connect(self._changed)
         self.apply()
+        _FOLLOWER[:] = [self]
 
     def add_listener(self, listener: SchemeListener) -> None:
         self.listeners.append(listener)
         listener(self.dark)
 
+    def choose(self, theme: str) -> None:
+        """ "light" or "dark" whatever the system says; "system" follows it again."""
+        theme = theme if theme in THEMES else "system"
+        if theme == self.theme == "system":
+            return  # (at start: nothing to change)
+        self.theme = theme
+        schemes = {"light": Qt.ColorScheme.Light, "dark": Qt.ColorScheme.Dark}
+        self.app.styleHints().setColorScheme(schemes.get(self.theme, Qt.ColorScheme.Unknown))
+        self._changed(Qt.ColorScheme.Unknown)
+
     def _changed(self, _scheme: Qt.ColorScheme) -> None:
-        self.dark = is_dark()
+        chosen = {"light": False, "dark": True}.get(self.theme)
+        self.dark = is_dark() if chosen is None else chosen
         self.apply()
         for listener in self.listeners:
             listener(self.dark)
@@ -79,6 +94,11 @@ class SchemeFollower(QObject):
         elif not self.dark and self._own_palette:
             QApplication.setPalette(QApplication.style().standardPalette())
             self._own_palette = False
+
+
+def scheme_follower() -> SchemeFollower | None:
+    """The follower run_app made (None in tests that made none)."""
+    return _FOLLOWER[0] if _FOLLOWER else None
 
 
 def dark_palette() -> QPalette:

@@ -33,21 +33,21 @@ LAB_MODEL = "tachy-lab:latest"
 FIRST_SCENARIO = "fast"
 # The lab's preset names as the menu shows them (tests/ui/shell/test_translations.py checks
 # this list against client.lab.scenario.PRESETS).
-SCENARIO_NAMES = (
-    QT_TRANSLATE_NOOP("DemoMenu", "instant"),
-    QT_TRANSLATE_NOOP("DemoMenu", "fast"),
-    QT_TRANSLATE_NOOP("DemoMenu", "typing"),
-    QT_TRANSLATE_NOOP("DemoMenu", "slow"),
-    QT_TRANSLATE_NOOP("DemoMenu", "cold-start"),
-    QT_TRANSLATE_NOOP("DemoMenu", "thinking"),
-    QT_TRANSLATE_NOOP("DemoMenu", "flaky"),
-    QT_TRANSLATE_NOOP("DemoMenu", "stall"),
-    QT_TRANSLATE_NOOP("DemoMenu", "reset"),
-    QT_TRANSLATE_NOOP("DemoMenu", "prefill"),
-    QT_TRANSLATE_NOOP("DemoMenu", "continuous"),
-    QT_TRANSLATE_NOOP("DemoMenu", "static"),
-    QT_TRANSLATE_NOOP("DemoMenu", "overloaded"),
-)
+SCENARIO_NAMES = {  # preset -> the plain name the menu shows
+    "instant": QT_TRANSLATE_NOOP("DemoMenu", "Instant reply (under 100 ms)"),
+    "fast": QT_TRANSLATE_NOOP("DemoMenu", "Fast reply (under 300 ms)"),
+    "typing": QT_TRANSLATE_NOOP("DemoMenu", "Typing indicator (under 1 s)"),
+    "slow": QT_TRANSLATE_NOOP("DemoMenu", "Slow reply (over 1 s)"),
+    "cold-start": QT_TRANSLATE_NOOP("DemoMenu", "Model loads first (cold start)"),
+    "thinking": QT_TRANSLATE_NOOP("DemoMenu", "Model thinks before answering"),
+    "flaky": QT_TRANSLATE_NOOP("DemoMenu", "Unreliable server"),
+    "stall": QT_TRANSLATE_NOOP("DemoMenu", "Answer pauses midway"),
+    "reset": QT_TRANSLATE_NOOP("DemoMenu", "Connection drops midway"),
+    "prefill": QT_TRANSLATE_NOOP("DemoMenu", "Long question, reading progress shown"),
+    "continuous": QT_TRANSLATE_NOOP("DemoMenu", "Busy server, answers interleaved"),
+    "static": QT_TRANSLATE_NOOP("DemoMenu", "Busy server, answers in fixed batches"),
+    "overloaded": QT_TRANSLATE_NOOP("DemoMenu", "Overloaded server (busy errors)"),
+}
 
 
 class DemoMenu(QObject):
@@ -69,7 +69,9 @@ class DemoMenu(QObject):
         self.scenario_actions: dict[str, QAction] = {}
         for name in PRESETS:
             action = self._action(
-                self.tr(name), f"scenario-{name}", lambda _=False, n=name: self.pick(n)
+                self.tr(SCENARIO_NAMES.get(name, name)),
+                f"scenario-{name}",
+                lambda _=False, n=name: self.pick(n),
             )
             action.setCheckable(True)
             self.scenarios.addAction(action)

@@ -39,7 +39,7 @@ from client.ui.hud.live_plot import LivePlot
 from client.ui.hud.plot_theme import apply_plot_theme, plot_colours
 from client.ui.hud.requests_view import RequestsView
 from client.ui.hud.server_view import ServerView
-from client.ui.hud.tier_view import TierView
+from client.ui.hud.tier_view import RECENT_REPLIES, TierView
 from client.ui.hud.waterfall_view import WaterfallView
 
 if TYPE_CHECKING:
@@ -209,6 +209,9 @@ class LatencyHud(QWidget):
         if record is None:
             return
         self.tier.show_reply(record.ttft_ms, self.book.thresholds)
+        self.tier.show_recent(
+            [r.ttft_ms for r in self.book.records[-RECENT_REPLIES:]], self.book.thresholds
+        )
         self.show_waterfall(record)
         self.refresh_requests()
 
@@ -308,6 +311,9 @@ class LatencyHud(QWidget):
         self.refresh_requests()
         if self.book.records:
             self.tier.show_reply(self.book.records[-1].ttft_ms, thresholds)
+            self.tier.show_recent(
+                [r.ttft_ms for r in self.book.records[-RECENT_REPLIES:]], thresholds
+            )
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

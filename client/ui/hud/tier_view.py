@@ -10,6 +10,8 @@ from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.ui.common.tier_words import tier_behaviour, tier_name
 from client.ui.hud.palette import TIER_COLORS
 
+RECENT_REPLIES = 8
+
 
 class TierView(QWidget):
     thresholds_changed = Signal(object)  # TierThresholds
@@ -28,6 +30,11 @@ class TierView(QWidget):
         self.ttft_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.behaviour_label = QLabel("")
         self.behaviour_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.behaviour_label.setWordWrap(True)  # the slow tier's sentence, in a narrow panel
+        self.recent_label = QLabel("")  # the last several replies (show_recent)
+        self.recent_label.setObjectName("recentTiers")
+        self.recent_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.recent_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.edits = [
             self._spin(v)
             for v in (
@@ -48,6 +55,7 @@ class TierView(QWidget):
         layout.addWidget(self.tier_label)
         layout.addWidget(self.ttft_label)
         layout.addWidget(self.behaviour_label)
+        layout.addWidget(self.recent_label)
         layout.addStretch(1)
         layout.addLayout(form)
 
@@ -89,6 +97,19 @@ class TierView(QWidget):
         self.ttft_label.setText(self.tr("time to first token {ms} ms").format(ms=ms))
         shown = self.tr("The window showed: {what}").format(what=tier_behaviour(tier))
         self.behaviour_label.setText(shown)
+
+    def show_recent(self, ttfts: list[float | None], thresholds: TierThresholds) -> None:
+        """The last replies, newest first: "fast · 212 ms" each (Present shows them)."""
+        lines = []
+        for ttft_ms in reversed(ttfts[-RECENT_REPLIES:]):
+            if ttft_ms is None:
+                lines.append(self.tr("no first token"))
+                continue
+            ms = QLocale().toString(ttft_ms, "f", 0)
+            name = tier_name(thresholds.tier_of(ttft_ms))
+            lines.append(self.tr("{tier} · {ms} ms").format(tier=name, ms=ms))
+        title = self.tr("Last replies") if lines else ""
+        self.recent_label.setText("\n".join([title, *lines]) if lines else "")
 
     def shown_tier(self) -> Tier | None:
         return self._tier

@@ -139,7 +139,7 @@ class ModelsController(QObject):
         self.dialog: ModelsDialog | None = None
         self.confirm: QMessageBox | None = None
         self.button = QToolButton(window.server_bar)
-        self.button.setText("⇩")
+        self.button.setText(self.tr("⇩ Models"))
         self.button.setObjectName("modelsButton")
         self.button.setToolTip(self.tr("Pull or delete models…"))
         self.button.setAccessibleName(self.tr("Manage models"))

@@ -48,10 +48,10 @@ class ServerBar(QWidget):
         self.model_picker.setObjectName("modelPicker")
         self.model_picker.setAccessibleName(self.tr("Model"))
         self.model_picker.setMinimumContentsLength(14)
-        # "+" rather than "Add server…": with the latency dock open, the bar's width
+        # "+ Add" rather than "Add server…": with the latency dock open, the bar's width
         # went to this button and the server's name was cut ("Local model (SmolLM2").
         self.add_button = QToolButton(self)
-        self.add_button.setText("+")
+        self.add_button.setText(self.tr("+ Add"))
         self.add_button.setToolTip(self.tr("Add server…"))
         self.add_button.setObjectName("addServerButton")
         self.add_button.setAccessibleName(self.tr("Add server"))

@@ -60,7 +60,7 @@ class ServerEditor(QObject):
         self.servers = servers
         bar = servers.window.server_bar
         self.button = QToolButton(bar)
-        self.button.setText("✎")
+        self.button.setText(self.tr("✎ Edit"))
         self.button.setObjectName("editServerButton")
         self.button.setToolTip(self.tr("Edit or remove this saved server…"))
         self.button.setAccessibleName(self.tr("Edit server"))

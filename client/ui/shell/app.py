@@ -27,6 +27,7 @@ from client.ui.common.resources import APP_ID, icon_svg, resource
 from client.ui.common.theme import SchemeFollower
 from client.ui.shell.main_window import MainWindow
 from client.ui.shell.translations import chosen_language, install_translations
+from client.ui.view.view_menu import chosen_theme
 
 if TYPE_CHECKING:  # client.store loads after the first paint (about 0.1 s of imports)
     import asyncio  # (and asyncio, ~35 ms: imported where used, after the paint)
@@ -135,6 +136,7 @@ class TachyApp:
         self._attach_models()
         self._attach_model_picker()
         self._attach_race()
+        self._attach_view()
         self.help_menu = HelpMenu(self.window)
 
     def _attach_race(self) -> None:
@@ -142,6 +144,11 @@ class TachyApp:
 
         self.race = RaceMenu(self.servers, self.hud)
         self.demo.races.attach(self.race)
+
+    def _attach_view(self) -> None:
+        from client.ui.shell.view_wiring import attach_view
+
+        self.view = attach_view(self)
 
     def _attach_models(self) -> None:
         from client.ui.servers.models_dialog import ModelsController
@@ -367,7 +374,9 @@ def run_app(
     settings = qt_settings()
     translators = install_translations(app, chosen_language(lang, settings))
     log.info("language %s (%d translation files)", QLocale().name(), len(translators))
-    SchemeFollower(app)  # the stylesheet for the system's light or dark scheme, kept in step
+    # The stylesheet for the system's light or dark scheme, kept in step; or the theme
+    # chosen in View > Theme, before the first paint.
+    SchemeFollower(app).choose(chosen_theme(settings))
     # Paint the window before the slow imports and wiring below.
     opened = first_window(app, settings)
     if opened is None:

@@ -115,6 +115,17 @@ class HelpMenu:
         self.check_action.setObjectName("checkMachineAction")
         self.check_action.triggered.connect(self.show_checks)
         self.dialog: DoctorDialog | None = None
+        from client.ui.shell.help_dialogs import AboutDialog, ShortcutsDialog
+
+        keys = QCoreApplication.translate("HelpMenu", "Keyboard shortcuts")
+        self.shortcuts_action = self.menu.addAction(keys)
+        self.shortcuts_action.setObjectName("shortcutsAction")
+        self.shortcuts_action.triggered.connect(lambda: ShortcutsDialog(window).show())
+        self.about_action = self.menu.addAction(
+            QCoreApplication.translate("HelpMenu", "About Tachy")
+        )
+        self.about_action.setObjectName("aboutAction")
+        self.about_action.triggered.connect(lambda: AboutDialog(window).show())
 
     def show_checks(self) -> DoctorDialog:
         dialog = DoctorDialog(self.window)

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMenu
 
 from client.lab import PRESETS
 from client.ui.chat.stage_line import TYPING
-from client.ui.demo.demo_menu import LAB_MODEL
+from client.ui.demo.demo_menu import LAB_MODEL, SCENARIO_NAMES
 from tests.ui.conftest import until
 
 STAGE_WITH_TIME = re.compile(r"^Reading your question… \d+\.\d s$")
@@ -24,7 +24,9 @@ def _menu(app: Any) -> QMenu:
 
 
 def _action(app: Any, text: str) -> QAction:
-    found = [a for a in _menu(app).actions() if a.text() == text]
+    """By its words, or a preset's by its id ("fast": the menu says "Fast reply …")."""
+    actions = _menu(app).actions()
+    found = [a for a in actions if a.text() == text or a.objectName() == f"scenario-{text}"]
     assert len(found) == 1, text
     return found[0]
 
@@ -54,7 +56,8 @@ def test_menu_lists_start_stop_and_every_preset(make_app, server) -> None:
     texts = [a.text() for a in _menu(app).actions() if not a.isSeparator()]
     submenus = ["Scenario files", "Next answers"]  # tests/ui/demo/test_demo_live.py
     races = ["Demo races", "Race…"]  # tests/ui/race/test_race_window.py
-    assert texts == ["Start latency lab", "Stop latency lab", *PRESETS, *submenus, *races]
+    plain = [SCENARIO_NAMES[name] for name in PRESETS]  # "Fast reply (under 300 ms)" ...
+    assert texts == ["Start latency lab", "Stop latency lab", *plain, *submenus, *races]
     assert len(PRESETS) == 13  # tiers, faults, cold start, thinking, prefill, batching
     assert _action(app, "Start latency lab").isEnabled()
     assert not _action(app, "Stop latency lab").isEnabled()

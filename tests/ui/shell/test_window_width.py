@@ -23,6 +23,7 @@ MOST_WIDTH = 900  # px: the window's least width, with the latency dock open
 
 
 def _settled(app: TachyApp, qtbot: Any) -> None:
+    app.view.fold.open_panel()  # below 1,100 px it is folded: opened as by a click
     qtbot.waitUntil(lambda: app.window.hud_dock.isVisible(), timeout=60_000)
     QApplication.processEvents()  # (tests only) the layout settles before we measure
 

@@ -1,0 +1,43 @@
+"""The Settings menu: one item per page of the Settings window, so every setting is
+two clicks away (the menu, then its page)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, QObject
+from PySide6.QtGui import QAction, QKeySequence
+
+from client.ui.settings.settings_window import PAGES, Appearance, SettingsWindow
+
+if TYPE_CHECKING:
+    from client.ui.shell.app import TachyApp
+
+
+class SettingsMenu(QObject):
+    def __init__(self, app: TachyApp, appearance: Appearance) -> None:
+        super().__init__(app.window)
+        self.app, self.appearance = app, appearance
+        bar = app.window.menuBar()
+        self.menu = bar.addMenu(self.tr("&Settings"))
+        self.menu.setObjectName("settingsMenu")
+        self.page_actions: list[QAction] = []
+        for index, title in enumerate(PAGES):
+            name = QCoreApplication.translate("SettingsWindow", title)
+            action = self.menu.addAction(self.tr("{page}…").format(page=name))
+            action.setObjectName(f"settingsPage{index}")
+            action.triggered.connect(lambda _=False, i=index: self.open(i))
+            self.page_actions.append(action)
+        self.menu.addSeparator()
+        self.all_action = self.menu.addAction(self.tr("All settings…"))
+        self.all_action.setShortcut(QKeySequence("Ctrl+,"))
+        app.window.addAction(self.all_action)
+        self.all_action.triggered.connect(lambda: self.open(None))
+        self.window: SettingsWindow | None = None
+
+    def open(self, page: int | None) -> SettingsWindow:
+        if self.window is None:
+            self.window = SettingsWindow(self.app, self.appearance)
+        index = page if page is not None else self.window.tabs.currentIndex()
+        self.window.show_page(index)
+        return self.window

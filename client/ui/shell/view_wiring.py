@@ -1,0 +1,87 @@
+"""The window's view: the latency panel's width and fold, the View and Settings menus,
+Present, the composer's chips. Wired once by TachyApp after the HUD, the warming, the
+knowledge and cascade menus it refers to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication
+
+from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
+from client.ui.chat.composer_chips import ComposerChips
+from client.ui.chat.run_listener import ChainedListener
+from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.reading_zoom import reading_zoom
+from client.ui.settings.settings_menu import SettingsMenu
+from client.ui.view.answer_glance import AnswerGlance
+from client.ui.view.latency_fold import LatencyFold
+from client.ui.view.present_mode import PresentMode
+from client.ui.view.view_menu import ViewMenu
+
+if TYPE_CHECKING:
+    from client.ui.shell.app import TachyApp
+
+CHIP_WORDS = (  # the documents chip, its tip; the cascade chip, its tip
+    QT_TRANSLATE_NOOP("ComposerChips", "Searching your documents"),
+    QT_TRANSLATE_NOOP(
+        "ComposerChips", "Your documents are searched for each question (Ctrl+K). Click to stop."
+    ),
+    QT_TRANSLATE_NOOP("ComposerChips", "Cascade"),
+    QT_TRANSLATE_NOOP(
+        "ComposerChips", "The cascade chooses the fast or the strong model. Click to stop."
+    ),
+)
+
+
+@dataclass
+class WindowView:
+    glance: AnswerGlance
+    fold: LatencyFold
+    menu: ViewMenu
+    present: PresentMode
+    settings: SettingsMenu
+    chips: ComposerChips
+
+
+def attach_view(app: TachyApp) -> WindowView:
+    window, page = app.window, app.page
+    glance = AnswerGlance()
+    page.runner.listener = ChainedListener(glance, page.runner.listener, "the answer's figures")
+    fold = LatencyFold(window, window.hud_dock, glance.figures)
+    hud = app.hud
+    if hud is not None:
+        fold.keep_width(hud)
+    zoom = reading_zoom()
+    menu = ViewMenu(window, zoom)
+
+    def thresholds() -> TierThresholds:
+        return hud.book.thresholds if hud is not None else DEFAULT_THRESHOLDS
+
+    def tier_tab() -> None:
+        if hud is not None:
+            hud.tabs.setCurrentWidget(hud.tier)
+
+    present = PresentMode(window, zoom, fold, glance.figures, tier_tab, thresholds)
+    menu.present_action.triggered.connect(present.toggle)
+    settings = SettingsMenu(app, menu)
+    chips = _chips(app)
+    menu.restore()
+    return WindowView(glance, fold, menu, present, settings, chips)
+
+
+def _chips(app: TachyApp) -> ComposerChips:
+    window = app.window
+    chips = ComposerChips(window)
+    layout = window.centre_layout
+    layout.insertWidget(layout.indexOf(window.stage_label) + 1, chips)
+
+    def tr(text: str) -> str:
+        return QCoreApplication.translate("ComposerChips", text)
+
+    words = CHIP_WORDS
+    chips.follow("documents", app.knowledge.toggle, tr(words[0]), tr(words[1]))
+    chips.follow("cascade", app.cascade_menu.use_action, tr(words[2]), tr(words[3]))
+    app.page.conversationChanged.connect(lambda _id: chips.refresh())
+    return chips

@@ -1,0 +1,151 @@
+"""The View menu: the conversations and the latency panel shown or hidden, full screen,
+zoom in / out / reset, the theme (system, light, dark) and Present. Zoom and theme are
+remembered in the window's QSettings (needed before the first paint, like the language).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QObject, QSettings
+from PySide6.QtGui import QAction, QActionGroup, QFont, QKeySequence
+from PySide6.QtWidgets import QMenu
+
+from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.reading_zoom import ZOOM_STEP, ReadingZoom
+from client.ui.common.theme import THEMES, scheme_follower
+
+if TYPE_CHECKING:
+    from client.ui.shell.main_window import MainWindow
+
+ZOOM_KEY = "view/zoom"
+THEME_KEY = "view/theme"
+THEME_NAMES = {
+    "system": QT_TRANSLATE_NOOP("ViewMenu", "System theme"),
+    "light": QT_TRANSLATE_NOOP("ViewMenu", "Light"),
+    "dark": QT_TRANSLATE_NOOP("ViewMenu", "Dark"),
+}
+
+
+def chosen_theme(settings: QSettings) -> str:
+    """The theme chosen in View > Theme ("system" until one is)."""
+    stored = settings.value(THEME_KEY, "system")
+    return stored if isinstance(stored, str) and stored in THEMES else "system"
+
+
+class ViewMenu(QObject):
+    def __init__(self, window: MainWindow, zoom: ReadingZoom) -> None:
+        super().__init__(window)
+        self.window, self.settings, self.zoom = window, window.settings, zoom
+        bar = window.menuBar()
+        self.menu = QMenu(self.tr("&View"), bar)
+        self.menu.setObjectName("viewMenu")
+        first = bar.actions()[0] if bar.actions() else None
+        bar.insertMenu(first, self.menu) if first is not None else bar.addMenu(self.menu)
+        self.conversations_action = self._check(
+            self.tr("Conversations"), "Ctrl+Shift+L", not window.conversations.isHidden()
+        )
+        self.conversations_action.toggled.connect(window.conversations.setVisible)
+        self.panel_action = window.hud_dock.toggleViewAction()
+        self.panel_action.setText(self.tr("Latency panel"))
+        self.panel_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        self.menu.addAction(self.panel_action)
+        self.menu.addSeparator()
+        self.full_screen_action = self._check(self.tr("Full screen"), "F11", False)
+        self.full_screen_action.toggled.connect(self.set_full_screen)
+        self.present_action = self._action(self.tr("Present"), "F5")
+        self.menu.addSeparator()
+        self.zoom_in_action = self._action(self.tr("Zoom in"), "Ctrl++")
+        self.zoom_in_action.setShortcuts([QKeySequence("Ctrl++"), QKeySequence("Ctrl+=")])
+        self.zoom_in_action.triggered.connect(self.zoom_in)
+        self.zoom_out_action = self._action(self.tr("Zoom out"), "Ctrl+-")
+        self.zoom_out_action.triggered.connect(self.zoom_out)
+        self.zoom_reset_action = self._action(self.tr("Actual size"), "Ctrl+0")
+        self.zoom_reset_action.triggered.connect(lambda: self.zoom.set_zoom(1.0))
+        self.menu.addSeparator()
+        self.theme_actions = self._theme_menu()
+        self.base_font = QFont(window.font())
+        zoom.zoom_changed.connect(self._zoomed)
+        zoom.zoom_changed.connect(self._remember_zoom)
+        window.installEventFilter(self)  # full screen left by the window manager
+
+    def _action(self, text: str, keys: str) -> QAction:
+        action = QAction(text, self.menu)
+        action.setShortcut(QKeySequence(keys))
+        self.window.addAction(action)  # the shortcut works with the menu closed
+        self.menu.addAction(action)
+        return action
+
+    def _check(self, text: str, keys: str, checked: bool) -> QAction:
+        action = self._action(text, keys)
+        action.setCheckable(True)
+        action.setChecked(checked)
+        return action
+
+    def _theme_menu(self) -> dict[str, QAction]:
+        sub = self.menu.addMenu(self.tr("Theme"))
+        sub.setObjectName("themeMenu")
+        group = QActionGroup(sub)
+        actions = {}
+        for theme in THEMES:
+            action = QAction(self.tr(THEME_NAMES[theme]), sub)
+            action.setCheckable(True)
+            action.setObjectName(f"theme-{theme}")
+            action.triggered.connect(lambda _=False, t=theme: self.set_theme(t))
+            group.addAction(action)
+            sub.addAction(action)
+            actions[theme] = action
+        actions[self.theme()].setChecked(True)
+        return actions
+
+    # --- what the menu and the Settings window set ---------------------------------
+    def restore(self) -> None:
+        """The remembered zoom and theme (at start)."""
+        stored = self.settings.value(ZOOM_KEY, 1.0)
+        try:
+            self.zoom.set_zoom(float(str(stored)))
+        except ValueError:
+            self.zoom.set_zoom(1.0)
+        self.set_theme(self.theme())
+
+    def theme(self) -> str:
+        return chosen_theme(self.settings)
+
+    def set_theme(self, theme: str) -> None:
+        theme = theme if theme in THEMES else "system"
+        self.settings.setValue(THEME_KEY, theme)
+        self.theme_actions[theme].setChecked(True)
+        follower = scheme_follower()
+        if follower is not None:
+            follower.choose(theme)
+
+    def zoom_in(self) -> None:
+        self.zoom.set_zoom(self.zoom.zoom() + ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self.zoom.set_zoom(self.zoom.zoom() - ZOOM_STEP)
+
+    def set_full_screen(self, on: bool) -> None:
+        if on and not self.window.isFullScreen():
+            self.window.showFullScreen()
+        elif not on and self.window.isFullScreen():
+            self.window.showNormal()
+
+    def _zoomed(self, factor: float) -> None:
+        """Until the chat's reading style follows the zoom itself: the chat's and the
+        status line's fonts scaled from the window's. Set on each widget: under an app
+        stylesheet a widget does not inherit its parent's font."""
+        font = QFont(self.base_font)
+        font.setPointSizeF(self.base_font.pointSizeF() * factor)
+        for widget in (self.window.chat_view, self.window.stage_label):
+            widget.setFont(font)
+
+    def _remember_zoom(self, factor: float) -> None:
+        self.settings.setValue(ZOOM_KEY, factor)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.WindowStateChange:
+            self.full_screen_action.blockSignals(True)
+            self.full_screen_action.setChecked(self.window.isFullScreen())
+            self.full_screen_action.blockSignals(False)
+        return False
