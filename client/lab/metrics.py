@@ -11,7 +11,8 @@ import bisect
 import random
 from dataclasses import dataclass, field
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# vLLM 0.32 (prometheus_client 0.2x) serves exposition format 1.0.0.
+CONTENT_TYPE = "text/plain; version=1.0.0; charset=utf-8"
 
 TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5,
                 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)  # fmt: skip

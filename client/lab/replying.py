@@ -80,7 +80,8 @@ async def answer(
         if early is not None:
             return early
     if not lab.knows(ask.model) and not fmt.any_model:
-        return fmt.error_response(404, not_found(ask.model, fmt))
+        served = tuple(s.model for s in lab.scenario.served())
+        return fmt.error_response(404, not_found(ask.model, fmt, served))
     # From the moment the request arrived (before its JSON was parsed), or after a
     # slow_first_byte delay: the reply starts from there.
     delayed = fault is not None and fault.kind == "slow_first_byte"
@@ -176,10 +177,11 @@ def progress_events(
     return tuple(events)
 
 
-def not_found(model: str, fmt: WireFormat) -> str:
+def not_found(model: str, fmt: WireFormat, served: tuple[str, ...] = ()) -> str:
     if fmt.content_type.startswith("application/x-ndjson"):
         return f"model '{model}' not found"  # server/routes.go, chat/generate/embed/show
-    return f"The model `{model}` does not exist."
+    aliases = f" Valid aliases: {', '.join(served)}." if served else ""  # vLLM 0.32 names them
+    return f"The model `{model}` does not exist.{aliases}"
 
 
 async def _before_stream(

@@ -43,7 +43,10 @@ async def test_stream_framing_role_chunk_content_finish_usage_done(lab) -> None:
     assert len(content) == 8
     assert all(c["choices"][0]["delta"]["content"] for c in content)
     assert all(c["choices"][0]["finish_reason"] is None for c in content)
-    assert finish["choices"][0]["finish_reason"] == "stop" and finish["choices"][0]["delta"] == {}
+    # vLLM 0.32: "stop" comes on the end-of-sequence token's chunk, its content "".
+    assert finish["choices"][0]["finish_reason"] == "stop"
+    assert finish["choices"][0]["delta"] == {"content": ""}
+    assert finish["choices"][0]["stop_reason"] is None and "token_ids" in finish["choices"][0]
     assert usage["choices"] == []
     assert usage["usage"]["completion_tokens"] == 8
     assert usage["usage"]["total_tokens"] == usage["usage"]["prompt_tokens"] + 8
@@ -62,8 +65,10 @@ async def test_max_tokens_gives_finish_reason_length(lab) -> None:
     _, client = lab
     body = chat_body(stream=True, max_tokens=2)
     events = sse_events((await client.post("/v1/chat/completions", json=body)).content)
-    assert json.loads(events[-2])["choices"][0]["finish_reason"] == "length"
-    assert len(events) == 1 + 2 + 1 + 1
+    # vLLM 0.32: "length" comes on the last token's own chunk, with its text.
+    last = json.loads(events[-2])["choices"][0]
+    assert last["finish_reason"] == "length" and last["delta"]["content"]
+    assert len(events) == 1 + 2 + 1
 
 
 async def test_non_streaming_completion(lab) -> None:
@@ -96,8 +101,8 @@ async def test_errors_have_message_type_code(lab) -> None:
     response = await client.post("/v1/chat/completions", json={**chat_body(), "model": "gpt-9"})
     assert response.status_code == 404
     error = response.json()["error"]
-    assert error["message"] == "The model `gpt-9` does not exist."
-    assert error["type"] == "NotFoundError" and error["code"] == 404
+    assert error["message"] == "The model `gpt-9` does not exist. Valid aliases: tachy-lab:latest."
+    assert error["type"] == "NotFoundError" and error["code"] == 404 and error["param"] == "model"
     bad = await client.post("/v1/chat/completions", json={"model": "tachy-lab"})
     assert bad.status_code == 400 and bad.json()["error"]["code"] == 400
 
@@ -117,7 +122,7 @@ async def test_metrics_use_vllm_names_with_model_name_labels(lab) -> None:
     _, client = lab
     await client.post("/v1/chat/completions", json=chat_body(stream=True))
     response = await client.get("/metrics")
-    assert response.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+    assert response.headers["content-type"] == "text/plain; version=1.0.0; charset=utf-8"
     text = response.text
     for name in (
         "vllm:time_to_first_token_seconds",
