@@ -111,6 +111,7 @@ class LlamaCppFormat(OpenAIFormat):
 
     # A single-model llama-server answers whatever `model` a request names.
     any_model = True
+    json_type = "application/json; charset=utf-8"
 
     def error_event(self, message: str) -> bytes:
         error = llamacpp_error_body(500, message)

@@ -20,7 +20,7 @@ from client.lab.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from client.lab.replying import CONVERSATION_HEADER, Ask, answer
 from client.lab.state import LabState
 from client.lab.upstream_models import model_names
-from client.lab.vllm_wire import VERSION, too_long
+from client.lab.vllm_wire import VERSION, json_response, too_long
 from client.lab.wire import OpenAIFormat, WireFormat, dumps, openai_error
 
 STARTED = int(time.time())
@@ -76,7 +76,7 @@ def routes(lab: LabState) -> list[web.RouteDef]:
             "data": data,
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens, "completion_tokens": 0},
         }
-        return web.Response(text=dumps(out), content_type="application/json")
+        return json_response(dumps(out))
 
     async def models(request: web.Request) -> web.Response:
         names = await model_names(lab)
@@ -95,14 +95,12 @@ def routes(lab: LabState) -> list[web.RouteDef]:
             }
             for name in names
         ]
-        return web.Response(
-            text=dumps({"object": "list", "data": data}), content_type="application/json"
-        )
+        return json_response(dumps({"object": "list", "data": data}))
 
     async def version(request: web.Request) -> web.Response:
         if lab.scenario.server == "llamacpp":
             raise web.HTTPNotFound()
-        return web.Response(text=dumps({"version": VERSION}), content_type="application/json")
+        return json_response(dumps({"version": VERSION}))
 
     async def health(request: web.Request) -> web.Response:
         if lab.scenario.server == "llamacpp":
@@ -115,7 +113,7 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         if lab.scenario.server == "llamacpp":
             text = llamacpp_api.render_metrics(lab)
         else:
-            text = lab.metrics.render(lab.scenario.model)
+            text = lab.metrics.render(lab.scenario.model, lab.scenario.spec_acceptance is not None)
         kind = LLAMACPP_METRICS_TYPE if lab.scenario.server == "llamacpp" else METRICS_CONTENT_TYPE
         return web.Response(body=text.encode(), headers={"Content-Type": kind})
 
@@ -163,8 +161,7 @@ def not_found_detail(lab: LabState) -> Middleware:
         except web.HTTPNotFound:
             if request.path.startswith("/api/") or lab.scenario.server == "llamacpp":
                 raise
-            text = dumps({"detail": "Not Found"})
-            return web.Response(status=404, text=text, content_type="application/json")
+            return json_response(dumps({"detail": "Not Found"}), 404)
 
     return detail
 

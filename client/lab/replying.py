@@ -362,7 +362,7 @@ async def _whole(
         body = body[: len(body) // 2]
     elif fault is not None and fault.kind == "utf8_cut":
         body = _cut_inside_character(fmt)
-    return web.Response(body=body, content_type="application/json", charset="utf-8")
+    return web.Response(body=body, headers={"Content-Type": fmt.json_type})
 
 
 def _dumps_for(fmt: WireFormat, obj: dict[str, Any]) -> str:
@@ -387,6 +387,7 @@ def _observe(lab: LabState, reply: Reply, end: float, rng: Any) -> None:
         metrics.itl.observe(gap)
     loaded = reply.loaded_at if reply.loaded_at is not None else reply.arrival
     metrics.prompt_tokens_total += reply.prompt_tokens - reply.cache_tokens
+    metrics.cached_tokens_total += reply.cache_tokens
     metrics.prompt_seconds_total += max(0.0, reply.first_token_at - loaded)
     metrics.predicted_tokens_total += reply.output_tokens
     if reply.last_token_at is not None:

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from aiohttp import web
+
 from client.lab.plan import Reply
 
 VERSION = "0.32.0"
+JSON = "application/json"  # as FastAPI sends it: no charset
 # vLLM's is "vllm-VERSION-" and eight hex digits of its build; the lab's are fixed.
 FINGERPRINT = f"vllm-{VERSION}-7ac4ba1e"
 
@@ -63,3 +66,8 @@ def too_long(prompt_tokens: int, max_tokens: int | None, context: int) -> tuple[
             "input_tokens",
         )
     return None
+
+
+def json_response(text: str, status: int = 200) -> web.Response:
+    """A JSON reply with vLLM's Content-Type (aiohttp would add "; charset=utf-8")."""
+    return web.Response(status=status, body=text.encode(), headers={"Content-Type": JSON})

@@ -20,8 +20,10 @@ from client.lab.plan import Piece, Reply
 from client.lab.vllm_wire import (
     CHOICE_NULLS,
     FINGERPRINT,
+    JSON,
     MESSAGE_NULLS,
     REPLY_NULLS,
+    json_response,
     request_metrics,
 )
 
@@ -50,6 +52,7 @@ def ns(seconds: float) -> int:
 
 class WireFormat(Protocol):
     content_type: str
+    json_type: str  # the Content-Type of a whole (not streamed) reply
     any_model: bool  # answers whatever model is asked for (a single-model llama-server)
 
     def opening(self) -> bytes: ...
@@ -66,6 +69,7 @@ class OllamaFormat:
     """/api/chat (message.content / message.thinking) or /api/generate (response / thinking)."""
 
     content_type = NDJSON
+    json_type = "application/json; charset=utf-8"  # a whole reply's
     any_model = False
 
     def __init__(self, model: str, endpoint: str) -> None:
@@ -185,6 +189,7 @@ class OpenAIFormat:
     chunk, else the finish chunk) carries system_fingerprint."""
 
     content_type = SSE
+    json_type = JSON  # a whole reply's
     any_model = False
 
     def __init__(
@@ -345,5 +350,4 @@ def error_body(status: int, message: str, param: str | None = None) -> dict[str,
 
 def openai_error(status: int, message: str, param: str | None = None) -> web.Response:
     """vLLM's error object; `param` names the field at fault ("model", "max_tokens" ...)."""
-    body = dumps(error_body(status, message, param))
-    return web.Response(status=status, text=body, content_type="application/json")
+    return json_response(dumps(error_body(status, message, param)), status)

@@ -136,8 +136,12 @@ async def test_metrics_use_vllm_names_with_model_name_labels(lab) -> None:
         assert f'{name}_bucket{{engine="0",le="+Inf",model_name="tachy-lab:latest"}}' in text
     for name in ("num_requests_running", "num_requests_waiting", "kv_cache_usage_perc"):
         assert f"# TYPE vllm:{name} gauge" in text
-    assert "# TYPE vllm:spec_decode_num_accepted_tokens_total counter" in text
-    assert "vllm:spec_decode_num_draft_tokens_total{" in text
+    # As vLLM 0.32: the spec-decoding counters only when speculation is on (the dial).
+    assert "vllm:spec_decode_num_draft_tokens_total" not in text
+    for name in ("prompt_tokens", "generation_tokens", "prefix_cache_hits"):
+        assert f"# TYPE vllm:{name}_total counter" in text
+    assert 'vllm:generation_tokens_total{engine="0",model_name="tachy-lab:latest"} 8.0' in text
+    assert 'sleep_state="awake"} 1.0' in text
     samples = [line for line in text.splitlines() if line and not line.startswith("#")]
     assert all('model_name="tachy-lab:latest"' in line for line in samples)
     # the TTFT (5 ms scripted; the lab's own timer may stamp it at 5.0 ms, inside the
