@@ -125,6 +125,8 @@ class LlamaCppFormat(OpenAIFormat):
         return self._role_chunk(prompt_progress=status)
 
     def piece(self, piece: Piece) -> bytes:
+        if piece.finish is not None and not piece.text:
+            return b""  # llama.cpp counts its end-of-sequence token and sends nothing
         head = b""
         if not self._opened:  # llama.cpp's "initial update" goes with the first token
             self._opened = True

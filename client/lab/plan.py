@@ -84,6 +84,8 @@ def make_plan(
     pieces += _chunks("answer", answer, scenario.tokens_per_chunk)
     if finish == "length" and pieces:  # vLLM says so on the last token's chunk
         pieces[-1] = replace(pieces[-1], finish=finish)
+    elif scenario.end_token_counted:  # the end-of-sequence token, counted like the others
+        pieces.append(Piece("answer", "", 1, finish="stop"))
     ttft_s = scenario.ttft.sample_ms(rng) / 1000.0
     step = scenario.tpot_ms * scenario.tokens_per_chunk / 1000.0
     jitter = scenario.jitter_ms / 1000.0

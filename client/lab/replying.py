@@ -241,7 +241,8 @@ async def _stream(
                 if await _inject(request, response, fault, source, fmt):
                     return response
                 fault = None
-            await response.write(fmt.piece(piece))
+            if chunk := fmt.piece(piece):  # empty: a token counted, not sent
+                await response.write(chunk)
             reply.record(piece, loop.time())
             sent += piece.tokens
     except UpstreamStreamError as exc:

@@ -95,6 +95,8 @@ class OllamaFormat:
         return b""
 
     def piece(self, piece: Piece) -> bytes:
+        if piece.finish is not None and not piece.text:
+            return b""  # the end-of-sequence token: counted, not sent
         if self.endpoint == "chat" and piece.kind == "answer":  # the hot path, pre-built
             return (
                 b'{"model":%s,"created_at":"%s","message":{"role":"assistant","content":%s},"done":false}\n'

@@ -167,3 +167,18 @@ async def test_spec_decode_counters_follow_the_acceptance_dial(start_lab) -> Non
         'vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="tachy-lab:latest"} 8.0'
         in text
     )
+
+
+async def test_the_end_token_is_counted_one_tpot_after_the_text(start_lab) -> None:
+    """end_token_counted: as vLLM, a reply ending by stop counts its end-of-sequence token,
+    sent as content "" with finish_reason; Ollama's API counts it and sends nothing."""
+    _, client = await start_lab(end_token_counted=True)
+    body = chat_body(stream=True, stream_options={"include_usage": True})
+    chunks = [json.loads(e) for e in sse_events(
+        (await client.post("/v1/chat/completions", json=body)).content)[:-1]]  # fmt: skip
+    _, *content, finish, usage = chunks
+    assert len(content) == 8 and finish["choices"][0]["delta"] == {"content": ""}
+    assert usage["usage"]["completion_tokens"] == 9
+    ollama = {"model": "tachy-lab", "messages": [{"role": "user", "content": "Hi"}]}
+    lines = (await client.post("/api/chat", json=ollama)).text.splitlines()
+    assert len(lines) == 8 + 1 and json.loads(lines[-1])["eval_count"] == 9

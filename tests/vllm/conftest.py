@@ -1,8 +1,9 @@
 """The real-vLLM tier (`pytest -m vllm`): one vLLM 0.32 (CPU build, SmolLM2-135M as model
 `smollm2`) for the whole session, started by the shared tool vllm-cpu.
 
-The tool is found at $TACHY_VLLM_CPU, else ../shared/tools/vllm-cpu beside the checkout,
-else /work/shared/tools/vllm-cpu. It installs vLLM once (cached in ~/.cache/tachy-vllm),
+The tool is found at $TACHY_VLLM_CPU, else ../shared/tools/vllm-cpu beside the checkout
+(.ci/run sets the variable for a clone elsewhere; no absolute path is written in the
+tests). It installs vLLM once (cached in ~/.cache/tachy-vllm),
 starts it in the background and prints `url`, `model`, `pid` and `log` lines once /health
 answers (about 2 minutes when cached); the session ends it with SIGTERM. A test of this
 tier never passes without vLLM: when it cannot start, the fixture fails.
@@ -57,13 +58,16 @@ def vllm_cpu() -> Path:
     places = [
         Path(os.environ["TACHY_VLLM_CPU"]) if os.environ.get("TACHY_VLLM_CPU") else None,
         ROOT.parent / "shared" / "tools" / "vllm-cpu",
-        Path("/work/shared/tools/vllm-cpu"),
     ]
     for place in places:
         if place is not None and place.is_file() and os.access(place, os.X_OK):
             return place
     looked = ", ".join(str(p) for p in places if p is not None)
-    pytest.fail(f"The vLLM tier needs the vllm-cpu tool; not found at {looked}", pytrace=False)
+    pytest.fail(
+        f"The vLLM tier needs the vllm-cpu tool; not found at {looked} "
+        "(set TACHY_VLLM_CPU to its path)",
+        pytrace=False,
+    )
 
 
 def free_port() -> int:
