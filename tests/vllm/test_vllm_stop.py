@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -21,6 +22,7 @@ STORY = "Write a very long story about the sea."
 WAIT_S = 120.0  # a safety net: vLLM aborts within a fraction of a second
 ABORTED = "Aborted request"
 GOAL_MS = 250
+ROUNDS = 3  # for a median; each round is about a second
 
 
 def wait_for(condition: Callable[[], bool], what: str, poll_s: float = 0.01) -> float:
@@ -33,6 +35,14 @@ def wait_for(condition: Callable[[], bool], what: str, poll_s: float = 0.01) -> 
 
 
 def test_ctrl_c_aborts_the_request_on_vllm(vllm: VllmServer) -> None:
+    idle_ms = sorted(stop_once(vllm) for _ in range(ROUNDS))
+    shown = ", ".join(f"{ms:.0f}" for ms in idle_ms)
+    print(f"\nvLLM: running back to 0 a median {statistics.median(idle_ms):.0f} ms after "
+          f"Ctrl-C ({shown} ms; goal {GOAL_MS} ms)")  # fmt: skip
+
+
+def stop_once(vllm: VllmServer) -> float:
+    """One Ctrl-C mid-answer: its checks, and how long vLLM took to go idle (ms)."""
     aborted_before = vllm.log_text().count(ABORTED)
     wait_for(lambda: vllm.running() == 0, "an idle vLLM")
     chat = subprocess.Popen(
@@ -53,17 +63,17 @@ def test_ctrl_c_aborts_the_request_on_vllm(vllm: VllmServer) -> None:
         assert vllm.running() == 1
         pressed = time.monotonic()
         os.kill(chat.pid, signal.SIGINT)  # Ctrl-C
-        idle_s = wait_for(lambda: vllm.running() == 0, "vllm:num_requests_running back to 0")
-        idle_ms = (time.monotonic() - pressed) * 1000 if idle_s else 0.0
+        wait_for(lambda: vllm.running() == 0, "vllm:num_requests_running back to 0")
+        idle_ms = (time.monotonic() - pressed) * 1000
         rest = chat.stdout.read()
         assert chat.wait(timeout=WAIT_S) == 130
     finally:
         if chat.poll() is None:
             chat.kill()
             chat.wait()
-    print(f"\nvLLM: running back to 0 {idle_ms:.0f} ms after Ctrl-C (goal {GOAL_MS} ms)")
     wait_for(lambda: vllm.log_text().count(ABORTED) > aborted_before, "vLLM's abort", 0.1)
     events = [json.loads(line) for line in rest.splitlines()]
     assert {"event": "state", "state": "stopped"} in events
     (figures,) = [e for e in events if e["event"] == "metrics"]
     assert figures["chunks"] >= len(tokens)  # what came before the Stop is kept
+    return idle_ms
