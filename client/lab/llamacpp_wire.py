@@ -111,6 +111,7 @@ class LlamaCppFormat(OpenAIFormat):
 
     # A single-model llama-server answers whatever `model` a request names.
     any_model = True
+    json_type = "application/json; charset=utf-8"
 
     def error_event(self, message: str) -> bytes:
         error = llamacpp_error_body(500, message)
@@ -124,6 +125,8 @@ class LlamaCppFormat(OpenAIFormat):
         return self._role_chunk(prompt_progress=status)
 
     def piece(self, piece: Piece) -> bytes:
+        if piece.finish is not None and not piece.text:
+            return b""  # llama.cpp counts its end-of-sequence token and sends nothing
         head = b""
         if not self._opened:  # llama.cpp's "initial update" goes with the first token
             self._opened = True

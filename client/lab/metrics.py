@@ -11,7 +11,8 @@ import bisect
 import random
 from dataclasses import dataclass, field
 
-CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+# vLLM 0.32 (prometheus_client 0.2x) serves exposition format 1.0.0.
+CONTENT_TYPE = "text/plain; version=1.0.0; charset=utf-8"
 
 TTFT_BUCKETS = (0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5,
                 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0)  # fmt: skip
@@ -92,6 +93,7 @@ class LabMetrics:
         self.decode_total = 0
         self.busy_slots_sum = 0
         self.tokens_max = 0
+        self.cached_tokens_total = 0  # prompt tokens served from the prompt cache
 
     def speculate(self, tokens: int, acceptance: float | None, rng: random.Random) -> None:
         """Speculative decoding counters: one draft token per output token."""
@@ -100,7 +102,7 @@ class LabMetrics:
         self.draft_tokens += tokens
         self.accepted_tokens += sum(rng.random() < acceptance for _ in range(tokens))
 
-    def render(self, model_name: str) -> str:
+    def render(self, model_name: str, speculating: bool = False) -> str:
         labels = ('engine="0"', f'model_name="{_escape(model_name)}"')
         both = ",".join(labels)
         kv = min(1.0, self.tokens_in_flight / self.kv_capacity_tokens)
@@ -115,11 +117,24 @@ class LabMetrics:
             ("kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.", kv),
         ):
             lines += _gauge(f"vllm:{name}", help_text, both, value)
+        lines += _sleep_state(both)
         for name, help_text, value in (
-            ("spec_decode_num_draft_tokens", "Number of draft tokens.", self.draft_tokens),
-            ("spec_decode_num_accepted_tokens", "Number of accepted tokens.", self.accepted_tokens),
-        ):
+            ("prompt_tokens", "Number of prefill tokens processed.", self.prompt_tokens_total),
+            ("generation_tokens", "Number of generation tokens processed.",
+             self.predicted_tokens_total),
+            ("prefix_cache_queries", "Prefix cache queries, in terms of number of queried "
+             "tokens.", self.prompt_tokens_total + self.cached_tokens_total),
+            ("prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
+             self.cached_tokens_total),
+        ):  # fmt: skip
             lines += _counter(f"vllm:{name}", help_text, both, value)
+        if speculating:  # vLLM exports these only with speculative decoding on
+            for name, help_text, value in (
+                ("spec_decode_num_draft_tokens", "Number of draft tokens.", self.draft_tokens),
+                ("spec_decode_num_accepted_tokens", "Number of accepted tokens.",
+                 self.accepted_tokens),
+            ):  # fmt: skip
+                lines += _counter(f"vllm:{name}", help_text, both, value)
         for histogram in (self.ttft, self.itl, self.e2e, self.queue):
             lines += histogram.lines(labels)
         return "\n".join(lines) + "\n"
@@ -131,6 +146,21 @@ def _gauge(name: str, help_text: str, labels: str, value: float) -> list[str]:
         f"# TYPE {name} gauge",
         f"{name}{{{labels}}} {float(value)!r}",
     ]
+
+
+SLEEP_HELP = (
+    "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is "
+    "awake; weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2."
+)
+
+
+def _sleep_state(labels: str) -> list[str]:
+    """vLLM's engine_sleep_state: the lab's engine is always awake."""
+    name = "vllm:engine_sleep_state"
+    lines = [f"# HELP {name} {SLEEP_HELP}", f"# TYPE {name} gauge"]
+    for state, value in (("awake", 1.0), ("weights_offloaded", 0.0), ("discard_all", 0.0)):
+        lines.append(f'{name}{{{labels},sleep_state="{state}"}} {value!r}')
+    return lines
 
 
 def _counter(name: str, help_text: str, labels: str, value: float) -> list[str]:

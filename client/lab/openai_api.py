@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
 from client.lab import llamacpp_api
 from client.lab.completions_wire import CompletionsFormat
@@ -18,9 +20,12 @@ from client.lab.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from client.lab.replying import CONVERSATION_HEADER, Ask, answer
 from client.lab.state import LabState
 from client.lab.upstream_models import model_names
+from client.lab.vllm_wire import VERSION, json_response, too_long
 from client.lab.wire import OpenAIFormat, WireFormat, dumps, openai_error
 
 STARTED = int(time.time())
+LLAMACPP_METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def routes(lab: LabState) -> list[web.RouteDef]:
@@ -32,6 +37,9 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         if not isinstance(messages, list) or not messages:
             return error_for(lab, 400, "'messages' must be a non-empty list")
         ask = _ask(lab, body, _chat_prompt(messages), request.headers.get(CONVERSATION_HEADER))
+        refused = _refused(lab, ask)
+        if refused is not None:
+            return refused
         return await answer(request, lab, ask, _format(lab, body, ask.prompt_tokens))
 
     async def completions(request: web.Request) -> web.StreamResponse:
@@ -68,7 +76,7 @@ def routes(lab: LabState) -> list[web.RouteDef]:
             "data": data,
             "usage": {"prompt_tokens": tokens, "total_tokens": tokens, "completion_tokens": 0},
         }
-        return web.Response(text=dumps(out), content_type="application/json")
+        return json_response(dumps(out))
 
     async def models(request: web.Request) -> web.Response:
         names = await model_names(lab)
@@ -87,9 +95,12 @@ def routes(lab: LabState) -> list[web.RouteDef]:
             }
             for name in names
         ]
-        return web.Response(
-            text=dumps({"object": "list", "data": data}), content_type="application/json"
-        )
+        return json_response(dumps({"object": "list", "data": data}))
+
+    async def version(request: web.Request) -> web.Response:
+        if lab.scenario.server == "llamacpp":
+            raise web.HTTPNotFound()
+        return json_response(dumps({"version": VERSION}))
 
     async def health(request: web.Request) -> web.Response:
         if lab.scenario.server == "llamacpp":
@@ -102,8 +113,9 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         if lab.scenario.server == "llamacpp":
             text = llamacpp_api.render_metrics(lab)
         else:
-            text = lab.metrics.render(lab.scenario.model)
-        return web.Response(body=text.encode(), headers={"Content-Type": METRICS_CONTENT_TYPE})
+            text = lab.metrics.render(lab.scenario.model, lab.scenario.spec_acceptance is not None)
+        kind = LLAMACPP_METRICS_TYPE if lab.scenario.server == "llamacpp" else METRICS_CONTENT_TYPE
+        return web.Response(body=text.encode(), headers={"Content-Type": kind})
 
     return [
         web.post("/v1/chat/completions", chat_completions),
@@ -111,6 +123,7 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         web.post("/v1/embeddings", embeddings),
         web.get("/v1/models", models),
         web.get("/health", health),
+        web.get("/version", version),
         web.get("/metrics", metrics),
         *llamacpp_api.routes(lab),
     ]
@@ -125,6 +138,32 @@ async def _body_with_model(request: web.Request, lab: LabState) -> dict[str, Any
     if not isinstance(body, dict) or not body.get("model"):
         return error_for(lab, 400, "'model' is required")
     return body
+
+
+def _refused(lab: LabState, ask: Ask) -> web.Response | None:
+    """vLLM's 400 for a request that cannot fit the model's context (its model known)."""
+    if lab.scenario.server == "llamacpp" or lab.scenario.recording is not None:
+        return None
+    if not lab.knows(ask.model):
+        return None  # 404, after the scenario's faults (client/lab/replying.py)
+    context = lab.scenario_for(ask.model).context_length
+    refused = too_long(ask.prompt_tokens, ask.max_tokens, context)
+    return None if refused is None else openai_error(400, refused[0], refused[1])
+
+
+def not_found_detail(lab: LabState) -> Middleware:
+    @web.middleware
+    async def detail(request: web.Request, handler: Handler) -> web.StreamResponse:
+        """vLLM (FastAPI) answers an unknown path with {"detail": "Not Found"}; Ollama's
+        paths (/api/...) and llama.cpp keep their own 404."""
+        try:
+            return await handler(request)
+        except web.HTTPNotFound:
+            if request.path.startswith("/api/") or lab.scenario.server == "llamacpp":
+                raise
+            return json_response(dumps({"detail": "Not Found"}), 404)
+
+    return detail
 
 
 def error_for(lab: LabState, status: int, message: str) -> web.Response:
@@ -199,7 +238,8 @@ def _format(lab: LabState, body: dict[str, Any], prompt_tokens: int) -> WireForm
     include_usage, continuous = _usage_options(body)
     if lab.scenario.server == "llamacpp":
         return LlamaCppFormat(str(body["model"]), include_usage, prompt_tokens)
-    return OpenAIFormat(str(body["model"]), include_usage, continuous, prompt_tokens)
+    timed = lab.scenario.per_request_metrics
+    return OpenAIFormat(str(body["model"]), include_usage, continuous, prompt_tokens, timed)
 
 
 def _completions_format(body: dict[str, Any], prompt_tokens: int) -> WireFormat:

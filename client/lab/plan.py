@@ -7,7 +7,7 @@ so a late wake-up never shifts the tokens after it: jitter does not accumulate.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from client.lab.corpus import pick_tokens
 from client.lab.scenario import Fault, Scenario
@@ -20,6 +20,7 @@ class Piece:
     kind: str  # "answer" | "thinking"
     text: str
     tokens: int
+    finish: str | None = None  # on the last piece of a reply cut by max_tokens: "length"
 
 
 @dataclass(slots=True)
@@ -81,6 +82,10 @@ def make_plan(
     answer = pick_tokens(rng, answer_count, scenario.corpus, text_file)
     pieces = _chunks("thinking", thinking, scenario.tokens_per_chunk)
     pieces += _chunks("answer", answer, scenario.tokens_per_chunk)
+    if finish == "length" and pieces:  # vLLM says so on the last token's chunk
+        pieces[-1] = replace(pieces[-1], finish=finish)
+    elif scenario.end_token_counted:  # the end-of-sequence token, counted like the others
+        pieces.append(Piece("answer", "", 1, finish="stop"))
     ttft_s = scenario.ttft.sample_ms(rng) / 1000.0
     step = scenario.tpot_ms * scenario.tokens_per_chunk / 1000.0
     jitter = scenario.jitter_ms / 1000.0

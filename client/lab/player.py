@@ -153,6 +153,8 @@ class Player:
             if not self.finished.done():
                 self.finished.set_exception(ConnectionResetError("the client went away"))
             return False
+        if not data:  # a token counted but not sent (an empty chunk would end the body)
+            return True
         if self._chunked:
             data = b"%x\r\n%s\r\n" % (len(data), data)
         self._transport.write(data)

@@ -80,7 +80,8 @@ async def answer(
         if early is not None:
             return early
     if not lab.knows(ask.model) and not fmt.any_model:
-        return fmt.error_response(404, not_found(ask.model, fmt))
+        served = tuple(s.model for s in lab.scenario.served())
+        return fmt.error_response(404, not_found(ask.model, fmt, served))
     # From the moment the request arrived (before its JSON was parsed), or after a
     # slow_first_byte delay: the reply starts from there.
     delayed = fault is not None and fault.kind == "slow_first_byte"
@@ -176,10 +177,11 @@ def progress_events(
     return tuple(events)
 
 
-def not_found(model: str, fmt: WireFormat) -> str:
+def not_found(model: str, fmt: WireFormat, served: tuple[str, ...] = ()) -> str:
     if fmt.content_type.startswith("application/x-ndjson"):
         return f"model '{model}' not found"  # server/routes.go, chat/generate/embed/show
-    return f"The model `{model}` does not exist."
+    aliases = f" Valid aliases: {', '.join(served)}." if served else ""  # vLLM 0.32 names them
+    return f"The model `{model}` does not exist.{aliases}"
 
 
 async def _before_stream(
@@ -239,7 +241,8 @@ async def _stream(
                 if await _inject(request, response, fault, source, fmt):
                     return response
                 fault = None
-            await response.write(fmt.piece(piece))
+            if chunk := fmt.piece(piece):  # empty: a token counted, not sent
+                await response.write(chunk)
             reply.record(piece, loop.time())
             sent += piece.tokens
     except UpstreamStreamError as exc:
@@ -360,7 +363,7 @@ async def _whole(
         body = body[: len(body) // 2]
     elif fault is not None and fault.kind == "utf8_cut":
         body = _cut_inside_character(fmt)
-    return web.Response(body=body, content_type="application/json", charset="utf-8")
+    return web.Response(body=body, headers={"Content-Type": fmt.json_type})
 
 
 def _dumps_for(fmt: WireFormat, obj: dict[str, Any]) -> str:
@@ -385,6 +388,7 @@ def _observe(lab: LabState, reply: Reply, end: float, rng: Any) -> None:
         metrics.itl.observe(gap)
     loaded = reply.loaded_at if reply.loaded_at is not None else reply.arrival
     metrics.prompt_tokens_total += reply.prompt_tokens - reply.cache_tokens
+    metrics.cached_tokens_total += reply.cache_tokens
     metrics.prompt_seconds_total += max(0.0, reply.first_token_at - loaded)
     metrics.predicted_tokens_total += reply.output_tokens
     if reply.last_token_at is not None:

@@ -136,6 +136,11 @@ class Scenario:
     # Which OpenAI-compatible server /v1 and /metrics look like: "vllm" or "llamacpp"
     # (llama.cpp adds timings, prompt_progress with return_progress, /slots, /props).
     server: str = "vllm"
+    # vLLM's --enable-per-request-metrics: its own timings in the usage chunk (`metrics`).
+    per_request_metrics: bool = False
+    # vLLM (and llama.cpp) count the end-of-sequence token of a reply that ends by stop:
+    # one more token, one TPOT after the last text; vLLM sends it as content "".
+    end_token_counted: bool = False
     n_batch: int = 2048  # llama.cpp's -b: one prompt_progress chunk per batch
     prefill_tokens_per_s: float = 0.0  # > 0: each uncached prompt token adds to TTFT
     # How many requests the emulated server runs at once (0: no limit). Past it,

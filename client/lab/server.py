@@ -97,6 +97,7 @@ class LabServer:
         if self.recorder is not None:
             app.add_routes(self.recorder.routes(self.state))
             return app
+        app.middlewares.append(openai_api.not_found_detail(self.state))
         app.add_routes(ollama_api.routes(self.state))
         app.add_routes(pulling.routes(self.state))
         app.add_routes(openai_api.routes(self.state))

@@ -17,6 +17,15 @@ from aiohttp import web
 
 from client.lab.models import created_at
 from client.lab.plan import Piece, Reply
+from client.lab.vllm_wire import (
+    CHOICE_NULLS,
+    FINGERPRINT,
+    JSON,
+    MESSAGE_NULLS,
+    REPLY_NULLS,
+    json_response,
+    request_metrics,
+)
 
 NDJSON = "application/x-ndjson"
 SSE = "text/event-stream; charset=utf-8"
@@ -43,6 +52,7 @@ def ns(seconds: float) -> int:
 
 class WireFormat(Protocol):
     content_type: str
+    json_type: str  # the Content-Type of a whole (not streamed) reply
     any_model: bool  # answers whatever model is asked for (a single-model llama-server)
 
     def opening(self) -> bytes: ...
@@ -59,6 +69,7 @@ class OllamaFormat:
     """/api/chat (message.content / message.thinking) or /api/generate (response / thinking)."""
 
     content_type = NDJSON
+    json_type = "application/json; charset=utf-8"  # a whole reply's
     any_model = False
 
     def __init__(self, model: str, endpoint: str) -> None:
@@ -84,6 +95,8 @@ class OllamaFormat:
         return b""
 
     def piece(self, piece: Piece) -> bytes:
+        if piece.finish is not None and not piece.text:
+            return b""  # the end-of-sequence token: counted, not sent
         if self.endpoint == "chat" and piece.kind == "answer":  # the hot path, pre-built
             return (
                 b'{"model":%s,"created_at":"%s","message":{"role":"assistant","content":%s},"done":false}\n'
@@ -170,9 +183,15 @@ def ollama_durations(reply: Reply, end: float) -> dict[str, int]:
 
 
 class OpenAIFormat:
-    """vLLM-style chat.completion.chunk events."""
+    """vLLM 0.32's chat.completion.chunk events (client/lab/vllm_wire.py: what it adds).
+
+    A reply that ends by length carries finish_reason on its last token's chunk (the plan
+    marks that piece); one that ends by stop, on a chunk with content "" after the text
+    (where vLLM sends the end-of-sequence token). The last event before [DONE] (the usage
+    chunk, else the finish chunk) carries system_fingerprint."""
 
     content_type = SSE
+    json_type = JSON  # a whole reply's
     any_model = False
 
     def __init__(
@@ -181,15 +200,19 @@ class OpenAIFormat:
         include_usage: bool,
         continuous_usage: bool = False,
         prompt_tokens: int = 0,
+        request_metrics: bool = False,
     ) -> None:
         self.model = model
         self.include_usage = include_usage
         # vLLM's stream_options.continuous_usage_stats: usage on every chunk.
         self.continuous_usage = continuous_usage
         self.prompt_tokens = prompt_tokens
+        # --enable-per-request-metrics: vLLM's own timings beside the usage.
+        self.request_metrics = request_metrics
         self._completion_tokens = 0
         self._opened = False
-        self.id = f"chatcmpl-{uuid.uuid4().hex}"
+        self._finish_sent = False
+        self.id = f"chatcmpl-{uuid.uuid4().hex[:16]}"
         self.created = int(time.time())
         head = dumps({"id": self.id, "object": "chat.completion.chunk", "created": self.created})
         self._piece_prefix = (
@@ -221,12 +244,21 @@ class OpenAIFormat:
     def _choice(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
 
+    @classmethod
+    def _finish_choice(cls, delta: dict[str, Any], finish: str) -> dict[str, Any]:
+        return {**cls._choice(delta, finish), "stop_reason": None, "token_ids": None}
+
+    def _last_event(self) -> dict[str, Any]:
+        """What the finish chunk adds when it is the last event (no usage chunk follows)."""
+        return {} if self.include_usage else {"system_fingerprint": FINGERPRINT}
+
     def opening(self) -> bytes:
         # vLLM sends its role chunk with the first token, not before: see piece().
         return b""
 
     def _role_chunk(self) -> bytes:
-        return self._chunk([self._choice({"role": "assistant", "content": ""})])
+        role = self._choice({"role": "assistant", "content": ""})
+        return self._chunk([role], prompt_token_ids=None, prompt_text=None)
 
     def piece(self, piece: Piece) -> bytes:
         head = b""
@@ -235,10 +267,14 @@ class OpenAIFormat:
             head = self._role_chunk()
         key = "reasoning_content" if piece.kind == "thinking" else "content"
         self._completion_tokens += piece.tokens
+        if piece.finish is not None:  # the last token of a reply cut by max_tokens
+            self._finish_sent = True
+            choice = self._finish_choice({key: piece.text}, piece.finish)
+            return head + self._chunk([choice], **self._last_event())
         if self.continuous_usage:
-            return head + self._chunk([self._choice({key: piece.text})])
+            return head + self._chunk([{**self._choice({key: piece.text}), "token_ids": None}])
         # The hot path: the same bytes as _chunk() would give, without building dicts.
-        return head + b'%s%s":%s},"logprobs":null,"finish_reason":null}]}\n\n' % (
+        return head + b'%s%s":%s},"logprobs":null,"finish_reason":null,"token_ids":null}]}\n\n' % (
             self._piece_prefix,
             key.encode(),
             dumps(piece.text).encode(),
@@ -248,33 +284,42 @@ class OpenAIFormat:
         return b""  # vLLM has no prefill progress events
 
     def closing(self, reply: Reply, end: float) -> bytes:
-        head = b"" if self._opened else self._role_chunk()
-        final = self._choice({}, reply.finish_reason)
-        final["stop_reason"] = None
-        out = head + self._chunk([final])
+        out = b"" if self._opened else self._role_chunk()
+        if not self._finish_sent:
+            final = self._finish_choice({"content": ""}, reply.finish_reason)
+            out += self._chunk([final], **self._last_event())
         if self.include_usage:
-            out += self._chunk([], usage=usage(reply))
+            extra: dict[str, Any] = {"usage": usage(reply), "system_fingerprint": FINGERPRINT}
+            if self.request_metrics:
+                extra["metrics"] = request_metrics(reply, end)
+            out += self._chunk([], **extra)
         return out + b"data: [DONE]\n\n"
 
     def whole(self, reply: Reply, end: float) -> dict[str, Any]:
-        message: dict[str, Any] = {
-            "role": "assistant",
-            "reasoning_content": "".join(reply.thinking) if reply.thinking else None,
-            "content": "".join(reply.text),
-            "tool_calls": [],
-        }
+        thinking = "".join(reply.thinking) if reply.thinking else None
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(reply.text)}
+        message.update(dict.fromkeys(MESSAGE_NULLS))
+        # vLLM 0.32 calls it reasoning; older ones (and their docs) reasoning_content and
+        # tool_calls, kept for the clients written against those.
+        message.update(reasoning=thinking, reasoning_content=thinking, tool_calls=[])
         choice = {"index": 0, "message": message, "logprobs": None}
-        choice["finish_reason"] = reply.finish_reason
-        choice["stop_reason"] = None
-        return {
+        choice.update(finish_reason=reply.finish_reason, stop_reason=None)
+        choice.update(dict.fromkeys(CHOICE_NULLS))
+        out: dict[str, Any] = {
             "id": self.id,
             "object": "chat.completion",
             "created": self.created,
             "model": self.model,
             "choices": [choice],
-            "usage": {**usage(reply), "prompt_tokens_details": None},
-            "prompt_logprobs": None,
-        }
+            "service_tier": None,
+            "system_fingerprint": FINGERPRINT,
+            "usage": {**usage(reply), "prompt_tokens_details": None,
+                      "completion_tokens_details": None},
+            **dict.fromkeys(REPLY_NULLS),
+        }  # fmt: skip
+        if self.request_metrics:
+            out["metrics"] = request_metrics(reply, end, whole=True)
+        return out
 
     def error_event(self, message: str) -> bytes:
         error = error_body(500, message)
@@ -284,7 +329,8 @@ class OpenAIFormat:
         return f'data: {{"id":"{self.id}","object":"chat.completion.chunk","choi\n\n'.encode()
 
     def error_response(self, status: int, message: str) -> web.Response:
-        return openai_error(status, message)
+        # vLLM's only 404 with an error object is an unknown model (param "model").
+        return openai_error(status, message, "model" if status == 404 else None)
 
 
 def usage(reply: Reply) -> dict[str, int]:
@@ -299,12 +345,11 @@ _ERROR_TYPES = {400: "BadRequestError", 401: "AuthenticationError", 404: "NotFou
                 429: "RateLimitError", 503: "ServiceUnavailableError"}  # fmt: skip
 
 
-def error_body(status: int, message: str) -> dict[str, Any]:
+def error_body(status: int, message: str, param: str | None = None) -> dict[str, Any]:
     kind = _ERROR_TYPES.get(status, "InternalServerError" if status >= 500 else "BadRequestError")
-    return {"error": {"message": message, "type": kind, "param": None, "code": status}}
+    return {"error": {"message": message, "type": kind, "param": param, "code": status}}
 
 
-def openai_error(status: int, message: str) -> web.Response:
-    return web.Response(
-        status=status, text=dumps(error_body(status, message)), content_type="application/json"
-    )
+def openai_error(status: int, message: str, param: str | None = None) -> web.Response:
+    """vLLM's error object; `param` names the field at fault ("model", "max_tokens" ...)."""
+    return json_response(dumps(error_body(status, message, param)), status)

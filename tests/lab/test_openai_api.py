@@ -43,7 +43,10 @@ async def test_stream_framing_role_chunk_content_finish_usage_done(lab) -> None:
     assert len(content) == 8
     assert all(c["choices"][0]["delta"]["content"] for c in content)
     assert all(c["choices"][0]["finish_reason"] is None for c in content)
-    assert finish["choices"][0]["finish_reason"] == "stop" and finish["choices"][0]["delta"] == {}
+    # vLLM 0.32: "stop" comes on the end-of-sequence token's chunk, its content "".
+    assert finish["choices"][0]["finish_reason"] == "stop"
+    assert finish["choices"][0]["delta"] == {"content": ""}
+    assert finish["choices"][0]["stop_reason"] is None and "token_ids" in finish["choices"][0]
     assert usage["choices"] == []
     assert usage["usage"]["completion_tokens"] == 8
     assert usage["usage"]["total_tokens"] == usage["usage"]["prompt_tokens"] + 8
@@ -62,8 +65,10 @@ async def test_max_tokens_gives_finish_reason_length(lab) -> None:
     _, client = lab
     body = chat_body(stream=True, max_tokens=2)
     events = sse_events((await client.post("/v1/chat/completions", json=body)).content)
-    assert json.loads(events[-2])["choices"][0]["finish_reason"] == "length"
-    assert len(events) == 1 + 2 + 1 + 1
+    # vLLM 0.32: "length" comes on the last token's own chunk, with its text.
+    last = json.loads(events[-2])["choices"][0]
+    assert last["finish_reason"] == "length" and last["delta"]["content"]
+    assert len(events) == 1 + 2 + 1
 
 
 async def test_non_streaming_completion(lab) -> None:
@@ -96,8 +101,8 @@ async def test_errors_have_message_type_code(lab) -> None:
     response = await client.post("/v1/chat/completions", json={**chat_body(), "model": "gpt-9"})
     assert response.status_code == 404
     error = response.json()["error"]
-    assert error["message"] == "The model `gpt-9` does not exist."
-    assert error["type"] == "NotFoundError" and error["code"] == 404
+    assert error["message"] == "The model `gpt-9` does not exist. Valid aliases: tachy-lab:latest."
+    assert error["type"] == "NotFoundError" and error["code"] == 404 and error["param"] == "model"
     bad = await client.post("/v1/chat/completions", json={"model": "tachy-lab"})
     assert bad.status_code == 400 and bad.json()["error"]["code"] == 400
 
@@ -117,7 +122,7 @@ async def test_metrics_use_vllm_names_with_model_name_labels(lab) -> None:
     _, client = lab
     await client.post("/v1/chat/completions", json=chat_body(stream=True))
     response = await client.get("/metrics")
-    assert response.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8"
+    assert response.headers["content-type"] == "text/plain; version=1.0.0; charset=utf-8"
     text = response.text
     for name in (
         "vllm:time_to_first_token_seconds",
@@ -131,8 +136,12 @@ async def test_metrics_use_vllm_names_with_model_name_labels(lab) -> None:
         assert f'{name}_bucket{{engine="0",le="+Inf",model_name="tachy-lab:latest"}}' in text
     for name in ("num_requests_running", "num_requests_waiting", "kv_cache_usage_perc"):
         assert f"# TYPE vllm:{name} gauge" in text
-    assert "# TYPE vllm:spec_decode_num_accepted_tokens_total counter" in text
-    assert "vllm:spec_decode_num_draft_tokens_total{" in text
+    # As vLLM 0.32: the spec-decoding counters only when speculation is on (the dial).
+    assert "vllm:spec_decode_num_draft_tokens_total" not in text
+    for name in ("prompt_tokens", "generation_tokens", "prefix_cache_hits"):
+        assert f"# TYPE vllm:{name}_total counter" in text
+    assert 'vllm:generation_tokens_total{engine="0",model_name="tachy-lab:latest"} 8.0' in text
+    assert 'sleep_state="awake"} 1.0' in text
     samples = [line for line in text.splitlines() if line and not line.startswith("#")]
     assert all('model_name="tachy-lab:latest"' in line for line in samples)
     # the TTFT (5 ms scripted; the lab's own timer may stamp it at 5.0 ms, inside the
@@ -158,3 +167,18 @@ async def test_spec_decode_counters_follow_the_acceptance_dial(start_lab) -> Non
         'vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="tachy-lab:latest"} 8.0'
         in text
     )
+
+
+async def test_the_end_token_is_counted_one_tpot_after_the_text(start_lab) -> None:
+    """end_token_counted: as vLLM, a reply ending by stop counts its end-of-sequence token,
+    sent as content "" with finish_reason; Ollama's API counts it and sends nothing."""
+    _, client = await start_lab(end_token_counted=True)
+    body = chat_body(stream=True, stream_options={"include_usage": True})
+    chunks = [json.loads(e) for e in sse_events(
+        (await client.post("/v1/chat/completions", json=body)).content)[:-1]]  # fmt: skip
+    _, *content, finish, usage = chunks
+    assert len(content) == 8 and finish["choices"][0]["delta"] == {"content": ""}
+    assert usage["usage"]["completion_tokens"] == 9
+    ollama = {"model": "tachy-lab", "messages": [{"role": "user", "content": "Hi"}]}
+    lines = (await client.post("/api/chat", json=ollama)).text.splitlines()
+    assert len(lines) == 8 + 1 and json.loads(lines[-1])["eval_count"] == 9
