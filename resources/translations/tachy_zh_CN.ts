@@ -2209,6 +2209,10 @@ Last lines from the engine:
         <source>No answer after {seconds} s. {state}…</source>
         <translation>{seconds} 秒后仍无回答。{state}…</translation>
     </message>
+    <message>
+        <source>Reading your question and image</source>
+        <translation>正在读取你的问题和图片</translation>
+    </message>
 </context>
 <context>
     <name>Waiting</name>
@@ -2365,6 +2369,14 @@ Last lines from the engine:
     <message>
         <source>server: {drafted} drafted, {accepted} accepted</source>
         <translation>服务器：草拟 {drafted} 个，接受 {accepted} 个</translation>
+    </message>
+    <message>
+        <source>image · {images} sent, {kilobytes} KB, {pixels} pixels</source>
+        <translation>图片 · 已发送 {images} 张，{kilobytes} KB，{pixels} 像素</translation>
+    </message>
+    <message>
+        <source>image · {images} sent, {kilobytes} KB, {pixels} pixels, prompt {tokens} tokens</source>
+        <translation>图片 · 已发送 {images} 张，{kilobytes} KB，{pixels} 像素，提示 {tokens} 个词元</translation>
     </message>
     <message>
         <source>@ {ms} ms</source>

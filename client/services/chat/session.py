@@ -181,7 +181,9 @@ class ChatSession:
             )
 
         chooser = self._chooser(decision, question, with_images=bool(attached))
-        return self._generation("ask", prepare, settings, chooser)
+        generation = self._generation("ask", prepare, settings, chooser)
+        generation.images_prepare_ms = sum(a.prepare_ms for a in attached)
+        return generation
 
     def regenerate(
         self, assistant_message_id: int, decision: RouteDecision | None = None
