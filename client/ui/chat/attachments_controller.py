@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QBoxLayout, QFileDialog, QWidget
 
 from client.core.images import Attachment
 from client.services.images.attaching import Offered, WaitingImages
@@ -37,7 +37,7 @@ class AttachmentsController(QObject):
         self.tasks = KeptTasks()
         self.tray = AttachmentTray(self.window)
         layout = self.window.centre_layout
-        layout.insertWidget(layout.count() - 1, self.tray)  # right above the composer
+        layout.insertWidget(_composer_row(layout, self.window.composer), self.tray)
         self.input = ImageInput(self.window.composer)
         self.input.pasted_name = self.tr("pasted image")
         self.viewers: list[ImageViewer] = []
@@ -150,3 +150,13 @@ class AttachmentsController(QObject):
     async def aclose(self) -> None:
         self._follow.stop()
         await self.tasks.aclose()
+
+
+def _composer_row(layout: QBoxLayout, composer: QWidget) -> int:
+    """The index of the layout row holding the composer (the tray goes right above it)."""
+    for index in range(layout.count()):
+        item = layout.itemAt(index)
+        row = item.layout() if item is not None else None
+        if row is not None and row.indexOf(composer) >= 0:
+            return index
+    return layout.count()
