@@ -56,11 +56,22 @@ class ImageStore:
         return found
 
     def sent_images(self, message_ids: Iterable[int]) -> dict[int, tuple[ImagePart, ...]]:
-        """What each message sends: its images as sent, never the originals."""
-        return {
-            message_id: tuple(a.sent for a in attachments)
-            for message_id, attachments in self.for_messages(message_ids).items()
-        }
+        """What each message sends: its images as sent (the originals are not read)."""
+        ids = list(message_ids)
+        found: dict[int, list[ImagePart]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            rows = self.db.query(
+                "SELECT message_id, data, mime, width, height FROM message_images "
+                f"WHERE message_id IN ({marks}) ORDER BY message_id, position",
+                chunk,
+            )
+            for message_id, data, mime, width, height in rows:
+                found.setdefault(message_id, []).append(
+                    ImagePart(bytes(data), str(mime), int(width), int(height))
+                )
+        return {message_id: tuple(parts) for message_id, parts in found.items()}
 
 
 def _row(message_id: int, position: int, a: Attachment) -> tuple[object, ...]:

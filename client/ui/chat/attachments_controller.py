@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QBoxLayout, QFileDialog, QWidget
 
 from client.core.images import Attachment
 from client.services.images.attaching import Offered, WaitingImages
 from client.services.images.preparation import Preparation
+from client.services.images.stored import stored_attachments, stored_images
 from client.services.planning.planner import Route
 from client.ui.chat.attachments import AttachmentTray, ImageInput, picture_of
 from client.ui.chat.image_viewer import ImageViewer
@@ -42,6 +44,7 @@ class AttachmentsController(QObject):
         self.input.pasted_name = self.tr("pasted image")
         self.viewers: list[ImageViewer] = []
         self._sent: dict[int, Attachment] = {}  # a picture in the chat, by its token
+        self._stored: dict[int, tuple[int, int]] = {}  # a stored one: (message id, position)
         self._tokens = itertools.count(1)
         self._route: Route | None = None
         self._connect()
@@ -58,6 +61,7 @@ class AttachmentsController(QObject):
         self.page.take_images = self.take
         self.page.imagesSent.connect(self._on_sent)
         self.page.sessionChanged.connect(lambda _session: self.follow_route())
+        self.page.conversationShown.connect(self._on_conversation_shown)
         self.window.chat_view.actionRequested.connect(self._on_action)
 
     # --- which model can see ---------------------------------------------------------
@@ -134,9 +138,38 @@ class AttachmentsController(QObject):
             pictures.append((token, thumbnail(picture_of(attachment))))
         show_images(self.window.chat_view, key, pictures)
 
+    def _on_conversation_shown(self) -> None:
+        view, history = self.window.chat_view, self.tachy.stores.history
+        questions = [k for k in view.keys() if k > 0 and view.message(k).role == "user"]
+        if questions and history is not None:
+            self.tasks.spawn(self._show_stored(questions), "showing a conversation's images")
+
+    async def _show_stored(self, questions: list[int]) -> None:
+        history = self.tachy.stores.history
+        assert history is not None
+        found = await stored_images(history, questions)
+        for key, parts in found.items():
+            pictures = []
+            for position, part in enumerate(parts):
+                token = next(self._tokens)
+                self._stored[token] = (key, position)
+                pictures.append((token, thumbnail(QImage.fromData(part.data))))
+            show_images(self.window.chat_view, key, pictures)
+
     def _on_action(self, action: str, token: int) -> None:
-        if action == "image" and token in self._sent:
+        if action != "image":
+            return
+        if token in self._sent:
             self.view(self._sent[token])
+        elif token in self._stored:
+            self.tasks.spawn(self._view_stored(*self._stored[token]), "opening an image")
+
+    async def _view_stored(self, message_id: int, position: int) -> None:
+        history = self.tachy.stores.history
+        assert history is not None
+        attachments = await stored_attachments(history, message_id)
+        if position < len(attachments):
+            self.view(attachments[position])
 
     def view(self, attachment: Attachment) -> ImageViewer:
         """The image full size (the original, as attached), in a window of its own."""

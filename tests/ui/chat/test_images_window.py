@@ -61,6 +61,15 @@ def test_paste_send_and_see_what_the_image_cost(make_app: Any, run: Any, qtbot: 
         window.chat_view.actionRequested.emit("image", token)  # a click on the picture
         assert images.viewers and images.viewers[-1].picture.pixmap().width() == 1920
 
+        # Reopened, the question shows its stored picture; a click opens the original.
+        app.page.show_conversation(app.page.conversation_id)
+        run(until(lambda: images._stored))
+        [(stored, (message_id, _))] = images._stored.items()
+        assert message_id == generation.user_message_id
+        window.chat_view.actionRequested.emit("image", stored)
+        run(until(lambda: len(images.viewers) == 2))
+        assert images.viewers[-1].picture.pixmap().width() == 1920
+
         assert app.hud is not None
         run(until(lambda: any(t.startswith("image ·") for t in app.hud.waterfall.row_texts())))
         [row] = [t for t in app.hud.waterfall.row_texts() if t.startswith("image ·")]

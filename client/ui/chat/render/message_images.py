@@ -32,7 +32,10 @@ def show_images(view: ChatView, key: int, images: list[tuple[int, QImage]]) -> N
     view's action "image" with its token."""
     if not images or not view.has_message(key):
         return
-    _content, meta = view.message_frames(key)
+    try:
+        _content, meta = view.message_frames(key)
+    except KeyError:  # an earlier message of a long conversation, not laid out yet
+        return
     document = view.document()
     cursor = QTextCursor(document)
     cursor.setPosition(meta.firstPosition() - 1)  # just before the label: its own frame
