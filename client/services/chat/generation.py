@@ -101,6 +101,7 @@ class Generation(FirstTokenWait):
         self.metrics_record_id: int | None = None  # for MetricsStore.set_paint_ms
         self.fell_back: FellBack | None = None  # a cascade's other model answered
         self.images_prepare_ms = 0.0  # the client's time preparing the question's images
+        self.error: Exception | None = None  # what it failed with (its sentence: finished)
         self._settings = settings
         self._choose = choose
         self.chosen: RouteChoice | None = None  # the route decided for this message
@@ -335,6 +336,7 @@ class Generation(FirstTokenWait):
     # ---- how it ended -----------------------------------------------------------------
 
     def _conclude_failed(self, error: Exception) -> None:
+        self.error = error
         if isinstance(error, BackendUnreachable):
             outcome = Outcome.UNREACHABLE
         else:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from client.backends.errors import ImagesRefused
 from client.backends.vision import UNKNOWN, VisionSupport, vision_support
 from client.services.images.preparation import DEFAULT_LONGEST_SIDE, Preparation
 from client.services.planning.planner import Route, RouteChoice
@@ -37,6 +38,16 @@ class ModelVision:
     def known(self, route: Route) -> VisionSupport:
         """What is known without asking (UNKNOWN until `support` asked)."""
         return self._known.get((id(route.backend), route.model), UNKNOWN)
+
+    def learn(self, route: Route | None, error: Exception | None) -> bool:
+        """A server that did not say refused an image for this model: from now on it
+        is known not to see. True when that is new."""
+        if route is None or not isinstance(error, ImagesRefused):
+            return False
+        key = (id(route.backend), route.model)
+        told = self._known.get(key, UNKNOWN)
+        self._known[key] = VisionSupport(False, None, "refused")
+        return told.sees is not False
 
     def why_not(self, route: Route) -> str:
         """Why images cannot go to this route, in a sentence; "" when they may."""

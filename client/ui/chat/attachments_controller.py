@@ -25,6 +25,7 @@ from client.ui.common.async_errors import KeptTasks
 from client.ui.common.error_text import error_text
 
 if TYPE_CHECKING:
+    from client.services.chat.generation import Generation
     from client.services.tachy import Tachy
     from client.ui.chat.chat_page import ChatPage
 
@@ -62,6 +63,7 @@ class AttachmentsController(QObject):
         self.page.imagesSent.connect(self._on_sent)
         self.page.sessionChanged.connect(lambda _session: self.follow_route())
         self.page.conversationShown.connect(self._on_conversation_shown)
+        self.page.answerEnded.connect(self._on_answer_ended)
         self.window.chat_view.actionRequested.connect(self._on_action)
 
     # --- which model can see ---------------------------------------------------------
@@ -79,6 +81,11 @@ class AttachmentsController(QObject):
     async def _ask(self, route: Route) -> None:
         await self.tachy.vision.support(route)
         if route == self._route:
+            self.tray.set_vision(self.why_not())
+
+    def _on_answer_ended(self, generation: Generation, _key: int) -> None:
+        """A server that did not say refused the image: the button says so from now on."""
+        if self.tachy.vision.learn(generation.route, generation.error):
             self.tray.set_vision(self.why_not())
 
     def why_not(self) -> str:

@@ -89,6 +89,10 @@ async def test_a_text_model_says_it_cannot_see_and_the_question_is_kept(
     finished = generation.finished
     assert finished is not None and finished.outcome is Outcome.FAILED
     assert finished.error_message.startswith("This model (reader) cannot see images")
+    vision = ModelVision()  # vLLM did not say: the refusal teaches it
+    assert generation.route is not None and vision.why_not(generation.route) == ""
+    assert vision.learn(generation.route, generation.error)
+    assert vision.why_not(generation.route).startswith("reader cannot see images")
     assert generation.conversation_id is not None
     path = history.active_path(generation.conversation_id)
     assert path[0].content == "what does this say?"

@@ -11,6 +11,7 @@ from typing import Any
 from PIL import Image
 from PySide6.QtCore import QMimeData, Qt
 from PySide6.QtGui import QGuiApplication, QTextDocument
+from PySide6.QtWidgets import QLabel
 
 from client.lab import run_in_thread, scenario_from_dict
 from tests.ui.conftest import until
@@ -91,5 +92,29 @@ def test_a_model_that_cannot_see_turns_the_button_off(make_app: Any, run: Any, q
         paste(app.window, qtbot, screenshot_png())
         assert images.waiting.images == []
         assert images.tray.problem.text() == button.toolTip()
+    finally:
+        lab.stop()
+
+
+def test_a_server_that_did_not_say_refuses_and_the_question_stays(
+    make_app: Any, run: Any, qtbot: Any
+) -> None:
+    lab = run_in_thread(scenario_from_dict({**DIALS, **MODELS}))  # vLLM: no /props
+    try:
+        app = make_app(lab.url, api="openai", model="reader")
+        images = app.attachments
+        run(until(lambda: app.page.session is not None))
+        images.follow_route()
+        run(until(lambda: not images.tasks))  # asked: the server does not say
+        assert images.tray.attach_button.isEnabled()
+        paste(app.window, qtbot, screenshot_png())
+        run(until(lambda: len(images.waiting.images) == 1))
+        app.window.composer.setPlainText("what does this say?")
+        qtbot.keyClick(app.window.composer, Qt.Key.Key_Return)
+        run(until(lambda: not images.tray.attach_button.isEnabled()))
+        label = app.window.outcome_bar.findChild(QLabel) or app.window.stage_label
+        shown = app.window.stage_label.text() + " " + label.text()
+        assert "This model (reader) cannot see images" in shown
+        assert "reader cannot see images" in images.tray.attach_button.toolTip()
     finally:
         lab.stop()
