@@ -34,6 +34,7 @@ from client.services.chat.generation import (
 from client.services.chat.loading_stage import LoadEstimate
 from client.services.chat.loading_stage import ModelStateProvider as ModelStateProvider
 from client.services.chat.session_settings import SessionSettings
+from client.services.images.stored import stored_images
 from client.services.images.vision import ModelVision
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.compression import StoredSummary
@@ -382,7 +383,9 @@ class ChatSession:
 
         async def choose() -> RouteChoice:
             choice = await decide_route()
-            if with_images and vision is not None and is_cascade(routes):
+            if vision is None or not is_cascade(routes):
+                return choice
+            if with_images or (answer_id is not None and await self._asked_with_images(answer_id)):
                 return await vision.route_for_images(choice, routes)
             return choice
 
@@ -427,6 +430,14 @@ class ChatSession:
 
         chooser = self._chooser(decision, answer_id=assistant_message_id)
         return self._generation(kind, prepare, self.plan_settings(), chooser)
+
+    async def _asked_with_images(self, assistant_message_id: int) -> bool:
+        """Whether the question an answer answers carries images (Regenerate, Retry)."""
+        answer = await self.history.db.run(self.history.get_message, assistant_message_id)
+        if answer is None or answer.parent_id is None:
+            return False
+        found = await stored_images(self.history, [answer.parent_id])
+        return bool(found)
 
     def _question_of(self, assistant_message_id: int) -> str:
         answer = self.history.get_message(assistant_message_id)

@@ -116,5 +116,9 @@ async def test_a_cascade_sends_an_image_only_to_the_model_that_sees(
         words = session.generate(None, "hi")  # no image: the rules' route
         await run(words)
         assert words.route == fast
+        assert short.assistant_message_id is not None
+        again = session.regenerate(short.assistant_message_id)  # the stored image counts
+        await run(again)
+        assert again.route == strong
     finally:
         await backend.aclose()
