@@ -2469,12 +2469,12 @@ Last lines from the engine:
         <translation>服务器：草拟 {drafted} 个，接受 {accepted} 个</translation>
     </message>
     <message>
-        <source>image · {images} sent, {kilobytes} KB, {pixels} pixels</source>
-        <translation>图片 · 已发送 {images} 张，{kilobytes} KB，{pixels} 像素</translation>
+        <source>image ×{images} · {kilobytes} KB · {pixels} px</source>
+        <translation>图片 ×{images} · {kilobytes} KB · {pixels} 像素</translation>
     </message>
     <message>
-        <source>image · {images} sent, {kilobytes} KB, {pixels} pixels, prompt {tokens} tokens</source>
-        <translation>图片 · 已发送 {images} 张，{kilobytes} KB，{pixels} 像素，提示 {tokens} 个词元</translation>
+        <source>image ×{images} · {kilobytes} KB · {pixels} px · {tokens} tokens</source>
+        <translation>图片 ×{images} · {kilobytes} KB · {pixels} 像素 · {tokens} 个词元</translation>
     </message>
     <message>
         <source>@ {ms} ms</source>

@@ -19,10 +19,8 @@ IMAGE_BYTES = "image_bytes"
 IMAGE_PIXELS = "image_pixels"
 IMAGE_PREPARE_MS = "image_prepare_ms"
 # The waterfall's row for them (templates; the window translates them).
-IMAGES_COUNTED = "image · {images} sent, {kilobytes} KB, {pixels} pixels"
-IMAGES_WITH_TOKENS = (
-    "image · {images} sent, {kilobytes} KB, {pixels} pixels, prompt {tokens} tokens"
-)
+IMAGES_COUNTED = "image ×{images} · {kilobytes} KB · {pixels} px"
+IMAGES_WITH_TOKENS = "image ×{images} · {kilobytes} KB · {pixels} px · {tokens} tokens"
 
 
 def note_images(

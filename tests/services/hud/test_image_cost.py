@@ -36,7 +36,7 @@ def sent_with_images() -> RequestTimeline:
 
 
 def image_row(rows: list) -> object:
-    [row] = [r for r in rows if r.label.startswith("image ·")]
+    [row] = [r for r in rows if r.label.startswith("image ×")]
     return row
 
 
@@ -49,14 +49,14 @@ def test_the_waterfall_shows_what_the_images_cost() -> None:
     )
     row = image_row(build_waterfall(record).rows)
     assert (row.start_ms, row.end_ms) == (-85.5, 0.0)  # prepared before it was written
-    assert row.text == "image · 2 sent, 300 KB, 790,528 pixels, prompt 1,234 tokens"
+    assert row.text == "image ×2 · 300 KB · 790,528 px · 1,234 tokens"
 
 
 def test_a_reopened_request_shows_them_too() -> None:
     timeline = sent_with_images()
     stored = {"stages": json.dumps(stage_record(timeline, None)), "ttft_ms": 400.0, "time": 1.0}
     row = image_row(build_waterfall(record_from_stored(stored)).rows)
-    assert row.text == "image · 2 sent, 300 KB, 790,528 pixels"
+    assert row.text == "image ×2 · 300 KB · 790,528 px"
     assert row.start_ms == -85.5
 
 

@@ -72,9 +72,9 @@ def test_paste_send_and_see_what_the_image_cost(make_app: Any, run: Any, qtbot: 
         assert images.viewers[-1].picture.pixmap().width() == 1920
 
         assert app.hud is not None
-        run(until(lambda: any(t.startswith("image ·") for t in app.hud.waterfall.row_texts())))
-        [row] = [t for t in app.hud.waterfall.row_texts() if t.startswith("image ·")]
-        assert re.match(r"image · 1 sent, [\d,]+ KB, 589,824 pixels, prompt [\d,]+ tokens", row)
+        run(until(lambda: any(t.startswith("image ×") for t in app.hud.waterfall.row_texts())))
+        [row] = [t for t in app.hud.waterfall.row_texts() if t.startswith("image ×")]
+        assert re.match(r"image ×1 · [\d,]+ KB · 589,824 px · [\d,]+ tokens", row)
     finally:
         lab.stop()
 
