@@ -12,6 +12,7 @@ from typing import Any
 
 from client.backends.errors import (
     AuthenticationFailed,
+    ImagesRefused,
     ModelLoading,
     ModelNotFound,
     ProtocolError,
@@ -177,11 +178,21 @@ def error_text(payload: Any) -> str | None:
 # loaded (its port opens first); others word the same wait alike.
 _MODEL_LOADING = re.compile(r"\bloading (the )?model\b|\bmodel is (still )?loading\b", re.I)
 _MODEL_MISSING = re.compile(r"\bmodel\b.*\b(not found|does not exist|not exist)", re.I)
+# How servers refuse an image for a model that cannot see: Ollama "this model is missing
+# data required for image input", llama-server "image input is not supported - hint: ...
+# mmproj", vLLM "... is not a multimodal model", others "does not support images".
+_IMAGES_REFUSED = re.compile(
+    r"image input|missing data required for image|not a multimodal model|"
+    r"does not support (images?|vision|multimodal)|multimodal inputs? (is |are )?not supported",
+    re.I,
+)
 _MODEL_NAME = re.compile(r"\bmodel\s+[\"'`]?([^\s\"'`]+)", re.I)
 
 
 def error_from_message(status: int | None, message: str, model: str = "") -> ServerError:
     message = visible(message)  # a server's words, on one line, with nothing acting
+    if _IMAGES_REFUSED.search(message):
+        return ImagesRefused(model, message, status)
     if _MODEL_MISSING.search(message):
         named = _MODEL_NAME.search(message)
         return ModelNotFound(model or (named.group(1) if named else "?"), message, status)
@@ -207,6 +218,8 @@ def error_from_http(
     message = visible(message)
     if status == 503 and is_model_loading(message):
         return ModelLoading(message)
+    if _IMAGES_REFUSED.search(message):
+        return ImagesRefused(model, message, status)
     if status in (401, 403):
         return AuthenticationFailed(status, message)
     if status == 404 or status == 400:

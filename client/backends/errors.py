@@ -107,6 +107,22 @@ class ModelNotFound(ServerError):
         self.retryable = False
 
 
+class ImagesRefused(ServerError):
+    """A model that cannot see was sent an image; the server's refusal, in plain words."""
+
+    def __init__(self, model: str, server_message: str, status: int | None = 400) -> None:
+        super().__init__(status, server_message)
+        said = server_said(server_message)
+        named = f" ({model})" if model else ""
+        self._reword(
+            f"This model{named} cannot see images, so the server refused the message. Your "
+            "question is kept: remove the image, or choose a model that can see."
+            + (f" {said}" if said else "")
+        )
+        self.model = model
+        self.retryable = False
+
+
 class AuthenticationFailed(ServerError):
     def __init__(self, status: int, server_message: str) -> None:
         super().__init__(status, server_message)

@@ -16,7 +16,7 @@ from client.backends.http_json import as_dict, error_mapper, new_client, request
 from client.backends.ndjson import OllamaDecoder
 from client.backends.ollama_models import PullProgress
 from client.backends.stream import ChatStream, HttpCall, StreamTimeouts
-from client.core.conversation import ChatRequest
+from client.core.conversation import ChatMessage, ChatRequest
 
 DEFAULT_URL = "http://127.0.0.1:11434"
 
@@ -31,6 +31,9 @@ class ModelDetails:
     parameter_size: str | None = None
     quantization: str | None = None
     capabilities: tuple[str, ...] = ()
+    # The vision encoder's input size in pixels (model_info "<arch>.vision.image_size"
+    # or projector_info "clip.vision.image_size"), for a model that can see.
+    image_size: int | None = None
 
 
 class OllamaBackend:
@@ -152,6 +155,7 @@ class OllamaBackend:
             parameter_size=details.get("parameter_size"),
             quantization=details.get("quantization_level"),
             capabilities=tuple(capabilities) if isinstance(capabilities, list) else (),
+            image_size=_image_size(info, _dict(answer.get("projector_info"))),
         )
 
     def pull(self, model: str) -> AsyncIterator[PullProgress]:
@@ -176,7 +180,7 @@ class OllamaBackend:
 def chat_body(request: ChatRequest) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": request.model,
-        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "messages": [_message(m) for m in request.messages],
         "stream": True,
     }
     options = request.options.ollama_options()
@@ -191,11 +195,27 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
     return body
 
 
+def _message(message: ChatMessage) -> dict[str, Any]:
+    """One message of /api/chat: images as a list of base64 strings beside the text."""
+    body: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.images:
+        body["images"] = [image.base64() for image in message.images]
+    return body
+
+
 def _model_entries(answer: Any) -> list[dict[str, Any]]:
     models = as_dict(answer, "the model list").get("models")
     if not isinstance(models, list):
         return []
     return [m for m in models if isinstance(m, dict)]
+
+
+def _image_size(*infos: dict[str, Any]) -> int | None:
+    for info in infos:
+        for key, value in info.items():
+            if key.endswith(".vision.image_size") and _int(value):
+                return _int(value)
+    return None
 
 
 def _dict(value: Any) -> dict[str, Any]:

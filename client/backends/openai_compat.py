@@ -12,7 +12,7 @@ from client.backends.http_json import as_dict, error_mapper, new_client, request
 from client.backends.sse import OpenAIStreamDecoder
 from client.backends.stream import ChatStream, HttpCall, StreamTimeouts
 from client.backends.tokenizer import ServerTokenizer
-from client.core.conversation import ChatRequest
+from client.core.conversation import ChatMessage, ChatRequest
 
 # Where servers put a model's context window in /v1/models: vLLM max_model_len,
 # llama.cpp meta.n_ctx_train, LM Studio (api v0) max_context_length, others context_length.
@@ -153,6 +153,10 @@ class OpenAICompatBackend:
         self.llama_cpp = self.llama_cpp or LLAMACPP_OWNER in owners
         self.vllm = self.vllm or VLLM_OWNER in owners
 
+    def auth_headers(self) -> dict[str, str]:
+        """The headers every request to this server carries (the API key, if any)."""
+        return self._headers()
+
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
 
@@ -161,7 +165,7 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
     options = request.options
     body: dict[str, Any] = {
         "model": request.model,
-        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "messages": [_message(m) for m in request.messages],
         "stream": True,
         "stream_options": {"include_usage": True},
     }
@@ -177,6 +181,19 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
         body["continue_final_message"] = True
         body["add_generation_prompt"] = False
     return body
+
+
+def _message(message: ChatMessage) -> dict[str, Any]:
+    """One chat message; with images, its content is a list of parts: the text, then
+    each image as an `image_url` part holding a data URL (vLLM, llama-server with a
+    multimodal projector and LM Studio read these)."""
+    if not message.images:
+        return {"role": message.role, "content": message.content}
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}]
+    parts += [
+        {"type": "image_url", "image_url": {"url": image.data_url()}} for image in message.images
+    ]
+    return {"role": message.role, "content": parts}
 
 
 def context_length(entry: dict[str, Any]) -> int | None:

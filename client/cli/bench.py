@@ -23,7 +23,7 @@ from client.backends.base import Backend
 from client.backends.engine_settings import parse_spec
 from client.backends.errors import TachyError
 from client.backends.reasons import os_words
-from client.cli import bench_cascade, bench_modes, bench_race, bench_spec, cascade_args
+from client.cli import bench_cascade, bench_modes, bench_race, bench_spec, cascade_args, images
 from client.cli.chat_common import EXIT_FAILED, EXIT_UNREACHABLE, failure_exit, first_listed
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.stats import Summary
@@ -86,6 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     bench_modes.add_arguments(parser)
     cascade_args.add_arguments(parser)
     bench_race.add_arguments(parser)
+    images.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -126,6 +127,7 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
         try:
             models = await ModelWait().models(backend, LOAD_WAIT_S, needed=not args.model)
             model = args.model or first_listed(backend, models)
+            attached = await images.prepare(args, backend, model)
             settings = BenchSettings(
                 model=model,
                 prompt=prompt,
@@ -135,6 +137,7 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
                 concurrency=args.concurrency,
                 cold=args.cold,
                 warming=args.cold and args.warming,
+                images=tuple(a.sent for a in attached),
                 **bench_modes.settings_extras(args),
             )
             progress = ProgressBar(sys.stderr)

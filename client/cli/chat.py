@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Sequence
 
 from client.backends import discover_local_servers, make_backend
 from client.backends.base import Backend, ModelInfo
 from client.backends.errors import TachyError
 from client.backends.local_engine import LocalEngineUnavailable
 from client.backends.openai_compat import OpenAICompatBackend
-from client.cli import cascade_args, chat_cascade, chat_kb
+from client.cli import cascade_args, chat_cascade, chat_kb, images
 from client.cli.chat_common import (
     EXIT_FAILED,
     EXIT_STOPPED,
@@ -40,6 +41,7 @@ from client.cli.chat_common import (
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.conversation import ChatRequest
 from client.core.events import Failed
+from client.core.images import Attachment
 from client.services.chat.session import ChatSession
 from client.services.knowledge.retrieval import Retrieval, as_passages
 from client.services.servers.servers import ServerChoice as Server
@@ -76,6 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     chat_kb.add_arguments(parser)
     chat_cascade.add_arguments(parser)
+    images.add_arguments(parser)
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
@@ -111,7 +114,8 @@ async def _chat(args: argparse.Namespace) -> int:
     choice = ServerChoice(args)
     async with choice as backend:
         model = args.model or first_listed(backend, choice.models)
-        request = _request(choice.use(backend, model), args, text, found)
+        attached = await images.prepare(args, backend, model)
+        request = _request(choice.use(backend, model), args, text, found, attached)
         stream = backend.chat(request, timeouts(args, spent_s=choice.waited_s))
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
         try:
@@ -199,9 +203,14 @@ class ServerChoice:
 
 
 def _request(
-    session: ChatSession, args: argparse.Namespace, text: str, found: Retrieval | None = None
+    session: ChatSession,
+    args: argparse.Namespace,
+    text: str,
+    found: Retrieval | None = None,
+    attached: Sequence[Attachment] = (),
 ) -> ChatRequest:
     """The request, planned by the session as the app plans a first message."""
     passages = as_passages(found.passages) if found is not None else []
     session.configure(system_prompt=args.system or None, options=options(args))
-    return session.plan_question([], text, passages=passages).request()
+    sent = tuple(a.sent for a in attached)
+    return session.plan_question([], text, passages=passages, images=sent).request()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from client.core.images import ImagePart
+
 Role = Literal["system", "user", "assistant"]
 
 
@@ -12,6 +14,7 @@ Role = Literal["system", "user", "assistant"]
 class ChatMessage:
     role: Role
     content: str
+    images: tuple[ImagePart, ...] = ()  # a user message's images (models that can see)
 
 
 @dataclass(slots=True)

@@ -101,3 +101,10 @@ def chat_prompt_tokens(messages: list[tuple[str, str]]) -> tuple[str, ...]:
     for role, content in messages:
         tokens += [IM_START, role, "\n", *tokenize(content), IM_END, "\n"]
     return (*tokens, IM_START, "assistant", "\n")
+
+
+def with_images(prompt: tuple[str, ...], image_tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The prompt with a vision model's image tokens before the assistant's turn."""
+    if not image_tokens:
+        return prompt
+    return (*prompt[:-3], *image_tokens, *prompt[-3:])

@@ -41,7 +41,7 @@ def routes(lab: LabState) -> list[web.RouteDef]:
                 "model_path": f"/models/{lab.scenario.model.replace(':', '-')}.gguf",
                 "chat_template": CHAT_TEMPLATE,
                 "chat_template_caps": {},
-                "modalities": {"vision": False, "audio": False},
+                "modalities": {"vision": lab.scenario.served()[0].vision, "audio": False},
                 "build_info": BUILD_INFO,
                 "is_sleeping": False,
             }

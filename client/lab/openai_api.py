@@ -6,14 +6,15 @@ import json
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
-from client.lab import llamacpp_api
+from client.lab import llamacpp_api, vision
 from client.lab.completions_wire import CompletionsFormat
-from client.lab.corpus import chat_prompt_tokens, tokenize
+from client.lab.corpus import chat_prompt_tokens, tokenize, with_images
 from client.lab.embedding import embed_texts
 from client.lab.llamacpp_wire import LlamaCppFormat, llamacpp_error
 from client.lab.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -36,10 +37,16 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             return error_for(lab, 400, "'messages' must be a non-empty list")
-        ask = _ask(lab, body, _chat_prompt(messages), request.headers.get(CONVERSATION_HEADER))
+        seen = _images(lab, body, messages)
+        if isinstance(seen, web.Response):
+            return seen
+        own = lab.scenario_for(str(body["model"]))
+        prompt = with_images(_chat_prompt(messages), vision.image_tokens(own, seen))
+        ask = _ask(lab, body, prompt, request.headers.get(CONVERSATION_HEADER))
         refused = _refused(lab, ask)
         if refused is not None:
             return refused
+        ask = replace(ask, encode_s=vision.encode_s(own, seen))
         return await answer(request, lab, ask, _format(lab, body, ask.prompt_tokens))
 
     async def completions(request: web.Request) -> web.StreamResponse:
@@ -166,6 +173,21 @@ def not_found_detail(lab: LabState) -> Middleware:
     return detail
 
 
+def _images(
+    lab: LabState, body: dict[str, Any], messages: list[Any]
+) -> list[vision.SeenImage] | web.Response:
+    """The request's images, or the error its server answers (a text model refuses)."""
+    try:
+        seen = vision.openai_images(messages)
+    except vision.BadImage as exc:
+        return error_for(lab, 400, str(exc))
+    model = str(body["model"])
+    own = lab.scenario_for(model)
+    if seen and lab.knows(model) and not own.vision:
+        return error_for(lab, *vision.refusal(own, "openai"))
+    return seen
+
+
 def error_for(lab: LabState, status: int, message: str) -> web.Response:
     """An error object in the flavour's own shape (vLLM's or llama.cpp's)."""
     if lab.scenario.server == "llamacpp":
@@ -251,5 +273,6 @@ def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):  # content parts: keep the text ones
-        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        texts = [p for p in content if isinstance(p, dict) and p.get("type", "text") == "text"]
+        return " ".join(str(p.get("text", "")) for p in texts)
     return ""

@@ -51,6 +51,7 @@ class Ask:
     openai_body: dict[str, Any]  # what the proxy sends upstream
     return_progress: bool = False  # llama.cpp: prompt_progress chunks while prefilling
     conversation: str | None = None  # sequences count per conversation when it is set
+    encode_s: float = 0.0  # a vision model's time to encode the request's images
 
     @property
     def prompt_tokens(self) -> int:
@@ -104,7 +105,7 @@ async def answer(
         reply.loaded_at = start + wait
         if scenario.server == "llamacpp":
             reply.cache_tokens = lab.cached_prefix(ask.prompt)
-        prefill_s = _prefill_s(scenario, reply)
+        prefill_s = _prefill_s(scenario, reply) + ask.encode_s
         if lab.upstream is None:
             plan = make_plan(scenario, rng, ask.want_thinking, ask.max_tokens)
             ttft_s = plan.ttft_s + prefill_s

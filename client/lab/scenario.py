@@ -155,6 +155,15 @@ class Scenario:
     # dials above; `after` says what follows the last step: "ok", "loop" or "hold".
     steps: tuple[Step, ...] = ()
     after: str = "ok"
+    # A model that can see (client/lab/vision.py): it accepts images on both APIs, each
+    # `tokens_per_tile` prompt tokens per `tile_px` tile, encoded at
+    # `encode_ms_per_megapixel` before the first token; `image_size` is the encoder's
+    # input side it reports (Ollama /api/show). A text model refuses images.
+    vision: bool = False
+    image_size: int = 1024
+    tile_px: int = 512
+    tokens_per_tile: int = 256
+    encode_ms_per_megapixel: float = 150.0
     # [models.NAME] tables: the lab serves these models (instead of `model`), each with
     # its own dials; server-wide dials (server, capacity, batching) stay the top level's.
     models: tuple[Scenario, ...] = ()
@@ -423,6 +432,10 @@ def _check(s: Scenario) -> None:
         raise ScenarioError("batching must be 'continuous' or 'static'")
     if s.n_batch < 1 or s.capacity < 0 or s.prefill_tokens_per_s < 0:
         raise ScenarioError("n_batch must be >= 1; capacity and prefill_tokens_per_s >= 0")
+    if s.tile_px < 1 or s.image_size < 1 or s.tokens_per_tile < 0:
+        raise ScenarioError("tile_px and image_size must be >= 1; tokens_per_tile >= 0")
+    if s.encode_ms_per_megapixel < 0:
+        raise ScenarioError("encode_ms_per_megapixel must not be negative")
     if s.starts_loading and s.load_ms <= 0:
         raise ScenarioError("starts_loading needs load_ms > 0 (how long the model loads)")
     if s.tpot_ms < 0 or s.jitter_ms < 0 or s.load_ms < 0 or s.reasoning_tokens < 0:

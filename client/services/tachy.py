@@ -23,6 +23,7 @@ from client.backends.base import Backend
 from client.services.cascade.cascade import cascade_routes
 from client.services.cascade.saved_cascade import CascadePart, SavedCascade
 from client.services.chat.session import ChatSession
+from client.services.images.vision import ModelVision
 from client.services.knowledge.knowledge import KnowledgeBase
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.planner import Route
@@ -72,6 +73,7 @@ class Tachy:
         self._stage: KnowledgeStage | None = None
         self.cascade = SavedCascade(self.stores)
         self.chat_defaults = SavedChatDefaults(self.stores.settings)  # the Settings window's
+        self.vision = ModelVision()  # which models can see, asked once each
         self._before_cascade: tuple[Route, ...] | None = None  # the routes it replaced
 
     @property
@@ -122,6 +124,7 @@ class Tachy:
         self.session = session
         self.chat_defaults.apply(session)
         session.knowledge = self._stage
+        session.vision = self.vision
         if self.warming is not None:
             self.warming.attach(session)
         for listener in self._session_listeners:

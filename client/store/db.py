@@ -36,6 +36,11 @@ Schema (version = `PRAGMA user_version`, one step per entry of MIGRATIONS):
            text, covered_ids (JSON list of message ids), created_at)   (schema 5)
       A conversation's latest summary of its older turns (client/store/summaries.py);
       it stands for exactly the messages covered_ids names, which stay as they are.
+  message_images(id, message_id -> messages ON DELETE CASCADE, position, mime, width,
+           height, data, original, original_mime, original_width, original_height, name,
+           prepare_ms)   (schema 6)
+      A user message's images: `data` as sent (downscaled, re-encoded), `original` the
+      file as attached (NULL when it was sent as it was). client/store/images.py.
   endpoints(id, name UNIQUE, url, api, created_at)   -- never an API key (keyring only)
   settings(key PRIMARY KEY, value JSON)
   message_search: FTS5 trigram index over messages.content (when this SQLite has
@@ -248,6 +253,30 @@ def _history_summaries_5(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+_MESSAGE_IMAGES_6 = [
+    """CREATE TABLE message_images (
+           id INTEGER PRIMARY KEY,
+           message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+           position INTEGER NOT NULL,
+           mime TEXT NOT NULL,
+           width INTEGER NOT NULL,
+           height INTEGER NOT NULL,
+           data BLOB NOT NULL,
+           original BLOB,
+           original_mime TEXT NOT NULL DEFAULT '',
+           original_width INTEGER NOT NULL DEFAULT 0,
+           original_height INTEGER NOT NULL DEFAULT 0,
+           name TEXT NOT NULL DEFAULT '',
+           prepare_ms REAL NOT NULL DEFAULT 0)""",
+    "CREATE INDEX message_images_by_message ON message_images(message_id, position)",
+]
+
+
+def _message_images_6(conn: sqlite3.Connection) -> None:
+    for statement in _MESSAGE_IMAGES_6:
+        conn.execute(statement)
+
+
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = [
     _schema_1,
@@ -255,6 +284,7 @@ MIGRATIONS: list[Migration] = [
     _metrics_view_3,
     _message_route_4,
     _history_summaries_5,
+    _message_images_6,
 ]
 
 

@@ -12,7 +12,9 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from client.core.images import Attachment
 from client.store.history import HistoryStore, MessageState, StoredMessage
+from client.store.images import ImageStore
 from client.store.metrics_store import MetricsRecord, MetricsStore
 
 EXPORT_FORMAT_VERSION = 1
@@ -35,10 +37,39 @@ def _load(
     return conversation, path, metrics.for_messages(m.id for m in path)
 
 
+def _images(history: HistoryStore, path: list[StoredMessage]) -> dict[int, list[Attachment]]:
+    return ImageStore(history.db).for_messages(m.id for m in path if m.role == "user")
+
+
+def _image_dict(image: Attachment) -> dict[str, Any]:
+    """An image as it was sent (base64), with the original's size; the original's bytes
+    stay in the local database."""
+    sent = image.sent
+    return {
+        "name": image.name,
+        "mime": sent.mime,
+        "width": sent.width,
+        "height": sent.height,
+        "bytes": len(sent.data),
+        "original_width": image.original_width,
+        "original_height": image.original_height,
+        "original_bytes": len(image.original),
+        "data": sent.base64(),
+    }
+
+
+def image_markdown(number: int, image: Attachment) -> str:
+    """![image 1: photo.jpg, 1024×768](data:image/jpeg;base64,...): the image sent, inline."""
+    sent = image.sent
+    name = f"{_one_line(image.name).replace(']', ')')}, " if image.name else ""
+    return f"![image {number}: {name}{sent.width}×{sent.height}]({sent.data_url()})"
+
+
 def export_data(
     history: HistoryStore, metrics: MetricsStore, conversation_id: int
 ) -> dict[str, Any]:
     conversation, path, by_message = _load(history, metrics, conversation_id)
+    images = _images(history, path)
     return {
         "format": "tachy-conversation",
         "version": EXPORT_FORMAT_VERSION,
@@ -60,6 +91,7 @@ def export_data(
                 "server": message.server,
                 "model": message.model,
                 "metrics": [_metrics_dict(r) for r in by_message.get(message.id, [])],
+                "images": [_image_dict(i) for i in images.get(message.id, [])],
             }
             for message in path
         ],
@@ -85,8 +117,13 @@ def export_markdown(history: HistoryStore, metrics: MetricsStore, conversation_i
     lines = [f"# {_one_line(conversation.title) or 'Conversation'}", ""]
     lines.append(f"*Exported from Tachy · started {iso_time(conversation.created_at)}*")
     lines.append("")
+    images = _images(history, path)
     for message in path:
         lines.extend(_message_markdown(message, by_message.get(message.id, [])))
+        attached = images.get(message.id, [])
+        lines += [image_markdown(n, image) for n, image in enumerate(attached, 1)]
+        if attached:
+            lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

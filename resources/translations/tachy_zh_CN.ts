@@ -134,6 +134,60 @@
     </message>
 </context>
 <context>
+    <name>AttachmentTray</name>
+    <message>
+        <source>Attach image…</source>
+        <translation>附加图片…</translation>
+    </message>
+    <message>
+        <source>Attach image</source>
+        <translation>附加图片</translation>
+    </message>
+    <message>
+        <source>Image problem</source>
+        <translation>图片问题</translation>
+    </message>
+    <message>
+        <source>Attach an image for the model to see (or paste one, or drop it here)</source>
+        <translation>附加一张图片给模型看（也可以粘贴或拖放到这里）</translation>
+    </message>
+    <message>
+        <source>pasted image</source>
+        <translation>粘贴的图片</translation>
+    </message>
+    <message>
+        <source>{name}: click to view it full size</source>
+        <translation>{name}：点击查看原图</translation>
+    </message>
+    <message>
+        <source>Image {name}</source>
+        <translation>图片 {name}</translation>
+    </message>
+    <message>
+        <source>Remove image {name}</source>
+        <translation>移除图片 {name}</translation>
+    </message>
+    <message>
+        <source>Remove this image</source>
+        <translation>移除这张图片</translation>
+    </message>
+</context>
+<context>
+    <name>AttachmentsController</name>
+    <message>
+        <source>pasted image</source>
+        <translation>粘贴的图片</translation>
+    </message>
+    <message>
+        <source>Attach images</source>
+        <translation>附加图片</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.jpg *.jpeg *.webp *.gif)</source>
+        <translation>图片 (*.png *.jpg *.jpeg *.webp *.gif)</translation>
+    </message>
+</context>
+<context>
     <name>Cascade</name>
     <message>
         <source>fast</source>
@@ -1325,6 +1379,50 @@ Last lines from the engine:
     <message>
         <source>A saved server is already called {name}.</source>
         <translation>已经有一个名为 {name} 的已保存服务器。</translation>
+    </message>
+    <message>
+        <source>This model ({model}) cannot see images, so the server refused the message. Your question is kept: remove the image, or choose a model that can see. The server said: “{said}”.</source>
+        <translation>这个模型（{model}）看不了图片，所以服务器拒绝了这条消息。你的问题已保留：移除图片，或选择一个能看图的模型。服务器说：“{said}”。</translation>
+    </message>
+    <message>
+        <source>This model ({model}) cannot see images, so the server refused the message. Your question is kept: remove the image, or choose a model that can see.</source>
+        <translation>这个模型（{model}）看不了图片，所以服务器拒绝了这条消息。你的问题已保留：移除图片，或选择一个能看图的模型。</translation>
+    </message>
+    <message>
+        <source>{model} cannot see images (the server says it has no vision).</source>
+        <translation>{model} 看不了图片（服务器说它没有视觉能力）。</translation>
+    </message>
+    <message>
+        <source>“{name}” is not an image Tachy can read.</source>
+        <translation>“{name}”不是 Tachy 能读取的图片。</translation>
+    </message>
+    <message>
+        <source>“{name}” is a {kind} image; send PNG, JPEG, WebP or GIF.</source>
+        <translation>“{name}”是 {kind} 图片；请发送 PNG、JPEG、WebP 或 GIF。</translation>
+    </message>
+    <message>
+        <source>“{name}” has too many pixels to send ({megapixels} megapixels).</source>
+        <translation>“{name}”像素太多，无法发送（{megapixels} 百万像素）。</translation>
+    </message>
+    <message>
+        <source>“{name}” has too many pixels to send.</source>
+        <translation>“{name}”像素太多，无法发送。</translation>
+    </message>
+    <message>
+        <source>“{name}” could not be read: the file is damaged.</source>
+        <translation>无法读取“{name}”：文件已损坏。</translation>
+    </message>
+    <message>
+        <source>“{name}” could not be read ({reason}).</source>
+        <translation>无法读取“{name}”（{reason}）。</translation>
+    </message>
+    <message>
+        <source>“{name}” is too big to send ({size} MB; the limit is {limit} MB).</source>
+        <translation>“{name}”太大，无法发送（{size} MB；上限为 {limit} MB）。</translation>
+    </message>
+    <message>
+        <source>A message takes up to {limit} images; the rest were left out.</source>
+        <translation>一条消息最多带 {limit} 张图片；其余的没有附上。</translation>
     </message>
     <message>
         <source>Something went wrong: {error}</source>
@@ -2788,6 +2886,10 @@ tokens/s</source>
         <source>No answer after {seconds} s. {state}…</source>
         <translation>{seconds} 秒后仍无回答。{state}…</translation>
     </message>
+    <message>
+        <source>Reading your question and image</source>
+        <translation>正在读取你的问题和图片</translation>
+    </message>
 </context>
 <context>
     <name>ViewMenu</name>
@@ -2997,6 +3099,14 @@ tokens/s</source>
         <translation>服务器：草拟 {drafted} 个，接受 {accepted} 个</translation>
     </message>
     <message>
+        <source>image ×{images} · {kilobytes} KB · {pixels} px</source>
+        <translation>图片 ×{images} · {kilobytes} KB · {pixels} 像素</translation>
+    </message>
+    <message>
+        <source>image ×{images} · {kilobytes} KB · {pixels} px · {tokens} tokens</source>
+        <translation>图片 ×{images} · {kilobytes} KB · {pixels} 像素 · {tokens} 个词元</translation>
+    </message>
+    <message>
         <source>@ {ms} ms</source>
         <translation>@ {ms} 毫秒</translation>
     </message>
@@ -3128,6 +3238,13 @@ tokens/s</source>
     <message>
         <source>{kind} on port {port} with {n} models</source>
         <translation>{kind}（端口 {port}，{n} 个模型）</translation>
+    </message>
+</context>
+<context>
+    <name>view</name>
+    <message>
+        <source>Click to view the image full size</source>
+        <translation>点击查看原图</translation>
     </message>
 </context>
 </TS>

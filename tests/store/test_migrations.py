@@ -38,8 +38,8 @@ def test_a_schema_2_history_opens_migrated_with_its_data(data_dir: Path) -> None
     data_dir.mkdir(parents=True)
     schema_2_file(data_dir / "tachy.sqlite3")
     with Database() as db:
-        assert db.version == len(MIGRATIONS) == 5
-        assert db.query("PRAGMA user_version")[0][0] == 5
+        assert db.version == len(MIGRATIONS) == 6
+        assert db.query("PRAGMA user_version")[0][0] == 6
         history = HistoryStore(db)
         assert [m.content for m in history.active_path(1)] == ["q", "a"]
         assert [c.title for c in history.list_conversations("q")] == ["old"]  # index kept
@@ -87,7 +87,7 @@ def test_a_rerun_of_the_migrations_changes_nothing(data_dir: Path) -> None:
     schema_2_file(data_dir / "tachy.sqlite3")
     for _ in range(2):
         with Database() as db:
-            assert db.version == 5
+            assert db.version == len(MIGRATIONS)
             assert db.query("SELECT count(*) FROM messages_with_metrics")[0][0] == 2
 
 

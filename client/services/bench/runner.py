@@ -25,6 +25,7 @@ from client.backends.base import Backend
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatRequest, GenerationOptions
 from client.core.events import Done, Failed
+from client.core.images import ImagePart
 from client.core.metrics import RequestMetrics
 from client.core.stats import Summary, summarize
 from client.core.vllm_timings import VllmTimings, vllm_timings
@@ -74,13 +75,18 @@ class BenchSettings:
     max_concurrency: int | None = None
     seed: int = 0
     slo: dict[str, float] | None = None  # goodput SLOs in ms (bench_figures.parse_slo)
+    images: tuple[ImagePart, ...] = ()  # sent with every request (`--image`)
 
     def request(self, backend: Backend, index: int = 0) -> ChatRequest:
         """The index-th request of the run (the cold one is 0), planned as the app
         plans a first message (client.services.planning.planner)."""
         options = GenerationOptions(max_tokens=self.max_tokens, temperature=self.temperature)
         given = PlanInput(
-            [], self.message(index), PlanSettings(options=options), [Route(backend, self.model)]
+            [],
+            self.message(index),
+            PlanSettings(options=options),
+            [Route(backend, self.model)],
+            images=self.images,
         )
         return plan_request(given).request()
 

@@ -67,6 +67,7 @@ from client.services.chat.turn_state import (
     live_state,
 )
 from client.services.chat.turn_store import Turn, name_fallback
+from client.services.images.cost import note_images
 from client.services.knowledge.knowledge_stage import Retrieved
 from client.services.knowledge.retrieval import Retrieval, as_passages
 from client.services.planning.planner import Passage, RequestPlan, Route, RouteChoice
@@ -99,6 +100,8 @@ class Generation(FirstTokenWait):
         self._loading = LoadingWatch(settings.model_state_provider, settings.load_estimate)
         self.metrics_record_id: int | None = None  # for MetricsStore.set_paint_ms
         self.fell_back: FellBack | None = None  # a cascade's other model answered
+        self.images_prepare_ms = 0.0  # the client's time preparing the question's images
+        self.error: Exception | None = None  # what it failed with (its sentence: finished)
         self._settings = settings
         self._choose = choose
         self.chosen: RouteChoice | None = None  # the route decided for this message
@@ -248,6 +251,8 @@ class Generation(FirstTokenWait):
         if self.plan.decision is not None:  # a cascade's route: part of this stage
             mark_route(self.timeline, self.plan.route, self.plan.decision)
         self.request = self.plan.request()
+        sent = [image for message in self.request.messages for image in message.images]
+        note_images(self.timeline, sent, self.images_prepare_ms)  # the waterfall's image row
         timeouts = StreamTimeouts(first_byte_s=None, stall_s=self._settings.stall_timeout_s)
         settings = self._settings
         limit = first_token_limit(
@@ -331,6 +336,7 @@ class Generation(FirstTokenWait):
     # ---- how it ended -----------------------------------------------------------------
 
     def _conclude_failed(self, error: Exception) -> None:
+        self.error = error
         if isinstance(error, BackendUnreachable):
             outcome = Outcome.UNREACHABLE
         else:

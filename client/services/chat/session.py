@@ -21,6 +21,7 @@ from typing import Any
 from client.backends.base import Backend
 from client.core.budget import TokenCounter, estimate_tokens
 from client.core.conversation import ChatMessage
+from client.core.images import Attachment, ImagePart
 from client.services.cascade.cascade import backend_classifier
 from client.services.chat import turn_store as turns
 from client.services.chat.generation import (
@@ -33,6 +34,8 @@ from client.services.chat.generation import (
 from client.services.chat.loading_stage import LoadEstimate
 from client.services.chat.loading_stage import ModelStateProvider as ModelStateProvider
 from client.services.chat.session_settings import SessionSettings
+from client.services.images.stored import stored_images
+from client.services.images.vision import ModelVision
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.compression import StoredSummary
 from client.services.planning.continuation import ContinueMode, prompted_answer_filter
@@ -75,6 +78,7 @@ class ChatSession:
         "summaries",
         "token_counter",
         "ttft_estimate",
+        "vision",
     )
 
     def __init__(
@@ -107,6 +111,7 @@ class ChatSession:
         self.token_counter: TokenCounter = estimate_tokens  # or a PromptTokenCounter
         self.ttft_estimate: TtftEstimate | None = None  # the warming policy's predictor
         self.knowledge: KnowledgeStage | None = None  # the retrieving stage
+        self.vision: ModelVision | None = None  # which models can see (images' routes)
         # What the server's prompt cache is known to hold (the warmer's knowledge).
         self.prompt_cache: Callable[[], CachedPrompt | None] | None = None
         # Kept in the store: a reopened conversation sends its summary again.
@@ -161,17 +166,25 @@ class ChatSession:
         *,
         system: str | None = None,
         decision: RouteDecision | None = None,
+        images: Sequence[Attachment] = (),
     ) -> Generation:
-        """Ask a new question at the end of the conversation (None: a new one). With a
-        cascade, `decision` overrides the router ("Ask the strong model")."""
+        """Ask a new question at the end of the conversation (None: a new one), with
+        the images attached (prepared by client.services.images). With a cascade,
+        `decision` overrides the router ("Ask the strong model")."""
         settings = self.plan_settings(system)
+        attached = tuple(images)
 
         def prepare(chosen: RouteChoice) -> turns.Turn:
             origin = turns.origin_of(chosen.route)
             system_prompt = settings.system_prompt
-            return turns.ask(self.history, conversation_id, question, system_prompt, origin)
+            return turns.ask(
+                self.history, conversation_id, question, system_prompt, origin, attached
+            )
 
-        return self._generation("ask", prepare, settings, self._chooser(decision, question))
+        chooser = self._chooser(decision, question, with_images=bool(attached))
+        generation = self._generation("ask", prepare, settings, chooser)
+        generation.images_prepare_ms = sum(a.prepare_ms for a in attached)
+        return generation
 
     def regenerate(
         self, assistant_message_id: int, decision: RouteDecision | None = None
@@ -262,6 +275,7 @@ class ChatSession:
             passages=passages,
             chosen=chosen,
             summary=summary,
+            images=turn.question_images,
         )
 
     def plan_question(
@@ -277,6 +291,7 @@ class ChatSession:
         passages: Sequence[Passage] = (),
         chosen: RouteChoice | None = None,
         summary: HistorySummary | None = None,
+        images: tuple[ImagePart, ...] = (),
     ) -> RequestPlan:
         """The plan `text` gets after `history`: the session's requests and the
         warmer's next prefix (a draft not sent yet) both come from here."""
@@ -296,6 +311,7 @@ class ChatSession:
                 cached=cached,
                 chosen=chosen,
                 summary=summary,
+                images=images,
             )
         )
 
@@ -307,7 +323,10 @@ class ChatSession:
             messages, ids = messages[:-1], ids[:-1]  # its request ended with the question
         if not messages or messages[-1].role != "user":
             return None
-        return self.plan_question(messages[:-1], messages[-1].content, ids[:-1], text_id=ids[-1])
+        question = messages[-1]
+        return self.plan_question(
+            messages[:-1], question.content, ids[:-1], text_id=ids[-1], images=question.images
+        )
 
     def summary_in_use(self, conversation_id: int) -> StoredSummary | None:
         """The summary the conversation's next request sends, if any (the window marks
@@ -324,7 +343,7 @@ class ChatSession:
         """A stored conversation's active path as the model sees it, with its ids."""
         if conversation_id is None:
             return [], []
-        return turns.context_of(self.history.active_path(conversation_id))
+        return turns.read_context(self.history, self.history.active_path(conversation_id))
 
     # ---- requests ---------------------------------------------------------------------
 
@@ -363,12 +382,34 @@ class ChatSession:
         *,
         answer_id: int | None = None,
         continuing: bool = False,
+        with_images: bool = False,
     ) -> Chooser:
         """The message's one route decision, made before its turn is stored: the
         user's `decision`, else a cascade's classifier within its budget (when on),
-        else the router's rules; without a cascade, the chosen server and model."""
+        else the router's rules; without a cascade, the chosen server and model. A
+        message with images goes to a model of the cascade that can see."""
         routes = list(self.routes)
+        decide_route = self._decider(decision, question, routes, answer_id, continuing)
+        vision = self.vision
 
+        async def choose() -> RouteChoice:
+            choice = await decide_route()
+            if vision is None or not is_cascade(routes):
+                return choice
+            if with_images or (answer_id is not None and await self._asked_with_images(answer_id)):
+                return await vision.route_for_images(choice, routes)
+            return choice
+
+        return choose
+
+    def _decider(
+        self,
+        decision: RouteDecision | None,
+        question: str | None,
+        routes: list[Route],
+        answer_id: int | None,
+        continuing: bool,
+    ) -> Chooser:
         async def choose() -> RouteChoice:
             if decision is not None or not is_cascade(routes):
                 return choose_route(routes, question or "", decision)
@@ -400,6 +441,14 @@ class ChatSession:
 
         chooser = self._chooser(decision, answer_id=assistant_message_id)
         return self._generation(kind, prepare, self.plan_settings(), chooser)
+
+    async def _asked_with_images(self, assistant_message_id: int) -> bool:
+        """Whether the question an answer answers carries images (Regenerate, Retry)."""
+        answer = await self.history.db.run(self.history.get_message, assistant_message_id)
+        if answer is None or answer.parent_id is None:
+            return False
+        found = await stored_images(self.history, [answer.parent_id])
+        return bool(found)
 
     def _question_of(self, assistant_message_id: int) -> str:
         answer = self.history.get_message(assistant_message_id)

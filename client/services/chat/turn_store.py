@@ -8,11 +8,14 @@ context is the conversation's active path, as the user sees it; what of it is se
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from client.core.conversation import ChatMessage, Role
+from client.core.images import Attachment, ImagePart
 from client.store.history import HistoryStore, MessageState, StoredMessage
+from client.store.images import ImageStore
 
 if TYPE_CHECKING:
     from client.services.planning.planner import Route
@@ -40,6 +43,13 @@ class Turn:
             return self.context[:-1], self.context[-1].content
         return self.context, ""  # no question stored (a bare Continue): nothing new
 
+    @property
+    def question_images(self) -> tuple[ImagePart, ...]:
+        """The images sent with the question (none for a bare Continue)."""
+        if self.context and self.context[-1].role == "user":
+            return self.context[-1].images
+        return ()
+
 
 @dataclass(frozen=True, slots=True)
 class Origin:
@@ -57,13 +67,25 @@ def title_for(question: str) -> str:
     return first_line[: TITLE_CHARS - 1].rstrip() + "…"
 
 
-def context_of(path: list[StoredMessage]) -> tuple[list[ChatMessage], list[int | None]]:
-    """Stored messages as the model sees them, and their ids. Empty messages (an
-    answer that failed before any text) are left out."""
-    kept = [m for m in path if m.content]
-    messages = [ChatMessage(cast(Role, m.role), m.content) for m in kept]
+def context_of(
+    path: list[StoredMessage], images: Mapping[int, tuple[ImagePart, ...]] | None = None
+) -> tuple[list[ChatMessage], list[int | None]]:
+    """Stored messages as the model sees them (with each one's images, as sent), and
+    their ids. Empty messages (an answer that failed before any text) are left out."""
+    images = images or {}
+    kept = [m for m in path if m.content or m.id in images]
+    messages = [ChatMessage(cast(Role, m.role), m.content, images.get(m.id, ())) for m in kept]
     ids: list[int | None] = [m.id for m in kept]
     return messages, ids
+
+
+def read_context(
+    history: HistoryStore, path: list[StoredMessage]
+) -> tuple[list[ChatMessage], list[int | None]]:
+    """context_of with the images of the path's questions read from the store."""
+    questions = [m.id for m in path if m.role == "user"]
+    images = ImageStore(history.db).sent_images(questions) if questions else {}
+    return context_of(path, images)
 
 
 def ask(
@@ -72,8 +94,10 @@ def ask(
     question: str,
     system: str | None,
     origin: Origin,
+    images: Sequence[Attachment] = (),
 ) -> Turn:
-    """A new question at the end of the shown conversation (a new one when None)."""
+    """A new question at the end of the shown conversation (a new one when None), with
+    the images attached to it (stored with it, originals kept)."""
     with history.db.transaction():
         path: list[StoredMessage] = []
         if conversation_id is None:
@@ -87,8 +111,9 @@ def ask(
             path = [history.add_message(conversation_id, "system", system)]
         parent_id = path[-1].id if path else None
         user = history.add_message(conversation_id, "user", question, parent_id=parent_id)
+        ImageStore(history.db).add(user.id, images)
         assistant = _add_answer(history, user, origin)
-        context, context_ids = context_of([*path, user])
+        context, context_ids = read_context(history, [*path, user])
         return Turn(conversation_id, user.id, assistant.id, context, context_ids, origin=origin)
 
 
@@ -134,6 +159,7 @@ def edit_question(
         old = _message(history, user_message_id, "user")
         before = first_question(history.active_path(old.conversation_id))
         user = history.add_message(old.conversation_id, "user", new_text, parent_id=old.parent_id)
+        ImageStore(history.db).copy(old.id, user.id)  # the edited question keeps its images
         turn = _answer_under(history, user, origin)
         follow_first_question(history, old.conversation_id, before)
         return turn
@@ -177,7 +203,7 @@ def resume(history: HistoryStore, assistant_message_id: int) -> Turn:
         history.set_state(message.id, MessageState.STREAMING, "")
         path = history.active_path(message.conversation_id)
         before = path[: [m.id for m in path].index(message.id)]
-        context, context_ids = context_of(before)
+        context, context_ids = read_context(history, before)
         return Turn(
             conversation_id=message.conversation_id,
             user_message_id=message.parent_id,
@@ -206,7 +232,7 @@ def _add_answer(history: HistoryStore, user: StoredMessage, origin: Origin) -> S
 def _answer_under(history: HistoryStore, user: StoredMessage, origin: Origin) -> Turn:
     assistant = _add_answer(history, user, origin)
     path = history.active_path(user.conversation_id)
-    context, context_ids = context_of(path[:-1])
+    context, context_ids = read_context(history, path[:-1])
     return Turn(user.conversation_id, user.id, assistant.id, context, context_ids, origin=origin)
 
 

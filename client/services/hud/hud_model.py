@@ -33,6 +33,7 @@ from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.core.timeline import RequestTimeline
 from client.core.vllm_timings import vllm_timings
 from client.services.cascade.route_record import RouteNote, route_note
+from client.services.images.cost import IMAGES_COUNTED, IMAGES_WITH_TOKENS, image_figures
 from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
 
 P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
@@ -124,7 +125,7 @@ def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
     origin = timeline.request_written_ns
     if origin is None:
         return []
-    return [
+    spans = [
         stage_span(
             s.name,
             s.counts or {},
@@ -133,6 +134,17 @@ def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
         )
         for s in timeline.stages
     ]
+    return [*image_spans([s.counts or {} for s in timeline.stages]), *spans]
+
+
+def image_spans(counts: Iterable[Mapping[str, Any]]) -> list[StageSpan]:
+    """The images' row: their preparation, a bar ending when the request was written."""
+    for each in counts:
+        found = image_figures(each)
+        if found is not None:
+            label, figures, prepare_ms = found
+            return [StageSpan(label, -prepare_ms, 0.0, figures)]
+    return []
 
 
 RETRIEVING_COUNTED = "retrieving · {passages} passages, {tokens} tokens"
@@ -215,6 +227,7 @@ def _stored_stages(value: object) -> list[StageSpan]:
     """Stages as stored: [{"stage" or "name", "start_ms", "end_ms"}] or {name: [start, end]}."""
     value = _json(value)
     stages: list[StageSpan] = []
+    seen: list[Mapping[str, Any]] = []
     items: Iterable[Any] = ()
     if isinstance(value, Mapping):
         items = value.items()
@@ -232,7 +245,8 @@ def _stored_stages(value: object) -> list[StageSpan]:
         begin = _num(start)
         if isinstance(name, str) and begin is not None:
             stages.append(stage_span(name, counts, begin, _num(end)))
-    return stages
+            seen.append(counts)
+    return [*image_spans(seen), *stages]
 
 
 def _stored_timings(value: object) -> dict[str, dict[str, float]]:
@@ -372,6 +386,8 @@ def _client_rows(r: HudRecord) -> list[WaterfallRow]:
     if r.headers_ms is not None:
         rows.append(WaterfallRow("response headers", 0.0, r.headers_ms, "client"))
     for name, start, end, figures, note in r.stages:
+        if name == IMAGES_COUNTED and r.prompt_tokens:  # the tokens the server counted
+            name, figures = IMAGES_WITH_TOKENS, (*figures, ("tokens", r.prompt_tokens))
         stop = end if end is not None else (r.e2el_ms if r.e2el_ms is not None else start)
         rows.append(WaterfallRow(name, start, stop, "client", figures, note))
         if note is not None and note.decided_ms is not None and note.decided_at_ms is not None:

@@ -56,9 +56,14 @@ def worth_compressing(prompt_tokens: int, predicted_ttft_ms: float | None) -> bo
 def older_turns(
     history: Sequence[ChatMessage], ids: Sequence[int | None]
 ) -> tuple[list[ChatMessage], tuple[int | None, ...]]:
-    """The non-system messages before the recent ones, and their ids."""
+    """The non-system messages before the recent ones, and their ids. Images are left
+    alone: a summary covers only the turns before the first message with images (a
+    summary is text; that message and all after it are sent as they are)."""
     pairs = [(m, i) for m, i in zip(history, ids, strict=False) if m.role != "system"]
     older = pairs[:-KEEP_RECENT] if len(pairs) > KEEP_RECENT else []
+    with_images = next((n for n, (m, _) in enumerate(older) if m.images), None)
+    if with_images is not None:
+        older = older[:with_images]
     return [m for m, _ in older], tuple(i for _, i in older)
 
 

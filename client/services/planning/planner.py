@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from client.backends.base import Backend
 from client.core.budget import FittedPrompt, TokenCounter, estimate_tokens, fit_to_budget
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
+from client.core.images import ImagePart
 from client.services.planning import router
 from client.services.planning.continuation import (
     CONTINUATION_PROMPT,
@@ -138,6 +139,7 @@ class PlanInput:
     # The route already chosen for this message (the session chooses once, before the
     # turn is stored, and plans with it); None: the plan chooses from `routes`.
     chosen: RouteChoice | None = None
+    images: tuple[ImagePart, ...] = ()  # sent with the new text (a model that can see)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +213,8 @@ def plan_request(given: PlanInput) -> RequestPlan:
     route, decision = chosen.route, chosen.decision
     mode = _continue_mode(given, route) if given.continuing else None
     head, history, history_ids = _system_head(given)
-    tail = [_question(given.text, given.passages)] if given.text or given.passages else []
+    asked = given.text or given.passages or given.images
+    tail = [_question(given.text, given.passages, given.images)] if asked else []
     if given.continuing:  # counted: it is kept with its question, whatever the budget
         tail.append(ChatMessage("assistant", given.continuing))
     fitted = fit_to_budget([*head, *history, *tail], given.settings.budget, given.count)
@@ -299,8 +302,10 @@ def _cut(history: list[ChatMessage], ids: list[int | None], dropped: int) -> His
     return HistoryCut(tuple(history[:dropped]), ids[dropped] if dropped < len(ids) else None)
 
 
-def _question(text: str, passages: Sequence[Passage]) -> ChatMessage:
-    return ChatMessage("user", question_with_passages(text, passages))
+def _question(
+    text: str, passages: Sequence[Passage], images: tuple[ImagePart, ...] = ()
+) -> ChatMessage:
+    return ChatMessage("user", question_with_passages(text, passages), images)
 
 
 def question_with_passages(question: str, passages: Sequence[Passage]) -> str:

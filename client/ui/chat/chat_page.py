@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
+from client.core.images import Attachment
 from client.services.chat.answer_figures import RequestFigures, whole_answer
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
@@ -57,6 +58,7 @@ class ChatPage(QObject):
     conversationShown = Signal()  # a stored or a new, empty conversation is on screen
     timingRequested = Signal(int)  # an answer's id: show its waterfall
     sessionChanged = Signal(object)  # the ChatSession (the knowledge link attaches to it)
+    imagesSent = Signal(int, object)  # a question's key and its images (list[Attachment])
     answerEnded = Signal(object, int)  # the Generation and its answer's key (cascade label)
     continueOtherRequested = Signal(int)  # an answer's key (ui/cascade_link.py)
 
@@ -77,6 +79,9 @@ class ChatPage(QObject):
         self._last_question = ""
         self._question_key: int | None = None
         self._outcome_key = 0  # the answer the outcome bar's buttons act on
+        # The composer's images for the next question; None: they cannot go (the
+        # attachments controller, client/ui/chat/attachments_controller.py, sets it).
+        self.take_images: Callable[[], list[Attachment] | None] = list
         self._connect()
 
     def _connect(self) -> None:
@@ -118,6 +123,9 @@ class ChatPage(QObject):
         text = text.strip()
         if not text or self.busy:
             return
+        images = self.take_images() if self.session and self._editing is None else []
+        if images is None:
+            return  # the attachments said why (a model that cannot see); the text stays
         self.window.composer.clear()
         self.window.outcome_bar.clear()
         session = self.session
@@ -137,7 +145,9 @@ class ChatPage(QObject):
             self._start(partial(session.edit_and_resend, edited, text))
             return
         self._show_question(text)
-        self._start(partial(session.generate, self.conversation_id, text, decision=decision))
+        self.imagesSent.emit(self._question_key, images)
+        ask = partial(session.generate, self.conversation_id, text, decision=decision)
+        self._start(partial(ask, images=images))
 
     def _show_question(self, text: str) -> None:
         self._question_key = temporary_key()

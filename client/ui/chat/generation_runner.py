@@ -20,6 +20,7 @@ from client.core.events import Token, TokenKind
 from client.core.timeline import now_ns
 from client.services.chat.generation import Generation
 from client.services.chat.session_events import SlowStart, Stage, StageChanged
+from client.services.images.cost import reads_image
 from client.services.knowledge.knowledge_stage import Retrieved
 from client.ui.chat.render.chat_view import ChatView
 from client.ui.chat.run_listener import RunListener
@@ -245,7 +246,7 @@ class GenerationRunner(QObject):
         elapsed_ms = (now - since) / 1e6
         prefill = timeline.prefill if timeline is not None else None  # the server's progress
         left = None if timeline is None else seconds_left(timeline, now)
-        text = waiting_text(elapsed_ms, state, prefill, left)
+        text = waiting_text(elapsed_ms, state, prefill, left, with_image=reads_image(timeline))
         if self.note:
             text = f"{self.note} · {text}" if text else self.note
         self.stage_label.setText(text)

@@ -26,6 +26,8 @@ TYPING_AFTER_MS = 300
 STAGE_AFTER_MS = 1000
 
 TYPING = QT_TRANSLATE_NOOP("Waiting", "Typing…")
+# The reading state of a request that carries images (client/services/images/cost.py).
+READING_IMAGE = QT_TRANSLATE_NOOP("TurnState", "Reading your question and image")
 # Said at once, without the typing indicator first: the server is visibly at work.
 AT_ONCE = (TurnState.THINKING, TurnState.ANSWERING)
 
@@ -35,6 +37,7 @@ def waiting_text(
     state: TurnState | str | None,
     prefill: Prefill | None = None,
     seconds_left: float | None = None,
+    with_image: bool = False,
 ) -> str:
     """The stage line for a request waiting `elapsed_ms` for its first answer token, in
     `state` (a TurnState, or a timeline stage's name; None: reading the question);
@@ -46,6 +49,8 @@ def waiting_text(
         if elapsed_ms < STAGE_AFTER_MS:
             return QCoreApplication.translate("Waiting", TYPING)
     words = turn_word(state)
+    if with_image and state is TurnState.READING:
+        words = QCoreApplication.translate("TurnState", READING_IMAGE)
     if prefill is not None and prefill.to_compute and state is TurnState.READING:
         return _progress_text(words, prefill, seconds_left)
     seconds = QLocale().toString(elapsed_ms / 1000, "f", 1)

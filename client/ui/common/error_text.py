@@ -142,6 +142,29 @@ SENTENCES = (
     QT_TRANSLATE_NOOP("Errors", "No server figures: {detail}."),
     # client/services/servers/saved_servers.py
     QT_TRANSLATE_NOOP("Errors", "A saved server is already called {name}."),
+    # Images: ImagesRefused (client/backends/errors.py), client/services/images
+    QT_TRANSLATE_NOOP(
+        "Errors",
+        "This model ({model}) cannot see images, so the server refused the message. Your "
+        "question is kept: remove the image, or choose a model that can see. "
+        "The server said: “{said}”.",
+    ),
+    QT_TRANSLATE_NOOP(
+        "Errors",
+        "This model ({model}) cannot see images, so the server refused the message. Your "
+        "question is kept: remove the image, or choose a model that can see.",
+    ),
+    QT_TRANSLATE_NOOP("Errors", "{model} cannot see images (the server says it has no vision)."),
+    QT_TRANSLATE_NOOP("Errors", "“{name}” is not an image Tachy can read."),
+    QT_TRANSLATE_NOOP("Errors", "“{name}” is a {kind} image; send PNG, JPEG, WebP or GIF."),
+    QT_TRANSLATE_NOOP("Errors", "“{name}” has too many pixels to send ({megapixels} megapixels)."),
+    QT_TRANSLATE_NOOP("Errors", "“{name}” has too many pixels to send."),
+    QT_TRANSLATE_NOOP("Errors", "“{name}” could not be read: the file is damaged."),
+    QT_TRANSLATE_NOOP("Errors", "“{name}” could not be read ({reason})."),
+    QT_TRANSLATE_NOOP(
+        "Errors", "“{name}” is too big to send ({size} MB; the limit is {limit} MB)."
+    ),
+    QT_TRANSLATE_NOOP("Errors", "A message takes up to {limit} images; the rest were left out."),
     # client/services/chat/generation.py (a bug's error, not a typed one) and the history
     QT_TRANSLATE_NOOP("Errors", "Something went wrong: {error}"),
     QT_TRANSLATE_NOOP(

@@ -96,6 +96,11 @@ COUNTED_LABELS = (
     QT_TRANSLATE_NOOP("WaterfallView", "retrieving · {passages} passages, {tokens} tokens"),
     QT_TRANSLATE_NOOP("WaterfallView", "server: prompt {cached} cached + {computed} computed"),
     QT_TRANSLATE_NOOP("WaterfallView", "server: {drafted} drafted, {accepted} accepted"),
+    QT_TRANSLATE_NOOP("WaterfallView", "image ×{images} · {kilobytes} KB · {pixels} px"),
+    QT_TRANSLATE_NOOP(
+        "WaterfallView",
+        "image ×{images} · {kilobytes} KB · {pixels} px · {tokens} tokens",
+    ),
 )
 
 

@@ -129,6 +129,7 @@ class TachyApp:
         self._attach_warming()
         self._attach_language_menu()
         self._attach_knowledge()
+        self._attach_images()
         self._attach_cascade()
         self._attach_engine_menu()
         self._attach_welcome()
@@ -174,6 +175,11 @@ class TachyApp:
         from client.ui.knowledge.knowledge_controller import KnowledgeController
 
         self.knowledge = KnowledgeController(self.page, self.tachy)
+
+    def _attach_images(self) -> None:
+        from client.ui.chat.attachments_controller import AttachmentsController
+
+        self.attachments = AttachmentsController(self.page, self.tachy)
 
     def _attach_cascade(self) -> None:
         from client.ui.cascade.cascade_controller import CascadeController
@@ -242,6 +248,7 @@ class TachyApp:
             await self.race.aclose()  # a race under way stops, its answers saved
             await self.model_picker.aclose()
             await self.knowledge.aclose()
+            await self.attachments.aclose()
             await self.welcome.aclose()
             await self.cascade_menu.aclose()
             await self.cascade.aclose()

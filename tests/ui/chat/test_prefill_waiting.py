@@ -80,3 +80,14 @@ def test_the_window_shows_the_percentage_climb(make_app, run, qtbot) -> None:
         run(until(lambda: not app.page.runner.busy))
     finally:
         lab.stop()
+
+
+def test_a_question_with_an_image_says_the_image_is_read(qapp: Any) -> None:
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedStates))
+    try:
+        assert waiting_text(1200, "understanding", with_image=True) == (
+            "Reading your question and image… 1.2 s"
+        )
+        assert waiting_text(2500, "loading", with_image=True) == "Loading the model… 2.5 s"
+    finally:
+        QLocale.setDefault(QLocale.c())

@@ -19,6 +19,7 @@ from client.services.hud.hud_model import (
     StageSpan,
 )
 from client.services.hud.server_stats import ServerSnapshot
+from client.services.images.cost import IMAGES_COUNTED, IMAGES_WITH_TOKENS
 from client.ui.common.locale_text import clock, number, percent, short_number, size_text
 from client.ui.hud import LatencyHud
 from client.ui.hud.server_view import ServerView
@@ -58,7 +59,13 @@ def hud(qtbot: Any) -> LatencyHud:
 
 
 def test_the_counted_rows_are_the_models_templates() -> None:
-    assert COUNTED_LABELS == (RETRIEVING_COUNTED, PROMPT_CACHED, DRAFTS_ACCEPTED)
+    assert COUNTED_LABELS == (
+        RETRIEVING_COUNTED,
+        PROMPT_CACHED,
+        DRAFTS_ACCEPTED,
+        IMAGES_COUNTED,
+        IMAGES_WITH_TOKENS,
+    )
 
 
 def test_figures_follow_the_locale(german: None) -> None:

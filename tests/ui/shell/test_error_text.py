@@ -9,6 +9,7 @@ reworded sentence fails here instead of showing English in the window."""
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 from keyring.errors import KeyringError, NoKeyringError
+from PIL import Image
 from PySide6.QtCore import Qt
 
 from client.backends import decoders, sse
@@ -23,6 +25,7 @@ from client.backends.address import server_url
 from client.backends.errors import (
     BackendUnreachable,
     FirstByteTimeout,
+    ImagesRefused,
     ModelLoading,
     ProtocolError,
     ServerError,
@@ -38,6 +41,8 @@ from client.backends.local_engine import (
 from client.backends.server_figures import Reply
 from client.services.chat import generation
 from client.services.hud import server_stats
+from client.services.images.preparation import _too_big, prepare_image
+from client.services.images.vision import CANNOT_SEE
 from client.services.servers.model_admin import ModelsNotManaged
 from client.store import knowledge_db, secrets
 from client.store.history import INTERRUPTED_BY_EXIT
@@ -60,6 +65,22 @@ def _knowledge_damaged(tmp: Path) -> str:
     path = tmp / "knowledge.sqlite3"
     path.write_bytes(b"not a database, only some bytes " * 64)
     return _raised(lambda: knowledge_db.connect(path))
+
+
+def _image_problem(data: bytes, name: str) -> str:
+    return _raised(lambda: prepare_image(data, name))
+
+
+def _png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (300, 300), (1, 2, 3)).save(out, "PNG")
+    return out.getvalue()
+
+
+def _bmp() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8)).save(out, "BMP")
+    return out.getvalue()
 
 
 # (the sentence as the layers below write it, the parts that must stay as they came)
@@ -194,6 +215,17 @@ CASES: list[tuple[str, list[str]]] = [
     ("A saved server is already called 'Home'.", ["'Home'"]),
     (generation._sentence(KeyError("surprise")), ["'surprise'"]),
     (INTERRUPTED_BY_EXIT, []),
+    (
+        str(ImagesRefused("smollm2", "smollm2 is not a multimodal model")),
+        ["smollm2 is not a multimodal model", "smollm2"],
+    ),
+    (str(ImagesRefused("smollm2", "")), ["smollm2"]),
+    (CANNOT_SEE.format(model="smollm2"), ["smollm2"]),
+    (_image_problem(b"plain words", "notes.txt"), ["notes.txt"]),
+    (_image_problem(_bmp(), "old.bmp"), ["old.bmp", "BMP"]),
+    (_image_problem(_png()[:100], "cut.png"), ["cut.png"]),
+    (_too_big("huge.png", 50 * 1024 * 1024), ["huge.png"]),
+    ("A message takes up to 8 images; the rest were left out.", []),
 ]
 # Names and notation a Chinese sentence keeps in Latin letters.
 KEPT = re.compile(

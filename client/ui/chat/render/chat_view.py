@@ -207,6 +207,16 @@ class ChatView(ChatMarkers, QTextBrowser):
                 self._add_block(message, page)
         bar.setValue(bar.maximum() - from_bottom)
 
+    def message_frames(self, key: int) -> tuple[QTextFrame, QTextFrame]:
+        """A shown message's content and label frames (its images go between them)."""
+        block = self._blocks[key]
+        return block.content, block.meta
+
+    @property
+    def action_scheme(self) -> str:
+        """The private scheme of the view's own links (a model's text cannot use it)."""
+        return self._action_scheme
+
     def has_message(self, key: int) -> bool:
         return key in self._blocks or key in self._earlier_by_key
 

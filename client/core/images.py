@@ -1,0 +1,61 @@
+"""Images sent with a message to a model that can see (pure data, no decoding here).
+
+An `ImagePart` is the image as it goes on the wire: its encoded bytes (PNG, JPEG, WebP
+or GIF), their media type and its size in pixels. An `Attachment` is what the user
+attached: the image as sent (downscaled and re-encoded by client/services/images) and
+the original file, kept locally beside it.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ImagePart:
+    data: bytes
+    mime: str  # image/png, image/jpeg, image/webp, image/gif
+    width: int
+    height: int
+
+    @property
+    def pixels(self) -> int:
+        return self.width * self.height
+
+    def base64(self) -> str:
+        return base64.b64encode(self.data).decode("ascii")
+
+    def data_url(self) -> str:
+        return f"data:{self.mime};base64,{self.base64()}"
+
+    def __repr__(self) -> str:  # not the bytes: a log line stays one line
+        return f"ImagePart({self.mime}, {self.width}x{self.height}, {len(self.data)} bytes)"
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """An image as attached: what is sent, the original kept, and what preparing cost."""
+
+    sent: ImagePart
+    original: bytes  # the file as it was (kept locally, never sent when downscaled)
+    original_mime: str
+    original_width: int
+    original_height: int
+    name: str = ""  # the file's name, or "" for a pasted image
+    prepare_ms: float = 0.0  # decoding, downscaling and re-encoding, in this process
+
+    @property
+    def downscaled(self) -> bool:
+        return self.sent.data is not self.original and self.sent.data != self.original
+
+    def __repr__(self) -> str:
+        return (
+            f"Attachment({self.name or 'pasted'}, sent {self.sent!r}, "
+            f"original {len(self.original)} bytes)"
+        )
+
+
+def image_cost(images: tuple[ImagePart, ...] | list[ImagePart]) -> tuple[int, int]:
+    """The bytes and pixels of the images sent, together."""
+    return sum(len(i.data) for i in images), sum(i.pixels for i in images)

@@ -1,0 +1,72 @@
+"""Which models can see, asked once per server and model, and what that means for
+the attach button and for the route of a message with images.
+
+    vision = ModelVision()
+    support = await vision.support(route)    # sees: True / False / None (not said)
+    why = vision.why_not(route)              # the disabled button's tooltip, or ""
+    choice = await vision.route_for_images(choice, routes)   # a cascade: one that sees
+
+A server that does not say (vLLM, LM Studio) is tried: its refusal comes back as
+`ImagesRefused` with the server's words, and the question is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from client.backends.errors import ImagesRefused
+from client.backends.vision import UNKNOWN, VisionSupport, vision_support
+from client.services.images.preparation import DEFAULT_LONGEST_SIDE, Preparation
+from client.services.planning.planner import Route, RouteChoice
+
+CANNOT_SEE = "{model} cannot see images (the server says it has no vision)."
+
+
+class ModelVision:
+    """What each server said of its models and images, kept for the app's life."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[int, str], VisionSupport] = {}
+
+    async def support(self, route: Route) -> VisionSupport:
+        key = (id(route.backend), route.model)
+        if key not in self._known:
+            self._known[key] = await vision_support(route.backend, route.model)
+        return self._known[key]
+
+    def known(self, route: Route) -> VisionSupport:
+        """What is known without asking (UNKNOWN until `support` asked)."""
+        return self._known.get((id(route.backend), route.model), UNKNOWN)
+
+    def learn(self, route: Route | None, error: Exception | None) -> bool:
+        """A server that did not say refused an image for this model: from now on it
+        is known not to see. True when that is new."""
+        if route is None or not isinstance(error, ImagesRefused):
+            return False
+        key = (id(route.backend), route.model)
+        told = self._known.get(key, UNKNOWN)
+        self._known[key] = VisionSupport(False, None, "refused")
+        return told.sees is not False
+
+    def why_not(self, route: Route) -> str:
+        """Why images cannot go to this route, in a sentence; "" when they may."""
+        if self.known(route).sees is False:
+            return CANNOT_SEE.format(model=route.model)
+        return ""
+
+    def preparation(self, route: Route) -> Preparation:
+        """How images for this route are prepared: to the size its server reports."""
+        side = self.known(route).image_size
+        return Preparation(longest_side=side or DEFAULT_LONGEST_SIDE)
+
+    async def route_for_images(self, choice: RouteChoice, routes: Sequence[Route]) -> RouteChoice:
+        """A message with images goes to a model that can see: the chosen one unless
+        its server says it cannot and another candidate (a cascade's other model) may."""
+        if (await self.support(choice.route)).sees is not False:
+            return choice
+        for other in routes:
+            if other is not choice.route and (await self.support(other)).sees is not False:
+                why = f"{other.model} can see the image; {choice.route.model} cannot"
+                return replace(choice, route=other, why=why)
+        return choice  # none can: the server's refusal is shown, the question kept

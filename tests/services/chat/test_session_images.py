@@ -1,0 +1,124 @@
+"""A question with images, end to end against the lab's vision model: stored with the
+question, sent on each API, sent again with the history; a text model's refusal said
+in plain words with the question kept; a cascade sends images only to a model that sees."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from client.backends import OllamaBackend, OpenAICompatBackend
+from client.core.images import Attachment
+from client.lab import LabServer, scenario_from_dict
+from client.services.chat.generation import Generation
+from client.services.chat.session import ChatSession
+from client.services.chat.session_events import Outcome
+from client.services.images.preparation import prepare_image
+from client.services.images.vision import ModelVision
+from client.services.planning.planner import Route
+from client.store.db import Database
+from client.store.history import HistoryStore
+from client.store.images import ImageStore
+
+pytestmark = pytest.mark.timeout(120)
+
+DIALS = {"ttft": 5, "tpot_ms": 1, "output_tokens": 4, "tokens_per_tile": 100}
+MODELS = {"models": {"seer": {"vision": True}, "reader": {}}}
+
+
+def photo(width: int = 2048, height: int = 1536) -> Attachment:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (90, 160, 40)).save(out, "JPEG")
+    return prepare_image(out.getvalue(), "field.jpg")
+
+
+@pytest.fixture
+async def lab_url() -> AsyncIterator[str]:
+    lab = LabServer(scenario_from_dict({**DIALS, **MODELS}))
+    yield await lab.start()
+    await lab.stop()
+
+
+async def run(generation: Generation) -> list[Any]:
+    return [event async for event in generation]
+
+
+@pytest.mark.parametrize("api", ["ollama", "openai"])
+async def test_the_vision_model_answers_and_the_image_is_kept(
+    db: Database, lab_url: str, api: str
+) -> None:
+    backend = OllamaBackend(lab_url) if api == "ollama" else OpenAICompatBackend(lab_url)
+    history = HistoryStore(db)
+    session = ChatSession(backend, "seer", history, server_name="Lab")
+    image = photo()
+    try:
+        first = session.generate(None, "what is this?", images=[image])
+        await run(first)
+        assert first.finished is not None and first.finished.outcome is Outcome.COMPLETE
+        assert first.request is not None
+        assert first.request.messages[-1].images == (image.sent,)  # downscaled: 1024 x 768
+        tokens = first.finished.metrics.prompt_tokens
+        assert tokens is not None and tokens > 2 * 2 * 100  # 2 x 2 tiles of 512 px
+        assert first.user_message_id is not None
+        assert ImageStore(db).attachments(first.user_message_id) == [image]
+
+        again = session.generate(first.conversation_id, "and the colour?")
+        await run(again)
+        assert again.request is not None
+        sent = again.request.messages
+        assert [m.images for m in sent] == [(image.sent,), (), ()]  # with the history
+    finally:
+        await backend.aclose()
+
+
+async def test_a_text_model_says_it_cannot_see_and_the_question_is_kept(
+    db: Database, lab_url: str
+) -> None:
+    backend = OpenAICompatBackend(lab_url)
+    history = HistoryStore(db)
+    session = ChatSession(backend, "reader", history, server_name="Lab")
+    try:
+        generation = session.generate(None, "what does this say?", images=[photo(64, 64)])
+        await run(generation)
+    finally:
+        await backend.aclose()
+    finished = generation.finished
+    assert finished is not None and finished.outcome is Outcome.FAILED
+    assert finished.error_message.startswith("This model (reader) cannot see images")
+    vision = ModelVision()  # vLLM did not say: the refusal teaches it
+    assert generation.route is not None and vision.why_not(generation.route) == ""
+    assert vision.learn(generation.route, generation.error)
+    assert vision.why_not(generation.route).startswith("reader cannot see images")
+    assert generation.conversation_id is not None
+    path = history.active_path(generation.conversation_id)
+    assert path[0].content == "what does this say?"
+    assert ImageStore(db).attachments(path[0].id) != []
+
+
+async def test_a_cascade_sends_an_image_only_to_the_model_that_sees(
+    db: Database, lab_url: str
+) -> None:
+    backend = OllamaBackend(lab_url)
+    fast = Route(backend, "reader", "Lab", tier="fast")
+    strong = Route(backend, "seer", "Lab", tier="strong")
+    session = ChatSession(backend, "reader", HistoryStore(db), server_name="Lab")
+    session.use_routes([fast, strong])
+    session.vision = ModelVision()
+    try:
+        short = session.generate(None, "hi", images=[photo(64, 64)])  # the rules say fast
+        await run(short)
+        assert short.route == strong
+        assert short.plan is not None and "seer can see the image" in short.plan.why
+        words = session.generate(None, "hi")  # no image: the rules' route
+        await run(words)
+        assert words.route == fast
+        assert short.assistant_message_id is not None
+        again = session.regenerate(short.assistant_message_id)  # the stored image counts
+        await run(again)
+        assert again.route == strong
+    finally:
+        await backend.aclose()
