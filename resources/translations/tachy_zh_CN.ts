@@ -265,30 +265,6 @@
 <context>
     <name>ChatView</name>
     <message>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>interrupted</source>
-        <translation>已中断</translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <source>not sent: server unreachable</source>
-        <translation>未发送：无法连接服务器</translation>
-    </message>
-    <message>
-        <source>cancelled while waiting</source>
-        <translation>等待时已取消</translation>
-    </message>
-    <message>
-        <source>writing…</source>
-        <translation>正在书写…</translation>
-    </message>
-    <message>
         <source>Chat</source>
         <translation>聊天</translation>
     </message>
@@ -1365,30 +1341,6 @@ Last lines from the engine:
 <context>
     <name>LatencyHud</name>
     <message>
-        <source>complete</source>
-        <translation>完成</translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>interrupted</source>
-        <translation>已中断</translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <source>unreachable</source>
-        <translation>无法连接</translation>
-    </message>
-    <message>
-        <source>cancelled while waiting</source>
-        <translation>等待时已取消</translation>
-    </message>
-    <message>
         <source>Live</source>
         <translation>实时</translation>
     </message>
@@ -2206,6 +2158,14 @@ Last lines from the engine:
         <translation>已中断</translation>
     </message>
     <message>
+        <source>not sent: server unreachable</source>
+        <translation>未发送：无法连接服务器</translation>
+    </message>
+    <message>
+        <source>cancelled while waiting</source>
+        <translation>等待时已取消</translation>
+    </message>
+    <message>
         <source>No answer after {seconds} s. {state}…</source>
         <translation>{seconds} 秒后仍无回答。{state}…</translation>
     </message>
@@ -2355,10 +2315,6 @@ Last lines from the engine:
         <translation>传输 + 排队</translation>
     </message>
     <message>
-        <source>retrieving · {passages} passages, {tokens} tokens</source>
-        <translation>检索 · {passages} 段，{tokens} 个词元</translation>
-    </message>
-    <message>
         <source>server: prompt {cached} cached + {computed} computed</source>
         <translation>服务器：提示 {cached} 个已缓存 + {computed} 个已计算</translation>
     </message>
@@ -2397,6 +2353,10 @@ Last lines from the engine:
     <message>
         <source>route decision</source>
         <translation>路由决定</translation>
+    </message>
+    <message>
+        <source>{state} · {passages} passages, {tokens} tokens</source>
+        <translation>{state} · {passages} 段，{tokens} 个词元</translation>
     </message>
     <message>
         <source>route decision · classifier out of budget</source>

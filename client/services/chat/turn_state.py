@@ -35,10 +35,33 @@ class TurnState(StrEnum):
     INTERRUPTED = "interrupted"
 
 
+# The one set of words for the states, in English: `tachy chat --stages` prints them, the
+# waterfall's rows say them in the command line's text; the window's translatable copy
+# (client/ui/common/turn_words.py) is the same text (tests/ui/common compares them).
+STATE_WORDS = {
+    TurnState.QUEUED: "Getting ready",
+    TurnState.CONNECTING: "Connecting",
+    TurnState.WAITING: "Waiting for the server",
+    TurnState.LOADING: "Loading the model",
+    TurnState.READING: "Reading your question",
+    TurnState.RETRIEVING: "Looking things up",
+    TurnState.THINKING: "Thinking",
+    TurnState.ANSWERING: "Answering",
+    TurnState.DONE: "Done",
+    TurnState.STOPPED: "Stopped",
+    TurnState.FAILED: "Failed",
+    TurnState.INTERRUPTED: "Interrupted",
+}
+
 ENDED = (TurnState.DONE, TurnState.STOPPED, TurnState.FAILED, TurnState.INTERRUPTED)
+
+# The waterfall's row for the part of the wait before the server accepted the request
+# (client/services/hud/hud_model.py splits the understanding stage where its headers came).
+WAITING_ROW = "waiting"
 
 # Where each stage of the timeline (the waterfall's rows, the stored stages) stands.
 STAGE_STATES = {
+    WAITING_ROW: TurnState.WAITING,
     Stage.LOADING.value: TurnState.LOADING,
     Stage.UNDERSTANDING.value: TurnState.READING,
     Stage.RETRIEVING.value: TurnState.RETRIEVING,

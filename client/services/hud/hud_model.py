@@ -33,6 +33,8 @@ from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.core.timeline import RequestTimeline
 from client.core.vllm_timings import vllm_timings
 from client.services.cascade.route_record import RouteNote, route_note
+from client.services.chat.session_events import Stage
+from client.services.chat.turn_state import STATE_WORDS, WAITING_ROW, TurnState, stage_state
 from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
 
 P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
@@ -135,7 +137,8 @@ def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
     ]
 
 
-RETRIEVING_COUNTED = "retrieving · {passages} passages, {tokens} tokens"
+# The retrieving row with what it added: its state's words, then its figures.
+RETRIEVING_COUNTED = "{state} · {passages} passages, {tokens} tokens"
 
 
 def stage_span(
@@ -143,10 +146,10 @@ def stage_span(
 ) -> StageSpan:
     """A stage's row in the waterfall: the retrieving stage says what it added; a
     cascade's understanding stage, its route."""
-    if name == "retrieving" and "passages" in counts:
+    if name == Stage.RETRIEVING.value and "passages" in counts:
         passages, tokens = _count(counts["passages"]), _count(counts.get("tokens"))
         figures = (("passages", passages), ("tokens", tokens))
-        return StageSpan(RETRIEVING_COUNTED, start_ms, end_ms, figures)
+        return StageSpan(name, start_ms, end_ms, figures)
     return StageSpan(name, start_ms, end_ms, note=route_note(counts))
 
 
@@ -329,8 +332,20 @@ class WaterfallRow:
     note: RouteNote | None = None  # a cascade's route, on its stage and its decision's row
 
     @property
+    def state(self) -> TurnState | None:
+        """The turn's state this row stands for (None: a moment or a server's row)."""
+        return stage_state(self.label)
+
+    @property
     def text(self) -> str:
-        return english(self.label, self.figures)
+        """The row's name in English: a stage's is its state's words (STATE_WORDS)."""
+        state = self.state
+        if state is None:
+            return english(self.label, self.figures)
+        if not self.figures:
+            return STATE_WORDS[state]
+        counts = {name: f"{value:,}" for name, value in self.figures}
+        return RETRIEVING_COUNTED.format(state=STATE_WORDS[state], **counts)
 
 
 @dataclass(slots=True)
@@ -373,7 +388,10 @@ def _client_rows(r: HudRecord) -> list[WaterfallRow]:
         rows.append(WaterfallRow("response headers", 0.0, r.headers_ms, "client"))
     for name, start, end, figures, note in r.stages:
         stop = end if end is not None else (r.e2el_ms if r.e2el_ms is not None else start)
-        rows.append(WaterfallRow(name, start, stop, "client", figures, note))
+        if name == Stage.UNDERSTANDING.value:
+            rows.extend(_understanding_rows(r, start, stop, note))
+        else:
+            rows.append(WaterfallRow(name, start, stop, "client", figures, note))
         if note is not None and note.decided_ms is not None and note.decided_at_ms is not None:
             decided = start + note.decided_at_ms  # the rules: a moment; the classifier: its wait
             begun = decided - note.decided_ms
@@ -385,6 +403,36 @@ def _client_rows(r: HudRecord) -> list[WaterfallRow]:
     if r.ttft_ms is not None and r.paint_ms is not None:
         rows.append(WaterfallRow("painted", r.ttft_ms, r.ttft_ms + r.paint_ms, "client"))
     return rows
+
+
+def _understanding_rows(
+    r: HudRecord, start: float, stop: float, note: RouteNote | None
+) -> list[WaterfallRow]:
+    """The wait before the first token, said as far as the signals go: waiting for the
+    server until it accepted the request (its response headers), then reading the
+    question. A request that got nothing back waited for the server all along; one
+    stored without its headers' time keeps the one row (no signal splits it)."""
+    accepted = r.headers_ms
+    if accepted is None and r.ttft_ms is None:
+        accepted = stop  # no header, no byte: the server never took it up
+    if accepted is None or accepted <= start:
+        return [WaterfallRow(Stage.UNDERSTANDING.value, start, stop, "client", note=note)]
+    if accepted >= stop:
+        return [WaterfallRow(WAITING_ROW, start, stop, "client", note=note)]
+    return [
+        WaterfallRow(WAITING_ROW, start, accepted, "client"),
+        WaterfallRow(Stage.UNDERSTANDING.value, accepted, stop, "client", note=note),
+    ]
+
+
+def shown_states(record: HudRecord) -> tuple[TurnState, ...]:
+    """The states the request went through, as its waterfall says them, in order."""
+    states: list[TurnState] = []
+    for row in _client_rows(record):
+        state = row.state
+        if state is not None and state not in states:
+            states.append(state)
+    return tuple(states)
 
 
 def _ollama(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:

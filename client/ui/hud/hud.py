@@ -31,9 +31,10 @@ from client.services.hud.hud_model import (
     export_json,
     record_from_request,
     record_from_stored,
+    shown_states,
 )
 from client.ui.common.locale_text import clock
-from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.turn_words import outcome_words
 from client.ui.hud.graph_export import export_graph
 from client.ui.hud.live_plot import LivePlot
 from client.ui.hud.plot_theme import apply_plot_theme, plot_colours
@@ -49,15 +50,6 @@ FRAME_INTERVAL_MS = 80
 # A new request without a first token by then: the last reply's live figures go (the
 # typing indicator's moment; a token sooner clears them with its own first frame).
 CLEAR_LIVE_AFTER_MS = 300
-# A request's outcome (client.services.chat.session_events.Outcome) in the waterfall's title.
-OUTCOMES = {
-    "complete": QT_TRANSLATE_NOOP("LatencyHud", "complete"),
-    "stopped": QT_TRANSLATE_NOOP("LatencyHud", "stopped"),
-    "interrupted": QT_TRANSLATE_NOOP("LatencyHud", "interrupted"),
-    "failed": QT_TRANSLATE_NOOP("LatencyHud", "failed"),
-    "unreachable": QT_TRANSLATE_NOOP("LatencyHud", "unreachable"),
-    "timed_out": QT_TRANSLATE_NOOP("LatencyHud", "cancelled while waiting"),
-}
 
 
 class LatencyHud(QWidget):
@@ -203,7 +195,7 @@ class LatencyHud(QWidget):
         record = self._last_record
         if record is None:
             return
-        self.tier.show_reply(record.ttft_ms, self.book.thresholds)
+        self.tier.show_reply(record.ttft_ms, self.book.thresholds, shown_states(record))
         self.show_waterfall(record)
         self.refresh_requests()
 
@@ -274,11 +266,11 @@ class LatencyHud(QWidget):
         )
 
     def show_waterfall(self, record: HudRecord) -> None:
-        outcome = OUTCOMES.get(record.outcome)
+        outcome = outcome_words(record.outcome)  # said as the turn's state
         title = self.tr("{model} at {when} · {outcome}").format(
             model=record.model or self.tr("request"),
             when=clock(record.time),
-            outcome=self.tr(outcome) if outcome else record.outcome or self.tr("unknown outcome"),
+            outcome=outcome or record.outcome or self.tr("unknown outcome"),
         )
         self.waterfall.show_waterfall(build_waterfall(record), title)
 
@@ -291,7 +283,8 @@ class LatencyHud(QWidget):
         self.requests.set_thresholds(thresholds)
         self.refresh_requests()
         if self.book.records:
-            self.tier.show_reply(self.book.records[-1].ttft_ms, thresholds)
+            last = self.book.records[-1]
+            self.tier.show_reply(last.ttft_ms, thresholds, shown_states(last))
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
