@@ -101,6 +101,7 @@ class ChatPage(QObject):
             question, self._pending_question = self._pending_question, None
             self._last_question = question  # already shown in the chat
             self.window.stage_label.setText("")
+            self.window.set_busy(False)  # the runner's own busy state from here
             self._start(partial(session.generate, self.conversation_id, question))
 
     @property
@@ -128,6 +129,7 @@ class ChatPage(QObject):
             self._pending_question = text
             self._show_question(text)
             self.window.stage_label.setText(self.tr(NO_SERVER_YET))
+            self.window.set_busy(True)  # Stop takes the kept question back
             return
         self._last_question = text
         if self._editing is not None:
@@ -157,8 +159,29 @@ class ChatPage(QObject):
             return
         self.runner.start(generation, answer_key)
 
+    @property
+    def kept_question(self) -> str | None:
+        """A question asked before there was a server to send it to (the turn's queued
+        state); it goes out when the session comes."""
+        return self._pending_question
+
     def stop(self) -> None:
+        if self._pending_question is not None and not self.runner.busy:
+            self._take_back_kept_question()
+            return
         self.runner.stop()
+
+    def _take_back_kept_question(self) -> None:
+        """Stop while the question waits for a server: it is not sent, and its text goes
+        back to the composer (nothing is lost)."""
+        text, self._pending_question = self._pending_question or "", None
+        view, key = self.window.chat_view, self._question_key
+        if key is not None and view.has_message(key):
+            view.set_messages([view.message(k) for k in view.keys() if k != key])
+        self._question_key = None
+        self.window.stage_label.setText("")
+        self.window.set_busy(False)
+        self.window.composer.put_back(text)
 
     def regenerate(self, decision: RouteDecision | None = None) -> None:
         key, session = self.last_answer_key(), self.session
