@@ -55,12 +55,16 @@ STATE_WORDS = {
 
 ENDED = (TurnState.DONE, TurnState.STOPPED, TurnState.FAILED, TurnState.INTERRUPTED)
 
-# The waterfall's row for the part of the wait before the server accepted the request
-# (client/services/hud/hud_model.py splits the understanding stage where its headers came).
+# The waterfall's rows for the parts of the understanding stage before the server
+# accepted the request (client/services/hud/hud_model.py splits it where the request was
+# written and where its response headers came): the route decided and the turn stored,
+# then the request written and nothing back yet.
+QUEUED_ROW = "queued"
 WAITING_ROW = "waiting"
 
 # Where each stage of the timeline (the waterfall's rows, the stored stages) stands.
 STAGE_STATES = {
+    QUEUED_ROW: TurnState.QUEUED,
     WAITING_ROW: TurnState.WAITING,
     Stage.LOADING.value: TurnState.LOADING,
     Stage.UNDERSTANDING.value: TurnState.READING,

@@ -441,14 +441,17 @@ def test_a_cascade_route_is_drawn_on_its_stage_live_and_stored() -> None:
     stored = record_from_stored({"time": 1.0, "stages": kept})
     for record in (live, stored):
         rows = build_waterfall(record).rows
-        # Nothing came back: the whole wait was for the server, its route on that row.
+        # Nothing came back: getting ready until the request was written, then the
+        # wait for the server, with the stage's route.
+        ready = next(r for r in rows if r.label == "queued")
         stage = next(r for r in rows if r.label == "waiting")
+        assert ready.note is None and ready.end_ms == stage.start_ms == 0.0
         assert stage.note is not None and stage.note.out_of_budget
         assert (stage.note.tier, stage.note.model) == ("fast", "smol")
         decided = next(r for r in rows if r.label == "route decision")
         assert decided.end_ms - decided.start_ms == pytest.approx(150.4)
-        # made inside the understanding stage, before the request was written
-        assert stage.start_ms <= decided.start_ms < decided.end_ms <= 0.0
+        # made while getting ready, before the request was written
+        assert ready.start_ms <= decided.start_ms < decided.end_ms <= 0.0
     damaged = record_from_stored(
         {"time": 1.0, "stages": [{"stage": "understanding", "start_ms": 0, "route": 3}]}
     )
@@ -461,8 +464,10 @@ def test_the_wait_before_the_server_accepted_the_request_is_its_own_row() -> Non
     answers); a stored request without a headers' time keeps one row."""
     record = _finished("llamacpp", {"prompt_ms": 60.0})  # headers 3 ms after written
     rows = [(r.label, r.start_ms, r.end_ms) for r in build_waterfall(record).rows]
-    assert ("waiting", -2.0, 3.0) in rows and ("understanding", 3.0, 120.0) in rows
-    assert [r.text for r in build_waterfall(record).rows if r.state is not None][:2] == [
+    assert ("queued", -2.0, 0.0) in rows and ("waiting", 0.0, 3.0) in rows
+    assert ("understanding", 3.0, 120.0) in rows
+    assert [r.text for r in build_waterfall(record).rows if r.state is not None][:3] == [
+        "Getting ready",
         "Waiting for the server",
         "Reading your question",
     ]

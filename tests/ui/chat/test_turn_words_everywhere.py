@@ -12,6 +12,7 @@ from client.core.tiers import DEFAULT_THRESHOLDS, Tier
 from client.services.chat.session_events import Stage
 from client.services.chat.turn_state import (
     OUTCOME_STATES,
+    QUEUED_ROW,
     STATE_WORDS,
     WAITING_ROW,
     TurnState,
@@ -34,6 +35,7 @@ from client.ui.hud.waterfall_view import row_label
 
 # The row of the waterfall that stands for each state a turn can wait in.
 ROWS = {
+    TurnState.QUEUED: QUEUED_ROW,
     TurnState.WAITING: WAITING_ROW,
     TurnState.LOADING: Stage.LOADING.value,
     TurnState.READING: Stage.UNDERSTANDING.value,
