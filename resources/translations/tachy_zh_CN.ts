@@ -90,6 +90,10 @@
 <context>
     <name>AnswerFooter</name>
     <message>
+        <source>{state} {s} s</source>
+        <translation>{state} {s} 秒</translation>
+    </message>
+    <message>
         <source>{s} s to first token</source>
         <translation>首个词元 {s} 秒</translation>
     </message>

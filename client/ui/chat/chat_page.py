@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
-from client.services.chat.answer_figures import RequestFigures, whole_answer
+from client.services.chat.answer_figures import RequestFigures, loading_ms, whole_answer
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
 from client.services.chat.shown_history import ShownHistory, StoredMessage
+from client.services.chat.stage_record import stage_record
 from client.services.chat.turn_state import TurnState
 from client.services.planning.router import RouteDecision
 from client.ui.chat.generation_runner import GenerationRunner, temporary_key
@@ -259,15 +260,21 @@ class ChatPage(QObject):
         if finished is None:
             return ""
         requests: list[RequestFigures] = []
+        stages: object = stage_record(generation.timeline, None)
         if generation.kind == "continue" and key > 0:
             try:
-                requests += self.stored.answer_records([key]).get(key, [])
+                stored = self.stored.answer_records([key]).get(key, [])
             except Exception as error:  # the footer shows this request's figures
                 report(error, "reading the answer's metrics")
+                stored = []
+            requests += stored
+            stages = stored[0].stages if stored else stages  # the answer's first request
             if generation.metrics_record_id is None:  # not stored (no room): add it
                 requests.append(finished.metrics)
         whole = whole_answer(requests or [finished.metrics])
-        return footer_text(whole, whole.parts) if whole is not None else ""
+        if whole is None:
+            return ""
+        return footer_text(whole, whole.parts, loading_ms(stages))
 
     def _on_conversation_known(self, conversation_id: int) -> None:
         if self.conversation_id != conversation_id:
@@ -407,7 +414,8 @@ class ChatPage(QObject):
         for message in answers:
             requests = records.get(message.key, [])
             whole = whole_answer(requests)
-            figures = footer_text(whole, whole.parts) if whole is not None else ""
+            loaded = loading_ms(requests[0].stages) if requests else None
+            figures = footer_text(whole, whole.parts, loaded) if whole is not None else ""
             # As the live answer showed it: its figures, then a cascade's route.
             parts = [figures, tier_label(message.route, message.model)]
             message.footer = " · ".join(part for part in parts if part)

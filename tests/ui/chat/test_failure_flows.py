@@ -254,3 +254,4 @@ def test_a_model_still_loading_during_a_question_is_a_wait(make_app, server, run
     shown = app.window.chat_view.message(app.page.last_answer_key())
     assert (shown.text, shown.state) == ("Hello there.", "complete")
     assert _steps(app) == [] and app.window.stage_label.text() == ""
+    assert shown.footer.startswith("Loading the model ")  # where the wait went

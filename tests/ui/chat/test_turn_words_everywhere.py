@@ -89,5 +89,6 @@ def test_every_surface_says_a_state_with_the_same_words(language: str, qtbot: An
     assert all(turn_word(state) in shown for state in states)
     assert turn_word(TurnState.THINKING) not in shown  # it never thought
     assert tier.tier_label.text() == tier_name(Tier.SLOW).upper()
-    footer = footer_text(RequestMetrics(ttft_ms=2500.0, tier=Tier.SLOW.value))
+    footer = footer_text(RequestMetrics(ttft_ms=2500.0, tier=Tier.SLOW.value), 1, 2400.0)
     assert footer.endswith(" · " + tier_name(Tier.SLOW))
+    assert footer.startswith(turn_word(TurnState.LOADING) + " ")  # the load, as the line said
