@@ -1311,8 +1311,8 @@ Last lines from the engine:
         <translation>无法搜索你的笔记：{error}</translation>
     </message>
     <message>
-        <source>Searching your notes… {ms} ms</source>
-        <translation>正在搜索你的笔记… {ms} 毫秒</translation>
+        <source>{state}… {ms} ms</source>
+        <translation>{state}… {ms} 毫秒</translation>
     </message>
     <message>
         <source>{n} passages</source>
@@ -2134,8 +2134,8 @@ Last lines from the engine:
         <translation>正在阅读你的问题</translation>
     </message>
     <message>
-        <source>Looking things up</source>
-        <translation>正在查找资料</translation>
+        <source>Searching your notes</source>
+        <translation>正在搜索你的笔记</translation>
     </message>
     <message>
         <source>Thinking</source>

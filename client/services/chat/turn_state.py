@@ -44,7 +44,7 @@ STATE_WORDS = {
     TurnState.WAITING: "Waiting for the server",
     TurnState.LOADING: "Loading the model",
     TurnState.READING: "Reading your question",
-    TurnState.RETRIEVING: "Looking things up",
+    TurnState.RETRIEVING: "Searching your notes",
     TurnState.THINKING: "Thinking",
     TurnState.ANSWERING: "Answering",
     TurnState.DONE: "Done",

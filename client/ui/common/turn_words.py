@@ -16,7 +16,7 @@ TURN_WORDS = {
     TurnState.WAITING: QT_TRANSLATE_NOOP("TurnState", "Waiting for the server"),
     TurnState.LOADING: QT_TRANSLATE_NOOP("TurnState", "Loading the model"),
     TurnState.READING: QT_TRANSLATE_NOOP("TurnState", "Reading your question"),
-    TurnState.RETRIEVING: QT_TRANSLATE_NOOP("TurnState", "Looking things up"),
+    TurnState.RETRIEVING: QT_TRANSLATE_NOOP("TurnState", "Searching your notes"),
     TurnState.THINKING: QT_TRANSLATE_NOOP("TurnState", "Thinking"),
     TurnState.ANSWERING: QT_TRANSLATE_NOOP("TurnState", "Answering"),
     TurnState.DONE: QT_TRANSLATE_NOOP("TurnState", "Done"),

@@ -311,7 +311,7 @@ def test_the_retrieving_row_keeps_its_counts_as_figures() -> None:
     (row,) = [r for r in build_waterfall(record).rows if r.figures]
     assert row.label == "retrieving"  # a stage: said as its state, with its figures
     assert row.figures == (("passages", 3), ("tokens", 1200))
-    assert row.text == "Looking things up · 3 passages, 1,200 tokens"
+    assert row.text == "Searching your notes · 3 passages, 1,200 tokens"
 
 
 def test_export_uses_the_metrics_command_names() -> None:

@@ -74,7 +74,7 @@ def test_the_waterfall_writes_its_figures_in_the_locale(german: None, hud: Laten
     rows = _rows(hud)
     assert "server: prompt 1.400 cached + 93 computed @ 1.440,4 ms" in rows
     assert "server: 2.048 drafted, 1.999 accepted @ 1.500,4 ms" in rows
-    assert "Looking things up · 3 passages, 1.200 tokens 8,0 ms" in rows
+    assert "Searching your notes · 3 passages, 1.200 tokens 8,0 ms" in rows
     assert "client TTFT 1.500,4 ms" in hud.waterfall.caption.text()
 
 
