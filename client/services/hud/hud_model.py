@@ -438,12 +438,20 @@ def _understanding_rows(
     return rows
 
 
-def shown_states(record: HudRecord) -> tuple[TurnState, ...]:
-    """The states the request went through, as its waterfall says them, in order."""
+def shown_states(
+    record: HudRecord, said_after_ms: float = 0.0, at_once: Iterable[TurnState] = ()
+) -> tuple[TurnState, ...]:
+    """The states the request went through, as its waterfall says them, in order: those
+    the status line said (it says a state once the wait passed `said_after_ms`, and
+    those `at_once` whenever they come)."""
+    rows = [row for row in _client_rows(record) if row.state is not None]
+    origin = min((row.start_ms for row in rows), default=0.0)
+    said = set(at_once)
     states: list[TurnState] = []
-    for row in _client_rows(record):
+    for row in rows:
         state = row.state
-        if state is not None and state not in states:
+        shown = state in said or row.end_ms > origin + said_after_ms
+        if state is not None and shown and state not in states:
             states.append(state)
     return tuple(states)
 

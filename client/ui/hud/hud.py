@@ -22,6 +22,7 @@ from client.core.metrics import RequestMetrics
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
 from client.services.chat.session_events import Outcome
+from client.services.chat.turn_state import TurnState
 from client.services.hud.hud_live import LiveStream
 from client.services.hud.hud_model import (
     HudRecord,
@@ -33,6 +34,7 @@ from client.services.hud.hud_model import (
     record_from_stored,
     shown_states,
 )
+from client.ui.chat.stage_line import AT_ONCE, STAGE_AFTER_MS
 from client.ui.common.locale_text import clock
 from client.ui.common.turn_words import outcome_words
 from client.ui.hud.graph_export import export_graph
@@ -195,7 +197,7 @@ class LatencyHud(QWidget):
         record = self._last_record
         if record is None:
             return
-        self.tier.show_reply(record.ttft_ms, self.book.thresholds, shown_states(record))
+        self.tier.show_reply(record.ttft_ms, self.book.thresholds, _said_states(record))
         self.show_waterfall(record)
         self.refresh_requests()
 
@@ -284,7 +286,7 @@ class LatencyHud(QWidget):
         self.refresh_requests()
         if self.book.records:
             last = self.book.records[-1]
-            self.tier.show_reply(last.ttft_ms, thresholds, shown_states(last))
+            self.tier.show_reply(last.ttft_ms, thresholds, _said_states(last))
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
@@ -352,3 +354,8 @@ class LatencyHud(QWidget):
         )
         if path:
             self.export_graphs(path)
+
+
+def _said_states(record: HudRecord) -> tuple[TurnState, ...]:
+    """The states the status line said while the reply was awaited (the Tier tab's)."""
+    return shown_states(record, STAGE_AFTER_MS, AT_ONCE)

@@ -5,6 +5,7 @@ client/ui/common/turn_words.py, in English and in zh_CN."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from client.core.metrics import RequestMetrics
@@ -74,14 +75,16 @@ def test_every_surface_says_a_state_with_the_same_words(language: str, qtbot: An
     record = HudRecord(
         time=1.0,
         ttft_ms=2500.0,
-        headers_ms=900.0,
+        headers_ms=1200.0,
         e2el_ms=3000.0,
         stages=[StageSpan("understanding", 0.0, 2500.0), StageSpan("answering", 2500.0, None)],
     )
-    states = shown_states(record)
+    states = shown_states(record, 1000.0)
     assert states == (TurnState.WAITING, TurnState.READING, TurnState.ANSWERING)
     rows = [row_label(row) for row in build_waterfall(record).rows if row.state is not None]
     assert rows == [turn_word(state) for state in states]
+    quick = replace(record, headers_ms=400.0)  # said before the status line says a state
+    assert shown_states(quick, 1000.0) == (TurnState.READING, TurnState.ANSWERING)
     tier = TierView()
     qtbot.addWidget(tier)
     tier.show_reply(record.ttft_ms, DEFAULT_THRESHOLDS, states)
