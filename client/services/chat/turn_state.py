@@ -108,6 +108,29 @@ def live_state(stage: str | None, timeline: RequestTimeline, sending: bool) -> T
     return TurnState.CONNECTING
 
 
+def wait_parts(
+    start_ms: float, stop_ms: float, headers_ms: float | None, ttft_ms: float | None
+) -> list[tuple[str, float, float]]:
+    """The understanding stage (start_ms..stop_ms, in ms since the request was written)
+    in the parts its request's stamps tell apart, each as (row, start, end): getting
+    ready (the route decided, the turn stored) until the request was written, waiting
+    for the server until its response headers, then reading the question. A request
+    that got nothing back waited for the server all along; one without its headers'
+    time (stored before they were kept) stays one part: no signal splits it."""
+    accepted = headers_ms
+    if accepted is None and ttft_ms is None:
+        accepted = stop_ms  # no header, no byte: the server never took it up
+    whole = [(Stage.UNDERSTANDING.value, start_ms, stop_ms)]
+    if accepted is None:
+        return whole
+    parts = [
+        (QUEUED_ROW, start_ms, min(stop_ms, 0.0)),  # 0: the request written
+        (WAITING_ROW, max(start_ms, 0.0), min(stop_ms, accepted)),
+        (Stage.UNDERSTANDING.value, max(start_ms, accepted), stop_ms),
+    ]
+    return [part for part in parts if part[2] > part[1]] or whole
+
+
 def stage_state(stage: str) -> TurnState | None:
     """The state a stored stage stands for (None: not a stage, e.g. "route decision")."""
     return STAGE_STATES.get(stage)

@@ -34,13 +34,7 @@ from client.core.timeline import RequestTimeline
 from client.core.vllm_timings import vllm_timings
 from client.services.cascade.route_record import RouteNote, route_note
 from client.services.chat.session_events import Stage
-from client.services.chat.turn_state import (
-    QUEUED_ROW,
-    STATE_WORDS,
-    WAITING_ROW,
-    TurnState,
-    stage_state,
-)
+from client.services.chat.turn_state import STATE_WORDS, TurnState, stage_state, wait_parts
 from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
 
 P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
@@ -414,26 +408,10 @@ def _client_rows(r: HudRecord) -> list[WaterfallRow]:
 def _understanding_rows(
     r: HudRecord, start: float, stop: float, note: RouteNote | None
 ) -> list[WaterfallRow]:
-    """The wait before the first token, said as far as the signals go: getting ready
-    (the route decided, the turn stored) until the request was written, waiting for the
-    server until it accepted the request (its response headers), then reading the
-    question. A request that got nothing back waited for the server all along; one
-    stored without its headers' time keeps the one row (no signal splits it). A
-    cascade's route is noted on the last part."""
-    accepted = r.headers_ms
-    if accepted is None and r.ttft_ms is None:
-        accepted = stop  # no header, no byte: the server never took it up
-    whole = [WaterfallRow(Stage.UNDERSTANDING.value, start, stop, "client", note=note)]
-    if accepted is None:
-        return whole
-    spans = (
-        (QUEUED_ROW, start, min(stop, 0.0)),  # 0: the request written
-        (WAITING_ROW, max(start, 0.0), min(stop, accepted)),
-        (Stage.UNDERSTANDING.value, max(start, accepted), stop),
-    )
-    rows = [WaterfallRow(name, begin, end, "client") for name, begin, end in spans if end > begin]
-    if not rows:
-        return whole
+    """The understanding stage in the parts the stamps tell apart (turn_state.wait_parts);
+    a cascade's route is noted on the last part."""
+    parts = wait_parts(start, stop, r.headers_ms, r.ttft_ms)
+    rows = [WaterfallRow(name, begin, end, "client") for name, begin, end in parts]
     rows[-1] = replace(rows[-1], note=note)
     return rows
 
