@@ -120,7 +120,8 @@ async def _chat(args: argparse.Namespace) -> int:
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
         try:
             async with stream:
-                async for event in with_ticks(stream) if args.json else stream:
+                ticking = args.json or args.stages  # the states before the first byte
+                async for event in with_ticks(stream) if ticking else stream:
                     printer.show(event, stream)
         except asyncio.CancelledError:  # Ctrl-C: the text so far stays on screen
             printer.finish(stream)

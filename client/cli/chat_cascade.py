@@ -131,7 +131,8 @@ async def _answer(args: argparse.Namespace, stream: FallbackStream) -> None:
     )
     try:
         async with stream:
-            async for event in stream:
+            ticking = args.json or args.stages  # the states before the first byte
+            async for event in chat.with_ticks(stream) if ticking else stream:
                 printer.show(event, stream)
     finally:
         printer.finish(stream)

@@ -21,7 +21,7 @@ from client.core.events import Failed, Prefill, Started, StreamEvent, Token, Tok
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
 from client.services.cascade.fallback import FallbackStream
-from client.services.chat.turn_state import StreamStates
+from client.services.chat.turn_state import STATE_WORDS, StreamStates
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
@@ -86,15 +86,21 @@ def failure_exit(error: TachyError, prefix: str = "") -> int:
 
 
 class TextPrinter:
-    """The answer on stdout as it arrives; stages, errors and the summary on stderr."""
+    """The answer on stdout as it arrives; errors and the summary on stderr, and with
+    --stages each change of the turn's state, in the window's words ("[ 12.0 ms]
+    Waiting for the server"; client/services/chat/turn_state.py)."""
 
     def __init__(self, out: TextIO, stages: bool) -> None:
         self._out = out
         self._stages = stages
         self._stage = ""
         self._wrote_text = False
+        self._states: StreamStates | None = None
 
     def show(self, event: StreamEvent | None, stream: AnswerStream) -> None:
+        """`event`; None: time passed without one (the request's stamps may say more)."""
+        if self._stages:
+            self._say_state(event, stream)
         if isinstance(event, Started):
             self._enter("understanding", stream, at_ns=event.at_ns)
         elif isinstance(event, Token):
@@ -112,18 +118,24 @@ class TextPrinter:
 
     def finish(self, stream: AnswerStream) -> None:
         self._end_line()
+        if self._stages and stream.outcome is not None:  # e.g. stopped by Ctrl-C
+            self._say_state(stream.outcome, stream)
         stream.timeline.close_stages()
         say(summary_line(stream.metrics()))
+
+    def _say_state(self, event: object | None, stream: AnswerStream) -> None:
+        if self._states is None:
+            self._states = StreamStates(stream.timeline)
+        state = self._states.after(event)
+        if state is not None:
+            self._end_line()
+            say(f"[{_since_written_ms(stream):7.1f} ms] {STATE_WORDS[state]}")
 
     def _enter(self, stage: str, stream: AnswerStream, at_ns: int | None = None) -> None:
         if stage == self._stage:
             return
         self._stage = stage
-        at_ns = at_ns if at_ns is not None else now_ns()
-        stream.timeline.enter_stage(stage, at_ns)
-        if self._stages:
-            start = stream.timeline.request_written_ns or at_ns
-            say(f"[{(at_ns - start) / 1e6:7.1f} ms] {stage}")
+        stream.timeline.enter_stage(stage, at_ns if at_ns is not None else now_ns())
 
     def _end_line(self) -> None:
         # A terminal prompt should not start mid-line; a pipe gets exactly the text.

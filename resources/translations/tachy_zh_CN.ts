@@ -117,6 +117,10 @@
 <context>
     <name>AnswerFooter</name>
     <message>
+        <source>{state} {s} s</source>
+        <translation>{state} {s} 秒</translation>
+    </message>
+    <message>
         <source>{s} s to first token</source>
         <translation>首个词元 {s} 秒</translation>
     </message>
@@ -345,30 +349,6 @@
 </context>
 <context>
     <name>ChatView</name>
-    <message>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>interrupted</source>
-        <translation>已中断</translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <source>not sent: server unreachable</source>
-        <translation>未发送：无法连接服务器</translation>
-    </message>
-    <message>
-        <source>cancelled while waiting</source>
-        <translation>等待时已取消</translation>
-    </message>
-    <message>
-        <source>writing…</source>
-        <translation>正在书写…</translation>
-    </message>
     <message>
         <source>Chat</source>
         <translation>聊天</translation>
@@ -1518,8 +1498,8 @@ Last lines from the engine:
         <translation>无法搜索你的笔记：{error}</translation>
     </message>
     <message>
-        <source>Searching your notes… {ms} ms</source>
-        <translation>正在搜索你的笔记… {ms} 毫秒</translation>
+        <source>{state}… {ms} ms</source>
+        <translation>{state}… {ms} 毫秒</translation>
     </message>
     <message>
         <source>{n} passages</source>
@@ -1558,30 +1538,6 @@ Last lines from the engine:
 </context>
 <context>
     <name>LatencyHud</name>
-    <message>
-        <source>complete</source>
-        <translation>完成</translation>
-    </message>
-    <message>
-        <source>stopped</source>
-        <translation>已停止</translation>
-    </message>
-    <message>
-        <source>interrupted</source>
-        <translation>已中断</translation>
-    </message>
-    <message>
-        <source>failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <source>unreachable</source>
-        <translation>无法连接</translation>
-    </message>
-    <message>
-        <source>cancelled while waiting</source>
-        <translation>等待时已取消</translation>
-    </message>
     <message>
         <source>Live</source>
         <translation>实时</translation>
@@ -2855,8 +2811,8 @@ tokens/s</source>
         <translation>正在阅读你的问题</translation>
     </message>
     <message>
-        <source>Looking things up</source>
-        <translation>正在查找资料</translation>
+        <source>Searching your notes</source>
+        <translation>正在搜索你的笔记</translation>
     </message>
     <message>
         <source>Thinking</source>
@@ -2881,6 +2837,14 @@ tokens/s</source>
     <message>
         <source>Interrupted</source>
         <translation>已中断</translation>
+    </message>
+    <message>
+        <source>not sent: server unreachable</source>
+        <translation>未发送：无法连接服务器</translation>
+    </message>
+    <message>
+        <source>cancelled while waiting</source>
+        <translation>等待时已取消</translation>
     </message>
     <message>
         <source>No answer after {seconds} s. {state}…</source>
@@ -3087,10 +3051,6 @@ tokens/s</source>
         <translation>传输 + 排队</translation>
     </message>
     <message>
-        <source>retrieving · {passages} passages, {tokens} tokens</source>
-        <translation>检索 · {passages} 段，{tokens} 个词元</translation>
-    </message>
-    <message>
         <source>server: prompt {cached} cached + {computed} computed</source>
         <translation>服务器：提示 {cached} 个已缓存 + {computed} 个已计算</translation>
     </message>
@@ -3137,6 +3097,10 @@ tokens/s</source>
     <message>
         <source>route decision</source>
         <translation>路由决定</translation>
+    </message>
+    <message>
+        <source>{state} · {passages} passages, {tokens} tokens</source>
+        <translation>{state} · {passages} 段，{tokens} 个词元</translation>
     </message>
     <message>
         <source>route decision · classifier out of budget</source>

@@ -97,7 +97,24 @@ def test_stages_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["chat", "--url", server.url, "--stages", "hi"]) == 0
     out, err = capsys.readouterr()
     assert out == "x"
-    assert err.index("understanding") < err.index("answering")
+    # The turn's states, in the window's words (client/services/chat/turn_state.py).
+    assert err.index("Reading your question") < err.index("Answering") < err.index("Done")
+    assert "understanding" not in err
+
+
+def test_stages_say_the_wait_for_a_server_that_sends_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    running = run_in_thread(scenario_from_dict({"fault": {"kind": "never_answer"}}))
+    try:
+        args = ["chat", "--url", running.url, "--api", "openai", "-m", "tachy-lab", "--stages"]
+        code = main([*args, "--first-token-timeout", "0.5", "hi"])
+    finally:
+        running.stop()
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.index("Waiting for the server") < err.index("Failed")
+    assert "Reading your question" not in err and "Loading the model" not in err
 
 
 def test_api_key_from_environment(

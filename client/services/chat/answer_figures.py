@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from client.services.chat.session_events import Stage
+
 
 class AnswerFigures(Protocol):
     """What an answer's footer says: a request's figures, or a WholeAnswer's."""
@@ -70,3 +72,18 @@ def _rate(requests: Sequence[RequestFigures]) -> float | None:
             gaps += count - 1
             decode_ms += request.tpot_ms * (count - 1)
     return 1000 * gaps / decode_ms if decode_ms > 0 else None
+
+
+def loading_ms(stages: object) -> float | None:
+    """How long the request waited in the loading stage (its stages as stored:
+    client/services/chat/stage_record.py); None when it did not load a model."""
+    if not isinstance(stages, list):
+        return None
+    total, loaded = 0.0, False
+    for stage in stages:
+        if not isinstance(stage, dict) or stage.get("stage") != Stage.LOADING.value:
+            continue
+        start, end = stage.get("start_ms"), stage.get("end_ms")
+        if isinstance(start, int | float) and isinstance(end, int | float) and end > start:
+            total, loaded = total + (end - start), True
+    return total if loaded else None

@@ -25,11 +25,21 @@ from client.backends.reasons import without_errno
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.budget import FittedPrompt
 from client.core.conversation import ChatRequest
-from client.core.events import Done, DoneReason, Failed, Prefill, StreamEvent, Token, TokenKind
+from client.core.events import (
+    Done,
+    DoneReason,
+    Failed,
+    Prefill,
+    Started,
+    StreamEvent,
+    Token,
+    TokenKind,
+)
 from client.core.metrics import RequestMetrics, compute_metrics
 from client.core.timeline import RequestTimeline, now_ns
 from client.services.cascade.cascade import first_token_limit
 from client.services.cascade.fallback import FallbackStream, FellBack, answer_stream
+from client.services.cascade.loading_retry import LoadingRetryStream
 from client.services.cascade.route_record import mark_route
 from client.services.chat.answer_writer import AnswerWriter
 from client.services.chat.first_token_wait import FirstTokenWait, Item
@@ -109,7 +119,7 @@ class Generation(FirstTokenWait):
         self._build_request = build_request
         self._turn: Turn | None = None
         self._turn_task: asyncio.Future[Turn] | None = None
-        self._stream: ChatStream | FallbackStream | None = None
+        self._stream: ChatStream | FallbackStream | LoadingRetryStream | None = None
         self._answer_filter: AnswerFilter | None = None
         self._text_parts: list[str] = []  # what was shown (after the answer filter)
         self._thinking_parts: list[str] = []
@@ -258,11 +268,17 @@ class Generation(FirstTokenWait):
         limit = first_token_limit(
             self.plan, settings.fallback_after_s, settings.first_token_timeout_s
         )
-        stream = answer_stream(self.plan, timeouts, self._take_fallback, limit)
+        opening = functools.partial(answer_stream, self.plan, timeouts, self._take_fallback, limit)
+        # A 503 "Loading model" before the first token: the loading stage, asked again.
+        stream = LoadingRetryStream(opening, settings.first_token_timeout_s, self._server_loading)
         stream.timeline = self.timeline
         self._stream = stream
         self._sending = True
         self._waiting_since = asyncio.get_running_loop().time()
+
+    def _server_loading(self, loading: bool) -> None:
+        """The server answered "Loading model" (True), or took the request (False)."""
+        self._loading.server_loading = loading
 
     def _take_fallback(self, fell_back: FellBack) -> None:
         self.fell_back, self.plan = fell_back, fell_back.plan
@@ -307,6 +323,10 @@ class Generation(FirstTokenWait):
     def _on_other(self, item: Item) -> list[SessionEvent]:
         if isinstance(item, SlowStart | StageChanged | StateChanged):
             return [item]
+        if isinstance(item, Started) and self._stage is Stage.LOADING:
+            if self._loading.stage() is not Stage.LOADING:  # it took the request: loaded
+                return [self._enter(Stage.UNDERSTANDING)]
+            return []
         if isinstance(item, Prefill):  # the server is reading the prompt: loaded
             self._loading.prompt_started = True
             if self._stage is Stage.LOADING:

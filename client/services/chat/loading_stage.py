@@ -40,17 +40,18 @@ class LoadingWatch:
         self._load_estimate = load_estimate
         self.cold = False  # the model was cold or loading while the request waited
         self.prompt_started = False  # the server reported reading the prompt
+        self.server_loading = False  # the server answers "Loading model" (a 503) for now
 
     @property
     def polls(self) -> bool:
         """True when the state can change while the request waits (a warmer tells it)."""
-        return self._state is not None
+        return self._state is not None or self.server_loading
 
     def stage(self) -> Stage:
         """The stage the request is in now, as far as the app knows."""
         if self.prompt_started:
             return Stage.UNDERSTANDING  # loaded: the server is reading the prompt
-        loading = self._model_state() in COLD_STATES
+        loading = self.server_loading or self._model_state() in COLD_STATES
         self.cold = self.cold or loading
         return Stage.LOADING if loading else Stage.UNDERSTANDING
 

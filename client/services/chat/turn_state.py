@@ -35,10 +35,37 @@ class TurnState(StrEnum):
     INTERRUPTED = "interrupted"
 
 
+# The one set of words for the states, in English: `tachy chat --stages` prints them, the
+# waterfall's rows say them in the command line's text; the window's translatable copy
+# (client/ui/common/turn_words.py) is the same text (tests/ui/common compares them).
+STATE_WORDS = {
+    TurnState.QUEUED: "Getting ready",
+    TurnState.CONNECTING: "Connecting",
+    TurnState.WAITING: "Waiting for the server",
+    TurnState.LOADING: "Loading the model",
+    TurnState.READING: "Reading your question",
+    TurnState.RETRIEVING: "Searching your notes",
+    TurnState.THINKING: "Thinking",
+    TurnState.ANSWERING: "Answering",
+    TurnState.DONE: "Done",
+    TurnState.STOPPED: "Stopped",
+    TurnState.FAILED: "Failed",
+    TurnState.INTERRUPTED: "Interrupted",
+}
+
 ENDED = (TurnState.DONE, TurnState.STOPPED, TurnState.FAILED, TurnState.INTERRUPTED)
+
+# The waterfall's rows for the parts of the understanding stage before the server
+# accepted the request (client/services/hud/hud_model.py splits it where the request was
+# written and where its response headers came): the route decided and the turn stored,
+# then the request written and nothing back yet.
+QUEUED_ROW = "queued"
+WAITING_ROW = "waiting"
 
 # Where each stage of the timeline (the waterfall's rows, the stored stages) stands.
 STAGE_STATES = {
+    QUEUED_ROW: TurnState.QUEUED,
+    WAITING_ROW: TurnState.WAITING,
     Stage.LOADING.value: TurnState.LOADING,
     Stage.UNDERSTANDING.value: TurnState.READING,
     Stage.RETRIEVING.value: TurnState.RETRIEVING,
@@ -79,6 +106,29 @@ def live_state(stage: str | None, timeline: RequestTimeline, sending: bool) -> T
     if timeline.request_written_ns is not None:
         return TurnState.WAITING
     return TurnState.CONNECTING
+
+
+def wait_parts(
+    start_ms: float, stop_ms: float, headers_ms: float | None, ttft_ms: float | None
+) -> list[tuple[str, float, float]]:
+    """The understanding stage (start_ms..stop_ms, in ms since the request was written)
+    in the parts its request's stamps tell apart, each as (row, start, end): getting
+    ready (the route decided, the turn stored) until the request was written, waiting
+    for the server until its response headers, then reading the question. A request
+    that got nothing back waited for the server all along; one without its headers'
+    time (stored before they were kept) stays one part: no signal splits it."""
+    accepted = headers_ms
+    if accepted is None and ttft_ms is None:
+        accepted = stop_ms  # no header, no byte: the server never took it up
+    whole = [(Stage.UNDERSTANDING.value, start_ms, stop_ms)]
+    if accepted is None:
+        return whole
+    parts = [
+        (QUEUED_ROW, start_ms, min(stop_ms, 0.0)),  # 0: the request written
+        (WAITING_ROW, max(start_ms, 0.0), min(stop_ms, accepted)),
+        (Stage.UNDERSTANDING.value, max(start_ms, accepted), stop_ms),
+    ]
+    return [part for part in parts if part[2] > part[1]] or whole
 
 
 def stage_state(stage: str) -> TurnState | None:

@@ -20,7 +20,7 @@ import io
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -33,6 +33,8 @@ from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.core.timeline import RequestTimeline
 from client.core.vllm_timings import vllm_timings
 from client.services.cascade.route_record import RouteNote, route_note
+from client.services.chat.session_events import Stage
+from client.services.chat.turn_state import STATE_WORDS, TurnState, stage_state, wait_parts
 from client.services.images.cost import IMAGES_COUNTED, IMAGES_WITH_TOKENS, image_figures
 from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
 
@@ -147,7 +149,8 @@ def image_spans(counts: Iterable[Mapping[str, Any]]) -> list[StageSpan]:
     return []
 
 
-RETRIEVING_COUNTED = "retrieving · {passages} passages, {tokens} tokens"
+# The retrieving row with what it added: its state's words, then its figures.
+RETRIEVING_COUNTED = "{state} · {passages} passages, {tokens} tokens"
 
 
 def stage_span(
@@ -155,10 +158,10 @@ def stage_span(
 ) -> StageSpan:
     """A stage's row in the waterfall: the retrieving stage says what it added; a
     cascade's understanding stage, its route."""
-    if name == "retrieving" and "passages" in counts:
+    if name == Stage.RETRIEVING.value and "passages" in counts:
         passages, tokens = _count(counts["passages"]), _count(counts.get("tokens"))
         figures = (("passages", passages), ("tokens", tokens))
-        return StageSpan(RETRIEVING_COUNTED, start_ms, end_ms, figures)
+        return StageSpan(name, start_ms, end_ms, figures)
     return StageSpan(name, start_ms, end_ms, note=route_note(counts))
 
 
@@ -343,8 +346,20 @@ class WaterfallRow:
     note: RouteNote | None = None  # a cascade's route, on its stage and its decision's row
 
     @property
+    def state(self) -> TurnState | None:
+        """The turn's state this row stands for (None: a moment or a server's row)."""
+        return stage_state(self.label)
+
+    @property
     def text(self) -> str:
-        return english(self.label, self.figures)
+        """The row's name in English: a stage's is its state's words (STATE_WORDS)."""
+        state = self.state
+        if state is None:
+            return english(self.label, self.figures)
+        if not self.figures:
+            return STATE_WORDS[state]
+        counts = {name: f"{value:,}" for name, value in self.figures}
+        return RETRIEVING_COUNTED.format(state=STATE_WORDS[state], **counts)
 
 
 @dataclass(slots=True)
@@ -389,7 +404,10 @@ def _client_rows(r: HudRecord) -> list[WaterfallRow]:
         if name == IMAGES_COUNTED and r.prompt_tokens:  # the tokens the server counted
             name, figures = IMAGES_WITH_TOKENS, (*figures, ("tokens", r.prompt_tokens))
         stop = end if end is not None else (r.e2el_ms if r.e2el_ms is not None else start)
-        rows.append(WaterfallRow(name, start, stop, "client", figures, note))
+        if name == Stage.UNDERSTANDING.value:
+            rows.extend(_understanding_rows(r, start, stop, note))
+        else:
+            rows.append(WaterfallRow(name, start, stop, "client", figures, note))
         if note is not None and note.decided_ms is not None and note.decided_at_ms is not None:
             decided = start + note.decided_at_ms  # the rules: a moment; the classifier: its wait
             begun = decided - note.decided_ms
@@ -401,6 +419,35 @@ def _client_rows(r: HudRecord) -> list[WaterfallRow]:
     if r.ttft_ms is not None and r.paint_ms is not None:
         rows.append(WaterfallRow("painted", r.ttft_ms, r.ttft_ms + r.paint_ms, "client"))
     return rows
+
+
+def _understanding_rows(
+    r: HudRecord, start: float, stop: float, note: RouteNote | None
+) -> list[WaterfallRow]:
+    """The understanding stage in the parts the stamps tell apart (turn_state.wait_parts);
+    a cascade's route is noted on the last part."""
+    parts = wait_parts(start, stop, r.headers_ms, r.ttft_ms)
+    rows = [WaterfallRow(name, begin, end, "client") for name, begin, end in parts]
+    rows[-1] = replace(rows[-1], note=note)
+    return rows
+
+
+def shown_states(
+    record: HudRecord, said_after_ms: float = 0.0, at_once: Iterable[TurnState] = ()
+) -> tuple[TurnState, ...]:
+    """The states the request went through, as its waterfall says them, in order: those
+    the status line said (it says a state once the wait passed `said_after_ms`, and
+    those `at_once` whenever they come)."""
+    rows = [row for row in _client_rows(record) if row.state is not None]
+    origin = min((row.start_ms for row in rows), default=0.0)
+    said = set(at_once)
+    states: list[TurnState] = []
+    for row in rows:
+        state = row.state
+        shown = state in said or row.end_ms > origin + said_after_ms
+        if state is not None and shown and state not in states:
+            states.append(state)
+    return tuple(states)
 
 
 def _ollama(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:

@@ -257,10 +257,15 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
             self._set_status(ModelStatus(ModelState.WARM))
 
     def user_request_finished(
-        self, ok: bool = True, prompt: Sequence[ChatMessage] | None = None
+        self,
+        ok: bool = True,
+        prompt: Sequence[ChatMessage] | None = None,
+        server_answered: bool = True,
     ) -> None:
         """The user's request ended. A success means the model is loaded now, and the
-        server's prompt cache holds `prompt` (the messages it sent) and its answer."""
+        server's prompt cache holds `prompt` (the messages it sent) and its answer.
+        `server_answered` False: not a header or a byte came back, so what the server
+        holds is not known any more (no "warm · 29 min left" from an older reading)."""
         self.note_activity()
         self._user_requests = max(self._user_requests - 1, 0)
         answered = ok and prompt is not None
@@ -268,8 +273,8 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
         self._cancel_warm()  # an /api/ps check still running is moot now
         self._cancel_recheck()
         if not ok:
-            if self._status.state is ModelState.LOADING:
-                self._set_status(ModelStatus(None))
+            if self._status.state is ModelState.LOADING or not server_answered:
+                self._unknown()
             return
         self._mark_used()
         if self._policy is ServerPolicy.OLLAMA and not self._user_requests:
@@ -361,8 +366,8 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
         except TachyError as error:
             log.info("warming %s failed (%s): %s", self._model, reason, error)
             self.last_error = str(error)
-            if self._status.state is ModelState.LOADING:
-                self._set_status(ModelStatus(None))
+            if not self._user_requests:  # a request under way will tell for itself
+                self._unknown()
 
     async def _start_engine(self) -> None:
         engine = self._engine
@@ -465,6 +470,11 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
             self._watch_engine_sleep()
         else:
             self._set_status(replace(self._status, state=ModelState.WARM))
+
+    def _unknown(self) -> None:
+        """The server did not answer: what it holds is not known (not warm, no countdown)."""
+        self._cancel_timers()
+        self._set_status(ModelStatus(None))
 
     def _set_status(self, status: ModelStatus) -> None:
         if status == self._status:

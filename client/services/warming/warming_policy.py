@@ -267,7 +267,10 @@ class WarmingPolicy:
         metrics = finished.metrics if finished is not None else None
         ok = metrics is not None and metrics.ttft_ms is not None
         fitted = generation.fitted
-        self.warmer.user_request_finished(ok, fitted.messages if fitted is not None else None)
+        timeline = generation.timeline  # not a header, not a byte: the server never answered
+        answered = timeline.headers_ns is not None or timeline.first_byte_ns is not None
+        prompt = fitted.messages if fitted is not None else None
+        self.warmer.user_request_finished(ok, prompt, server_answered=answered)
         if metrics is None or not ok:  # no first token: nothing to learn
             return False
         sent = self._sent

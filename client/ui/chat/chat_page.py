@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from client.core.images import Attachment
-from client.services.chat.answer_figures import RequestFigures, whole_answer
+from client.services.chat.answer_figures import RequestFigures, loading_ms, whole_answer
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
 from client.services.chat.shown_history import ShownHistory, StoredMessage
+from client.services.chat.stage_record import stage_record
 from client.services.chat.turn_state import TurnState
 from client.services.planning.router import RouteDecision
 from client.ui.chat.generation_runner import GenerationRunner, temporary_key
@@ -106,6 +107,7 @@ class ChatPage(QObject):
             question, self._pending_question = self._pending_question, None
             self._last_question = question  # already shown in the chat
             self.window.stage_label.setText("")
+            self.window.set_busy(False)  # the runner's own busy state from here
             self._start(partial(session.generate, self.conversation_id, question))
 
     @property
@@ -136,6 +138,7 @@ class ChatPage(QObject):
             self._pending_question = text
             self._show_question(text)
             self.window.stage_label.setText(self.tr(NO_SERVER_YET))
+            self.window.set_busy(True)  # Stop takes the kept question back
             return
         self._last_question = text
         if self._editing is not None:
@@ -167,8 +170,29 @@ class ChatPage(QObject):
             return
         self.runner.start(generation, answer_key)
 
+    @property
+    def kept_question(self) -> str | None:
+        """A question asked before there was a server to send it to (the turn's queued
+        state); it goes out when the session comes."""
+        return self._pending_question
+
     def stop(self) -> None:
+        if self._pending_question is not None and not self.runner.busy:
+            self._take_back_kept_question()
+            return
         self.runner.stop()
+
+    def _take_back_kept_question(self) -> None:
+        """Stop while the question waits for a server: it is not sent, and its text goes
+        back to the composer (nothing is lost)."""
+        text, self._pending_question = self._pending_question or "", None
+        view, key = self.window.chat_view, self._question_key
+        if key is not None and view.has_message(key):
+            view.set_messages([view.message(k) for k in view.keys() if k != key])
+        self._question_key = None
+        self.window.stage_label.setText("")
+        self.window.set_busy(False)
+        self.window.composer.put_back(text)
 
     def regenerate(self, decision: RouteDecision | None = None) -> None:
         key, session = self.last_answer_key(), self.session
@@ -246,15 +270,21 @@ class ChatPage(QObject):
         if finished is None:
             return ""
         requests: list[RequestFigures] = []
+        stages: object = stage_record(generation.timeline, None)
         if generation.kind == "continue" and key > 0:
             try:
-                requests += self.stored.answer_records([key]).get(key, [])
+                stored = self.stored.answer_records([key]).get(key, [])
             except Exception as error:  # the footer shows this request's figures
                 report(error, "reading the answer's metrics")
+                stored = []
+            requests += stored
+            stages = stored[0].stages if stored else stages  # the answer's first request
             if generation.metrics_record_id is None:  # not stored (no room): add it
                 requests.append(finished.metrics)
         whole = whole_answer(requests or [finished.metrics])
-        return footer_text(whole, whole.parts) if whole is not None else ""
+        if whole is None:
+            return ""
+        return footer_text(whole, whole.parts, loading_ms(stages))
 
     def _on_conversation_known(self, conversation_id: int) -> None:
         if self.conversation_id != conversation_id:
@@ -394,7 +424,8 @@ class ChatPage(QObject):
         for message in answers:
             requests = records.get(message.key, [])
             whole = whole_answer(requests)
-            figures = footer_text(whole, whole.parts) if whole is not None else ""
+            loaded = loading_ms(requests[0].stages) if requests else None
+            figures = footer_text(whole, whole.parts, loaded) if whole is not None else ""
             # As the live answer showed it: its figures, then a cascade's route.
             parts = [figures, tier_label(message.route, message.model)]
             message.footer = " · ".join(part for part in parts if part)

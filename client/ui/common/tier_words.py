@@ -29,13 +29,16 @@ def tier_name(tier: Tier) -> str:
     return QCoreApplication.translate("Tiers", TIER_NAMES[tier])
 
 
-# What a slow reply's status line says, in the order it may say it.
+# What a slow reply's status line may say, in order (when the reply's own are not known).
 SLOW_STATES = (TurnState.WAITING, TurnState.READING, TurnState.THINKING, TurnState.ANSWERING)
 
 
-def tier_behaviour(tier: Tier) -> str:
+def tier_behaviour(tier: Tier, states: tuple[TurnState, ...] = ()) -> str:
+    """What the window did for a reply of `tier`; a slow one's stages are `states`, the
+    ones it went through (its waterfall's), said with the status line's words."""
     text = QCoreApplication.translate("Tiers", TIER_BEHAVIOUR[tier])
     if tier is not Tier.SLOW:
         return text
     separator = QCoreApplication.translate("Tiers", ", ")
-    return text.format(stages=separator.join(turn_word(state) for state in SLOW_STATES))
+    said = states or SLOW_STATES
+    return text.format(stages=separator.join(turn_word(state) for state in said))

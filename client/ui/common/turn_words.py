@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QLocale
 
-from client.services.chat.turn_state import TurnState, stage_state
+from client.services.chat.session_events import Outcome
+from client.services.chat.turn_state import OUTCOME_STATES, TurnState, stage_state
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 
 TURN_WORDS = {
@@ -15,13 +16,20 @@ TURN_WORDS = {
     TurnState.WAITING: QT_TRANSLATE_NOOP("TurnState", "Waiting for the server"),
     TurnState.LOADING: QT_TRANSLATE_NOOP("TurnState", "Loading the model"),
     TurnState.READING: QT_TRANSLATE_NOOP("TurnState", "Reading your question"),
-    TurnState.RETRIEVING: QT_TRANSLATE_NOOP("TurnState", "Looking things up"),
+    TurnState.RETRIEVING: QT_TRANSLATE_NOOP("TurnState", "Searching your notes"),
     TurnState.THINKING: QT_TRANSLATE_NOOP("TurnState", "Thinking"),
     TurnState.ANSWERING: QT_TRANSLATE_NOOP("TurnState", "Answering"),
     TurnState.DONE: QT_TRANSLATE_NOOP("TurnState", "Done"),
     TurnState.STOPPED: QT_TRANSLATE_NOOP("TurnState", "Stopped"),
     TurnState.FAILED: QT_TRANSLATE_NOOP("TurnState", "Failed"),
     TurnState.INTERRUPTED: QT_TRANSLATE_NOOP("TurnState", "Interrupted"),
+}
+
+
+# How a failed turn failed, said after "Failed" ("Failed · not sent: server unreachable").
+FAILURE_KINDS = {
+    Outcome.UNREACHABLE: QT_TRANSLATE_NOOP("TurnState", "not sent: server unreachable"),
+    Outcome.TIMED_OUT: QT_TRANSLATE_NOOP("TurnState", "cancelled while waiting"),
 }
 
 
@@ -42,3 +50,14 @@ def slow_start_sentence(state: TurnState, waited_s: float) -> str:
     text = QCoreApplication.translate("TurnState", "No answer after {seconds} s. {state}…")
     seconds = QLocale().toString(float(waited_s), "f", 1)
     return text.format(seconds=seconds, state=turn_word(state))
+
+
+def outcome_words(outcome: str) -> str | None:
+    """How a turn ended (an Outcome's value, as stored) said as its state: "Stopped",
+    "Failed · cancelled while waiting"; None for a value that is no outcome."""
+    if outcome not in set(Outcome):
+        return None
+    known = Outcome(outcome)
+    words = turn_word(OUTCOME_STATES[known])
+    kind = FAILURE_KINDS.get(known)
+    return f"{words} · {QCoreApplication.translate('TurnState', kind)}" if kind else words

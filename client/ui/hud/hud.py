@@ -22,6 +22,7 @@ from client.core.metrics import RequestMetrics
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline, now_ns
 from client.services.chat.session_events import Outcome
+from client.services.chat.turn_state import TurnState
 from client.services.hud.hud_live import LiveStream
 from client.services.hud.hud_model import (
     HudRecord,
@@ -31,9 +32,11 @@ from client.services.hud.hud_model import (
     export_json,
     record_from_request,
     record_from_stored,
+    shown_states,
 )
+from client.ui.chat.stage_line import AT_ONCE, STAGE_AFTER_MS
 from client.ui.common.locale_text import clock
-from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.turn_words import outcome_words
 from client.ui.hud.graph_export import export_graph
 from client.ui.hud.live_plot import LivePlot
 from client.ui.hud.plot_theme import apply_plot_theme, plot_colours
@@ -53,15 +56,6 @@ FRAME_INTERVAL_MS = 80
 # A new request without a first token by then: the last reply's live figures go (the
 # typing indicator's moment; a token sooner clears them with its own first frame).
 CLEAR_LIVE_AFTER_MS = 300
-# A request's outcome (client.services.chat.session_events.Outcome) in the waterfall's title.
-OUTCOMES = {
-    "complete": QT_TRANSLATE_NOOP("LatencyHud", "complete"),
-    "stopped": QT_TRANSLATE_NOOP("LatencyHud", "stopped"),
-    "interrupted": QT_TRANSLATE_NOOP("LatencyHud", "interrupted"),
-    "failed": QT_TRANSLATE_NOOP("LatencyHud", "failed"),
-    "unreachable": QT_TRANSLATE_NOOP("LatencyHud", "unreachable"),
-    "timed_out": QT_TRANSLATE_NOOP("LatencyHud", "cancelled while waiting"),
-}
 
 
 class LatencyHud(QWidget):
@@ -208,7 +202,7 @@ class LatencyHud(QWidget):
         record = self._last_record
         if record is None:
             return
-        self.tier.show_reply(record.ttft_ms, self.book.thresholds)
+        self.tier.show_reply(record.ttft_ms, self.book.thresholds, _said_states(record))
         self.tier.show_recent(
             [r.ttft_ms for r in self.book.records[-RECENT_REPLIES:]], self.book.thresholds
         )
@@ -293,11 +287,11 @@ class LatencyHud(QWidget):
         )
 
     def show_waterfall(self, record: HudRecord) -> None:
-        outcome = OUTCOMES.get(record.outcome)
+        outcome = outcome_words(record.outcome)  # said as the turn's state
         title = self.tr("{model} at {when} · {outcome}").format(
             model=record.model or self.tr("request"),
             when=clock(record.time),
-            outcome=self.tr(outcome) if outcome else record.outcome or self.tr("unknown outcome"),
+            outcome=outcome or record.outcome or self.tr("unknown outcome"),
         )
         self.waterfall.show_waterfall(build_waterfall(record), title)
 
@@ -310,7 +304,8 @@ class LatencyHud(QWidget):
         self.requests.set_thresholds(thresholds)
         self.refresh_requests()
         if self.book.records:
-            self.tier.show_reply(self.book.records[-1].ttft_ms, thresholds)
+            last = self.book.records[-1]
+            self.tier.show_reply(last.ttft_ms, thresholds, _said_states(last))
             self.tier.show_recent(
                 [r.ttft_ms for r in self.book.records[-RECENT_REPLIES:]], thresholds
             )
@@ -381,3 +376,8 @@ class LatencyHud(QWidget):
         )
         if path:
             self.export_graphs(path)
+
+
+def _said_states(record: HudRecord) -> tuple[TurnState, ...]:
+    """The states the status line said while the reply was awaited (the Tier tab's)."""
+    return shown_states(record, STAGE_AFTER_MS, AT_ONCE)

@@ -7,6 +7,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
+from client.services.chat.turn_state import TurnState
 from client.ui.common.tier_words import tier_behaviour, tier_name
 from client.ui.hud.palette import TIER_COLORS
 
@@ -81,7 +82,13 @@ class TierView(QWidget):
     def _edited(self) -> None:
         self.thresholds_changed.emit(self.thresholds())
 
-    def show_reply(self, ttft_ms: float | None, thresholds: TierThresholds) -> None:
+    def show_reply(
+        self,
+        ttft_ms: float | None,
+        thresholds: TierThresholds,
+        states: tuple[TurnState, ...] = (),
+    ) -> None:
+        """states: those the reply went through (its waterfall's), said for a slow one."""
         if ttft_ms is None:
             self._tier = None
             self.tier_label.setText("–")
@@ -95,7 +102,7 @@ class TierView(QWidget):
         self.tier_label.setStyleSheet(f"color: rgb({red}, {green}, {blue});")
         ms = QLocale().toString(ttft_ms, "f", 1)
         self.ttft_label.setText(self.tr("time to first token {ms} ms").format(ms=ms))
-        shown = self.tr("The window showed: {what}").format(what=tier_behaviour(tier))
+        shown = self.tr("The window showed: {what}").format(what=tier_behaviour(tier, states))
         self.behaviour_label.setText(shown)
 
     def show_recent(self, ttfts: list[float | None], thresholds: TierThresholds) -> None:

@@ -11,11 +11,16 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from client.services.hud.hud_model import ROUTE_DECISION, Waterfall, WaterfallRow
+from client.services.hud.hud_model import (
+    RETRIEVING_COUNTED,
+    ROUTE_DECISION,
+    Waterfall,
+    WaterfallRow,
+)
 from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.route_words import decision_reason, stage_route, tier_label
-from client.ui.common.turn_words import stage_word
+from client.ui.common.turn_words import turn_word
 from client.ui.hud.locale_axis import LocaleAxis
 from client.ui.hud.palette import SIDE_COLORS
 from client.ui.hud.row_labels import RowLabels
@@ -93,7 +98,7 @@ ROW_LABELS = (
 # Rows with figures: hud_model's templates (the same text, a test compares them),
 # filled in with the locale's numbers.
 COUNTED_LABELS = (
-    QT_TRANSLATE_NOOP("WaterfallView", "retrieving · {passages} passages, {tokens} tokens"),
+    QT_TRANSLATE_NOOP("WaterfallView", "{state} · {passages} passages, {tokens} tokens"),
     QT_TRANSLATE_NOOP("WaterfallView", "server: prompt {cached} cached + {computed} computed"),
     QT_TRANSLATE_NOOP("WaterfallView", "server: {drafted} drafted, {accepted} accepted"),
     QT_TRANSLATE_NOOP("WaterfallView", "image ×{images} · {kilobytes} KB · {pixels} px"),
@@ -105,11 +110,17 @@ COUNTED_LABELS = (
 
 
 def row_label(row: WaterfallRow) -> str:
-    """A row's name in the window's language, its figures in the window's locale."""
-    label = stage_word(row.label) or QCoreApplication.translate("WaterfallView", row.label)
-    if not row.figures:
-        return label
-    return label.format(**{name: number(value) for name, value in row.figures})
+    """A row's name in the window's language, its figures in the window's locale; a
+    stage's row is said as the turn's state, with the status line's words."""
+    figures = {name: number(value) for name, value in row.figures}
+    state = row.state
+    if state is None:
+        label = QCoreApplication.translate("WaterfallView", row.label)
+        return label.format(**figures) if figures else label
+    if not figures:
+        return turn_word(state)
+    counted = QCoreApplication.translate("WaterfallView", RETRIEVING_COUNTED)
+    return counted.format(state=turn_word(state), **figures)
 
 
 def _row_text(row: WaterfallRow) -> str:

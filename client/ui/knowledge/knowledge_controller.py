@@ -18,12 +18,14 @@ from PySide6.QtCore import QLocale, QObject, QSettings, QUrl, Signal
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu
 
+from client.services.chat.turn_state import TurnState
 from client.services.knowledge.indexer import IndexProgress, ProgressCallback
 from client.services.knowledge.knowledge import IndexReport, KnowledgeUnavailable
 from client.services.knowledge.knowledge_stage import KnowledgeStage, Retrieved, open_in_editor
 from client.ui.chat.render.citations import citations_for
 from client.ui.common.async_errors import KeptTasks, report
 from client.ui.common.error_text import error_text
+from client.ui.common.turn_words import turn_word
 
 if TYPE_CHECKING:
     from client.services.chat.generation import Generation
@@ -220,8 +222,9 @@ class KnowledgeController(QObject):
                     error=error_text(found.error)
                 )
         else:
-            ms = QLocale().toString(found.ms, "f", 0)
-            text = self.tr("Searching your notes… {ms} ms").format(ms=ms)
+            ms = QLocale().toString(found.ms, "f", 0)  # the state's own words, as elsewhere
+            words = turn_word(TurnState.RETRIEVING)
+            text = self.tr("{state}… {ms} ms").format(state=words, ms=ms)
             if found.passages:
                 text += " · " + self.tr("{n} passages").format(n=len(found.passages))
         self.page.runner.note = text

@@ -229,7 +229,7 @@ class ServerController(QObject):
         page = self.page
         if self.waiting is None or page.session is not None or page.busy:
             return
-        if self.window.chat_view.keys():  # something was asked
+        if page.kept_question is not None:  # asked, and not taken back with Stop
             self.window.stage_label.setText(self._kept_text())
 
     def _kept_text(self) -> str:

@@ -160,3 +160,56 @@ async def test_progress_on_a_warm_model_changes_nothing(db: Database) -> None:
     assert stages(events) == [Stage.UNDERSTANDING, Stage.ANSWERING]
     assert not generation.cold
     assert generation.timeline.prefill == Prefill(400, 400, 0, 50.0)
+
+
+async def test_a_loading_model_answer_during_a_request_is_waited_out(db: Database) -> None:
+    """llama-server opens its port before its model is loaded and answers 503 "Loading
+    model" meanwhile (the lab's starts_loading: the load begins with this request). The
+    request is the loading stage ("Loading the model…"), asked again until the server
+    takes it, then read and answered: not a failure."""
+    from client.backends import backend_for
+    from client.lab import run_in_thread, scenario_from_dict
+    from client.services.chat.session_events import Outcome
+    from client.services.chat.turn_state import StateChanged, TurnState
+
+    settings = {"ttft": 5, "tpot_ms": 1, "output_tokens": 6, "seed": 1, "server": "llamacpp"}
+    lab = run_in_thread(scenario_from_dict({**settings, "starts_loading": True, "load_ms": 600}))
+    try:
+        backend = backend_for(lab.url, "openai")
+        session = ChatSession(backend, "tachy-lab", HistoryStore(db), MetricsStore(db))
+        generation = session.generate(None, "Hello")
+        events = [event async for event in generation]
+        await backend.aclose()
+    finally:
+        lab.stop()
+    assert generation.finished is not None
+    assert generation.finished.outcome is Outcome.COMPLETE, generation.finished.error_message
+    said = [e.state for e in events if isinstance(e, StateChanged)]
+    assert TurnState.LOADING in said and TurnState.FAILED not in said
+    assert said.index(TurnState.LOADING) < said.index(TurnState.ANSWERING)
+    assert Stage.LOADING in stages(events)
+    assert generation.cold and generation.finished.text
+    assert generation.timeline.stages[0].name == "loading"
+
+
+async def test_a_model_that_never_finishes_loading_fails_in_the_first_token_s_time(
+    db: Database,
+) -> None:
+    from client.backends import backend_for
+    from client.lab import run_in_thread, scenario_from_dict
+    from client.services.chat.session_events import Outcome
+
+    settings = {"ttft": 5, "tpot_ms": 1, "output_tokens": 6, "seed": 1, "server": "llamacpp"}
+    lab = run_in_thread(scenario_from_dict({**settings, "starts_loading": True, "load_ms": 60_000}))
+    try:
+        backend = backend_for(lab.url, "openai")
+        session = ChatSession(backend, "tachy-lab", HistoryStore(db), MetricsStore(db))
+        session.configure(first_token_timeout_s=0.6)
+        generation = session.generate(None, "Hello")
+        events = [event async for event in generation]
+        await backend.aclose()
+    finally:
+        lab.stop()
+    assert Stage.LOADING in stages(events)
+    assert generation.finished is not None and generation.finished.outcome is Outcome.FAILED
+    assert "still loading its model after" in generation.finished.error_message

@@ -309,9 +309,9 @@ def test_the_retrieving_row_keeps_its_counts_as_figures() -> None:
     stored = [{"stage": "retrieving", "start_ms": 1, "end_ms": 9, "passages": 3, "tokens": 1200}]
     record = record_from_stored({"time": 1.0, "ttft_ms": 50.0, "stages": json.dumps(stored)})
     (row,) = [r for r in build_waterfall(record).rows if r.figures]
-    assert row.label == "retrieving · {passages} passages, {tokens} tokens"
+    assert row.label == "retrieving"  # a stage: said as its state, with its figures
     assert row.figures == (("passages", 3), ("tokens", 1200))
-    assert row.text == "retrieving · 3 passages, 1,200 tokens"
+    assert row.text == "Searching your notes · 3 passages, 1,200 tokens"
 
 
 def test_export_uses_the_metrics_command_names() -> None:
@@ -441,14 +441,39 @@ def test_a_cascade_route_is_drawn_on_its_stage_live_and_stored() -> None:
     stored = record_from_stored({"time": 1.0, "stages": kept})
     for record in (live, stored):
         rows = build_waterfall(record).rows
-        stage = next(r for r in rows if r.label == "understanding")
+        # Nothing came back: getting ready until the request was written, then the
+        # wait for the server, with the stage's route.
+        ready = next(r for r in rows if r.label == "queued")
+        stage = next(r for r in rows if r.label == "waiting")
+        assert ready.note is None and ready.end_ms == stage.start_ms == 0.0
         assert stage.note is not None and stage.note.out_of_budget
         assert (stage.note.tier, stage.note.model) == ("fast", "smol")
         decided = next(r for r in rows if r.label == "route decision")
         assert decided.end_ms - decided.start_ms == pytest.approx(150.4)
-        # made inside the understanding stage, before the request was written
-        assert stage.start_ms <= decided.start_ms < decided.end_ms <= 0.0
+        # made while getting ready, before the request was written
+        assert ready.start_ms <= decided.start_ms < decided.end_ms <= 0.0
     damaged = record_from_stored(
         {"time": 1.0, "stages": [{"stage": "understanding", "start_ms": 0, "route": 3}]}
     )
     assert damaged.stages[0][:3] == ("understanding", 0.0, None) and damaged.stages[0].note is None
+
+
+def test_the_wait_before_the_server_accepted_the_request_is_its_own_row() -> None:
+    """ "Reading your question" starts where the server's response headers came; before
+    them the turn waited for the server (a model load, a queue, a server that never
+    answers); a stored request without a headers' time keeps one row."""
+    record = _finished("llamacpp", {"prompt_ms": 60.0})  # headers 3 ms after written
+    rows = [(r.label, r.start_ms, r.end_ms) for r in build_waterfall(record).rows]
+    assert ("queued", -2.0, 0.0) in rows and ("waiting", 0.0, 3.0) in rows
+    assert ("understanding", 3.0, 120.0) in rows
+    assert [r.text for r in build_waterfall(record).rows if r.state is not None][:3] == [
+        "Getting ready",
+        "Waiting for the server",
+        "Reading your question",
+    ]
+    silent = HudRecord(time=1.0, stages=[StageSpan("understanding", 0.0, 84_400.0)])
+    assert [r.text for r in build_waterfall(silent).rows if r.state is not None] == [
+        "Waiting for the server"
+    ]
+    old = HudRecord(time=1.0, ttft_ms=50.0, stages=[StageSpan("understanding", 0.0, 50.0)])
+    assert [r.label for r in build_waterfall(old).rows if r.state is not None] == ["understanding"]

@@ -91,7 +91,7 @@ async def test_the_question_is_searched_and_the_passages_sent_with_sources(
     assert stored["passages"] == 1 and stored["tokens"] == retrieved.retrieval.tokens > 0
     # The waterfall shows the stage with what it added, live and from the store.
     tokens = retrieved.retrieval.tokens
-    label = f"retrieving · 1 passages, {tokens} tokens"
+    label = f"Searching your notes · 1 passages, {tokens} tokens"  # the state's words
     for record in (
         record_from_request(
             events[-1].metrics,

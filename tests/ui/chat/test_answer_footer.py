@@ -154,3 +154,19 @@ def test_long_model_names_keep_both_ends(qtbot: Any) -> None:
     assert shown.startswith("qwen") and shown.endswith("K_M")
     assert picker.toolTip() == name
     assert picker.itemData(1, Qt.ItemDataRole.ToolTipRole) == name
+
+
+def test_an_answer_that_waited_for_its_model_says_so_first() -> None:
+    from client.services.chat.answer_figures import loading_ms
+
+    stages = [
+        {"stage": "loading", "start_ms": -1.0, "end_ms": 2399.0, "expected_ms": 2000.0},
+        {"stage": "understanding", "start_ms": 2399.0, "end_ms": 2610.0},
+        {"stage": "answering", "start_ms": 2610.0, "end_ms": 3000.0},
+    ]
+    assert loading_ms(stages) == 2400.0
+    assert loading_ms(stages[1:]) is None and loading_ms({}) is None
+    figures = RequestMetrics(ttft_ms=2610.0)
+    assert footer_text(figures, 1, loading_ms(stages)) == (
+        "Loading the model 2.4 s · 2.61 s to first token"
+    )

@@ -222,7 +222,7 @@ def test_streamed_rendering_matches_the_final_rendering(view: ChatView) -> None:
         view.flush()
 
     def lines() -> list[str]:
-        text = view.toPlainText().replace("Answer · writing…", "").replace("Answer   Copy", "")
+        text = view.toPlainText().replace("Answer · Answering…", "").replace("Answer   Copy", "")
         skip = ("Copy", "Timing")
         return [ln for ln in text.splitlines() if ln.strip() and not any(s in ln for s in skip)]
 
@@ -260,7 +260,7 @@ def test_reserved_answer_shows_nothing_until_its_first_token(view: ChatView, qtb
     assert view.append_token(-1, "First words") is True
     assert paints.regions, "the first token was not painted synchronously"
     assert "First words" in view.toPlainText()
-    qtbot.waitUntil(lambda: "Answer · writing…" in view.toPlainText(), timeout=60_000)
+    qtbot.waitUntil(lambda: "Answer · Answering…" in view.toPlainText(), timeout=60_000)
     assert view.thinking_open(-1) is None  # no reasoning section appeared
     view.end_stream(-1, "complete")
     assert "Answer   Copy" in view.toPlainText()
@@ -269,7 +269,7 @@ def test_reserved_answer_shows_nothing_until_its_first_token(view: ChatView, qtb
 def test_reserved_answer_that_gets_no_text_still_shows_its_outcome(view: ChatView) -> None:
     view.reserve_answer(-2)
     view.end_stream(-2, "failed")
-    assert "Answer · failed" in view.toPlainText()
+    assert "Answer · Failed" in view.toPlainText()
 
 
 def test_no_blank_band_above_the_first_message_or_between_pages(view: ChatView) -> None:

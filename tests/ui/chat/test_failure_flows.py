@@ -232,3 +232,26 @@ def test_an_attempt_that_failed_before_any_text_is_not_a_version(make_app, serve
     app.page.show_conversation(app.page.conversation_id)
     assert view.message(view.keys()[-1]).version in (None, (1, 1))
     assert app.stores.history.get_message(key).content == "Hello there."
+
+
+def test_a_model_still_loading_during_a_question_is_a_wait(make_app, server, run, qtbot):
+    """The server answers 503 "Loading model" to the question (llama-server before its
+    model is in memory): the stage line says "Loading the model…", the question is asked
+    again, and the answer comes; no failure bar, nothing to retry."""
+    loading = [("status", 503, "Loading model")]
+    server.scripts.extend([list(loading) for _ in range(12)])
+    app = make_app(server.url)
+    seen: list[str] = []
+
+    async def scenario() -> None:
+        _ask(app, qtbot, "are you loaded?")
+        await until(lambda: "Loading the model…" in app.window.stage_label.text())
+        seen.append(app.window.stage_label.text())
+        await until(lambda: not app.page.busy)
+
+    run(scenario())
+    assert seen and seen[0].startswith("Loading the model… ")
+    shown = app.window.chat_view.message(app.page.last_answer_key())
+    assert (shown.text, shown.state) == ("Hello there.", "complete")
+    assert _steps(app) == [] and app.window.stage_label.text() == ""
+    assert shown.footer.startswith("Loading the model ")  # where the wait went

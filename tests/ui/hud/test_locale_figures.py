@@ -42,7 +42,7 @@ def _record() -> HudRecord:
         ttft_ms=1500.4,
         e2el_ms=2800.0,
         outcome="complete",
-        stages=[StageSpan(RETRIEVING_COUNTED, 1.0, 9.0, (("passages", 3), ("tokens", 1200)))],
+        stages=[StageSpan("retrieving", 1.0, 9.0, (("passages", 3), ("tokens", 1200)))],
         server_timings={"llamacpp": {**timings, "draft_n": 2048, "draft_n_accepted": 1999}},
     )
 
@@ -81,7 +81,7 @@ def test_the_waterfall_writes_its_figures_in_the_locale(german: None, hud: Laten
     rows = _rows(hud)
     assert "server: prompt 1.400 cached + 93 computed @ 1.440,4 ms" in rows
     assert "server: 2.048 drafted, 1.999 accepted @ 1.500,4 ms" in rows
-    assert "retrieving · 3 passages, 1.200 tokens 8,0 ms" in rows
+    assert "Searching your notes · 3 passages, 1.200 tokens 8,0 ms" in rows
     assert "client TTFT 1.500,4 ms" in hud.waterfall.caption.text()
 
 

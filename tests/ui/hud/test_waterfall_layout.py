@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QApplication, QToolTip
 
 from client.services.cascade.route_record import OUT_OF_BUDGET, RouteNote
 from client.services.hud.hud_model import (
-    RETRIEVING_COUNTED,
     HudRecord,
     StageSpan,
     build_waterfall,
@@ -50,7 +49,7 @@ def _cascade_record() -> HudRecord:
             StageSpan("loading", 0.0, 40.0),
             StageSpan("understanding", 40.0, 200.0, note=FAST),
             StageSpan("understanding", 200.0, 260.0, note=AGAIN),
-            StageSpan(RETRIEVING_COUNTED, 260.0, 300.0, (("passages", 3), ("tokens", 1200))),
+            StageSpan("retrieving", 260.0, 300.0, (("passages", 3), ("tokens", 1200))),
             StageSpan("thinking", 300.0, 1000.0),
             StageSpan("answering", 1324.3, None),
         ],
@@ -124,7 +123,7 @@ def test_at_the_default_width_the_bars_get_the_plot_and_every_row_is_named(
         assert any(t.startswith("Reading your question · fast · SmolLM2-135M ") for t in texts)
         assert any(t.startswith("route decision · classifier out of budget ") for t in texts)
     hud.show_waterfall(_local_record())  # a plain answer on the local engine: all whole
-    assert len(view.row_texts()) == 11 and view.labels.shown() == view.row_texts()
+    assert len(view.row_texts()) == 12 and view.labels.shown() == view.row_texts()
     assert _label_problems(view) == []
 
 

@@ -1,5 +1,7 @@
 """The line under each answer, beside Copy and Timing, as LM Studio and Open WebUI show
-it: "0.21 s to first token · 48 tok/s · 312 tokens · fast".
+it: "0.21 s to first token · 48 tok/s · 312 tokens · fast"; an answer whose request waited
+for its model to load says so first, with the status line's words ("Loading the model
+2.4 s · 2.61 s to first token ...", client/ui/common/turn_words.py).
 
 From the answer's figures: a request's RequestMetrics or MetricsRecord (the same field
 names), or a continued answer's WholeAnswer (client/services/chat/answer_figures.py),
@@ -13,15 +15,24 @@ from PySide6.QtCore import QCoreApplication, QLocale
 
 from client.core.tiers import Tier
 from client.services.chat.answer_figures import AnswerFigures
+from client.services.chat.turn_state import TurnState
 from client.ui.common.tier_words import tier_name
+from client.ui.common.turn_words import turn_word
 
 
-def footer_text(figures: AnswerFigures | None, parts: int = 1) -> str:
-    """parts: how many requests wrote the answer (a Continue adds one)."""
+def footer_text(
+    figures: AnswerFigures | None, parts: int = 1, loading_ms: float | None = None
+) -> str:
+    """parts: how many requests wrote the answer (a Continue adds one); loading_ms: how
+    long its first request waited for the model to load (None: it did not)."""
     if figures is None:
         return ""
     locale = QLocale()
     shown: list[str] = []
+    if loading_ms is not None:
+        loaded = QCoreApplication.translate("AnswerFooter", "{state} {s} s")
+        seconds = locale.toString(loading_ms / 1000, "f", 1)
+        shown.append(loaded.format(state=turn_word(TurnState.LOADING), s=seconds))
     if figures.ttft_ms is not None:
         seconds = locale.toString(figures.ttft_ms / 1000, "f", 2)
         shown.append(

@@ -1,6 +1,6 @@
 """The grey line under each message: who wrote it, its state, and its links.
 
-"Answer · stopped   Copy   Timing   ‹ 1/2 ›   0.21 s to first token ...", the
+"Answer · Stopped   Copy   Timing   ‹ 1/2 ›   0.21 s to first token ...", the
 "Copy code" link under each code block of a finished answer, the "earlier
 messages not sent" line (the prompt budget's cut) above the message it names, and the
 "earlier turns summarised" line under the last message a history summary stands for
@@ -16,18 +16,12 @@ from collections.abc import Callable
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
 
-from client.ui.chat.render.blocks import MessageBlock
+from client.services.chat.turn_state import TurnState
+from client.ui.chat.render.blocks import MessageBlock, ShownMessage
 from client.ui.chat.render.document import clear_frame, code_runs
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.turn_words import outcome_words, turn_word
 
-STATE_LABELS = {  # shown through tr() below
-    "stopped": QT_TRANSLATE_NOOP("ChatView", "stopped"),
-    "interrupted": QT_TRANSLATE_NOOP("ChatView", "interrupted"),
-    "failed": QT_TRANSLATE_NOOP("ChatView", "failed"),
-    "unreachable": QT_TRANSLATE_NOOP("ChatView", "not sent: server unreachable"),
-    "timed_out": QT_TRANSLATE_NOOP("ChatView", "cancelled while waiting"),
-    "streaming": QT_TRANSLATE_NOOP("ChatView", "writing…"),
-}
 SUMMARY_LINKS = {  # by whether the summary is shown
     False: QT_TRANSLATE_NOOP("ChatView", "Show summary"),
     True: QT_TRANSLATE_NOOP("ChatView", "Hide summary"),
@@ -76,11 +70,7 @@ class MessageLabels:
             if message.role == "user"
             else QCoreApplication.translate("ChatView", "Answer")
         )
-        state = (
-            QCoreApplication.translate("ChatView", STATE_LABELS[message.state])
-            if message.state in STATE_LABELS
-            else ""
-        )
+        state = state_label(message)
         cursor.insertText(label + (f" · {state}" if state else ""), grey)
         if message.state != "streaming":
             self._links(cursor, block, grey)
@@ -141,3 +131,15 @@ class MessageLabels:
                 QCoreApplication.translate("ChatView", "Copy code"),
                 self.link_format("copycode", copy_id),
             )
+
+
+def state_label(message: ShownMessage) -> str:
+    """The answer's state with the status line's words: "Stopped", "Failed · not sent:
+    server unreachable", "Answering…" while it streams (a reasoning model's "Thinking…"
+    before its answer); "" for a whole answer or a question."""
+    if message.state == "streaming":
+        thinking = message.thinking and not message.text
+        return turn_word(TurnState.THINKING if thinking else TurnState.ANSWERING) + "…"
+    if message.state == "complete" or message.role != "assistant":
+        return ""
+    return outcome_words(message.state) or ""
