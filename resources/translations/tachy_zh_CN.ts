@@ -1504,8 +1504,20 @@ Last lines from the engine:
         <translation>本次回复尚无词元。</translation>
     </message>
     <message>
-        <source>{rate} tokens/s now · {chunks} chunks · {stalls} stalls</source>
-        <translation>当前 {rate} 词元/秒 · {chunks} 个片段 · {stalls} 次停顿</translation>
+        <source>{rate} tokens/s now</source>
+        <translation>当前 {rate} 词元/秒</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln chunk(s)</source>
+        <translation>
+            <numerusform>%Ln 个片段</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln stall(s)</source>
+        <translation>
+            <numerusform>%Ln 次停顿</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1736,6 +1748,22 @@ Last lines from the engine:
         <translation>均值</translation>
     </message>
     <message>
+        <source>Time to first token (ms)</source>
+        <translation>首个词元时间（毫秒）</translation>
+    </message>
+    <message>
+        <source>Time per output token (ms)</source>
+        <translation>每个输出词元时间（毫秒）</translation>
+    </message>
+    <message>
+        <source>Tokens per second</source>
+        <translation>每秒词元数</translation>
+    </message>
+    <message>
+        <source>time to first token</source>
+        <translation>首个词元时间</translation>
+    </message>
+    <message>
         <source>request</source>
         <translation>请求</translation>
     </message>
@@ -1746,6 +1774,22 @@ Last lines from the engine:
     <message>
         <source>Scope:</source>
         <translation>范围：</translation>
+    </message>
+    <message numerus="yes">
+        <source>P99 needs at least %Ln requests</source>
+        <translation>
+            <numerusform>P99 至少需要 %Ln 个请求</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>these figures are of %Ln request(s).</source>
+        <translation>
+            <numerusform>这些数字来自 %Ln 个请求。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{needs}; {has}</source>
+        <translation>{needs}；{has}</translation>
     </message>
 </context>
 <context>
@@ -1935,9 +1979,21 @@ Last lines from the engine:
         <source>P50 {p50} ms · P95 {p95} ms (n={n})</source>
         <translation>P50 {p50} 毫秒 · P95 {p95} 毫秒（n={n}）</translation>
     </message>
+    <message numerus="yes">
+        <source>%Ln thread(s)</source>
+        <translation>
+            <numerusform>%Ln 个线程</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln slot(s) of {ctx} tokens</source>
+        <translation>
+            <numerusform>%Ln 个槽位，每个 {ctx} 词元</numerusform>
+        </translation>
+    </message>
     <message>
-        <source>{threads} thread(s) · {slots} slot(s) of {ctx} tokens · batch {batch} · prompt cache {cache} MiB · speculative: {spec} · unload after idle: {idle}</source>
-        <translation>{threads} 个线程 · {slots} 个槽位，每个 {ctx} 词元 · 批大小 {batch} · 提示缓存 {cache} MiB · 推测解码：{spec} · 空闲后卸载：{idle}</translation>
+        <source>{threads} · {slots} · batch {batch} · prompt cache {cache} MiB · speculative: {spec} · unload after idle: {idle}</source>
+        <translation>{threads} · {slots} · 批大小 {batch} · 提示缓存 {cache} MiB · 推测解码：{spec} · 空闲后卸载：{idle}</translation>
     </message>
     <message>
         <source>off</source>
@@ -2156,6 +2212,17 @@ Last lines from the engine:
     </message>
 </context>
 <context>
+    <name>TtftAxis</name>
+    <message>
+        <source>{s} s</source>
+        <translation>{s} 秒</translation>
+    </message>
+    <message>
+        <source>{ms} ms</source>
+        <translation>{ms} 毫秒</translation>
+    </message>
+</context>
+<context>
     <name>TurnState</name>
     <message>
         <source>Getting ready</source>
@@ -2287,21 +2354,15 @@ Last lines from the engine:
         <source>Prediction error: not measured yet</source>
         <translation>预测误差：尚未测量</translation>
     </message>
+    <message numerus="yes">
+        <source>Predicted vs actual first token: median error {error} % (%Ln request(s))</source>
+        <translation>
+            <numerusform>首个词元预测与实际：误差中位数 {error} %（%Ln 个请求）</numerusform>
+        </translation>
+    </message>
     <message>
         <source>The last warm-up failed: {error}</source>
         <translation>上次预热失败：{error}</translation>
-    </message>
-    <message>
-        <source>1 request</source>
-        <translation>1 个请求</translation>
-    </message>
-    <message>
-        <source>{n} requests</source>
-        <translation>{n} 个请求</translation>
-    </message>
-    <message>
-        <source>Predicted vs actual first token: median error {error} % ({requests})</source>
-        <translation>首个词元预测与实际：误差中位数 {error} %（{requests}）</translation>
     </message>
 </context>
 <context>

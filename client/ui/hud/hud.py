@@ -130,7 +130,9 @@ class LatencyHud(QWidget):
 
     def apply_scheme(self) -> None:
         apply_plot_theme(self.plots(), self.palette())
-        self.waterfall.set_text_colour(plot_colours(self.palette())[1])
+        text_colour = plot_colours(self.palette())[1]
+        self.waterfall.set_text_colour(text_colour)
+        self.requests.set_text_colour(text_colour)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -227,6 +229,10 @@ class LatencyHud(QWidget):
             self.show_waterfall(record)
             self.tabs.setCurrentWidget(self.waterfall)
         return record is not None
+
+    def set_prediction_note(self, text: str) -> None:
+        """How far the predicted waits for a first token were off, in a tooltip."""
+        self.requests.set_prediction_note(text)
 
     def set_thresholds(self, thresholds: TierThresholds) -> None:
         self.tier.set_thresholds(thresholds)
