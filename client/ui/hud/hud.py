@@ -11,6 +11,7 @@ from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QPushButton,
     QTabWidget,
@@ -110,6 +111,9 @@ class LatencyHud(QWidget):
         self.refresh_requests()
         self.apply_scheme()
         self._name_for_screen_readers()
+        for plot in self.plots():  # a frame, so the stylesheet's focus ring has room
+            plot.setObjectName("hudPlot")
+            plot.setFrameShape(QFrame.Shape.StyledPanel)
 
     def _name_for_screen_readers(self) -> None:
         self.tabs.setAccessibleName(self.tr("Latency views"))

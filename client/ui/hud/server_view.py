@@ -94,6 +94,7 @@ class ServerView(QWidget):
             [self.tr("loaded model"), self.tr("VRAM"), self.tr("unloads in")]
         )
         self.models.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.models.setTabKeyNavigation(False)  # Tab leaves the table (arrows move in it)
         self.models.verticalHeader().hide()  # row numbers mean nothing here
         self.models.hide()  # Ollama's loaded models: shown for an Ollama server only
         header = self.models.horizontalHeader()
