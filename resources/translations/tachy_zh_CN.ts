@@ -195,9 +195,11 @@
         <source>Choose a cascade first: a fast and a strong model.</source>
         <translation>请先选择级联：一个快速模型和一个强大模型。</translation>
     </message>
-    <message>
-        <source>Earlier turns summarised: {n} messages are sent as a summary.</source>
-        <translation>较早的对话已总结：{n} 条消息以摘要形式发送。</translation>
+    <message numerus="yes">
+        <source>Earlier turns summarised: %Ln message(s) are sent as a summary.</source>
+        <translation>
+            <numerusform>较早的对话已总结：%Ln 条消息以摘要形式发送。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -829,9 +831,11 @@
         <source>The checks stopped: {error}</source>
         <translation>检查中止：{error}</translation>
     </message>
-    <message>
-        <source>Checks failed: {n}. Each says how to fix it.</source>
-        <translation>未通过的检查：{n} 项。每项都说明了修复方法。</translation>
+    <message numerus="yes">
+        <source>%Ln check(s) failed. Each says how to fix it.</source>
+        <translation>
+            <numerusform>未通过的检查：%Ln 项。每项都说明了修复方法。</numerusform>
+        </translation>
     </message>
     <message>
         <source>All checks passed.</source>
@@ -1306,21 +1310,37 @@ Last lines from the engine:
         <source>Nothing added yet</source>
         <translation>尚未添加任何内容</translation>
     </message>
+    <message numerus="yes">
+        <source>Removed {path}: %Ln file(s) left your knowledge base.</source>
+        <translation>
+            <numerusform>已移除 {path}：%Ln 个文件已离开知识库。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Indexed %Ln file(s)</source>
+        <translation>
+            <numerusform>已索引 %Ln 个文件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln passage(s)</source>
+        <translation>
+            <numerusform>%Ln 个段落</numerusform>
+        </translation>
+    </message>
     <message>
-        <source>Removed {path}: {n} files left your knowledge base.</source>
-        <translation>已移除 {path}：{n} 个文件已离开知识库。</translation>
+        <source>{files} ({passages}).</source>
+        <translation>{files}（{passages}）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln skipped (binary or unreadable).</source>
+        <translation>
+            <numerusform>跳过 %Ln 个（二进制或无法读取）。</numerusform>
+        </translation>
     </message>
     <message>
         <source>Indexing {source}: {done} of {total} files</source>
         <translation>正在索引 {source}：{done} / {total} 个文件</translation>
-    </message>
-    <message>
-        <source>Indexed {n} files ({p} passages).</source>
-        <translation>已索引 {n} 个文件（{p} 个段落）。</translation>
-    </message>
-    <message>
-        <source>{n} skipped (binary or unreadable).</source>
-        <translation>跳过 {n} 个（二进制或无法读取）。</translation>
     </message>
     <message>
         <source>Your notes were not searched in time; answering without them.</source>
@@ -1333,10 +1353,6 @@ Last lines from the engine:
     <message>
         <source>Searching your notes… {ms} ms</source>
         <translation>正在搜索你的笔记… {ms} 毫秒</translation>
-    </message>
-    <message>
-        <source>{n} passages</source>
-        <translation>{n} 个段落</translation>
     </message>
     <message>
         <source>Sources:</source>
@@ -2132,9 +2148,11 @@ Last lines from the engine:
 </context>
 <context>
     <name>SummaryMarker</name>
-    <message>
-        <source>Earlier turns summarised ({n} messages)</source>
-        <translation>较早的对话已总结（{n} 条消息）</translation>
+    <message numerus="yes">
+        <source>Earlier turns summarised (%Ln message(s))</source>
+        <translation>
+            <numerusform>较早的对话已总结（%Ln 条消息）</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2556,9 +2574,11 @@ Last lines from the engine:
         <source>vLLM or another OpenAI-compatible server</source>
         <translation>vLLM 或其他兼容 OpenAI 的服务器</translation>
     </message>
-    <message>
-        <source>{kind} on port {port} with {n} models</source>
-        <translation>{kind}（端口 {port}，{n} 个模型）</translation>
+    <message numerus="yes">
+        <source>{kind} on port {port} with %Ln model(s)</source>
+        <translation>
+            <numerusform>{kind}（端口 {port}，%Ln 个模型）</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

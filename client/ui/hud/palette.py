@@ -21,10 +21,10 @@ TIER_TEXT_COLORS = {
         Tier.SLOW: "#c1201f",
     },
     True: {
-        Tier.INSTANT: "#3fb950",
-        Tier.FAST: "#58a6ff",
-        Tier.TYPING: "#d29922",
-        Tier.SLOW: "#ff7b72",
+        Tier.INSTANT: "#7ee787",  # (light enough for Fusion's lighter tab pane, #45484c)
+        Tier.FAST: "#a5d6ff",
+        Tier.TYPING: "#f2cc60",
+        Tier.SLOW: "#ffa198",
     },
 }
 BAND_ALPHA = 40

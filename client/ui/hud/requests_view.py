@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHeaderView,
     QLabel,
+    QSizePolicy,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -49,6 +50,8 @@ METRIC_NAMES = {
     "tpot_ms": QT_TRANSLATE_NOOP("RequestsView", "Time per output token (ms)"),
     "tokens_per_s": QT_TRANSLATE_NOOP("RequestsView", "Tokens per second"),
 }
+NAMES_ROOM = 0.15  # of the requests shown, added on the right for the bands' names
+PLOT_LEAST_PX = 160  # the four tier bands stay readable
 HEADER_PADDING = 8  # px around a header's text
 NOT_SHOWN = "–"  # P99 of too few requests
 # The y range reaches at least this far around the tier edges: every band stays in view.
@@ -67,6 +70,7 @@ class RequestsView(QWidget):
         self.plot.setLabel("left", self.tr("time to first token"))
         self.plot.setLabel("bottom", self.tr("request"))
         self.plot.setMouseEnabled(x=True, y=False)
+        self.plot.setMinimumHeight(PLOT_LEAST_PX)
         self.bands = TierBands(self.plot.getPlotItem())
         self.thresholds: TierThresholds | None = None
         self.points = pg.ScatterPlotItem(size=10, hoverable=True)
@@ -115,7 +119,8 @@ class RequestsView(QWidget):
         header.setDefaultAlignment(Qt.AlignmentFlag(wrapped))
         table.setWordWrap(False)
         table.setSizeAdjustPolicy(QTableWidget.SizeAdjustPolicy.AdjustToContents)
-        table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # As tall as its rows, or less in a short dock (the plot keeps PLOT_LEAST_PX).
+        table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         rows = table.verticalHeader()
         rows.setDefaultSectionSize(rows.fontMetrics().lineSpacing() + HEADER_PADDING)
         header.sectionResized.connect(self._fit_header)
@@ -149,7 +154,9 @@ class RequestsView(QWidget):
         log_y = [log_ms(float(ms)) for ms in y]
         self.points.setData(x=x, y=log_y, brush=brushes, symbol=symbols, data=list(range(len(x))))
         self._set_y_range([float(ms) for ms in y])
-        self.plot.setXRange(0.5, float(x.max()) + 0.5 if len(x) else 5.5, padding=0)
+        last = float(x.max()) if len(x) else 5.0
+        # Room on the right for the bands' names, clear of the last points.
+        self.plot.setXRange(0.5, last + 0.5 + NAMES_ROOM * last, padding=0)
         for column, name in enumerate(STAT_FIELDS):
             self._fill_column(column, stats.summaries.get(name), stats.shown_p99(name))
 

@@ -14,16 +14,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
-from client.core.tiers import Tier
+from client.core.tiers import DEFAULT_THRESHOLDS, Tier
 from client.ui.chat.render import code_highlight
 from client.ui.chat.render.text_formats import content_format
 from client.ui.common import colours
 from client.ui.common.theme import SchemeFollower, dark_palette, stylesheet
+from client.ui.hud import LatencyHud
 from client.ui.hud.palette import TIER_TEXT_COLORS
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -77,18 +79,20 @@ def test_the_ratio_is_wcag_s() -> None:
     assert ratio("#3b6fb6", "#1e2126") == pytest.approx(3.18, abs=0.01)
 
 
+def _install(qapp: QApplication, dark: bool) -> QPalette:
+    """The scheme as the app installs it (SchemeFollower.apply): palette, stylesheet."""
+    QApplication.setPalette(dark_palette() if dark else qapp.style().standardPalette())
+    follower = SchemeFollower(qapp)
+    follower.dark = dark
+    follower.apply()
+    return QPalette(QGuiApplication.palette())
+
+
 @pytest.fixture
 def scheme_palette(qapp: QApplication) -> Iterator[dict[bool, QPalette]]:
-    """The palette the app installs in each scheme (SchemeFollower.apply)."""
+    """The palette the app installs in each scheme."""
     palette, sheet = qapp.palette(), qapp.styleSheet()
-    follower = SchemeFollower(qapp)
-    installed = {}
-    for dark in SCHEMES:
-        QApplication.setPalette(dark_palette() if dark else qapp.style().standardPalette())
-        follower.dark = dark
-        follower.apply()
-        installed[dark] = QPalette(QGuiApplication.palette())
-    yield installed
+    yield {dark: _install(qapp, dark) for dark in SCHEMES}
     QApplication.setPalette(palette)
     qapp.setStyleSheet(sheet)
 
@@ -200,6 +204,31 @@ def test_the_tier_words_read(dark: bool, scheme_palette: dict[bool, QPalette]) -
         for back in (ROLE.Window, ROLE.Base)
     )
     assert _failures(pairs, TEXT) == []
+
+
+@pytest.mark.parametrize("dark", SCHEMES, ids=["light", "dark"])
+def test_the_tier_words_read_where_they_are_painted(
+    dark: bool, qapp: QApplication, qtbot: Any, scheme_palette: dict[bool, QPalette]
+) -> None:
+    """On the Tier tab as the style paints it (Fusion's tab pane is lighter than the
+    window in the dark: #45484c)."""
+    _install(qapp, dark)
+    hud = LatencyHud()
+    qtbot.addWidget(hud)
+    hud.tabs.setCurrentWidget(hud.tier)
+    hud.show()
+    qtbot.waitExposed(hud)
+    found = []
+    for tier, ttft in zip(Tier, (50.0, 200.0, 500.0, 2000.0), strict=True):
+        hud.tier.show_reply(ttft, DEFAULT_THRESHOLDS)
+        assert hud.tier.shown_tier() is tier
+        label = hud.tier.tier_label
+        corner = label.mapTo(hud, label.rect().topLeft())  # the pane the label sits on
+        background = hud.grab().toImage().pixelColor(corner.x() + 1, corner.y() + 1)
+        text = QColor(TIER_TEXT_COLORS[dark][tier])
+        assert text.name() in label.styleSheet()
+        found.append(("tier " + tier.value, text, background))
+    assert _failures(iter(found), TEXT) == []
 
 
 @pytest.mark.parametrize("dark", SCHEMES, ids=["light", "dark"])
