@@ -1807,6 +1807,10 @@ Last lines from the engine:
         <source>{needs}; {has}</source>
         <translation>{needs}；{has}</translation>
     </message>
+    <message>
+        <source>Request {n}: {ttft} to first token</source>
+        <translation>第 {n} 个请求：首个词元 {ttft}</translation>
+    </message>
 </context>
 <context>
     <name>ServerBar</name>

@@ -33,7 +33,7 @@ from client.ui.common.locale_text import NOTHING, number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.hud.palette import TIER_COLORS
 from client.ui.hud.tier_bands import TierBands
-from client.ui.hud.ttft_axes import RequestAxis, TtftAxis, log_ms
+from client.ui.hud.ttft_axes import RequestAxis, TtftAxis, duration_text, log_ms
 
 SCOPE_NAMES = {  # shown through RequestsView.tr
     Scope.SESSION: QT_TRANSLATE_NOOP("RequestsView", "This session"),
@@ -73,7 +73,7 @@ class RequestsView(QWidget):
         self.plot.setMinimumHeight(PLOT_LEAST_PX)
         self.bands = TierBands(self.plot.getPlotItem())
         self.thresholds: TierThresholds | None = None
-        self.points = pg.ScatterPlotItem(size=10, hoverable=True)
+        self.points = pg.ScatterPlotItem(size=10, hoverable=True, tip=self.point_tip)
         self.points.sigClicked.connect(self._clicked)
         self.plot.addItem(self.points)
         self.shown: list[HudRecord] = []  # the records behind the plotted points
@@ -196,6 +196,12 @@ class RequestsView(QWidget):
         column = STAT_FIELDS.index("ttft_ms")
         tip = f"ttft_ms\n{text}" if text else "ttft_ms"
         self.metric_headers[column].setToolTip(tip)
+
+    def point_tip(self, x: float, y: float, data: object = None) -> str:
+        """A point's tooltip: its request and its time to first token (y is log10 ms)."""
+        return self.tr("Request {n}: {ttft} to first token").format(
+            n=number(round(x)), ttft=duration_text(10**y)
+        )
 
     def set_text_colour(self, colour: str) -> None:
         self.bands.set_colour(colour)

@@ -24,6 +24,7 @@ def log_ms(ms: float) -> float:
 
 def duration_text(ms: float) -> str:
     """750 ms, 1 s, 2.5 s: a tick's label in the window's language."""
+    ms = float(f"{ms:.6g}")  # 10**log10(2000) is 1999.9999...
     if ms >= 1000:
         seconds = ms / 1000
         decimals = 0 if seconds == round(seconds) else 1
@@ -59,7 +60,7 @@ class TtftAxis(pg.AxisItem):
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         if spacing < 1.0:
             return ["" for _ in values]  # minor ticks: a mark without a figure
-        return [duration_text(float(f"{10**value:.6g}")) for value in values]
+        return [duration_text(10**value) for value in values]
 
 
 class RequestAxis(pg.AxisItem):
