@@ -137,6 +137,8 @@ class LatencyHud(QWidget):
         text_colour = plot_colours(self.palette())[1]
         self.waterfall.set_text_colour(text_colour)
         self.requests.set_text_colour(text_colour)
+        if self.book.records:  # the tier's word in the new scheme's colour
+            self.tier.show_reply(self.book.records[-1].ttft_ms, self.book.thresholds)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

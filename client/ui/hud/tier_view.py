@@ -84,7 +84,7 @@ class TierView(QWidget):
         tier = thresholds.tier_of(ttft_ms)
         self._tier = tier
         self.tier_label.setText(tier_name(tier).upper())
-        colour = TIER_TEXT_COLORS[is_dark(self.palette())][tier]
+        colour = TIER_TEXT_COLORS[is_dark()][tier]
         self.tier_label.setStyleSheet(f"color: {colour};")
         ms = QLocale().toString(ttft_ms, "f", 1)
         self.ttft_label.setText(self.tr("time to first token {ms} ms").format(ms=ms))

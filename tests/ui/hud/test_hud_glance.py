@@ -7,12 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QApplication, QLabel
 
 from client.core.tiers import Tier
 from client.services.hud.hud_live import LiveStream
+from client.ui.common.theme import dark_palette
 from client.ui.common.tier_words import tier_name
 from client.ui.hud import LatencyHud
+from client.ui.hud.palette import TIER_TEXT_COLORS
 from client.ui.hud.ttft_axes import RequestAxis, TtftAxis
 from tests.ui.hud.test_hud import _reply
 
@@ -123,3 +125,15 @@ def test_the_hud_in_chinese(chinese: None, qtbot: Any) -> None:
     stream.tokens, stream.stalls = 1, 2
     hud.live.show_summary(stream, 3)
     assert hud.live.summary.text() == "当前 3 词元/秒 · 1 个片段 · 2 次停顿"
+
+
+def test_the_tier_word_takes_the_new_scheme_s_colour(hud: LatencyHud, qapp: Any) -> None:
+    _reply(hud, 40.0)
+    assert TIER_TEXT_COLORS[False][Tier.INSTANT] in hud.tier.tier_label.styleSheet()
+    palette = qapp.palette()
+    try:
+        QApplication.setPalette(dark_palette())  # as Qt does when the system turns dark
+        qapp.processEvents()
+        assert TIER_TEXT_COLORS[True][Tier.INSTANT] in hud.tier.tier_label.styleSheet()
+    finally:
+        QApplication.setPalette(palette)
