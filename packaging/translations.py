@@ -19,6 +19,9 @@ import pyqtgraph
 ROOT = Path(__file__).resolve().parents[1]
 TRANSLATIONS = ROOT / "resources" / "translations"
 LANGUAGES = ("zh_CN",)
+# English is the source language; its file holds only the plural forms ("%n stall(s)"
+# -> "1 stall", "2 stalls"), which a source text alone cannot give.
+PLURALS_ONLY = "en"
 _PYQTGRAPH = Path(pyqtgraph.__file__).parent
 # catalogue -> the files its messages come from. "pyqtgraph": the menus the HUD's plots
 # open on right-click (its Export..., the view box and plot menus).
@@ -41,6 +44,8 @@ def update(ts: Path, catalogue: str = "tachy") -> None:
     files = [str(path) for path in CATALOGUES[catalogue]()]
     language = ts.stem.removeprefix(f"{catalogue}_")
     options = ["-no-obsolete", "-locations", "none", "-target-language", language]
+    if language == PLURALS_ONLY:
+        options.append("-pluralonly")
     command = ["pyside6-lupdate", *files, *options, "-ts", str(ts)]
     subprocess.run(command, check=True, capture_output=True)
 
@@ -53,14 +58,13 @@ def main(argv: list[str]) -> int:
     if argv[1:] not in (["update"], ["compile"]):
         print(__doc__, file=sys.stderr)
         return 2
-    for language in LANGUAGES:
-        for catalogue in CATALOGUES:
-            ts = ts_file(language, catalogue=catalogue)
-            if argv[1] == "update":
-                update(ts, catalogue)
-            else:
-                compile_qm(ts, ts.with_suffix(".qm"))
-            print(f"{argv[1]}d {ts.relative_to(ROOT)}")
+    files = [ts_file(language, catalogue=name) for language in LANGUAGES for name in CATALOGUES]
+    for ts in [*files, ts_file(PLURALS_ONLY)]:
+        if argv[1] == "update":
+            update(ts, ts.stem.split("_")[0])
+        else:
+            compile_qm(ts, ts.with_suffix(".qm"))
+        print(f"{argv[1]}d {ts.relative_to(ROOT)}")
     return 0
 
 

@@ -280,9 +280,11 @@
         <source>Choose a cascade first: a fast and a strong model.</source>
         <translation>请先选择级联：一个快速模型和一个强大模型。</translation>
     </message>
-    <message>
-        <source>Earlier turns summarised: {n} messages are sent as a summary.</source>
-        <translation>较早的对话已总结：{n} 条消息以摘要形式发送。</translation>
+    <message numerus="yes">
+        <source>Earlier turns summarised: %Ln message(s) are sent as a summary.</source>
+        <translation>
+            <numerusform>较早的对话已总结：%Ln 条消息以摘要形式发送。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -944,9 +946,11 @@
         <source>The checks stopped: {error}</source>
         <translation>检查中止：{error}</translation>
     </message>
-    <message>
-        <source>Checks failed: {n}. Each says how to fix it.</source>
-        <translation>未通过的检查：{n} 项。每项都说明了修复方法。</translation>
+    <message numerus="yes">
+        <source>%Ln check(s) failed. Each says how to fix it.</source>
+        <translation>
+            <numerusform>未通过的检查：%Ln 项。每项都说明了修复方法。</numerusform>
+        </translation>
     </message>
     <message>
         <source>All checks passed.</source>
@@ -1473,21 +1477,37 @@ Last lines from the engine:
         <source>Nothing added yet</source>
         <translation>尚未添加任何内容</translation>
     </message>
+    <message numerus="yes">
+        <source>Removed {path}: %Ln file(s) left your knowledge base.</source>
+        <translation>
+            <numerusform>已移除 {path}：%Ln 个文件已离开知识库。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Indexed %Ln file(s)</source>
+        <translation>
+            <numerusform>已索引 %Ln 个文件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln passage(s)</source>
+        <translation>
+            <numerusform>%Ln 个段落</numerusform>
+        </translation>
+    </message>
     <message>
-        <source>Removed {path}: {n} files left your knowledge base.</source>
-        <translation>已移除 {path}：{n} 个文件已离开知识库。</translation>
+        <source>{files} ({passages}).</source>
+        <translation>{files}（{passages}）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln skipped (binary or unreadable).</source>
+        <translation>
+            <numerusform>跳过 %Ln 个（二进制或无法读取）。</numerusform>
+        </translation>
     </message>
     <message>
         <source>Indexing {source}: {done} of {total} files</source>
         <translation>正在索引 {source}：{done} / {total} 个文件</translation>
-    </message>
-    <message>
-        <source>Indexed {n} files ({p} passages).</source>
-        <translation>已索引 {n} 个文件（{p} 个段落）。</translation>
-    </message>
-    <message>
-        <source>{n} skipped (binary or unreadable).</source>
-        <translation>跳过 {n} 个（二进制或无法读取）。</translation>
     </message>
     <message>
         <source>Your notes were not searched in time; answering without them.</source>
@@ -1500,10 +1520,6 @@ Last lines from the engine:
     <message>
         <source>{state}… {ms} ms</source>
         <translation>{state}… {ms} 毫秒</translation>
-    </message>
-    <message>
-        <source>{n} passages</source>
-        <translation>{n} 个段落</translation>
     </message>
     <message>
         <source>Sources:</source>
@@ -1689,8 +1705,20 @@ tokens/s</source>
         <translation>本次回复尚无词元。</translation>
     </message>
     <message>
-        <source>{rate} tokens/s now · {chunks} chunks · {stalls} stalls</source>
-        <translation>当前 {rate} 词元/秒 · {chunks} 个片段 · {stalls} 次停顿</translation>
+        <source>{rate} tokens/s now</source>
+        <translation>当前 {rate} 词元/秒</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln chunk(s)</source>
+        <translation>
+            <numerusform>%Ln 个片段</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln stall(s)</source>
+        <translation>
+            <numerusform>%Ln 次停顿</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2117,6 +2145,22 @@ tokens/s</source>
         <translation>均值</translation>
     </message>
     <message>
+        <source>Time to first token (ms)</source>
+        <translation>首个词元时间（毫秒）</translation>
+    </message>
+    <message>
+        <source>Time per output token (ms)</source>
+        <translation>每个输出词元时间（毫秒）</translation>
+    </message>
+    <message>
+        <source>Tokens per second</source>
+        <translation>每秒词元数</translation>
+    </message>
+    <message>
+        <source>time to first token</source>
+        <translation>首个词元时间</translation>
+    </message>
+    <message>
         <source>request</source>
         <translation>请求</translation>
     </message>
@@ -2127,6 +2171,26 @@ tokens/s</source>
     <message>
         <source>Scope:</source>
         <translation>范围：</translation>
+    </message>
+    <message numerus="yes">
+        <source>P99 needs at least %Ln requests</source>
+        <translation>
+            <numerusform>P99 至少需要 %Ln 个请求</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>these figures are of %Ln request(s).</source>
+        <translation>
+            <numerusform>这些数字来自 %Ln 个请求。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{needs}; {has}</source>
+        <translation>{needs}；{has}</translation>
+    </message>
+    <message>
+        <source>Request {n}: {ttft} to first token</source>
+        <translation>第 {n} 个请求：首个词元 {ttft}</translation>
     </message>
 </context>
 <context>
@@ -2324,9 +2388,21 @@ tokens/s</source>
         <source>P50 {p50} ms · P95 {p95} ms (n={n})</source>
         <translation>P50 {p50} 毫秒 · P95 {p95} 毫秒（n={n}）</translation>
     </message>
+    <message numerus="yes">
+        <source>%Ln thread(s)</source>
+        <translation>
+            <numerusform>%Ln 个线程</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln slot(s) of {ctx} tokens</source>
+        <translation>
+            <numerusform>%Ln 个槽位，每个 {ctx} 词元</numerusform>
+        </translation>
+    </message>
     <message>
-        <source>{threads} thread(s) · {slots} slot(s) of {ctx} tokens · batch {batch} · prompt cache {cache} MiB · speculative: {spec} · unload after idle: {idle}</source>
-        <translation>{threads} 个线程 · {slots} 个槽位，每个 {ctx} 词元 · 批大小 {batch} · 提示缓存 {cache} MiB · 推测解码：{spec} · 空闲后卸载：{idle}</translation>
+        <source>{threads} · {slots} · batch {batch} · prompt cache {cache} MiB · speculative: {spec} · unload after idle: {idle}</source>
+        <translation>{threads} · {slots} · 批大小 {batch} · 提示缓存 {cache} MiB · 推测解码：{spec} · 空闲后卸载：{idle}</translation>
     </message>
     <message>
         <source>off</source>
@@ -2697,9 +2773,11 @@ tokens/s</source>
 </context>
 <context>
     <name>SummaryMarker</name>
-    <message>
-        <source>Earlier turns summarised ({n} messages)</source>
-        <translation>较早的对话已总结（{n} 条消息）</translation>
+    <message numerus="yes">
+        <source>Earlier turns summarised (%Ln message(s))</source>
+        <translation>
+            <numerusform>较早的对话已总结（%Ln 条消息）</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2786,6 +2864,17 @@ tokens/s</source>
     <message>
         <source>, </source>
         <translation>、</translation>
+    </message>
+</context>
+<context>
+    <name>TtftAxis</name>
+    <message>
+        <source>{s} s</source>
+        <translation>{s} 秒</translation>
+    </message>
+    <message>
+        <source>{ms} ms</source>
+        <translation>{ms} 毫秒</translation>
     </message>
 </context>
 <context>
@@ -2983,21 +3072,15 @@ tokens/s</source>
         <source>Prediction error: not measured yet</source>
         <translation>预测误差：尚未测量</translation>
     </message>
+    <message numerus="yes">
+        <source>Predicted vs actual first token: median error {error} % (%Ln request(s))</source>
+        <translation>
+            <numerusform>首个词元预测与实际：误差中位数 {error} %（%Ln 个请求）</numerusform>
+        </translation>
+    </message>
     <message>
         <source>The last warm-up failed: {error}</source>
         <translation>上次预热失败：{error}</translation>
-    </message>
-    <message>
-        <source>1 request</source>
-        <translation>1 个请求</translation>
-    </message>
-    <message>
-        <source>{n} requests</source>
-        <translation>{n} 个请求</translation>
-    </message>
-    <message>
-        <source>Predicted vs actual first token: median error {error} % ({requests})</source>
-        <translation>首个词元预测与实际：误差中位数 {error} %（{requests}）</translation>
     </message>
 </context>
 <context>
@@ -3199,9 +3282,11 @@ tokens/s</source>
         <source>vLLM or another OpenAI-compatible server</source>
         <translation>vLLM 或其他兼容 OpenAI 的服务器</translation>
     </message>
-    <message>
-        <source>{kind} on port {port} with {n} models</source>
-        <translation>{kind}（端口 {port}，{n} 个模型）</translation>
+    <message numerus="yes">
+        <source>{kind} on port {port} with %Ln model(s)</source>
+        <translation>
+            <numerusform>{kind}（端口 {port}，%Ln 个模型）</numerusform>
+        </translation>
     </message>
 </context>
 <context>

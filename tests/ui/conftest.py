@@ -95,6 +95,17 @@ class HarnessLoop(qasync.QEventLoop):
             asyncio.events._set_running_loop(None)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def english_plurals(qapp: QApplication) -> Iterator[None]:
+    """As the app does in English: the plural forms' file ("1 stall", "2 stalls")."""
+    from client.ui.shell.translations import install_english_plurals
+
+    translators = install_english_plurals(qapp)
+    assert len(translators) == 1
+    yield
+    qapp.removeTranslator(translators[0])
+
+
 @pytest.fixture
 def chinese(qapp: QApplication) -> Iterator[None]:
     """The window in zh_CN: Tachy's catalogue, pyqtgraph's menus and Qt's qtbase."""

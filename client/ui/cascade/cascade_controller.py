@@ -126,8 +126,10 @@ class CascadeController(QObject):
         if stored is not None and not self.page.busy:
             self.summary_marker.refresh()
             self.say(
-                self.tr("Earlier turns summarised: {n} messages are sent as a summary.").format(
-                    n=stored.summary.covers
+                self.tr(
+                    "Earlier turns summarised: %Ln message(s) are sent as a summary.",
+                    "",
+                    stored.summary.covers,
                 )
             )
 

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 
 from client.services.servers.welcome import FoundServer, LocalEngineFacts, found_servers, shown_name
 from client.ui.common.async_errors import KeptTasks
-from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.server_names import shown_name as server_name
 from client.ui.common.tab_order import tab_before
@@ -153,9 +152,8 @@ class WelcomePanel(QFrame):
             if server.kind == "Ollama"
             else self.tr("vLLM or another OpenAI-compatible server")
         )
-        return self.tr("{kind} on port {port} with {n} models").format(
-            kind=kind, port=server.port, n=number(server.models)
-        )
+        text = self.tr("{kind} on port {port} with %Ln model(s)", "", server.models)
+        return text.format(kind=kind, port=server.port)
 
 
 class WelcomeController(QObject):

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
+from client.ui.common.colours import readable_palette
 from client.ui.common.resources import resource
 
 SchemeListener = Callable[[bool], None]  # called with dark: bool
@@ -82,6 +83,9 @@ class SchemeFollower(QObject):
         if not isinstance(self.app, QApplication):  # a stylesheet needs the widgets module
             return
         self._match_palette()
+        fixed = readable_palette(QGuiApplication.palette())
+        if fixed is not None:  # e.g. Fusion's light placeholder and selection
+            QApplication.setPalette(fixed)
         self.app.setStyleSheet(stylesheet(self.dark))
 
     def _match_palette(self) -> None:

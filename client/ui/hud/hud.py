@@ -11,6 +11,7 @@ from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QPushButton,
     QTabWidget,
@@ -109,6 +110,9 @@ class LatencyHud(QWidget):
         self.refresh_requests()
         self.apply_scheme()
         self._name_for_screen_readers()
+        for plot in self.plots():  # a frame, so the stylesheet's focus ring has room
+            plot.setObjectName("hudPlot")
+            plot.setFrameShape(QFrame.Shape.StyledPanel)
 
     def _name_for_screen_readers(self) -> None:
         self.tabs.setAccessibleName(self.tr("Latency views"))
@@ -129,7 +133,11 @@ class LatencyHud(QWidget):
 
     def apply_scheme(self) -> None:
         apply_plot_theme(self.plots(), self.palette())
-        self.waterfall.set_text_colour(plot_colours(self.palette())[1])
+        text_colour = plot_colours(self.palette())[1]
+        self.waterfall.set_text_colour(text_colour)
+        self.requests.set_text_colour(text_colour)
+        if self.book.records:  # the tier's word in the new scheme's colour
+            self.tier.show_reply(self.book.records[-1].ttft_ms, self.book.thresholds)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -240,6 +248,10 @@ class LatencyHud(QWidget):
         self.race.show_figures(columns)
         if bring_forward:
             self.tabs.setCurrentWidget(self.race)
+
+    def set_prediction_note(self, text: str) -> None:
+        """How far the predicted waits for a first token were off, in a tooltip."""
+        self.requests.set_prediction_note(text)
 
     def set_thresholds(self, thresholds: TierThresholds) -> None:
         self.tier.set_thresholds(thresholds)

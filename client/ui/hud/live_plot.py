@@ -122,6 +122,7 @@ class LivePlot(QWidget):
 
     def show_summary(self, stream: LiveStream, rate_now: int) -> None:
         self._summary_at = time.monotonic()
-        text = self.tr("{rate} tokens/s now · {chunks} chunks · {stalls} stalls")
-        counts = {"rate": rate_now, "chunks": stream.tokens, "stalls": stream.stalls}
-        self.summary.setText(text.format(**{name: number(n) for name, n in counts.items()}))
+        rate = self.tr("{rate} tokens/s now").format(rate=number(rate_now))
+        chunks = self.tr("%Ln chunk(s)", "", stream.tokens)
+        stalls = self.tr("%Ln stall(s)", "", stream.stalls)
+        self.summary.setText(" · ".join((rate, chunks, stalls)))

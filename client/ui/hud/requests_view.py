@@ -1,15 +1,17 @@
-"""TTFT per request over tier bands, and the running mean / P50 / P95 / P99 with n."""
+"""TTFT per request over named tier bands (log scale), and the mean / P50 / P95 / P99 with n
+of each metric, named in words."""
 
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QGridLayout,
     QHeaderView,
     QLabel,
+    QSizePolicy,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -18,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from client.core.stats import Summary
-from client.core.tiers import Tier, TierThresholds
+from client.core.tiers import TierThresholds
 from client.services.hud.hud_model import (
     P99_MIN_N,
     STAT_FIELDS,
@@ -29,17 +31,32 @@ from client.services.hud.hud_model import (
 )
 from client.ui.common.locale_text import NOTHING, number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.hud.palette import BAND_ALPHA, TIER_COLORS
+from client.ui.hud.palette import TIER_COLORS
+from client.ui.hud.tier_bands import TierBands
+from client.ui.hud.ttft_axes import RequestAxis, TtftAxis, duration_text, log_ms
 
 SCOPE_NAMES = {  # shown through RequestsView.tr
     Scope.SESSION: QT_TRANSLATE_NOOP("RequestsView", "This session"),
     Scope.MODEL: QT_TRANSLATE_NOOP("RequestsView", "This model"),
     Scope.LAST_N: QT_TRANSLATE_NOOP("RequestsView", "Last N"),
 }
-# The metric names (ttft_ms ...) and n / P50 are the design's names, the same in
-# bench and exports: not translated.
-COLUMNS = ("n", QT_TRANSLATE_NOOP("RequestsView", "mean"), "P50", "P95", "P99")
-SLOW_BAND_TOP_MS = 1e7  # the slow band reaches beyond any plotted value
+# A row per statistic; n and P50 ... are the design's names, the same in bench and
+# exports: not translated.
+STATISTICS = ("n", QT_TRANSLATE_NOOP("RequestsView", "mean"), "P50", "P95", "P99")
+# A column per metric, named in words; its design name (ttft_ms ...) in its tooltip.
+# (Metrics as columns: their names wrap in a narrow dock, and the figures keep room.)
+METRIC_NAMES = {
+    "ttft_ms": QT_TRANSLATE_NOOP("RequestsView", "Time to first token (ms)"),
+    "tpot_ms": QT_TRANSLATE_NOOP("RequestsView", "Time per output token (ms)"),
+    "tokens_per_s": QT_TRANSLATE_NOOP("RequestsView", "Tokens per second"),
+}
+NAMES_ROOM = 0.15  # of the requests shown, added on the right for the bands' names
+PLOT_LEAST_PX = 160  # the four tier bands stay readable
+HEADER_PADDING = 8  # px around a header's text
+NOT_SHOWN = "–"  # P99 of too few requests
+# The y range reaches at least this far around the tier edges: every band stays in view.
+BELOW_INSTANT = 0.5
+ABOVE_TYPING = 2.0
 
 
 class RequestsView(QWidget):
@@ -48,15 +65,15 @@ class RequestsView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.plot = pg.PlotWidget()
-        self.plot.setLabel("left", "TTFT (ms)")  # units= would print "kms" past 1 s
+        axes = {"left": TtftAxis("left"), "bottom": RequestAxis("bottom")}
+        self.plot = pg.PlotWidget(axisItems=axes)
+        self.plot.setLabel("left", self.tr("time to first token"))
         self.plot.setLabel("bottom", self.tr("request"))
-        self.bands = [pg.LinearRegionItem(orientation="horizontal", movable=False) for _ in Tier]
-        for band, tier in zip(self.bands, Tier, strict=True):
-            band.setBrush(pg.mkBrush(*TIER_COLORS[tier], BAND_ALPHA))
-            band.setZValue(-10)
-            self.plot.addItem(band)
-        self.points = pg.ScatterPlotItem(size=10, hoverable=True)
+        self.plot.setMouseEnabled(x=True, y=False)
+        self.plot.setMinimumHeight(PLOT_LEAST_PX)
+        self.bands = TierBands(self.plot.getPlotItem())
+        self.thresholds: TierThresholds | None = None
+        self.points = pg.ScatterPlotItem(size=10, hoverable=True, tip=self.point_tip)
         self.points.sigClicked.connect(self._clicked)
         self.plot.addItem(self.points)
         self.shown: list[HudRecord] = []  # the records behind the plotted points
@@ -66,15 +83,7 @@ class RequestsView(QWidget):
         self.last_n = QSpinBox(minimum=1, maximum=100_000, value=50)
         self.last_n.setGroupSeparatorShown(True)
         self.exclude_cold = QCheckBox(self.tr("Exclude cold"))
-        self.table = QTableWidget(len(STAT_FIELDS), len(COLUMNS))
-        self.table.setHorizontalHeaderLabels([self.tr(column) for column in COLUMNS])
-        self.table.setVerticalHeaderLabels(list(STAT_FIELDS))
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        # All five columns in the dock's width: P95/P99 must not hide behind a scroll bar.
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.ResizeToContents)
-        self.table.setWordWrap(False)  # "n < 100" on one line
+        self.table = self._statistics_table()
         for signal in (
             self.scope.currentIndexChanged,
             self.last_n.valueChanged,
@@ -91,37 +100,76 @@ class RequestsView(QWidget):
         controls.setColumnStretch(4, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot, 3)
+        layout.addWidget(self.plot, 1)
         layout.addLayout(controls)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.table)
+
+    def _statistics_table(self) -> QTableWidget:
+        table = QTableWidget(len(STATISTICS), len(STAT_FIELDS))
+        table.setVerticalHeaderLabels([self.tr(name) for name in STATISTICS])
+        self.metric_headers = [QTableWidgetItem(self.tr(METRIC_NAMES[n])) for n in STAT_FIELDS]
+        for column, (item, name) in enumerate(zip(self.metric_headers, STAT_FIELDS, strict=True)):
+            item.setToolTip(name)
+            table.setHorizontalHeaderItem(column, item)
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.setTabKeyNavigation(False)  # Tab leaves the table (arrows move in it)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        wrapped = int(Qt.AlignmentFlag.AlignCenter) | int(Qt.TextFlag.TextWordWrap)
+        header.setDefaultAlignment(Qt.AlignmentFlag(wrapped))
+        table.setWordWrap(False)
+        table.setSizeAdjustPolicy(QTableWidget.SizeAdjustPolicy.AdjustToContents)
+        # As tall as its rows, or less in a short dock (the plot keeps PLOT_LEAST_PX).
+        table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        rows = table.verticalHeader()
+        rows.setDefaultSectionSize(rows.fontMetrics().lineSpacing() + HEADER_PADDING)
+        header.sectionResized.connect(self._fit_header)
+        return table
+
+    def _fit_header(self) -> None:
+        """The header as tall as its most wrapped metric name (Qt keeps one line)."""
+        header = self.table.horizontalHeader()
+        metrics = header.fontMetrics()
+        flags = int(Qt.AlignmentFlag.AlignCenter) | int(Qt.TextFlag.TextWordWrap)
+        lines = 1
+        for column, item in enumerate(self.metric_headers):
+            room = QRect(0, 0, max(header.sectionSize(column) - HEADER_PADDING, 1), 10_000)
+            height = metrics.boundingRect(room, flags, item.text()).height()
+            lines = max(lines, round(height / metrics.lineSpacing()))
+        header.setFixedHeight(lines * metrics.lineSpacing() + HEADER_PADDING)
 
     def current_scope(self) -> Scope:
         return Scope(self.scope.currentData())
 
     def set_thresholds(self, thresholds: TierThresholds) -> None:
-        edges = (
-            0.0,
-            thresholds.instant_below_ms,
-            thresholds.fast_below_ms,
-            thresholds.typing_below_ms,
-            SLOW_BAND_TOP_MS,
-        )
-        for band, low, high in zip(self.bands, edges, edges[1:], strict=False):
-            band.setRegion((low, high))
+        self.thresholds = thresholds
+        self.bands.set_thresholds(thresholds)
+        self._set_y_range([])
 
     def show_records(self, book: RequestBook, records: list[HudRecord], stats: ScopeStats) -> None:
         x, y, tiers, cold = book.ttft_series(records)
         self.shown = [r for r in records if r.ttft_ms is not None]
         brushes = [pg.mkBrush(*TIER_COLORS[t]) for t in tiers]
         symbols = ["x" if c else "o" for c in cold]  # a cold start (model load) is a cross
-        self.points.setData(x=x, y=y, brush=brushes, symbol=symbols, data=list(range(len(x))))
-        if len(y):
-            self.plot.setYRange(0, float(max(y.max(), book.thresholds.typing_below_ms)) * 1.1)
-            self.plot.setXRange(0.5, float(x.max()) + 0.5)
-        for row, name in enumerate(STAT_FIELDS):
-            self._fill_row(row, stats.summaries.get(name), stats.shown_p99(name))
+        log_y = [log_ms(float(ms)) for ms in y]
+        self.points.setData(x=x, y=log_y, brush=brushes, symbol=symbols, data=list(range(len(x))))
+        self._set_y_range([float(ms) for ms in y])
+        last = float(x.max()) if len(x) else 5.0
+        # Room on the right for the bands' names, clear of the last points.
+        self.plot.setXRange(0.5, last + 0.5 + NAMES_ROOM * last, padding=0)
+        for column, name in enumerate(STAT_FIELDS):
+            self._fill_column(column, stats.summaries.get(name), stats.shown_p99(name))
 
-    def _fill_row(self, row: int, summary: Summary | None, p99: float | None) -> None:
+    def _set_y_range(self, ttfts_ms: list[float]) -> None:
+        """From below the instant band to above the typing band's top, or further to
+        the fastest and slowest reply shown: every tier stays in view."""
+        if self.thresholds is None:
+            return
+        low = min([self.thresholds.instant_below_ms * BELOW_INSTANT, *ttfts_ms])
+        high = max([self.thresholds.typing_below_ms * ABOVE_TYPING, *ttfts_ms])
+        self.plot.setYRange(log_ms(low), log_ms(high), padding=0.05)
+
+    def _fill_column(self, column: int, summary: Summary | None, p99: float | None) -> None:
         values = [number(0), NOTHING, NOTHING, NOTHING, NOTHING]
         if summary is not None:
             values = [
@@ -129,12 +177,34 @@ class RequestsView(QWidget):
                 number(summary.mean, 1),
                 number(summary.median, 1),
                 number(summary.p95, 1),
-                number(p99, 1) if p99 is not None else f"n < {number(P99_MIN_N)}",
+                number(p99, 1) if p99 is not None else NOT_SHOWN,
             ]
-        for column, text in enumerate(values):
+        for row, text in enumerate(values):
             item = QTableWidgetItem(text)
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if row == len(values) - 1 and p99 is None:
+                item.setToolTip(self._p99_wait(summary.n if summary else 0))
             self.table.setItem(row, column, item)
+
+    def _p99_wait(self, n: int) -> str:
+        needs = self.tr("P99 needs at least %Ln requests", "", P99_MIN_N)
+        has = self.tr("these figures are of %Ln request(s).", "", n)
+        return self.tr("{needs}; {has}").format(needs=needs, has=has)
+
+    def set_prediction_note(self, text: str) -> None:
+        """How far the predicted first-token waits were off: the TTFT column's tooltip."""
+        column = STAT_FIELDS.index("ttft_ms")
+        tip = f"ttft_ms\n{text}" if text else "ttft_ms"
+        self.metric_headers[column].setToolTip(tip)
+
+    def point_tip(self, x: float, y: float, data: object = None) -> str:
+        """A point's tooltip: its request and its time to first token (y is log10 ms)."""
+        return self.tr("Request {n}: {ttft} to first token").format(
+            n=number(round(x)), ttft=duration_text(10**y)
+        )
+
+    def set_text_colour(self, colour: str) -> None:
+        self.bands.set_colour(colour)
 
     def _clicked(self, _item: object, points: list[object], *_args: object) -> None:
         if len(points):

@@ -94,6 +94,7 @@ class ServerView(QWidget):
             [self.tr("loaded model"), self.tr("VRAM"), self.tr("unloads in")]
         )
         self.models.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.models.setTabKeyNavigation(False)  # Tab leaves the table (arrows move in it)
         self.models.verticalHeader().hide()  # row numbers mean nothing here
         self.models.hide()  # Ollama's loaded models: shown for an Ollama server only
         header = self.models.horizontalHeader()
@@ -214,13 +215,14 @@ class ServerView(QWidget):
             self.engine_settings = ""
         else:
             idle = settings.sleep_idle_s
+            threads = self.tr("%Ln thread(s)", "", settings.threads)
+            slots = self.tr("%Ln slot(s) of {ctx} tokens", "", settings.n_parallel)
             self.engine_settings = self.tr(
-                "{threads} thread(s) · {slots} slot(s) of {ctx} tokens · batch {batch} · "
+                "{threads} · {slots} · batch {batch} · "
                 "prompt cache {cache} MiB · speculative: {spec} · unload after idle: {idle}"
             ).format(
-                threads=number(settings.threads),
-                slots=number(settings.n_parallel),
-                ctx=number(settings.n_ctx),
+                threads=threads,
+                slots=slots.format(ctx=number(settings.n_ctx)),
                 batch=number(settings.n_batch),
                 cache=number(settings.cache_ram_mib),
                 spec=settings.spec or self.tr("off"),

@@ -8,8 +8,9 @@ from PySide6.QtWidgets import QDoubleSpinBox, QFormLayout, QLabel, QVBoxLayout, 
 
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.services.chat.turn_state import TurnState
+from client.ui.common.theme import is_dark
 from client.ui.common.tier_words import tier_behaviour, tier_name
-from client.ui.hud.palette import TIER_COLORS
+from client.ui.hud.palette import TIER_TEXT_COLORS
 
 RECENT_REPLIES = 8
 
@@ -98,8 +99,8 @@ class TierView(QWidget):
         tier = thresholds.tier_of(ttft_ms)
         self._tier = tier
         self.tier_label.setText(tier_name(tier).upper())
-        red, green, blue = TIER_COLORS[tier]
-        self.tier_label.setStyleSheet(f"color: rgb({red}, {green}, {blue});")
+        colour = TIER_TEXT_COLORS[is_dark()][tier]
+        self.tier_label.setStyleSheet(f"color: {colour};")
         ms = QLocale().toString(ttft_ms, "f", 1)
         self.ttft_label.setText(self.tr("time to first token {ms} ms").format(ms=ms))
         shown = self.tr("The window showed: {what}").format(what=tier_behaviour(tier, states))

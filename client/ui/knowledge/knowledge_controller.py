@@ -178,12 +178,8 @@ class KnowledgeController(QObject):
     async def _remove(self, path: str) -> None:
         removed = await self.knowledge.remove_async(path)
         await self._refresh_sources()
-        count = QLocale().toString(removed or 0)
-        self.window.stage_label.setText(
-            self.tr("Removed {path}: {n} files left your knowledge base.").format(
-                path=path, n=count
-            )
-        )
+        text = self.tr("Removed {path}: %Ln file(s) left your knowledge base.", "", removed or 0)
+        self.window.stage_label.setText(text.format(path=path))
 
     def _show_progress(self, step: IndexProgress) -> None:
         locale = QLocale()
@@ -196,15 +192,12 @@ class KnowledgeController(QObject):
         )
 
     def _summary(self, found: IndexReport) -> str:
-        locale = QLocale()
-        text = self.tr("Indexed {n} files ({p} passages).").format(
-            n=locale.toString(found.indexed), p=locale.toString(found.passages)
-        )
+        files = self.tr("Indexed %Ln file(s)", "", found.indexed)
+        passages = self.tr("%Ln passage(s)", "", found.passages)
+        text = self.tr("{files} ({passages}).").format(files=files, passages=passages)
         skipped = found.binary + len(found.unreadable)
         if skipped:
-            text += " " + self.tr("{n} skipped (binary or unreadable).").format(
-                n=locale.toString(skipped)
-            )
+            text += " " + self.tr("%Ln skipped (binary or unreadable).", "", skipped)
         return text
 
     def _on_change(self, found: IndexReport) -> None:
@@ -226,7 +219,7 @@ class KnowledgeController(QObject):
             words = turn_word(TurnState.RETRIEVING)
             text = self.tr("{state}… {ms} ms").format(state=words, ms=ms)
             if found.passages:
-                text += " · " + self.tr("{n} passages").format(n=len(found.passages))
+                text += " · " + self.tr("%Ln passage(s)", "", len(found.passages))
         self.page.runner.note = text
         self.window.stage_label.setText(text)
 

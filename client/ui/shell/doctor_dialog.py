@@ -61,7 +61,7 @@ class DoctorDialog(QDialog):
             self.summary.setText(self.tr("The checks stopped: {error}").format(error=error))
         elif failed:
             self.summary.setText(
-                self.tr("Checks failed: {n}. Each says how to fix it.").format(n=failed)
+                self.tr("%Ln check(s) failed. Each says how to fix it.", "", failed)
             )
         else:
             self.summary.setText(self.tr("All checks passed."))

@@ -2,7 +2,8 @@
 
 The language is, first that is set: `tachy --lang zh_CN`, the Language menu's choice
 (QSettings "ui/language"), the system locale. English is the source language, so it
-needs no file. resources/translations/tachy_<lang>.ts is the translators' file;
+needs no file but its plural forms (tachy_en: "1 stall", "2 stalls").
+resources/translations/tachy_<lang>.ts is the translators' file;
 packaging/translations.py updates it from the code (pyside6-lupdate) and compiles the
 .qm (pyside6-lrelease) that ships in the wheel and the bundle.
 """
@@ -36,10 +37,10 @@ def install_translations(app: QCoreApplication, language: str) -> list[QTranslat
     Qt does not own them)."""
     locale = QLocale(language)
     QLocale.setDefault(locale)
-    if locale.language() in (QLocale.Language.English, QLocale.Language.C):
-        return []
-    installed = []
     folder = str(resource("translations"))
+    if locale.language() in (QLocale.Language.English, QLocale.Language.C):
+        return install_english_plurals(app)
+    installed = []
     qt_folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
     # pyqtgraph: the HUD plots' right-click menus (its strings, our translation).
     for name, where in (("tachy", folder), ("pyqtgraph", folder), ("qtbase", qt_folder)):
@@ -50,6 +51,16 @@ def install_translations(app: QCoreApplication, language: str) -> list[QTranslat
         else:
             log.info("no %s translation for %s in %s", name, language, where)
     return installed
+
+
+def install_english_plurals(app: QCoreApplication) -> list[QTranslator]:
+    """English needs no file but for its plurals: "%n stall(s)" -> "1 stall", "2 stalls"."""
+    translator = QTranslator(app)
+    if not translator.load("tachy_en", str(resource("translations"))):
+        log.info("no English plural forms in %s", resource("translations"))
+        return []
+    app.installTranslator(translator)
+    return [translator]
 
 
 def available_languages() -> dict[str, str]:

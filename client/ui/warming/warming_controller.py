@@ -130,14 +130,8 @@ class WarmingController(QObject):
         self.prediction_label.setObjectName("ttftPrediction")
         self.prediction_label.setAccessibleName(self.tr("Predicted wait"))
         self.window.centre_layout.addWidget(self.prediction_label)  # right under the composer
-        self.hud_label: QLabel | None = None
-        hud = self.app.hud
-        hud_layout = hud.layout() if hud is not None else None
-        if hud_layout is not None:  # a line at the foot of the latency HUD
-            self.hud_label = QLabel(self.tr("Prediction error: not measured yet"))
-            self.hud_label.setObjectName("predictionError")
-            self.hud_label.setWordWrap(True)  # (it set the dock's least width)
-            hud_layout.addWidget(self.hud_label)
+        self.prediction_note = ""  # in the HUD's tooltip of its time to first token
+        self._show_hud_error()
 
     # --- wiring --------------------------------------------------------------------
     def _connect(self) -> None:
@@ -275,19 +269,20 @@ class WarmingController(QObject):
         self._show_hud_error()
 
     def _show_hud_error(self) -> None:
-        if self.hud_label is None:
-            return
+        self.prediction_note = self._prediction_error_text()
+        if self.app.hud is not None:
+            self.app.hud.set_prediction_note(self.prediction_note)
+
+    def _prediction_error_text(self) -> str:
         predictor = self.policy.predictor
         error = predictor.median_error_pct()
         if error is None:
-            self.hud_label.setText(self.tr("Prediction error: not measured yet"))
-            return
+            return self.tr("Prediction error: not measured yet")
         count = predictor.error_count
-        requests = self.tr("{n} requests").format(n=number(count))
-        if count == 1:
-            requests = self.tr("1 request")
-        text = self.tr("Predicted vs actual first token: median error {error} % ({requests})")
-        self.hud_label.setText(text.format(error=number(error), requests=requests))
+        text = self.tr(
+            "Predicted vs actual first token: median error {error} % (%Ln request(s))", "", count
+        )
+        return text.format(error=number(error))
 
     def _on_conversation_opened(self) -> None:
         self._recount_base()

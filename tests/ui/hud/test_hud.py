@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,11 @@ MS = 1_000_000
 def _data(curve: Any) -> tuple[Any, Any]:
     """All the data given to a curve (getData() returns only the clipped, downsampled part)."""
     return curve.xData, curve.yData
+
+
+def _plotted_ttfts(hud: LatencyHud) -> list[float]:
+    """The Requests plot's points in ms (it plots log10 of ms)."""
+    return [10 ** p.pos().y() for p in hud.requests.points.points()]
 
 
 @pytest.fixture
@@ -89,7 +95,8 @@ def test_scripted_replies_give_exact_series_tiers_and_stats(hud: LatencyHud) -> 
     assert np.all(np.abs(x[::2] - tokens_s) <= 0.0025 + 1e-9)  # each within its 5 ms bin
     assert _data(hud.live.gap_curve)[1].tolist() == pytest.approx([10.0] * 38)
     points = hud.requests.points.points()
-    assert [p.pos().y() for p in points] == [40.0, 150.0, 250.0, 700.0, 1500.0]
+    ttfts = [40.0, 150.0, 250.0, 700.0, 1500.0]  # drawn on a log scale
+    assert [p.pos().y() for p in points] == pytest.approx([math.log10(ms) for ms in ttfts])
     colours = [p.brush().color().getRgb()[:3] for p in points]
     from client.ui.hud.palette import TIER_COLORS
 
@@ -97,13 +104,15 @@ def test_scripted_replies_give_exact_series_tiers_and_stats(hud: LatencyHud) -> 
         TIER_COLORS[t] for t in (Tier.INSTANT, Tier.FAST, Tier.FAST, Tier.TYPING, Tier.SLOW)
     ]
     table = hud.requests.table
-    ttft_row = [_text(table, 0, c) for c in range(5)]
-    assert ttft_row == ["5", "528.0", "250.0", "1,340.0", "n < 100"]  # numpy: P95 = 1340
-    assert _text(table, 2, 2) == "100.0"  # tokens/s: 1000 / 10 ms
+    ttft_column = [_text(table, row, 0) for row in range(5)]
+    assert ttft_column == ["5", "528.0", "250.0", "1,340.0", "–"]  # numpy: P95 = 1340
+    p99_tip = table.item(4, 0).toolTip()
+    assert "100 requests" in p99_tip and "of 5 requests." in p99_tip
+    assert _text(table, 2, 2) == "100.0"  # tokens/s' P50: 1000 / 10 ms
     assert hud.tier.shown_tier() is Tier.SLOW
     assert "stages" in hud.tier.behaviour_label.text()
-    bands = [b.getRegion() for b in hud.requests.bands]
-    assert bands[:3] == [(0.0, 100.0), (100.0, 300.0), (300.0, 1000.0)]
+    bands = [[10**edge for edge in b.getRegion()] for b in hud.requests.bands.bands]
+    assert bands[1:3] == [pytest.approx([100.0, 300.0]), pytest.approx([300.0, 1000.0])]
 
 
 def test_waterfall_of_the_latest_and_of_a_chosen_message(hud: LatencyHud) -> None:
@@ -145,11 +154,11 @@ def test_scopes_cold_and_history(hud: LatencyHud) -> None:
     assert _text(hud.requests.table, 0, 0) == "3"
     hud.requests.exclude_cold.setChecked(True)
     assert _text(hud.requests.table, 0, 0) == "2"
-    assert [p.pos().y() for p in hud.requests.points.points()] == [500.0, 90.0]
+    assert _plotted_ttfts(hud) == pytest.approx([500.0, 90.0])
     hud.requests.exclude_cold.setChecked(False)
     hud.requests.scope.setCurrentIndex(2)
     hud.requests.last_n.setValue(3)
-    assert [p.pos().y() for p in hud.requests.points.points()] == [2500.0, 80.0, 90.0]
+    assert _plotted_ttfts(hud) == pytest.approx([2500.0, 80.0, 90.0])
 
 
 def test_thresholds_edited_in_the_tier_view(hud: LatencyHud, qtbot: Any) -> None:
@@ -159,7 +168,8 @@ def test_thresholds_edited_in_the_tier_view(hud: LatencyHud, qtbot: Any) -> None
         hud.tier.edits[1].setValue(200.0)
     assert signal.args[0] == TierThresholds(100.0, 200.0, 1000.0)
     assert hud.tier.shown_tier() is Tier.TYPING
-    assert hud.requests.bands[1].getRegion() == (100.0, 200.0)
+    low, high = hud.requests.bands.bands[1].getRegion()
+    assert (10**low, 10**high) == pytest.approx((100.0, 200.0))
     hud.set_thresholds(TierThresholds(300.0, 400.0, 500.0))
     assert hud.tier.shown_tier() is Tier.INSTANT and hud.tier.edits[0].value() == 300.0
 
@@ -303,7 +313,7 @@ def test_views_can_follow_a_turn_after_the_reply_ends(hud: LatencyHud) -> None:
     assert len(hud.book.records) == 1  # recorded now
     assert len(hud.requests.points.points()) == 0  # not drawn yet
     hud.show_last_reply()
-    assert [p.pos().y() for p in hud.requests.points.points()] == [120.0]
+    assert _plotted_ttfts(hud) == pytest.approx([120.0])
 
 
 def test_a_new_request_clears_the_last_replys_live_figures(hud: LatencyHud, qtbot: Any) -> None:

@@ -36,4 +36,4 @@ def test_requests_of_an_earlier_run_are_shown_after_a_restart(make_app, server, 
     shown = hud.shown_records()  # the scope the Requests view starts with
     assert len(shown) == 2
     assert len(hud.requests.points.data) == 2  # two TTFT points plotted
-    assert hud.requests.table.item(0, 0).text() == "2"  # n of the first stat row
+    assert hud.requests.table.item(0, 0).text() == "2"  # n of the first metric

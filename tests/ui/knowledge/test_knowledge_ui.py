@@ -134,7 +134,7 @@ def test_the_stage_line_says_searching_your_notes_with_its_time(
         await until(lambda: not app.page.busy)
 
     run(ask())
-    assert lines[0].startswith("Searching your notes… ") and " ms · 1 passages" in lines[0]
+    assert lines[0].startswith("Searching your notes… ") and " ms · 1 passage" in lines[0]
     assert "北京的烤鸭很好吃。" in server.requests[-1]["messages"][-1]["content"]
     assert "[1] " in app.window.chat_view.toPlainText()
 
@@ -155,7 +155,7 @@ def test_remove_lists_the_sources_and_forgets_one(
         await link.remove(str(folder))
 
     run(add_then_remove())
-    assert "1 files left your knowledge base" in app.window.stage_label.text()
+    assert "1 file left your knowledge base" in app.window.stage_label.text()
     link._fill_remove_menu()
     [nothing] = link.remove_menu.actions()
     assert not nothing.isEnabled()

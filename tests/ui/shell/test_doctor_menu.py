@@ -34,5 +34,7 @@ def test_the_help_menu_shows_the_same_report_as_the_terminal(
     failed = sum(1 for line in shown if line.startswith("FAIL"))
     summary = dialog.summary.text()
     assert summary == (
-        "All checks passed." if not failed else f"Checks failed: {failed}. Each says how to fix it."
+        "All checks passed."
+        if not failed
+        else f"{failed} check{'s' if failed > 1 else ''} failed. Each says how to fix it."
     )

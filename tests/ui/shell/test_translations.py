@@ -45,6 +45,7 @@ import translations as pipeline  # noqa: E402  (packaging/ is not a package)
 
 TS = pipeline.ts_file("zh_CN")
 CATALOGUES = [pipeline.ts_file("zh_CN", catalogue=name) for name in pipeline.CATALOGUES]
+CATALOGUES.append(pipeline.ts_file(pipeline.PLURALS_ONLY))  # English: its plural forms
 # Words the Chinese window keeps in Latin letters: names, units, keys, the design's
 # metric names (the same in bench and exports), file formats.
 KEPT = {
@@ -65,26 +66,39 @@ def _messages(ts: Path) -> list[tuple[str, str, ET.Element]]:
     ]
 
 
+def _texts_of(message: ET.Element) -> list[str]:
+    """A message's translation, or each of its plural forms ("%n stall(s)")."""
+    translation = message.find("translation")
+    if translation is None:
+        return []
+    forms = translation.findall("numerusform")
+    return [form.text or "" for form in forms] if forms else [translation.text or ""]
+
+
 def _fields(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
 
 
-@pytest.mark.parametrize("catalogue", list(pipeline.CATALOGUES))
+@pytest.mark.parametrize(
+    ("language", "catalogue"),
+    [*(("zh_CN", name) for name in pipeline.CATALOGUES), (pipeline.PLURALS_ONLY, "tachy")],
+)
 def test_every_message_of_the_window_has_a_finished_translation(
-    tmp_path: Path, catalogue: str
+    tmp_path: Path, language: str, catalogue: str
 ) -> None:
-    committed = pipeline.ts_file("zh_CN", catalogue=catalogue)
+    committed = pipeline.ts_file(language, catalogue=catalogue)
     fresh = tmp_path / committed.name
     shutil.copyfile(committed, fresh)
     pipeline.update(fresh, catalogue)  # what pyside6-lupdate finds in the code today
     messages = _messages(fresh)
-    assert len(messages) > (150 if catalogue == "tachy" else 10)
+    least = 5 if language == pipeline.PLURALS_ONLY else 150 if catalogue == "tachy" else 10
+    assert len(messages) > least
     unfinished = [
         f"{context}: {source!r}"
         for context, source, message in messages
         if (translation := message.find("translation")) is None
         or translation.get("type") in ("unfinished", "vanished", "obsolete")
-        or not (translation.text or "").strip()
+        or not all(text.strip() for text in _texts_of(message))
     ]
     assert unfinished == [], "run packaging/translations.py update, then translate these"
 
@@ -92,9 +106,9 @@ def test_every_message_of_the_window_has_a_finished_translation(
 @pytest.mark.parametrize("ts", CATALOGUES, ids=lambda ts: ts.stem)
 def test_translations_keep_the_placeholders(ts: Path) -> None:
     for context, source, message in _messages(ts):
-        translation = message.findtext("translation") or ""
-        assert _fields(translation) == _fields(source), f"{context}: {source!r}"
-        assert source.count("&") == translation.count("&"), f"{context}: {source!r}"
+        for translation in _texts_of(message):
+            assert _fields(translation) == _fields(source), f"{context}: {source!r}"
+            assert source.count("&") == translation.count("&"), f"{context}: {source!r}"
 
 
 @pytest.mark.parametrize("ts", CATALOGUES, ids=lambda ts: ts.stem)

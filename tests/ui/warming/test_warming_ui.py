@@ -249,7 +249,9 @@ def test_composer_shows_the_predicted_wait_while_typing(warm_app, run, lab, qtbo
         composer.submit()
         await until(answered(app, 2))
         assert link.policy.predictor.error_count == 1
-        assert link.hud_label is not None and "median error" in link.hud_label.text()
+        assert "median error" in link.prediction_note
+        assert app.hud is not None
+        assert "median error" in app.hud.requests.table.horizontalHeaderItem(0).toolTip()
 
     run(body())
 
@@ -312,7 +314,7 @@ def test_prediction_is_there_from_the_first_keystroke_after_a_restart(warm_app, 
         # Another model has its own predictor, and nothing learned yet.
         second.window.server_bar.modelChosen.emit("another-model:latest")  # as the picker
         assert link.policy.predictor.predict(10) is None
-        assert link.hud_label is not None and "not measured yet" in link.hud_label.text()
+        assert "not measured yet" in link.prediction_note
         second.window.server_bar.modelChosen.emit(MODEL)
         assert link.policy.predictor.predict(10) is not None
 

@@ -24,6 +24,7 @@ from PySide6.QtGui import (
 )
 
 from client.ui.chat.render.safe_markdown import is_code_block
+from client.ui.common.colours import readable
 
 if TYPE_CHECKING:  # pygments loads with the first code block (~30 ms the first frame skips)
     from pygments.lexer import Lexer
@@ -83,7 +84,9 @@ def _token_format(style_name: str, token: _TokenType) -> QTextCharFormat | None:
         return None
     fmt = QTextCharFormat()
     if spec["color"]:
-        fmt.setForeground(QColor(f"#{spec['color']}"))
+        # Held to 4.5:1 on the style's own background (monokai's error pink is 3.4:1).
+        background = QColor(style.background_color)
+        fmt.setForeground(readable(QColor(f"#{spec['color']}"), background))
     if spec["bold"]:
         fmt.setFontWeight(QFont.Weight.Bold)
     if spec["italic"]:

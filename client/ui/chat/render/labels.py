@@ -19,15 +19,15 @@ from PySide6.QtGui import QColor, QTextBlockFormat, QTextCharFormat, QTextCursor
 from client.services.chat.turn_state import TurnState
 from client.ui.chat.render.blocks import MessageBlock, ShownMessage
 from client.ui.chat.render.document import clear_frame, code_runs
+from client.ui.common.colours import text_colours
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.theme import is_dark
 from client.ui.common.turn_words import outcome_words, turn_word
 
 SUMMARY_LINKS = {  # by whether the summary is shown
     False: QT_TRANSLATE_NOOP("ChatView", "Show summary"),
     True: QT_TRANSLATE_NOOP("ChatView", "Hide summary"),
 }
-GREY = "#7a7a7a"
-LINK_BLUE = "#3b6fb6"
 
 
 class MessageLabels:
@@ -54,7 +54,7 @@ class MessageLabels:
         fmt = QTextCharFormat()
         fmt.setAnchor(True)
         fmt.setAnchorHref(f"{self.scheme}:{action}/{key}")
-        fmt.setForeground(QColor(LINK_BLUE))
+        fmt.setForeground(QColor(text_colours(is_dark()).link))
         return fmt
 
     def render(self, block: MessageBlock) -> None:
@@ -64,7 +64,7 @@ class MessageLabels:
         if block.reserved:
             return  # an answer not begun yet shows nothing
         grey = QTextCharFormat()
-        grey.setForeground(QColor(GREY))
+        grey.setForeground(QColor(text_colours(is_dark()).muted))
         label = (
             QCoreApplication.translate("ChatView", "You")
             if message.role == "user"

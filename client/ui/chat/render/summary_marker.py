@@ -34,7 +34,7 @@ class SummaryMarker(QObject):
         if stored is None or after is None or not view.has_message(after):
             view.mark_summary(None)
             return
-        title = self.tr("Earlier turns summarised ({n} messages)").format(n=stored.summary.covers)
+        title = self.tr("Earlier turns summarised (%Ln message(s))", "", stored.summary.covers)
         view.mark_summary(after, title, stored.summary.text)
 
     def _in_use(self) -> StoredSummary | None:

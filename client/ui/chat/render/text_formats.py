@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from PySide6.QtGui import QColor, QTextCharFormat, QTextFrameFormat
 
+from client.ui.common.colours import LIGHT, text_colours
+from client.ui.common.theme import is_dark
+
 SOFT_CUT_CHARS = 1000  # a long streaming paragraph is cut about this often (see soft_cut)
-THINKING_GREY = "#8a8a8a"
+THINKING_GREY = LIGHT.thinking  # (DARK.thinking in a dark window)
 THINKING_SCALE = 0.88  # of the chat's font size: reasoning reads as a side note
 
 
@@ -70,7 +73,7 @@ def shrink(fmt: QTextCharFormat, point_size: float) -> None:
 
 def thinking_char_format(point_size: float) -> QTextCharFormat:
     fmt = QTextCharFormat()
-    fmt.setForeground(QColor(THINKING_GREY))
+    fmt.setForeground(QColor(text_colours(is_dark()).thinking))
     shrink(fmt, point_size)
     return fmt
 

@@ -1,0 +1,113 @@
+"""The colours of text the window draws itself, light and dark, held to a contrast of at
+least 4.5:1 (WCAG 2 AA for text) against what they are drawn on; and the same for the
+platform palette's text roles, which some styles leave lower (Fusion's placeholder is
+black at half opacity, 4.0:1; its selection blue under white text 3.7:1).
+
+Every colour of text belongs here, in client/ui/hud/palette.py (the tiers' words) or in
+resources/style*.qss: tests/ui/common/test_contrast.py measures them all, in both schemes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor, QPalette
+
+LEAST_CONTRAST = 4.5
+# A little above the least, so a colour adjusted here still passes after rounding.
+TARGET_CONTRAST = 4.6
+
+
+@dataclass(frozen=True)
+class TextColours:
+    muted: str  # the line under each message (who, state, links' neighbours, figures)
+    thinking: str  # a reasoning model's thinking, at 88 % of the text's size
+    link: str  # the chat's own links (Copy, Edit, Timing ...)
+
+
+LIGHT = TextColours(muted="#5f6368", thinking="#666666", link="#1f5fbf")
+DARK = TextColours(muted="#a0a4ab", thinking="#9aa0a6", link="#8ab4f8")
+
+
+def text_colours(dark: bool) -> TextColours:
+    """The chat's text colours for a light or dark window (client.ui.common.theme.is_dark)."""
+    return DARK if dark else LIGHT
+
+
+def luminance(colour: QColor) -> float:
+    """WCAG 2's relative luminance of an opaque sRGB colour."""
+
+    def channel(value: float) -> float:
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = colour.redF(), colour.greenF(), colour.blueF()
+    return 0.2126 * channel(red) + 0.7152 * channel(green) + 0.0722 * channel(blue)
+
+
+def contrast(first: QColor, second: QColor) -> float:
+    """WCAG 2's contrast ratio, 1 to 21."""
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def over(colour: QColor, background: QColor) -> QColor:
+    """A translucent colour as it shows over an opaque background."""
+    alpha = colour.alphaF()
+    mixed = [
+        alpha * top + (1 - alpha) * bottom
+        for top, bottom in (
+            (colour.redF(), background.redF()),
+            (colour.greenF(), background.greenF()),
+            (colour.blueF(), background.blueF()),
+        )
+    ]
+    return QColor.fromRgbF(*mixed)
+
+
+def readable(colour: QColor, background: QColor) -> QColor:
+    """`colour` over `background`, made darker (on a light background) or lighter (on a
+    dark one) in steps until it reads at TARGET_CONTRAST; itself when it already does."""
+    shown = over(colour, background)
+    if contrast(shown, background) >= LEAST_CONTRAST:
+        return shown
+    toward_black = luminance(background) > 0.18
+    for step in range(1, 21):
+        share = step / 20
+        target = QColor("black") if toward_black else QColor("white")
+        mixed = over(QColor.fromRgbF(target.redF(), target.greenF(), target.blueF(), share), shown)
+        if contrast(mixed, background) >= TARGET_CONTRAST:
+            return mixed
+    return QColor("black") if toward_black else QColor("white")
+
+
+# (text, background, which of the two to change): the palette's pairs a user reads.
+ROLE = QPalette.ColorRole
+TEXT_ROLES = (
+    (ROLE.WindowText, ROLE.Window, ROLE.WindowText),
+    (ROLE.Text, ROLE.Base, ROLE.Text),
+    (ROLE.Text, ROLE.AlternateBase, ROLE.Text),
+    (ROLE.ButtonText, ROLE.Button, ROLE.ButtonText),
+    (ROLE.ToolTipText, ROLE.ToolTipBase, ROLE.ToolTipText),
+    (ROLE.PlaceholderText, ROLE.Base, ROLE.PlaceholderText),
+    (ROLE.Link, ROLE.Base, ROLE.Link),
+    (ROLE.LinkVisited, ROLE.Base, ROLE.LinkVisited),
+    # The selection: its colour changes, not the white text on it.
+    (ROLE.HighlightedText, ROLE.Highlight, ROLE.Highlight),
+)
+
+
+def readable_palette(palette: QPalette) -> QPalette | None:
+    """The palette with each text role readable on its background (active and
+    inactive; disabled text is exempt), or None when it already is."""
+    fixed, changed = QPalette(palette), False
+    for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+        for text, background, change in TEXT_ROLES:
+            fore, back = fixed.color(group, text), fixed.color(group, background)
+            if contrast(over(fore, back), back) >= LEAST_CONTRAST:
+                continue
+            if change is text:
+                fixed.setColor(group, text, readable(fore, back))
+            else:  # darken (or lighten) the background under the text instead
+                fixed.setColor(group, background, readable(back, fore))
+            changed = True
+    return fixed if changed else None
