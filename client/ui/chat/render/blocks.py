@@ -30,11 +30,13 @@ class ShownMessage:
 
 @dataclass(slots=True)
 class MessageBlock:
-    """One message in the document: its content and label frames and streaming state."""
+    """One message in the document: its speaker, content and label frames and streaming
+    state."""
 
     message: ShownMessage
     content: QTextFrame
     meta: QTextFrame
+    who: QTextFrame | None = None  # above it: who speaks (see MessageLabels.render_who)
     tail_start: int = -1  # document position where the unsettled tail begins
     rendered_settled: int = 0  # chars of message.text rendered for good
     settled: SettledPoint = field(default_factory=SettledPoint)

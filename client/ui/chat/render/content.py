@@ -18,25 +18,36 @@ from PySide6.QtGui import (
 
 from client.ui.chat.render.blocks import MessageBlock
 from client.ui.chat.render.document import clear_frame, hide, hide_empty_blocks_before_frames
+from client.ui.chat.render.look import (
+    ChatColours,
+    prose_block_format,
+    style_inserted,
+    style_tables_later,
+)
 from client.ui.chat.render.safe_markdown import SettledPoint, insert_markdown
 from client.ui.chat.render.text_formats import soft_cut
 
 CHUNK_CHARS = 1500  # a streaming answer's settled text per chunk frame (see render_tail)
 
 
-def render_full(document: QTextDocument, block: MessageBlock, scheme: str) -> None:
+def render_full(
+    document: QTextDocument, block: MessageBlock, scheme: str, look: ChatColours
+) -> None:
     cursor = clear_frame(document, block.content)
     text = block.message.text
     if block.message.role == "user":
+        cursor.setBlockFormat(prose_block_format())  # every line of it, as inserted
         cursor.insertText(text, QTextCharFormat())  # the user's own words, verbatim
     else:
-        _insert_markdown(document, cursor, text, scheme)
+        _insert_markdown(document, cursor, text, scheme, look)
     block.settled = SettledPoint()
     block.rendered_settled = block.settled.update(text)
     block.tail_start = -1
 
 
-def render_tail(document: QTextDocument, block: MessageBlock, scheme: str) -> None:
+def render_tail(
+    document: QTextDocument, block: MessageBlock, scheme: str, look: ChatColours
+) -> None:
     text = block.message.text
     settled = block.settled.update(text)
     if block.tail_start >= 0:
@@ -58,19 +69,26 @@ def render_tail(document: QTextDocument, block: MessageBlock, scheme: str) -> No
         chunk_cursor = chunk.lastCursorPosition()
         if chunk_cursor.block().length() > 1:
             chunk_cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-        _insert_markdown(document, chunk_cursor, text[block.rendered_settled : settled], scheme)
+        settled_text = text[block.rendered_settled : settled]
+        _insert_markdown(document, chunk_cursor, settled_text, scheme, look)
         block.rendered_settled = settled
         cursor.setPosition(chunk.lastPosition() + 1)  # the block after the chunk
     block.tail_start = cursor.position()
-    _insert_markdown(document, cursor, text[block.rendered_settled :], scheme)
+    _insert_markdown(document, cursor, text[block.rendered_settled :], scheme, look)
 
 
-def _insert_markdown(document: QTextDocument, cursor: QTextCursor, text: str, scheme: str) -> None:
+def _insert_markdown(
+    document: QTextDocument, cursor: QTextCursor, text: str, scheme: str, look: ChatColours
+) -> None:
     """Markdown at an empty block, as the final render will show it. Qt keeps that
     block empty when the text starts with a list, heading or code block, and text
     that ends in a blank line leaves an empty block (an empty list item after a
     list): both would show while streaming and vanish at the end."""
     first = cursor.block()
+    start = cursor.position()
     insert_markdown(cursor, text.rstrip("\n"), scheme)
     if not first.text() and first.next().isValid() and first.next().position() <= cursor.position():
         hide(document, first)
+    end = style_inserted(document, start, cursor.position(), look, f"{scheme}:copycode")
+    if "|" in text:  # perhaps a table
+        style_tables_later(document, start, end, look)

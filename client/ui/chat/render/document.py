@@ -16,7 +16,7 @@ from PySide6.QtGui import (
     QTextFrame,
 )
 
-from client.ui.chat.render.safe_markdown import is_code_block
+from client.ui.chat.render.safe_markdown import SafeDocument, is_code_block
 
 
 @contextmanager
@@ -25,8 +25,28 @@ def one_edit(document: QTextDocument) -> Iterator[None]:
     re-walks the frames of the whole conversation."""
     cursor = QTextCursor(document)
     cursor.beginEditBlock()
+    safe = document if isinstance(document, SafeDocument) else None
+    if safe is not None:
+        safe.edit_depth += 1
     try:
         yield
+    finally:
+        cursor.endEditBlock()
+        if safe is not None:
+            safe.edit_depth -= 1
+            if not safe.edit_depth and safe.after_edit:
+                _run_after_edit(safe)
+
+
+def _run_after_edit(document: SafeDocument) -> None:
+    """What needed the edit's end (Qt makes the table objects of inserted Markdown
+    only then), as one edit of its own."""
+    due, document.after_edit = document.after_edit, []
+    cursor = QTextCursor(document)
+    cursor.beginEditBlock()
+    try:
+        for step in due:
+            step()
     finally:
         cursor.endEditBlock()
 
@@ -83,6 +103,27 @@ def hide_empty_blocks_before_frames(document: QTextDocument, frame: QTextFrame) 
         iterator += 1
 
 
+def hide_empty_blocks_between(
+    document: QTextDocument, page: QTextFrame, first: QTextFrame, last: QTextFrame
+) -> None:
+    """Hide Qt's empty paragraphs between a message's frames (from `first` to `last`):
+    the frames' own margins space them, not a blank line each."""
+    iterator = page.begin()
+    inside = False
+    while not iterator.atEnd():
+        child = iterator.currentFrame()
+        if child is not None:
+            if child == first:
+                inside = True
+            elif child == last:
+                return
+        elif inside:
+            block = iterator.currentBlock()
+            if block.isVisible() and not block.text():
+                hide(document, block)
+        iterator += 1
+
+
 def code_runs(document: QTextDocument, frame: QTextFrame) -> list[tuple[int, str]]:
     """The code blocks in `frame`: (position of the run's last line, its text)."""
     runs: list[tuple[int, str]] = []
@@ -110,3 +151,16 @@ def code_block_text_at(document: QTextDocument, position: int) -> str:
         lines.append(start.text())
         start = start.next()
     return "\n".join(lines)
+
+
+def code_for_copy_link(document: QTextDocument, href: str) -> str:
+    """The code under the code header whose Copy link is `href` (looked up on a click)."""
+    block = document.begin()
+    while block.isValid():
+        fragments = block.begin()
+        while not fragments.atEnd():
+            if fragments.fragment().charFormat().anchorHref() == href:
+                return code_block_text_at(document, block.next().position())
+            fragments += 1
+        block = block.next()
+    return ""

@@ -8,6 +8,8 @@ that the chat view opens on click when it is http(s).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import (
     QTextCharFormat,
@@ -31,6 +33,9 @@ class SafeDocument(QTextDocument):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.refused_resources: list[str] = []  # what was asked for (tests read this)
+        self.edit_depth = 0  # nested one_edit blocks open now (client.ui.chat.render.document)
+        # What waits for the edit's end: the look of inserted tables (render/look.py).
+        self.after_edit: list[Callable[[], None]] = []
 
     def loadResource(self, kind: int, name: QUrl | str) -> object:
         self.refused_resources.append(name.toString() if isinstance(name, QUrl) else name)

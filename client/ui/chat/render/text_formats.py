@@ -3,11 +3,12 @@ paragraph still being written may be cut (pure helpers for client.ui.chat.render
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QTextCharFormat, QTextFrameFormat
+from PySide6.QtGui import QColor, QTextCharFormat, QTextFormat, QTextFrameFormat
+
+from client.ui.chat.render.look import LIGHT, colours, question_frame_format
 
 SOFT_CUT_CHARS = 1000  # a long streaming paragraph is cut about this often (see soft_cut)
-THINKING_GREY = "#8a8a8a"
-THINKING_SCALE = 0.88  # of the chat's font size: reasoning reads as a side note
+THINKING_GREY = LIGHT.thinking  # (in the light theme; colours(dark).thinking in the dark)
 
 
 def soft_cut(text: str, start: int) -> int:
@@ -46,37 +47,44 @@ def closes_inline_markers(text: str) -> bool:
 
 
 def content_format(role: str) -> QTextFrameFormat:
-    fmt = QTextFrameFormat()
-    fmt.setPadding(8)
-    fmt.setTopMargin(10)
+    """The question in a tinted box (look.question_frame_format), the answer plain."""
     if role == "user":
-        fmt.setBackground(QColor(59, 111, 182, 28))  # a blue tint on light and dark alike
+        return question_frame_format()
+    fmt = QTextFrameFormat()
+    fmt.setTopMargin(2)
+    return fmt
+
+
+def who_format() -> QTextFrameFormat:
+    """The line above a message that says who speaks."""
+    fmt = QTextFrameFormat()
+    fmt.setTopMargin(18)
     return fmt
 
 
 def thinking_format() -> QTextFrameFormat:
     fmt = QTextFrameFormat()
     fmt.setLeftMargin(8)
-    fmt.setTopMargin(10)
+    fmt.setTopMargin(6)
     fmt.setPadding(4)
     fmt.setBorder(0)
     return fmt
 
 
-def shrink(fmt: QTextCharFormat, point_size: float) -> None:
-    if point_size > 0:
-        fmt.setFontPointSize(point_size * THINKING_SCALE)
+def shrink(fmt: QTextCharFormat) -> None:
+    """A step smaller than the body (0.8 of it, following the zoom)."""
+    fmt.setProperty(QTextFormat.Property.FontSizeAdjustment, -1)
 
 
-def thinking_char_format(point_size: float) -> QTextCharFormat:
+def thinking_char_format(dark: bool = False) -> QTextCharFormat:
     fmt = QTextCharFormat()
-    fmt.setForeground(QColor(THINKING_GREY))
-    shrink(fmt, point_size)
+    fmt.setForeground(QColor(colours(dark).thinking))
+    shrink(fmt)
     return fmt
 
 
 def meta_format() -> QTextFrameFormat:
     fmt = QTextFrameFormat()
-    fmt.setLeftMargin(8)
-    fmt.setBottomMargin(6)
+    fmt.setTopMargin(2)
+    fmt.setBottomMargin(4)
     return fmt

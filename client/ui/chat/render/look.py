@@ -1,0 +1,320 @@
+"""How the chat's text looks: its colours in the light and the dark theme, and one pass
+over freshly inserted text that gives it the reading layout.
+
+The pass (style_inserted) runs over what a render just inserted, so it costs time in
+proportion to that text: line height about 1.5, code blocks with a header line (the
+language and a Copy link) and room inside the rounded box ChatView paints behind them,
+code at the body's size (Qt's Markdown import fixes it at 9 pt), inline code tinted,
+tables with borders and a tinted header row, quotes set in and greyed. Only formats
+are set: the text, which may come from a model, is never read as HTML.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from itertools import count
+
+from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QPainter,
+    QTextBlock,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+    QTextFrame,
+    QTextFrameFormat,
+    QTextLength,
+    QTextTable,
+)
+from PySide6.QtWidgets import QWidget
+
+from client.ui.chat.render.safe_markdown import SafeDocument, is_code_block
+from client.ui.common.reading_style import LINE_HEIGHT_PERCENT
+
+MIN_SIDE_PX = 16  # the column's distance from the chat's sides when it is narrow
+BOX_RADIUS_PX = 8
+BOX_INSIDE_PX = 8  # a code box's room above its header and below its last line
+CODE_LINE_HEIGHT_PERCENT = 130
+TABLE_LINE_HEIGHT_PERCENT = 120
+CODE_PAD_PX = 14  # the code's distance from its box's sides
+CODE_HEADER = QTextFormat.Property.UserProperty + 1  # block property: a code block's header
+USER_QUESTION = QTextFormat.Property.UserProperty + 2  # frame property: a question's box
+_PROPORTIONAL = QTextBlockFormat.LineHeightTypes.ProportionalHeight.value
+_copy_ids = count(1)  # each Copy link's own href (the click finds its block by it)
+
+
+@dataclass(frozen=True)
+class ChatColours:
+    secondary: str  # labels, the code header, quotes: at least 4.5:1 on the background
+    thinking: str  # a reasoning model's reasoning
+    link: str
+    question: str  # the box behind the user's question
+    code: str  # the box behind a code block, and inline code
+    rule: str  # table borders
+    table_header: str
+
+
+LIGHT = ChatColours(
+    secondary="#5b626b",  # 6.2:1 on white
+    thinking="#666d75",  # 5.2:1 on white
+    link="#2c5d9f",  # 6.5:1 on white
+    question="#eaf0f8",
+    code="#f2f4f7",
+    rule="#c9ced6",
+    table_header="#f2f4f7",
+)
+DARK = ChatColours(
+    secondary="#a9b1bc",  # 7.6:1 on #1e2126
+    thinking="#9ba3ad",  # 6.5:1 on #1e2126
+    link="#8ab4f0",  # 7.8:1 on #1e2126
+    question="#283241",
+    code="#2a2e35",
+    rule="#4a505a",
+    table_header="#2a2e35",
+)
+
+
+def colours(dark: bool) -> ChatColours:
+    return DARK if dark else LIGHT
+
+
+def prose_block_format() -> QTextBlockFormat:
+    fmt = QTextBlockFormat()
+    fmt.setLineHeight(LINE_HEIGHT_PERCENT, _PROPORTIONAL)
+    return fmt
+
+
+def question_frame_format() -> QTextFrameFormat:
+    """The user's question: a tinted rounded box (painted by ChatView) with room inside."""
+    fmt = QTextFrameFormat()
+    fmt.setPadding(12)
+    fmt.setTopMargin(4)
+    fmt.setProperty(USER_QUESTION, True)
+    return fmt
+
+
+def style_inserted(
+    document: QTextDocument, start: int, end: int, look: ChatColours, copy_href: str
+) -> int:
+    """Give the text between `start` and `end` the reading layout; returns the new end
+    (a code block's header adds a line). `copy_href` + an id is each Copy link."""
+    cursor = QTextCursor(document)
+    block = document.findBlock(start)
+    while block.isValid() and block.position() <= end:
+        if block.blockFormat().hasProperty(CODE_HEADER):
+            block = block.next()
+            continue
+        if is_code_block(block.blockFormat()):
+            before = block.previous().blockFormat()
+            if not is_code_block(before) and not before.hasProperty(CODE_HEADER):
+                added, block = _insert_header(cursor, block, look, copy_href)
+                end += added
+            _style_code_line(cursor, block)
+        else:
+            _style_prose(cursor, block, look)
+        block = block.next()
+    return end
+
+
+def style_tables_later(document: QTextDocument, start: int, end: int, look: ChatColours) -> None:
+    """Tables inserted between `start` and `end` get their look once the edit ends: Qt
+    makes the QTextTable objects of inserted Markdown only then (document.one_edit)."""
+    span = QTextCursor(document)
+    span.setPosition(start)
+    span.setPosition(end, QTextCursor.MoveMode.KeepAnchor)  # moves with later edits
+    if isinstance(document, SafeDocument) and document.edit_depth > 0:
+        document.after_edit.append(partial(style_tables, document, span, look))
+    else:
+        style_tables(document, span, look)
+
+
+def style_tables(document: QTextDocument, span: QTextCursor, look: ChatColours) -> None:
+    tables: dict[int, QTextTable] = {}
+    block = document.findBlock(span.selectionStart())
+    while block.isValid() and block.position() <= span.selectionEnd():
+        table = QTextCursor(block).currentTable()
+        if table is not None:
+            tables.setdefault(table.firstPosition(), table)
+            _hide_empty_line_in_cell(table, block)
+            fmt = block.blockFormat()
+            fmt.setLineHeight(TABLE_LINE_HEIGHT_PERCENT, _PROPORTIONAL)
+            QTextCursor(block).setBlockFormat(fmt)
+        block = block.next()
+    for table in tables.values():
+        _style_table(table, look)
+
+
+def _style_prose(cursor: QTextCursor, block: QTextBlock, look: ChatColours) -> None:
+    cursor.setPosition(block.position())
+    fmt = block.blockFormat()
+    fmt.setLineHeight(LINE_HEIGHT_PERCENT, _PROPORTIONAL)
+    quoted = fmt.hasProperty(QTextFormat.Property.BlockQuoteLevel)
+    cursor.setBlockFormat(fmt)
+    fragments = block.begin()
+    while not fragments.atEnd():
+        fragment = fragments.fragment()
+        char = fragment.charFormat()
+        if char.fontFixedPitch() or quoted:
+            char.clearProperty(QTextFormat.Property.FontPointSize)
+            if char.fontFixedPitch():
+                char.setBackground(QColor(look.code))
+            if quoted:
+                char.setForeground(QColor(look.secondary))
+            cursor.setPosition(fragment.position())
+            cursor.setPosition(
+                fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor
+            )
+            cursor.setCharFormat(char)
+        fragments += 1
+
+
+def _style_code_line(cursor: QTextCursor, block: QTextBlock) -> None:
+    fmt = block.blockFormat()
+    fmt.setLineHeight(CODE_LINE_HEIGHT_PERCENT, _PROPORTIONAL)
+    fmt.setLeftMargin(CODE_PAD_PX)
+    fmt.setRightMargin(CODE_PAD_PX)
+    fmt.setTopMargin(0)
+    fmt.setNonBreakableLines(False)  # long lines wrap in the column, never widen the chat
+    last = not is_code_block(block.next().blockFormat())
+    fmt.setBottomMargin(2 * BOX_INSIDE_PX + 6 if last else 0)
+    cursor.setPosition(block.position())
+    cursor.setBlockFormat(fmt)
+    cursor.setPosition(block.position() + block.length() - 1, QTextCursor.MoveMode.KeepAnchor)
+    char = QTextCharFormat()
+    char.setFontFixedPitch(True)
+    char.setFontFamilies(["monospace"])
+    cursor.mergeCharFormat(char)
+    _clear_point_size(cursor, block)
+
+
+def _clear_point_size(cursor: QTextCursor, block: QTextBlock) -> None:
+    """Qt's Markdown import gives code a fixed 9 pt font: let it follow the body (zoom)."""
+    fragments = block.begin()
+    while not fragments.atEnd():
+        fragment = fragments.fragment()
+        char = fragment.charFormat()
+        if char.hasProperty(QTextFormat.Property.FontPointSize):
+            char.clearProperty(QTextFormat.Property.FontPointSize)
+            cursor.setPosition(fragment.position())
+            cursor.setPosition(
+                fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor
+            )
+            cursor.setCharFormat(char)
+        fragments += 1
+
+
+def _insert_header(
+    cursor: QTextCursor, first: QTextBlock, look: ChatColours, copy_href: str
+) -> tuple[int, QTextBlock]:
+    """A line above the code block's first line: its language and a Copy link. Inserted
+    as a new block at the code's start; returns its length and the code's first block."""
+    language = first.blockFormat().property(QTextFormat.Property.BlockCodeLanguage)
+    code_format = first.blockFormat()
+    cursor.setPosition(first.position())
+    cursor.insertBlock(code_format, first.charFormat())  # the code moves down a line
+    cursor.movePosition(QTextCursor.MoveOperation.PreviousBlock)
+    header = QTextBlockFormat()
+    header.setProperty(CODE_HEADER, True)
+    header.setLeftMargin(CODE_PAD_PX)
+    header.setRightMargin(CODE_PAD_PX)
+    header.setTopMargin(BOX_INSIDE_PX + 6)
+    header.setBottomMargin(4)
+    cursor.setBlockFormat(header)
+    grey = QTextCharFormat()
+    grey.setForeground(QColor(look.secondary))
+    grey.setProperty(QTextFormat.Property.FontSizeAdjustment, -1)
+    name = language if isinstance(language, str) and language else ""
+    name = name or QCoreApplication.translate("ChatView", "code")
+    link = QTextCharFormat(grey)
+    link.setAnchor(True)
+    link.setAnchorHref(f"{copy_href}/{next(_copy_ids)}")
+    link.setForeground(QColor(look.link))
+    copy = QCoreApplication.translate("ChatView", "Copy")
+    cursor.insertText(name + "    ", grey)
+    cursor.insertText(copy, link)
+    return len(name) + 4 + len(copy) + 1, cursor.block().next()
+
+
+def _hide_empty_line_in_cell(table: QTextTable, block: QTextBlock) -> None:
+    """Qt's Markdown import leaves an empty line at the top of the first cell of a
+    table that follows a code block."""
+    after = block.next()
+    if block.text() or not after.isValid() or not block.isVisible():
+        return
+    if table.cellAt(block.position()) == table.cellAt(after.position()):
+        block.setVisible(False)
+        block.document().markContentsDirty(block.position(), block.length())
+
+
+def _style_table(table: QTextTable, look: ChatColours) -> None:
+    fmt = table.format()
+    fmt.setBorder(1)
+    fmt.setBorderBrush(QBrush(QColor(look.rule)))
+    fmt.setBorderStyle(QTextFrameFormat.BorderStyle.BorderStyle_Solid)
+    fmt.setBorderCollapse(True)
+    fmt.setCellPadding(6)
+    fmt.setCellSpacing(0)
+    fmt.setTopMargin(10)
+    fmt.setBottomMargin(6)
+    fmt.setWidth(QTextLength(QTextLength.Type.VariableLength, 0))
+    table.setFormat(fmt)
+    for column in range(table.columns()):
+        cell = table.cellAt(0, column)
+        cell_format = cell.format().toTableCellFormat()
+        cell_format.setBackground(QColor(look.table_header))
+        cell.setFormat(cell_format)
+
+
+def is_code_header(block: QTextBlock) -> bool:
+    return block.blockFormat().hasProperty(CODE_HEADER)
+
+
+def side_margin(width: int, column: int) -> int:
+    """Each side's share of what the chat's width leaves around the reading column."""
+    return max(MIN_SIDE_PX, (width - column) // 2)
+
+
+def paint_boxes(widget: QWidget, document: QTextDocument, scroll_y: int, look: ChatColours) -> None:
+    """Rounded tinted boxes behind the questions and the code blocks on screen: only the
+    blocks in view are visited, so the cost does not grow with the conversation."""
+    layout = document.documentLayout()
+    top, bottom = scroll_y, scroll_y + widget.height()
+    position = layout.hitTest(QPointF(widget.width() / 2, top), Qt.HitTestAccuracy.FuzzyHit)
+    block = document.findBlock(max(0, position))
+    questions: dict[int, QTextFrame] = {}
+    code: list[QRectF] = []
+    run: QRectF | None = None
+    while block.isValid():
+        rect = layout.blockBoundingRect(block)
+        if rect.top() > bottom:
+            break
+        frame = QTextCursor(block).currentFrame()
+        if frame is not None and frame.frameFormat().hasProperty(USER_QUESTION):
+            questions.setdefault(frame.firstPosition(), frame)
+        if block.isVisible() and (is_code_block(block.blockFormat()) or is_code_header(block)):
+            if run is None or is_code_header(block):
+                box = layout.frameBoundingRect(frame)
+                run = QRectF(box.left(), rect.top() - BOX_INSIDE_PX, box.width(), 0)
+                code.append(run)
+            run.setBottom(rect.bottom() + BOX_INSIDE_PX)
+        else:
+            run = None
+        block = block.next()
+    if not (questions or code):
+        return
+    painter = QPainter(widget)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.translate(0, -scroll_y)
+    painter.setBrush(QColor(look.question))
+    for frame in questions.values():
+        painter.drawRoundedRect(layout.frameBoundingRect(frame), BOX_RADIUS_PX, BOX_RADIUS_PX)
+    painter.setBrush(QColor(look.code))
+    for box in code:
+        painter.drawRoundedRect(box, BOX_RADIUS_PX / 2, BOX_RADIUS_PX / 2)
+    painter.end()
