@@ -329,16 +329,16 @@
         <translation>计时</translation>
     </message>
     <message>
-        <source>Copy code</source>
-        <translation>复制代码</translation>
-    </message>
-    <message>
         <source>Show summary</source>
         <translation>显示摘要</translation>
     </message>
     <message>
         <source>Hide summary</source>
         <translation>隐藏摘要</translation>
+    </message>
+    <message>
+        <source>code</source>
+        <translation>代码</translation>
     </message>
 </context>
 <context>
@@ -2442,6 +2442,10 @@ Last lines from the engine:
         <translation>欢迎</translation>
     </message>
     <message>
+        <source>What would you like to ask?</source>
+        <translation>想问点什么？</translation>
+    </message>
+    <message>
         <source>Connect a server…</source>
         <translation>连接服务器…</translation>
     </message>
@@ -2456,6 +2460,20 @@ Last lines from the engine:
     <message>
         <source>Send this question</source>
         <translation>发送这个问题</translation>
+    </message>
+    <message>
+        <source>No Ollama, vLLM or other OpenAI-compatible server answered on this computer&apos;s usual ports.</source>
+        <translation>这台电脑的常用端口上没有 Ollama、vLLM 或其他 OpenAI 兼容服务器应答。</translation>
+    </message>
+    <message>
+        <source>{kind} on port {port} with 1 model</source>
+        <translation>{kind}（端口 {port}，1 个模型）</translation>
+    </message>
+    <message numerus="yes">
+        <source>{kind} on port {port} with %Ln models</source>
+        <translation>
+            <numerusform>{kind}（端口 {port}，%Ln 个模型）</numerusform>
+        </translation>
     </message>
     <message>
         <source>Local model {model} · on this computer</source>
@@ -2482,10 +2500,6 @@ Last lines from the engine:
         <translation>本机常用端口上没有其他服务器响应。</translation>
     </message>
     <message>
-        <source>No Ollama or vLLM server answered on this computer.</source>
-        <translation>这台电脑上没有 Ollama 或 vLLM 服务器应答。</translation>
-    </message>
-    <message>
         <source>The local model is not installed. Install it with:
 {command}</source>
         <translation>本地模型尚未安装。安装命令：
@@ -2494,10 +2508,6 @@ Last lines from the engine:
     <message>
         <source>vLLM or another OpenAI-compatible server</source>
         <translation>vLLM 或其他兼容 OpenAI 的服务器</translation>
-    </message>
-    <message>
-        <source>{kind} on port {port} with {n} models</source>
-        <translation>{kind}（端口 {port}，{n} 个模型）</translation>
     </message>
 </context>
 </TS>
