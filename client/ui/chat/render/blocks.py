@@ -39,6 +39,7 @@ class MessageBlock:
     who: QTextFrame | None = None  # above it: who speaks (see MessageLabels.render_who)
     tail_start: int = -1  # document position where the unsettled tail begins
     rendered_settled: int = 0  # chars of message.text rendered for good
+    rendered_fence: str = ""  # the code block open where they end (SettledPoint.fence)
     settled: SettledPoint = field(default_factory=SettledPoint)
     streaming: bool = False
     painted_first: bool = False

@@ -42,6 +42,7 @@ def render_full(
         _insert_markdown(document, cursor, text, scheme, look)
     block.settled = SettledPoint()
     block.rendered_settled = block.settled.update(text)
+    block.rendered_fence = block.settled.fence
     block.tail_start = -1
 
 
@@ -49,17 +50,21 @@ def render_tail(
     document: QTextDocument, block: MessageBlock, scheme: str, look: ChatColours
 ) -> None:
     text = block.message.text
-    settled = block.settled.update(text)
+    settled, fence = block.settled.update(text), block.settled.fence
     if block.tail_start >= 0:
-        settled = soft_cut(text, max(settled, block.rendered_settled))
+        if settled <= block.rendered_settled:
+            settled, fence = block.rendered_settled, block.rendered_fence
+        if not fence:  # never cut a line of code as if it were prose
+            settled = soft_cut(text, settled)
     if block.tail_start < 0:
         # First flush after the plain first chunk: render everything once.
         cursor = clear_frame(document, block.content)
-        block.rendered_settled = 0
+        block.rendered_settled, block.rendered_fence = 0, ""
         block.chunk = None
     else:
         cursor = clear_frame(document, block.content, block.tail_start)
-    if settled > block.rendered_settled:
+    piece = text[block.rendered_settled : settled]
+    if piece.strip():
         # Settled text goes into chunk frames of bounded size, so a flush's relayout
         # walks a few chunks and the tail, not every paragraph so far.
         chunk = block.chunk
@@ -69,12 +74,20 @@ def render_tail(
         chunk_cursor = chunk.lastCursorPosition()
         if chunk_cursor.block().length() > 1:
             chunk_cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-        settled_text = text[block.rendered_settled : settled]
-        _insert_markdown(document, chunk_cursor, settled_text, scheme, look)
-        block.rendered_settled = settled
+        piece = _continued(block.rendered_fence, piece)
+        _insert_markdown(document, chunk_cursor, piece, scheme, look)
         cursor.setPosition(chunk.lastPosition() + 1)  # the block after the chunk
+    if settled > block.rendered_settled:  # (a blank line alone adds nothing)
+        block.rendered_settled, block.rendered_fence = settled, fence
     block.tail_start = cursor.position()
-    _insert_markdown(document, cursor, text[block.rendered_settled :], scheme, look)
+    tail = _continued(block.rendered_fence, text[block.rendered_settled :])
+    _insert_markdown(document, cursor, tail, scheme, look)
+
+
+def _continued(fence: str, text: str) -> str:
+    """A piece of text that starts inside a code block: that block, continued (the
+    piece before it ended between two lines of code, so the lines join up)."""
+    return f"{fence}\n{text}" if fence else text
 
 
 def _insert_markdown(

@@ -144,13 +144,33 @@ def code_runs(document: QTextDocument, frame: QTextFrame) -> list[tuple[int, str
 def code_block_text_at(document: QTextDocument, position: int) -> str:
     """The whole code block around `position` (its consecutive code lines)."""
     start = document.findBlock(position)
-    while start.previous().isValid() and is_code_block(start.previous().blockFormat()):
-        start = start.previous()
+    while _is_code(_shown_before(start)):
+        start = _shown_before(start)
     lines = []
-    while start.isValid() and is_code_block(start.blockFormat()):
+    while _is_code(start):
         lines.append(start.text())
-        start = start.next()
+        start = _shown_after(start)
     return "\n".join(lines)
+
+
+def _is_code(block: QTextBlock) -> bool:
+    return block.isValid() and is_code_block(block.blockFormat())
+
+
+def _shown_before(block: QTextBlock) -> QTextBlock:
+    """The block before, past Qt's hidden empty paragraphs (a streamed code block runs
+    on across the frames its pieces went into)."""
+    block = block.previous()
+    while block.isValid() and not block.isVisible() and not block.text():
+        block = block.previous()
+    return block
+
+
+def _shown_after(block: QTextBlock) -> QTextBlock:
+    block = block.next()
+    while block.isValid() and not block.isVisible() and not block.text():
+        block = block.next()
+    return block
 
 
 def code_for_copy_link(document: QTextDocument, href: str) -> str:

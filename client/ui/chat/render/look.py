@@ -105,13 +105,16 @@ def style_inserted(
     (a code block's header adds a line). `copy_href` + an id is each Copy link."""
     cursor = QTextCursor(document)
     block = document.findBlock(start)
+    before = _visible_before(block)
+    if is_code_block(before.blockFormat()):
+        _style_code_line(cursor, before)  # code continued here: no longer its last line
     while block.isValid() and block.position() <= end:
         if block.blockFormat().hasProperty(CODE_HEADER):
             block = block.next()
             continue
         if is_code_block(block.blockFormat()):
-            before = block.previous().blockFormat()
-            if not is_code_block(before) and not before.hasProperty(CODE_HEADER):
+            shown_before = _visible_before(block).blockFormat()
+            if not is_code_block(shown_before) and not shown_before.hasProperty(CODE_HEADER):
                 added, block = _insert_header(cursor, block, look, copy_href)
                 end += added
             _style_code_line(cursor, block)
@@ -180,7 +183,7 @@ def _style_code_line(cursor: QTextCursor, block: QTextBlock) -> None:
     fmt.setRightMargin(CODE_PAD_PX)
     fmt.setTopMargin(0)
     fmt.setNonBreakableLines(False)  # long lines wrap in the column, never widen the chat
-    last = not is_code_block(block.next().blockFormat())
+    last = not is_code_block(_visible_after(block).blockFormat())
     fmt.setBottomMargin(2 * BOX_INSIDE_PX + 6 if last else 0)
     cursor.setPosition(block.position())
     cursor.setBlockFormat(fmt)
@@ -190,6 +193,21 @@ def _style_code_line(cursor: QTextCursor, block: QTextBlock) -> None:
     char.setFontFamilies(["monospace"])
     cursor.mergeCharFormat(char)
     _clear_point_size(cursor, block)
+
+
+def _visible_before(block: QTextBlock) -> QTextBlock:
+    """The block shown before this one (Qt's hidden empty paragraphs skipped)."""
+    before = block.previous()
+    while before.isValid() and not before.isVisible() and not before.text():
+        before = before.previous()
+    return before
+
+
+def _visible_after(block: QTextBlock) -> QTextBlock:
+    after = block.next()
+    while after.isValid() and not after.isVisible() and not after.text():
+        after = after.next()
+    return after
 
 
 def _clear_point_size(cursor: QTextCursor, block: QTextBlock) -> None:
@@ -290,13 +308,16 @@ def paint_boxes(widget: QWidget, document: QTextDocument, scroll_y: int, look: C
     code: list[QRectF] = []
     run: QRectF | None = None
     while block.isValid():
+        if not block.isVisible():  # Qt's hidden empty paragraphs: no box ends there
+            block = block.next()
+            continue
         rect = layout.blockBoundingRect(block)
         if rect.top() > bottom:
             break
         frame = QTextCursor(block).currentFrame()
         if frame is not None and frame.frameFormat().hasProperty(USER_QUESTION):
             questions.setdefault(frame.firstPosition(), frame)
-        if block.isVisible() and (is_code_block(block.blockFormat()) or is_code_header(block)):
+        if is_code_block(block.blockFormat()) or is_code_header(block):
             if run is None or is_code_header(block):
                 box = layout.frameBoundingRect(frame)
                 run = QRectF(box.left(), rect.top() - BOX_INSIDE_PX, box.width(), 0)
