@@ -44,6 +44,8 @@ class MessageBlock:
     streaming: bool = False
     painted_first: bool = False
     chunk: QTextFrame | None = None  # the frame receiving settled text while streaming
+    group: QTextFrame | None = None  # the frame holding `chunk` and the chunks before it
+    group_chunks: int = 0  # how many chunks `group` holds
     thinking_frame: QTextFrame | None = None  # above `content`, made on first need
     thinking_open: bool = True  # the reasoning is shown (collapsed: only its header)
     thinking_rendered: int = 0  # chars of message.thinking in the document

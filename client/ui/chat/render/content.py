@@ -1,8 +1,10 @@
 """A message's text in the chat document: rendered in full, or its streaming tail.
 
 A flush re-renders only the unsettled tail of the streaming message (the text after
-its last blank line outside a code fence); the settled text goes into chunk frames of
-bounded size, so appending costs time in proportion to the new text. The user's own
+its last settled point: safe_markdown.SettledPoint); the settled text goes into chunk
+frames of bounded size, held in groups of CHUNKS_PER_GROUP, so appending costs time in
+proportion to the new text and Qt's layout and paint walk a few frames, not one per
+1,500 characters of the answer. The user's own
 words are inserted verbatim; model output is Markdown with HTML off (safe_markdown).
 """
 
@@ -13,6 +15,7 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
+    QTextFrame,
     QTextFrameFormat,
 )
 
@@ -28,6 +31,7 @@ from client.ui.chat.render.safe_markdown import SettledPoint, insert_markdown
 from client.ui.chat.render.text_formats import soft_cut
 
 CHUNK_CHARS = 1500  # a streaming answer's settled text per chunk frame (see render_tail)
+CHUNKS_PER_GROUP = 16  # chunk frames per group frame (see _new_chunk)
 
 
 def render_full(
@@ -60,28 +64,51 @@ def render_tail(
         # First flush after the plain first chunk: render everything once.
         cursor = clear_frame(document, block.content)
         block.rendered_settled, block.rendered_fence = 0, ""
-        block.chunk = None
+        block.chunk = block.group = None
     else:
         cursor = clear_frame(document, block.content, block.tail_start)
     piece = text[block.rendered_settled : settled]
     if piece.strip():
         # Settled text goes into chunk frames of bounded size, so a flush's relayout
         # walks a few chunks and the tail, not every paragraph so far.
-        chunk = block.chunk
-        if chunk is None or chunk.lastPosition() - chunk.firstPosition() > CHUNK_CHARS:
-            chunk = block.chunk = cursor.insertFrame(QTextFrameFormat())
-            hide_empty_blocks_before_frames(document, block.content)
+        chunk, group = block.chunk, block.group
+        if (
+            chunk is None
+            or group is None
+            or chunk.lastPosition() - chunk.firstPosition() > CHUNK_CHARS
+        ):
+            chunk, group = _new_chunk(document, block, cursor)
         chunk_cursor = chunk.lastCursorPosition()
         if chunk_cursor.block().length() > 1:
             chunk_cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
         piece = _continued(block.rendered_fence, piece)
         _insert_markdown(document, chunk_cursor, piece, scheme, look)
-        cursor.setPosition(chunk.lastPosition() + 1)  # the block after the chunk
+        cursor.setPosition(group.lastPosition() + 1)  # the block after the group
     if settled > block.rendered_settled:  # (a blank line alone adds nothing)
         block.rendered_settled, block.rendered_fence = settled, fence
     block.tail_start = cursor.position()
     tail = _continued(block.rendered_fence, text[block.rendered_settled :])
     _insert_markdown(document, cursor, tail, scheme, look)
+
+
+def _new_chunk(
+    document: QTextDocument, block: MessageBlock, tail: QTextCursor
+) -> tuple[QTextFrame, QTextFrame]:
+    """A chunk frame for the settled text that follows, in a group of at most
+    CHUNKS_PER_GROUP: Qt's layout, hit test and paint walk the child frames of a frame,
+    so the answer holds a few groups and a group a few chunks, however long it grows."""
+    if block.group is None or block.group_chunks >= CHUNKS_PER_GROUP:
+        block.group = tail.insertFrame(QTextFrameFormat())
+        block.group_chunks = 0
+        hide_empty_blocks_before_frames(document, block.content)
+    group = block.group
+    block.chunk = group.lastCursorPosition().insertFrame(QTextFrameFormat())
+    block.group_chunks += 1
+    hide_empty_blocks_before_frames(document, group)
+    last = document.findBlock(group.lastPosition())  # Qt's paragraph after the chunk
+    if last.isVisible() and not last.text():
+        hide(document, last)
+    return block.chunk, group
 
 
 def _continued(fence: str, text: str) -> str:
