@@ -41,6 +41,8 @@ BOX_RADIUS_PX = 8
 BOX_INSIDE_PX = 8  # a code box's room above its header and below its last line
 CODE_LINE_HEIGHT_PERCENT = 130
 TABLE_LINE_HEIGHT_PERCENT = 120
+HEADING_LINE_HEIGHT_PERCENT = 125
+HEADING_SIZES = {1: 2, 2: 1}  # level -> Qt's size step (1: 1.2x the body, 2: 1.5x), else 1x
 CODE_PAD_PX = 14  # the code's distance from its box's sides
 CODE_HEADER = QTextFormat.Property.UserProperty + 1  # block property: a code block's header
 USER_QUESTION = QTextFormat.Property.UserProperty + 2  # frame property: a question's box
@@ -155,9 +157,12 @@ def style_tables(document: QTextDocument, span: QTextCursor, look: ChatColours) 
 def _style_prose(cursor: QTextCursor, block: QTextBlock, look: ChatColours) -> None:
     cursor.setPosition(block.position())
     fmt = block.blockFormat()
-    fmt.setLineHeight(LINE_HEIGHT_PERCENT, _PROPORTIONAL)
+    level = fmt.headingLevel()
+    fmt.setLineHeight(HEADING_LINE_HEIGHT_PERCENT if level else LINE_HEIGHT_PERCENT, _PROPORTIONAL)
     quoted = fmt.hasProperty(QTextFormat.Property.BlockQuoteLevel)
     cursor.setBlockFormat(fmt)
+    if level:
+        _size_heading(cursor, block, level)
     fragments = block.begin()
     while not fragments.atEnd():
         fragment = fragments.fragment()
@@ -174,6 +179,16 @@ def _style_prose(cursor: QTextCursor, block: QTextBlock, look: ChatColours) -> N
             )
             cursor.setCharFormat(char)
         fragments += 1
+
+
+def _size_heading(cursor: QTextCursor, block: QTextBlock, level: int) -> None:
+    """Headings a step or two above the body (Qt's import makes a level 1 heading twice
+    the body's size: in a chat answer it shouted)."""
+    cursor.setPosition(block.position())
+    cursor.setPosition(block.position() + block.length() - 1, QTextCursor.MoveMode.KeepAnchor)
+    size = QTextCharFormat()
+    size.setProperty(QTextFormat.Property.FontSizeAdjustment, HEADING_SIZES.get(level, 0))
+    cursor.mergeCharFormat(size)
 
 
 def _style_code_line(cursor: QTextCursor, block: QTextBlock) -> None:
