@@ -149,3 +149,17 @@ def test_the_chats_own_colours_read_at_4_5_to_1(theme: str, look: ChatColours) -
     body = "#000000" if theme == "light" else "#e6e6e6"  # the palette's text colour
     for box in (look.question, look.code, look.table_header):
         assert contrast(body, box) >= 4.5, (theme, box)
+
+
+def test_a_theme_change_recolours_the_finished_messages(view: ChatView) -> None:
+    from client.ui.common.theme import dark_palette
+
+    view.add_message(ShownMessage(1, "assistant", "Done.", footer="0.1 s to first token"))
+
+    def label_colour() -> str:
+        found = view.document().find("0.1 s to first token")
+        return str(found.charFormat().foreground().color().name())
+
+    assert label_colour() == LIGHT.secondary
+    view.setPalette(dark_palette())
+    assert label_colour() == DARK.secondary
