@@ -38,6 +38,7 @@ from client.ui.common.reading_style import LINE_HEIGHT_PERCENT
 
 MIN_SIDE_PX = 16  # the column's distance from the chat's sides when it is narrow
 BOX_RADIUS_PX = 8
+QUOTE_BAR_PX, QUOTE_BAR_GAP_PX = 3, 14
 BOX_INSIDE_PX = 8  # a code box's room above its header and below its last line
 CODE_LINE_HEIGHT_PERCENT = 130
 TABLE_LINE_HEIGHT_PERCENT = 120
@@ -321,6 +322,7 @@ def paint_boxes(widget: QWidget, document: QTextDocument, scroll_y: int, look: C
     block = document.findBlock(max(0, position))
     questions: dict[int, QTextFrame] = {}
     code: list[QRectF] = []
+    quotes: list[QRectF] = []
     run: QRectF | None = None
     while block.isValid():
         if not block.isVisible():  # Qt's hidden empty paragraphs: no box ends there
@@ -340,8 +342,12 @@ def paint_boxes(widget: QWidget, document: QTextDocument, scroll_y: int, look: C
             run.setBottom(rect.bottom() + BOX_INSIDE_PX)
         else:
             run = None
+            fmt = block.blockFormat()
+            if fmt.hasProperty(QTextFormat.Property.BlockQuoteLevel):
+                left = rect.left() + fmt.leftMargin() - QUOTE_BAR_GAP_PX  # (rect: the frame's)
+                quotes.append(QRectF(left, rect.top(), QUOTE_BAR_PX, rect.height()))
         block = block.next()
-    if not (questions or code):
+    if not (questions or code or quotes):
         return
     painter = QPainter(widget)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -353,4 +359,7 @@ def paint_boxes(widget: QWidget, document: QTextDocument, scroll_y: int, look: C
     painter.setBrush(QColor(look.code))
     for box in code:
         painter.drawRoundedRect(box, BOX_RADIUS_PX / 2, BOX_RADIUS_PX / 2)
+    painter.setBrush(QColor(look.rule))
+    for bar in quotes:  # a quote's bar down its left side
+        painter.drawRect(bar)
     painter.end()
