@@ -33,7 +33,7 @@ from client.ui.chat.render.content import render_full, render_tail
 from client.ui.chat.render.context_menu import CodeBlockMenu
 from client.ui.chat.render.document import (
     code_for_copy_link,
-    hide_empty_blocks_between,
+    hide_empty_blocks_before,
     hide_empty_paragraphs_around,
     one_edit,
 )
@@ -149,18 +149,18 @@ class ChatView(ChatMarkers, QTextBrowser):
         self._add_block(message, self._page())
 
     def _add_block(self, message: ShownMessage, page: QTextFrame) -> None:
-        who = page.lastCursorPosition().insertFrame(who_format())
-        thinking = None
-        if message.thinking:
-            thinking = page.lastCursorPosition().insertFrame(thinking_format())
-        content = page.lastCursorPosition().insertFrame(content_format(message.role))
-        meta = page.lastCursorPosition().insertFrame(meta_format())
-        hide_empty_blocks_between(self.document(), page, who, meta)
-        block = MessageBlock(message, content, meta, who, thinking_frame=thinking)
-        # A finished answer's reasoning starts collapsed, unless it is all there is.
-        block.thinking_open = not message.text.strip()
-        self._blocks[message.key] = block
-        with one_edit(self.document()):
+        with one_edit(self.document()):  # frames, text and hidden paragraphs laid out once
+            who = page.lastCursorPosition().insertFrame(who_format())
+            thinking = None
+            if message.thinking:
+                thinking = page.lastCursorPosition().insertFrame(thinking_format())
+            content = page.lastCursorPosition().insertFrame(content_format(message.role))
+            meta = page.lastCursorPosition().insertFrame(meta_format())
+            hide_empty_blocks_before(self.document(), (thinking, content, meta))
+            block = MessageBlock(message, content, meta, who, thinking_frame=thinking)
+            # A finished answer's reasoning starts collapsed, unless it is all there is.
+            block.thinking_open = not message.text.strip()
+            self._blocks[message.key] = block
             self.labels.render_who(block)
             if thinking is not None:
                 self.reasoning.render(block)

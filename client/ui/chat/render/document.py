@@ -103,25 +103,17 @@ def hide_empty_blocks_before_frames(document: QTextDocument, frame: QTextFrame) 
         iterator += 1
 
 
-def hide_empty_blocks_between(
-    document: QTextDocument, page: QTextFrame, first: QTextFrame, last: QTextFrame
+def hide_empty_blocks_before(
+    document: QTextDocument, frames: tuple[QTextFrame | None, ...]
 ) -> None:
-    """Hide Qt's empty paragraphs between a message's frames (from `first` to `last`):
-    the frames' own margins space them, not a blank line each."""
-    iterator = page.begin()
-    inside = False
-    while not iterator.atEnd():
-        child = iterator.currentFrame()
-        if child is not None:
-            if child == first:
-                inside = True
-            elif child == last:
-                return
-        elif inside:
-            block = iterator.currentBlock()
+    """Hide Qt's empty paragraph before each of a new message's frames: the frames' own
+    margins space them, not a blank line each. Only for frames inserted in the edit
+    under way, which lays them out anyway (no markContentsDirty: 0.2 ms a block)."""
+    for frame in frames:
+        if frame is not None:
+            block = document.findBlock(frame.firstPosition() - 1)
             if block.isVisible() and not block.text():
-                hide(document, block)
-        iterator += 1
+                block.setVisible(False)
 
 
 def code_runs(document: QTextDocument, frame: QTextFrame) -> list[tuple[int, str]]:
