@@ -228,6 +228,20 @@ def test_settled_point_skips_code_fences() -> None:
     assert point.update(text) == len(text) - len("after")
 
 
+def test_settled_point_cuts_between_code_lines_list_items_and_after_headings() -> None:
+    point = SettledPoint()
+    text = "Intro\n\n```py\na = 1\nb = 2\n"
+    assert point.update(text) == text.index("b = 2") and point.fence == "```py"
+    text += "\nc = 3\n"  # a blank code line: no piece starts or ends blank
+    assert point.update(text) == text.index("b = 2")
+    text += "d = 4\n```\n- one\n- two\n"
+    assert point.update(text) == text.index("- two") and point.fence == ""
+    text += "## Heading\n"
+    assert point.update(text) == len(text)
+    nested = SettledPoint()
+    assert nested.update("- a\n  ```\n  x\n  y\n") == 0  # a fence inside an item: no cut
+
+
 def test_streamed_rendering_matches_the_final_rendering(view: ChatView) -> None:
     parts = [f"Paragraph {i} with *emphasis*.\n\n" for i in range(20)] + ["- a\n- b\n\nend"]
     view.begin_stream(1)
