@@ -13,19 +13,17 @@ from __future__ import annotations
 import os
 from functools import partial
 
-from PySide6.QtCore import QEvent, QTimer, QUrl, Signal
+from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
     QDesktopServices,
     QGuiApplication,
-    QPaintEvent,
-    QResizeEvent,
     QTextCharFormat,
     QTextCursor,
     QTextFrame,
     QTextFrameFormat,
 )
-from PySide6.QtWidgets import QTextBrowser, QWidget
+from PySide6.QtWidgets import QWidget
 
 from client.ui.chat.render.blocks import MessageBlock, ShownMessage
 from client.ui.chat.render.code_highlight import highlight
@@ -38,19 +36,18 @@ from client.ui.chat.render.document import (
     one_edit,
 )
 from client.ui.chat.render.labels import MessageLabels
-from client.ui.chat.render.look import ChatColours, colours, paint_boxes, side_margin
-from client.ui.chat.render.markers import ChatMarkers
-from client.ui.chat.render.reasoning import ReasoningFrames
-from client.ui.chat.render.safe_markdown import WEB_SCHEMES, SafeDocument
-from client.ui.chat.render.text_formats import (
+from client.ui.chat.render.look import (
     THINKING_GREY,
     content_format,
     meta_format,
     thinking_format,
     who_format,
 )
+from client.ui.chat.render.markers import ChatMarkers
+from client.ui.chat.render.reading_view import ReadingLayout
+from client.ui.chat.render.reasoning import ReasoningFrames
+from client.ui.chat.render.safe_markdown import WEB_SCHEMES, SafeDocument
 from client.ui.common.reading_style import reading_style
-from client.ui.common.theme import is_dark
 
 __all__ = ["THINKING_GREY", "ChatView", "ShownMessage"]
 
@@ -68,7 +65,7 @@ FINAL_RENDER_LATER_CHARS = 4000
 FINAL_RENDER_DELAY_MS = 4 * FRAME_MS
 
 
-class ChatView(ChatMarkers, QTextBrowser):
+class ChatView(ChatMarkers, ReadingLayout):
     actionRequested = Signal(str, int)  # (action, message key): copy, edit, prev, next, ...
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -502,57 +499,6 @@ class ChatView(ChatMarkers, QTextBrowser):
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         self._menu.show(event)
-
-    # --- reading layout ----------------------------------------------------------
-    def _dark(self) -> bool:
-        return is_dark(self.palette())
-
-    def _look(self) -> ChatColours:
-        return colours(self._dark())
-
-    def _follow_zoom(self) -> None:
-        """The body text's size and the column's width follow the reading style."""
-        font = self.font()
-        font.setPixelSize(self.reading.body_px)
-        self.setFont(font)
-        self._fit_column()
-
-    def _fit_column(self) -> None:
-        """A centred reading column: the root frame's sides take what is left over."""
-        root = self.document().rootFrame()
-        fmt = root.frameFormat()
-        side = side_margin(self.viewport().width(), self.reading.column_px)
-        if (fmt.leftMargin(), fmt.rightMargin()) != (side, side):
-            fmt.setLeftMargin(side)
-            fmt.setRightMargin(side)
-            root.setFrameFormat(fmt)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit_column()
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange and self._dark() != self._styled_dark:
-            self._styled_dark = self._dark()
-            self.restyle()
-
-    def restyle(self) -> None:
-        """Render the finished messages again in the theme's colours."""
-        with one_edit(self.document()):
-            for block in self._blocks.values():
-                if not block.streaming:
-                    self.labels.render_who(block)
-                    if block.thinking_frame is not None:
-                        self.reasoning.render(block)
-                    self._render_full(block)
-                    self.labels.render(block)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        """The boxes behind questions and code, then the text over them."""
-        bar = self.verticalScrollBar()
-        paint_boxes(self.viewport(), self.document(), bar.value(), self._look())
-        super().paintEvent(event)
 
     def _at_bottom(self) -> bool:
         bar = self.verticalScrollBar()

@@ -28,7 +28,6 @@ from client.ui.chat.render.look import (
     style_tables_later,
 )
 from client.ui.chat.render.safe_markdown import SettledPoint, insert_markdown
-from client.ui.chat.render.text_formats import soft_cut
 
 CHUNK_CHARS = 1500  # a streaming answer's settled text per chunk frame (see render_tail)
 CHUNKS_PER_GROUP = 16  # chunk frames per group frame (see _new_chunk)
@@ -132,3 +131,41 @@ def _insert_markdown(
     end = style_inserted(document, start, cursor.position(), look, f"{scheme}:copycode")
     if "|" in text:  # perhaps a table
         style_tables_later(document, start, end, look)
+
+
+SOFT_CUT_CHARS = 1000  # a long streaming paragraph is cut about this often (see soft_cut)
+
+
+def soft_cut(text: str, start: int) -> int:
+    """Where a long paragraph still being written may be cut, or `start`.
+
+    Qt lays out a changed paragraph in full, so re-rendering a paragraph of 20,000
+    characters on every frame costs ~10 ms and grows with the answer. While streaming,
+    plain prose with no blank line is cut after a sentence every ~SOFT_CUT_CHARS: the
+    text before the cut becomes a paragraph of its own (one extra line break until the
+    answer ends; end_stream renders the whole text as written). Only cut where the head
+    closes every inline marker, so no emphasis, code span or link is split.
+    """
+    tail = text[start:]
+    if len(tail) < 2 * SOFT_CUT_CHARS or "\n" in tail or not tail[:1].isalpha():
+        return start
+    end = len(tail) - SOFT_CUT_CHARS
+    for _ in range(8):
+        cut = tail.rfind(". ", 0, end)
+        if cut <= 0:
+            return start
+        rest = tail[cut + 1 :]
+        after = cut + 1 + len(rest) - len(rest.lstrip(" "))  # the next sentence's start
+        if tail[after : after + 1].isupper() and closes_inline_markers(tail[:after]):
+            return start + after
+        end = cut
+    return start
+
+
+def closes_inline_markers(text: str) -> bool:
+    return (
+        all(text.count(marker) % 2 == 0 for marker in ("`", "*", "_", "~"))
+        and text.count("[") == text.count("]")
+        and text.count("(") == text.count(")")
+        and "<" not in text
+    )

@@ -18,8 +18,7 @@ from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextDocu
 
 from client.ui.chat.render.blocks import MessageBlock
 from client.ui.chat.render.document import clear_frame
-from client.ui.chat.render.look import colours
-from client.ui.chat.render.text_formats import shrink
+from client.ui.chat.render.look import colours, shrink
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 
 STATE_LABELS = {  # shown through tr() below

@@ -1,9 +1,11 @@
-"""How the chat's text looks: its colours in the light and the dark theme, and one pass
-over freshly inserted text that gives it the reading layout.
+"""How the chat's text looks: its colours in the light and the dark theme, the formats
+of a message's frames (speaker, reasoning, content, label line), and one pass over
+freshly inserted text that gives it the reading layout.
 
 The pass (style_inserted) runs over what a render just inserted, so it costs time in
 proportion to that text: line height about 1.5, code blocks with a header line (the
-language and a Copy link) and room inside the rounded box ChatView paints behind them,
+language and a Copy link) and room inside the rounded box painted behind them
+(reading_view.py),
 code at the body's size (Qt's Markdown import fixes it at 9 pt), inline code tinted,
 tables with borders and a tinted header row, quotes set in and greyed. Only formats
 are set: the text, which may come from a model, is never read as HTML.
@@ -15,30 +17,24 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import count
 
-from PySide6.QtCore import QCoreApplication, QPointF, QRectF, Qt
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import (
     QBrush,
     QColor,
-    QPainter,
     QTextBlock,
     QTextBlockFormat,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
     QTextFormat,
-    QTextFrame,
     QTextFrameFormat,
     QTextLength,
     QTextTable,
 )
-from PySide6.QtWidgets import QWidget
 
 from client.ui.chat.render.safe_markdown import SafeDocument, is_code_block
 from client.ui.common.reading_style import LINE_HEIGHT_PERCENT
 
-MIN_SIDE_PX = 16  # the column's distance from the chat's sides when it is narrow
-BOX_RADIUS_PX = 8
-QUOTE_BAR_PX, QUOTE_BAR_GAP_PX = 3, 14
 BOX_INSIDE_PX = 8  # a code box's room above its header and below its last line
 CODE_LINE_HEIGHT_PERCENT = 130
 TABLE_LINE_HEIGHT_PERCENT = 120
@@ -308,58 +304,48 @@ def is_code_header(block: QTextBlock) -> bool:
     return block.blockFormat().hasProperty(CODE_HEADER)
 
 
-def side_margin(width: int, column: int) -> int:
-    """Each side's share of what the chat's width leaves around the reading column."""
-    return max(MIN_SIDE_PX, (width - column) // 2)
+THINKING_GREY = LIGHT.thinking  # (in the light theme; colours(dark).thinking in the dark)
 
 
-def paint_boxes(widget: QWidget, document: QTextDocument, scroll_y: int, look: ChatColours) -> None:
-    """Rounded tinted boxes behind the questions and the code blocks on screen: only the
-    blocks in view are visited, so the cost does not grow with the conversation."""
-    layout = document.documentLayout()
-    top, bottom = scroll_y, scroll_y + widget.height()
-    position = layout.hitTest(QPointF(widget.width() / 2, top), Qt.HitTestAccuracy.FuzzyHit)
-    block = document.findBlock(max(0, position))
-    questions: dict[int, QTextFrame] = {}
-    code: list[QRectF] = []
-    quotes: list[QRectF] = []
-    run: QRectF | None = None
-    while block.isValid():
-        if not block.isVisible():  # Qt's hidden empty paragraphs: no box ends there
-            block = block.next()
-            continue
-        rect = layout.blockBoundingRect(block)
-        if rect.top() > bottom:
-            break
-        frame = QTextCursor(block).currentFrame()
-        if frame is not None and frame.frameFormat().hasProperty(USER_QUESTION):
-            questions.setdefault(frame.firstPosition(), frame)
-        if is_code_block(block.blockFormat()) or is_code_header(block):
-            if run is None or is_code_header(block):
-                box = layout.frameBoundingRect(frame)
-                run = QRectF(box.left(), rect.top() - BOX_INSIDE_PX, box.width(), 0)
-                code.append(run)
-            run.setBottom(rect.bottom() + BOX_INSIDE_PX)
-        else:
-            run = None
-            fmt = block.blockFormat()
-            if fmt.hasProperty(QTextFormat.Property.BlockQuoteLevel):
-                left = rect.left() + fmt.leftMargin() - QUOTE_BAR_GAP_PX  # (rect: the frame's)
-                quotes.append(QRectF(left, rect.top(), QUOTE_BAR_PX, rect.height()))
-        block = block.next()
-    if not (questions or code or quotes):
-        return
-    painter = QPainter(widget)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.translate(0, -scroll_y)
-    painter.setBrush(QColor(look.question))
-    for frame in questions.values():
-        painter.drawRoundedRect(layout.frameBoundingRect(frame), BOX_RADIUS_PX, BOX_RADIUS_PX)
-    painter.setBrush(QColor(look.code))
-    for box in code:
-        painter.drawRoundedRect(box, BOX_RADIUS_PX / 2, BOX_RADIUS_PX / 2)
-    painter.setBrush(QColor(look.rule))
-    for bar in quotes:  # a quote's bar down its left side
-        painter.drawRect(bar)
-    painter.end()
+def content_format(role: str) -> QTextFrameFormat:
+    """The question in a tinted box (look.question_frame_format), the answer plain."""
+    if role == "user":
+        return question_frame_format()
+    fmt = QTextFrameFormat()
+    fmt.setTopMargin(2)
+    return fmt
+
+
+def who_format() -> QTextFrameFormat:
+    """The line above a message that says who speaks."""
+    fmt = QTextFrameFormat()
+    fmt.setTopMargin(18)
+    return fmt
+
+
+def thinking_format() -> QTextFrameFormat:
+    fmt = QTextFrameFormat()
+    fmt.setLeftMargin(8)
+    fmt.setTopMargin(6)
+    fmt.setPadding(4)
+    fmt.setBorder(0)
+    return fmt
+
+
+def shrink(fmt: QTextCharFormat) -> None:
+    """A step smaller than the body (0.8 of it, following the zoom)."""
+    fmt.setProperty(QTextFormat.Property.FontSizeAdjustment, -1)
+
+
+def thinking_char_format(dark: bool = False) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(colours(dark).thinking))
+    shrink(fmt)
+    return fmt
+
+
+def meta_format() -> QTextFrameFormat:
+    fmt = QTextFrameFormat()
+    fmt.setTopMargin(2)
+    fmt.setBottomMargin(4)
+    return fmt

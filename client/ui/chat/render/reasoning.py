@@ -15,7 +15,7 @@ from PySide6.QtGui import QTextBlockFormat, QTextCharFormat, QTextCursor, QTextD
 
 from client.ui.chat.render.blocks import MessageBlock
 from client.ui.chat.render.document import clear_frame
-from client.ui.chat.render.text_formats import shrink, thinking_char_format, thinking_format
+from client.ui.chat.render.look import shrink, thinking_char_format, thinking_format
 
 LinkFormat = Callable[[str, int], QTextCharFormat]  # (action, message key) -> a link
 
