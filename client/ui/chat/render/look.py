@@ -92,7 +92,6 @@ def question_frame_format() -> QTextFrameFormat:
     """The user's question: a tinted rounded box (painted by ChatView) with room inside."""
     fmt = QTextFrameFormat()
     fmt.setPadding(12)
-    fmt.setTopMargin(4)
     fmt.setProperty(USER_QUESTION, True)
     return fmt
 
@@ -311,15 +310,15 @@ def content_format(role: str) -> QTextFrameFormat:
     """The question in a tinted box (look.question_frame_format), the answer plain."""
     if role == "user":
         return question_frame_format()
-    fmt = QTextFrameFormat()
-    fmt.setTopMargin(2)
-    return fmt
+    return QTextFrameFormat()
 
 
 def who_format() -> QTextFrameFormat:
-    """The line above a message that says who speaks."""
+    """The line above a message that says who speaks; below it, room for the top of a
+    code box an answer may open with (the header's own margin is not kept there)."""
     fmt = QTextFrameFormat()
     fmt.setTopMargin(18)
+    fmt.setBottomMargin(BOX_INSIDE_PX + 2)
     return fmt
 
 
