@@ -392,16 +392,16 @@
         <translation>计时</translation>
     </message>
     <message>
-        <source>Copy code</source>
-        <translation>复制代码</translation>
-    </message>
-    <message>
         <source>Show summary</source>
         <translation>显示摘要</translation>
     </message>
     <message>
         <source>Hide summary</source>
         <translation>隐藏摘要</translation>
+    </message>
+    <message>
+        <source>code</source>
+        <translation>代码</translation>
     </message>
 </context>
 <context>
@@ -3229,6 +3229,10 @@ tokens/s</source>
         <translation>欢迎</translation>
     </message>
     <message>
+        <source>What would you like to ask?</source>
+        <translation>想问点什么？</translation>
+    </message>
+    <message>
         <source>Connect a server…</source>
         <translation>连接服务器…</translation>
     </message>
@@ -3269,8 +3273,8 @@ tokens/s</source>
         <translation>本机常用端口上没有其他服务器响应。</translation>
     </message>
     <message>
-        <source>No Ollama or vLLM server answered on this computer.</source>
-        <translation>这台电脑上没有 Ollama 或 vLLM 服务器应答。</translation>
+        <source>No Ollama, vLLM or other OpenAI-compatible server answered on this computer&apos;s usual ports.</source>
+        <translation>这台电脑的常用端口上没有 Ollama、vLLM 或其他 OpenAI 兼容服务器应答。</translation>
     </message>
     <message>
         <source>The local model is not installed. Install it with:

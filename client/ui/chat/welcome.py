@@ -1,9 +1,10 @@
 """The welcome panel of a new conversation: what runs, what was found, what to try.
 
-It sits above the empty chat, says which server and model the chat goes to (and its
-state: cold, loading, warm), which servers answered on this computer's usual ports,
-offers "Connect a server…", and three starter prompts, one per kind of wait (a
-one-word reply, a long answer, a reasoning question). A click on one sends it. It
+It lies over the empty chat, centred in it, and says which server and model the chat
+goes to (and its state: cold, loading, warm), which servers answered on this computer's
+usual ports, offers "Connect a server…", and three starter prompts as chips, one per
+kind of wait (a one-word reply, a long answer, a reasoning question), each with its
+question in its tooltip. A click on one sends it. It
 hides as soon as the conversation has a message or the user types, and comes back
 for the next new conversation. With nothing reachable and no local engine it says
 the command that installs one. The facts come from client/services/servers/welcome.py.
@@ -13,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QCoreApplication, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QFont, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
 from client.services.servers.welcome import FoundServer, LocalEngineFacts, found_servers, shown_name
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.reading_style import reading_style
 from client.ui.common.server_names import shown_name as server_name
 from client.ui.common.tab_order import tab_before
 
@@ -56,8 +58,18 @@ STARTERS = (
         ),
     ),
 )
-MIN_STARTER_WIDTH = 160  # px: a starter's caption and "…" still show
-STARTER_PADDING = 12  # px: the flat button's text margins
+MIN_STARTER_WIDTH = 120  # px: a starter's caption and "…" still show
+STARTER_PADDING = 30  # px: the chip's text margins and border (CHIP_STYLE)
+TEXT_WIDTH_PX = 560  # the panel's sentences wrap at about this width (at 100 %)
+TITLE_SCALE = 1.6  # the panel's title, of the body text
+CHIP_STYLE = """
+QPushButton#welcomeStarter {
+    border: 1px solid palette(mid); border-radius: 12px; padding: 5px 14px;
+    background: palette(base); color: palette(text);
+}
+QPushButton#welcomeStarter:hover { background: palette(alternate-base); }
+QPushButton#welcomeStarter:focus { border: 2px solid palette(highlight); }
+"""
 STATE_POLL_MS = 1000  # the model's state (warm · 29 min left) while the panel shows
 
 
@@ -69,8 +81,9 @@ class WelcomePanel(QFrame):
         super().__init__(parent)
         self.setObjectName("welcomePanel")
         self.setAccessibleName(self.tr("Welcome"))
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        layout = QVBoxLayout(self)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setStyleSheet(CHIP_STYLE)
+        self.title = _label("welcomeTitle", self, self.tr("What would you like to ask?"))
         self.running_label = _label("welcomeRunning", self)
         self.found_label = _label("welcomeFound", self)
         self.install_label = _label("welcomeInstall", self)
@@ -80,28 +93,57 @@ class WelcomePanel(QFrame):
         self.connect_button.setObjectName("welcomeConnect")
         self.connect_button.setAccessibleName(self.tr("Connect a server"))
         self.connect_button.clicked.connect(self.connectRequested)
-        row = QHBoxLayout()
-        row.addWidget(self.connect_button)
-        row.addStretch(1)
-        layout.addWidget(self.running_label)
-        layout.addWidget(self.found_label)
-        layout.addWidget(self.install_label)
-        layout.addLayout(row)
-        layout.addWidget(_label("welcomeTry", self, self.tr("Try one:")))
         self.starter_buttons: list[QPushButton] = []
+        chips = QHBoxLayout()
+        chips.addStretch(1)
         for caption, prompt in STARTERS:
-            layout.addWidget(self._starter(self.tr(caption), self.tr(prompt)))
+            chips.addWidget(self._starter(self.tr(caption), self.tr(prompt)))
+        chips.addStretch(1)
+        self.column = QWidget(self)  # the sentences' width, centred in the chat
+        column = QVBoxLayout(self.column)
+        for label in (self.title, self.running_label, self.found_label, self.install_label):
+            label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+            column.addWidget(label)
+        column.addSpacing(12)
+        try_label = _label("welcomeTry", self, self.tr("Try one:"))
+        try_label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        column.addWidget(try_label)
+        column.addLayout(chips)
+        column.addSpacing(12)
+        column.addWidget(self.connect_button, 0, Qt.AlignmentFlag.AlignHCenter)
+        row = QHBoxLayout()
+        row.addStretch(1)
+        row.addWidget(self.column, 100)
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addStretch(1)
+        layout.addLayout(row)
+        layout.addStretch(2)
+        reading_style().changed.connect(self.follow_zoom)
+        self.follow_zoom()
 
     def _starter(self, caption: str, prompt: str) -> QPushButton:
-        button = StarterButton(f"{caption}: {prompt}", self)
+        button = StarterButton(caption, self)
         button.setObjectName("welcomeStarter")
         button.setAccessibleName(caption)
-        button.setToolTip(self.tr("Send this question"))
-        button.setFlat(True)
-        button.setStyleSheet("text-align: left;")
+        send = self.tr("Send this question")
+        button.setToolTip(f"{prompt}\n\n{send}")
+        button.setCursor(Qt.CursorShape.PointingHandCursor)
         button.clicked.connect(lambda: self.starterChosen.emit(prompt))
         self.starter_buttons.append(button)
         return button
+
+    def follow_zoom(self) -> None:
+        """The panel's text at the chat's size (the reading style's zoom)."""
+        style = reading_style()
+        font = self.font()
+        font.setPixelSize(style.body_px)
+        self.setFont(font)
+        title = self.title.font()
+        title.setPixelSize(round(style.body_px * TITLE_SCALE))
+        title.setWeight(QFont.Weight.DemiBold)
+        self.title.setFont(title)
+        self.column.setMaximumWidth(round(TEXT_WIDTH_PX * style.zoom))
 
     # --- what it says --------------------------------------------------------------
     def show_running(self, server: str, model: str, state: str, is_local: bool) -> None:
@@ -136,7 +178,12 @@ class WelcomePanel(QFrame):
                 self.tr("No other server answered on this computer's usual ports.")
             )
         else:
-            self.found_label.setText(self.tr("No Ollama or vLLM server answered on this computer."))
+            self.found_label.setText(
+                self.tr(
+                    "No Ollama, vLLM or other OpenAI-compatible server answered on this "
+                    "computer's usual ports."
+                )
+            )
         missing = not found and not connected and engine is not None and not engine.installed
         self.install_label.setVisible(missing)
         if missing and engine is not None:
@@ -163,9 +210,10 @@ class WelcomeController(QObject):
         super().__init__(parent)
         self.app = app
         window = app.window
-        self.panel = WelcomePanel(window)
-        centre = window.centre_layout
-        centre.insertWidget(centre.indexOf(window.chat_view), self.panel)
+        # Over the empty chat, centred in it: nothing moves when it goes.
+        self.panel = WelcomePanel(window.chat_view)
+        self.panel.setGeometry(window.chat_view.rect())
+        window.chat_view.installEventFilter(self)
         # Tab reaches the panel where it shows: after the pickers, before the chat.
         tab_before(self.panel.findChildren(QPushButton), window.chat_view)
         self.tasks = KeptTasks()
@@ -184,6 +232,11 @@ class WelcomeController(QObject):
         app.page.conversationShown.connect(self.refresh)
         self.panel.show_starting(local=False)
         self.refresh()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and watched is self.app.window.chat_view:
+            self.panel.setGeometry(self.app.window.chat_view.rect())
+        return False
 
     def start(self) -> None:
         """Look for servers on this computer (after the first paint, off the wiring)."""

@@ -19,17 +19,37 @@ TARGET_CONTRAST = 4.6
 
 
 @dataclass(frozen=True)
-class TextColours:
-    muted: str  # the line under each message (who, state, links' neighbours, figures)
-    thinking: str  # a reasoning model's thinking, at 88 % of the text's size
-    link: str  # the chat's own links (Copy, Edit, Timing ...)
+class ChatColours:
+    secondary: str  # labels, the code header, quotes: at least 4.5:1 on the background
+    thinking: str  # a reasoning model's reasoning
+    link: str
+    question: str  # the box behind the user's question
+    code: str  # the box behind a code block, and inline code
+    rule: str  # table borders
+    table_header: str
 
 
-LIGHT = TextColours(muted="#5f6368", thinking="#666666", link="#1f5fbf")
-DARK = TextColours(muted="#a0a4ab", thinking="#9aa0a6", link="#8ab4f8")
+LIGHT = ChatColours(
+    secondary="#5b626b",  # 6.2:1 on white
+    thinking="#666d75",  # 5.2:1 on white
+    link="#2c5d9f",  # 6.5:1 on white
+    question="#eaf0f8",
+    code="#f2f4f7",
+    rule="#c9ced6",
+    table_header="#f2f4f7",
+)
+DARK = ChatColours(
+    secondary="#a9b1bc",  # 7.6:1 on #1e2126
+    thinking="#9ba3ad",  # 6.5:1 on #1e2126
+    link="#8ab4f0",  # 7.8:1 on #1e2126
+    question="#283241",
+    code="#2a2e35",
+    rule="#4a505a",
+    table_header="#2a2e35",
+)
 
 
-def text_colours(dark: bool) -> TextColours:
+def text_colours(dark: bool) -> ChatColours:
     """The chat's text colours for a light or dark window (client.ui.common.theme.is_dark)."""
     return DARK if dark else LIGHT
 

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from client.services.settings.chat_defaults import ChatDefaults
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.common.reading_zoom import MAX_ZOOM, MIN_ZOOM, ReadingZoom
+from client.ui.common.reading_style import MAX_ZOOM, MIN_ZOOM, ReadingStyle
 from client.ui.settings.action_bound import bound_check, bound_choice
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ SAVE_TEXT_AFTER_MS = 400  # the system prompt is saved this long after the last 
 class Appearance(Protocol):
     """The View menu's theme and zoom (client/ui/shell/view_menu.py)."""
 
-    zoom: ReadingZoom
+    zoom: ReadingStyle
 
     def theme(self) -> str: ...
 
@@ -193,7 +193,7 @@ class SettingsWindow(QDialog):
         self.text_size = QSpinBox(page, minimum=int(MIN_ZOOM * 100), maximum=int(MAX_ZOOM * 100))
         self.text_size.setSingleStep(10)
         self.text_size.setSuffix(self.tr(" %"))
-        self.text_size.setValue(round(zoom.zoom() * 100))
+        self.text_size.setValue(round(zoom.zoom * 100))
         self.text_size.valueChanged.connect(lambda v: zoom.set_zoom(v / 100))
         zoom.zoom_changed.connect(self._zoom_changed)
         form.addRow(self.tr("Text size"), self.text_size)

@@ -13,7 +13,7 @@ from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.ui.chat.composer_chips import ComposerChips
 from client.ui.chat.run_listener import ChainedListener
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.common.reading_zoom import reading_zoom
+from client.ui.common.reading_style import reading_style
 from client.ui.settings.settings_menu import SettingsMenu
 from client.ui.view.answer_glance import AnswerGlance
 from client.ui.view.latency_fold import LatencyFold
@@ -53,7 +53,7 @@ def attach_view(app: TachyApp) -> WindowView:
     hud = app.hud
     if hud is not None:
         fold.keep_width(hud)
-    zoom = reading_zoom()
+    zoom = reading_style()
     menu = ViewMenu(window, zoom)
 
     def thresholds() -> TierThresholds:

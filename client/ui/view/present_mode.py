@@ -14,7 +14,7 @@ from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
-from client.ui.common.reading_zoom import ReadingZoom
+from client.ui.common.reading_style import ReadingStyle
 from client.ui.common.tier_words import tier_name
 from client.ui.hud.palette import TIER_COLORS
 from client.ui.view.answer_glance import Glance
@@ -93,7 +93,7 @@ class PresentMode(QObject):
     def __init__(
         self,
         window: MainWindow,
-        zoom: ReadingZoom,
+        zoom: ReadingStyle,
         fold: LatencyFold,
         figures: Callable[[], Glance],
         show_tier_tab: Callable[[], None] = lambda: None,
@@ -125,7 +125,7 @@ class PresentMode(QObject):
         self._before = _Before(
             w.isFullScreen(),
             w.isMaximized(),
-            self.zoom.zoom(),
+            self.zoom.zoom,
             not w.conversations.isHidden(),
             self.fold.open_when_wide if self.fold.folded else not self.fold.dock.isHidden(),
         )

@@ -12,7 +12,7 @@ from PySide6.QtGui import QAction, QActionGroup, QFont, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.common.reading_zoom import ZOOM_STEP, ReadingZoom
+from client.ui.common.reading_style import ReadingStyle
 from client.ui.common.theme import THEMES, scheme_follower
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def chosen_theme(settings: QSettings) -> str:
 
 
 class ViewMenu(QObject):
-    def __init__(self, window: MainWindow, zoom: ReadingZoom) -> None:
+    def __init__(self, window: MainWindow, zoom: ReadingStyle) -> None:
         super().__init__(window)
         self.window, self.settings, self.zoom = window, window.settings, zoom
         bar = window.menuBar()
@@ -120,10 +120,10 @@ class ViewMenu(QObject):
             follower.choose(theme)
 
     def zoom_in(self) -> None:
-        self.zoom.set_zoom(self.zoom.zoom() + ZOOM_STEP)
+        self.zoom.zoom_in()
 
     def zoom_out(self) -> None:
-        self.zoom.set_zoom(self.zoom.zoom() - ZOOM_STEP)
+        self.zoom.zoom_out()
 
     def set_full_screen(self, on: bool) -> None:
         if on and not self.window.isFullScreen():
@@ -132,13 +132,12 @@ class ViewMenu(QObject):
             self.window.showNormal()
 
     def _zoomed(self, factor: float) -> None:
-        """Until the chat's reading style follows the zoom itself: the chat's and the
-        status line's fonts scaled from the window's. Set on each widget: under an app
-        stylesheet a widget does not inherit its parent's font."""
+        """The status line's font scaled from the window's (the chat and the empty state
+        follow the reading style themselves). Set on the widget: under an app stylesheet
+        a widget does not inherit its parent's font."""
         font = QFont(self.base_font)
         font.setPointSizeF(self.base_font.pointSizeF() * factor)
-        for widget in (self.window.chat_view, self.window.stage_label):
-            widget.setFont(font)
+        self.window.stage_label.setFont(font)
 
     def _remember_zoom(self, factor: float) -> None:
         self.settings.setValue(ZOOM_KEY, factor)

@@ -125,7 +125,9 @@ def test_a_finished_answer_has_coloured_code_and_a_copy_link(make_app, server, r
 
     async def ask() -> None:
         _ask(app, qtbot, "code please")
-        await until(lambda: not app.page.busy and "Copy code" in app.window.chat_view.toPlainText())
+        await until(
+            lambda: not app.page.busy and "python    Copy" in app.window.chat_view.toPlainText()
+        )
 
     run(ask())
     document: QTextDocument = app.window.chat_view.document()

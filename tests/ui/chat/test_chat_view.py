@@ -40,6 +40,19 @@ def _images_in(view: ChatView) -> int:
     return count
 
 
+def _hrefs(view: ChatView) -> list[str]:
+    hrefs = []
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            if it.fragment().charFormat().isAnchor():
+                hrefs.append(it.fragment().charFormat().anchorHref())
+            it += 1
+        block = block.next()
+    return hrefs
+
+
 def _stream(view: ChatView, key: int, chunks: list[str]) -> None:
     view.begin_stream(key)
     for chunk in chunks:
@@ -189,8 +202,9 @@ def test_model_cannot_forge_the_views_action_links(view: ChatView) -> None:
 def test_code_block_copy_link_and_message_copy(view: ChatView) -> None:
     _stream(view, 1, ["Try:\n\n```\nprint('hi')\nprint('yo')\n```\n\nDone."])
     view.end_stream(1, "complete")
-    assert "Copy code" in view.toPlainText()
-    view._on_anchor(QUrl(f"{view._action_scheme}:copycode/1"))
+    assert "code    Copy\nprint('hi')" in view.toPlainText()  # a header above the code
+    (href,) = [h for h in _hrefs(view) if ":copycode/" in h]
+    view._on_anchor(QUrl(href))
     assert QGuiApplication.clipboard().text() == "print('hi')\nprint('yo')"
     view.copy_message(1)
     assert QGuiApplication.clipboard().text().startswith("Try:")
@@ -214,6 +228,20 @@ def test_settled_point_skips_code_fences() -> None:
     assert point.update(text) == len(text) - len("after")
 
 
+def test_settled_point_cuts_between_code_lines_list_items_and_after_headings() -> None:
+    point = SettledPoint()
+    text = "Intro\n\n```py\na = 1\nb = 2\n"
+    assert point.update(text) == text.index("b = 2") and point.fence == "```py"
+    text += "\nc = 3\n"  # a blank code line: no piece starts or ends blank
+    assert point.update(text) == text.index("b = 2")
+    text += "d = 4\n```\n- one\n- two\n"
+    assert point.update(text) == text.index("- two") and point.fence == ""
+    text += "## Heading\n"
+    assert point.update(text) == len(text)
+    nested = SettledPoint()
+    assert nested.update("- a\n  ```\n  x\n  y\n") == 0  # a fence inside an item: no cut
+
+
 def test_streamed_rendering_matches_the_final_rendering(view: ChatView) -> None:
     parts = [f"Paragraph {i} with *emphasis*.\n\n" for i in range(20)] + ["- a\n- b\n\nend"]
     view.begin_stream(1)
@@ -222,9 +250,11 @@ def test_streamed_rendering_matches_the_final_rendering(view: ChatView) -> None:
         view.flush()
 
     def lines() -> list[str]:
-        text = view.toPlainText().replace("Answer · Answering…", "").replace("Answer   Copy", "")
-        skip = ("Copy", "Timing")
-        return [ln for ln in text.splitlines() if ln.strip() and not any(s in ln for s in skip)]
+        skip = ("Copy", "Timing", "Answering…")
+        text = view.toPlainText().splitlines()
+        return [
+            ln for ln in text if ln.strip() not in ("", "Answer") and not any(s in ln for s in skip)
+        ]
 
     streamed = lines()
     view.end_stream(1, "complete")
@@ -255,21 +285,24 @@ def test_reserved_answer_shows_nothing_until_its_first_token(view: ChatView, qtb
     view.reserve_answer(-1)
     qtbot.wait(50)  # any flush or label would have run by now
     assert view.has_message(-1)
-    assert view.toPlainText().split() == ["Question", "You", "Copy", "Edit"]  # no label
+    assert view.toPlainText().split() == ["You", "Question", "Copy", "Edit", "Answer"]
+    assert view._blocks[-1].meta_shown is False  # its "Answer" is see-through, no label
     paints = PaintRegions(view)
     assert view.append_token(-1, "First words") is True
     assert paints.regions, "the first token was not painted synchronously"
     assert "First words" in view.toPlainText()
-    qtbot.waitUntil(lambda: "Answer · Answering…" in view.toPlainText(), timeout=60_000)
+    qtbot.waitUntil(lambda: "Answering…" in view.toPlainText(), timeout=60_000)
+    assert view._blocks[-1].meta_shown
     assert view.thinking_open(-1) is None  # no reasoning section appeared
     view.end_stream(-1, "complete")
-    assert "Answer   Copy" in view.toPlainText()
+    assert view.toPlainText().split()[-1] == "Copy"
 
 
 def test_reserved_answer_that_gets_no_text_still_shows_its_outcome(view: ChatView) -> None:
     view.reserve_answer(-2)
     view.end_stream(-2, "failed")
-    assert "Answer · Failed" in view.toPlainText()
+    assert "Answer" in view.toPlainText() and "Failed   Copy" in view.toPlainText()
+    assert view._blocks[-2].meta_shown
 
 
 def test_no_blank_band_above_the_first_message_or_between_pages(view: ChatView) -> None:
@@ -282,10 +315,13 @@ def test_no_blank_band_above_the_first_message_or_between_pages(view: ChatView) 
     for i in range(140, 160):  # appended pages too
         view.add_message(ShownMessage(i, "user", f"Message {i}"))
     layout = view.document().documentLayout()
-    tops = [layout.frameBoundingRect(view._blocks[key].content).top() for key in view.keys()]
+    tops = [layout.frameBoundingRect(view._blocks[key].who).top() for key in view.keys()]
     assert tops[0] <= view.document().documentMargin()
-    gaps = {round(b - a) for a, b in pairwise(tops)}
-    assert len(gaps) == 1, gaps  # the same spacing everywhere
+    roles = [view.message(key).role for key in view.keys()]
+    gaps: dict[tuple[str, str], set[int]] = {}
+    for (role_a, a), (role_b, b) in pairwise(zip(roles, tops, strict=True)):
+        gaps.setdefault((role_a, role_b), set()).add(round(b - a))
+    assert all(len(found) == 1 for found in gaps.values()), gaps  # the same everywhere
 
 
 def test_a_long_answer_shows_its_last_words_at_once_and_is_rendered_as_written_a_turn_later(
@@ -312,7 +348,7 @@ def test_a_long_answer_shows_its_last_words_at_once_and_is_rendered_as_written_a
 
     assert paragraphs() > 1  # still as streamed (cut after sentences)
     qtbot.waitUntil(lambda: paragraphs() == 1, timeout=60_000)  # as written: one paragraph
-    assert view.message(1).state == "complete" and "Answer   Copy" in view.toPlainText()
+    assert view.message(1).state == "complete" and "Copy   Timing" in view.toPlainText()
 
 
 ANSWER_WITH_LISTS = (

@@ -146,7 +146,7 @@ def test_thinking_streams_above_the_answer_then_collapses_and_expands(
     assert shown.state == "complete"
     answer_format = _format_of(view, "The sky is blue.")
     assert answer_format.foreground().color() != QColor(THINKING_GREY)
-    assert answer_format.fontPointSize() != thinking_format.fontPointSize()
+    assert answer_format.font().pixelSize() > thinking_format.font().pixelSize()
     # Collapsed after completion: only the header and its link remain.
     assert view.thinking_open(key) is False
     plain = view.toPlainText()

@@ -87,3 +87,19 @@ def test_connected_to_a_server_the_card_does_not_say_none_answered(
     assert panel.found_label.text() == "No other server answered on this computer's usual ports."
     assert "scripted:1b" in panel.running_label.text()
     assert panel.install_label.isHidden()  # a server answers: no install advice
+
+
+def test_one_model_is_singular_and_the_panel_lies_centred_over_the_chat(qtbot: Any) -> None:
+    panel = WelcomePanel()
+    qtbot.addWidget(panel)
+    engine = LocalEngineFacts(True, "")
+    panel.show_found([FoundServer("Ollama", 11434, 1)], engine)
+    assert "with 1 model" in panel.found_label.text()
+    panel.show_found([FoundServer("Ollama", 11434, 2)], engine)
+    assert "with 2 models" in panel.found_label.text()
+    panel.resize(1000, 600)
+    panel.show()
+    qtbot.waitUntil(lambda: panel.title.isVisible(), timeout=60_000)
+    title = panel.title.geometry().translated(panel.column.pos())
+    assert abs(title.center().x() - 500) <= 20  # centred across the chat's width
+    assert 100 < title.top() < 300  # and down in it, not at its top edge

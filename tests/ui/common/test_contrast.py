@@ -22,7 +22,6 @@ from PySide6.QtWidgets import QApplication
 
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier
 from client.ui.chat.render import code_highlight
-from client.ui.chat.render.text_formats import content_format
 from client.ui.common import colours
 from client.ui.common.theme import SchemeFollower, dark_palette, stylesheet
 from client.ui.hud import LatencyHud
@@ -176,11 +175,15 @@ def test_the_focus_ring_shows(dark: bool, scheme_palette: dict[bool, QPalette]) 
 
 
 def _chat_backgrounds(dark: bool) -> list[QColor]:
-    """The chat's background (the stylesheet's #chatView) and a question's tint over it."""
+    """The chat's background (the stylesheet's #chatView) and the tints drawn over it:
+    a question's box and a code block's box."""
     chat = _colour(_rules(stylesheet(dark))["#chatView"]["background"], QPalette())
     assert chat is not None
-    tint = content_format("user").background().color()
-    return [chat, _over(tint, chat)]
+    chosen = colours.text_colours(dark)
+    return [chat, *(_over(QColor(tint), chat) for tint in (chosen.question, chosen.code))]
+
+
+TEXT_FIELDS = ("secondary", "thinking", "link")  # the rest are boxes' and rules' colours
 
 
 @pytest.mark.parametrize("dark", SCHEMES, ids=["light", "dark"])
@@ -189,6 +192,7 @@ def test_the_chat_s_own_colours_read(dark: bool) -> None:
     pairs = (
         (f"chat {name} on {back.name()}", value, back)
         for name, value in vars(chosen).items()
+        if name in TEXT_FIELDS
         for back in _chat_backgrounds(dark)
     )
     assert _failures(pairs, TEXT) == []
@@ -255,7 +259,6 @@ COLOUR_PLACES = {
     "client/ui/common/theme.py": "the dark palette",
     "client/ui/hud/palette.py": "plot marks; tiers' words measured above",
     "client/ui/hud/row_labels.py": "a start value, replaced by the palette's text colour",
-    "client/ui/chat/render/text_formats.py": "a question's tint, measured above",
     "client/ui/demo/bench_report.py": "a report image: dark ink on white",
 }
 WRITTEN_COLOUR = re.compile(r"[\"']#[0-9a-fA-F]{3,8}[\"']|rgba?\(|QColor\(\s*\d")

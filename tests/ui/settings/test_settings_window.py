@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QMenu
 
-from client.ui.common.reading_zoom import reading_zoom
+from client.ui.common.reading_style import reading_style
 from client.ui.settings.settings_window import PAGES, SettingsWindow
 from client.ui.shell.app import TachyApp
 from client.ui.shell.translations import LANGUAGE_KEY
@@ -112,7 +112,7 @@ def test_theme_text_size_and_language(make_app: Callable[..., TachyApp], server:
     window.theme.setCurrentIndex(window.theme.findData("dark"))
     assert app.view.menu.theme() == "dark" and app.view.menu.theme_actions["dark"].isChecked()
     window.text_size.setValue(150)
-    assert reading_zoom().zoom() == 1.5
+    assert reading_style().zoom == 1.5
     app.view.menu.zoom_reset_action.trigger()  # Ctrl+0: the window follows
     assert window.text_size.value() == 100
     codes = list(app.language_menu.actions)

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from client.core.tiers import TierThresholds
-from client.ui.common.reading_zoom import reading_zoom
+from client.ui.common.reading_style import reading_style
 from client.ui.shell.app import TachyApp
 from client.ui.view.latency_fold import FOLD_BELOW_PX
 from client.ui.view.present_mode import PRESENT_ZOOM
@@ -118,7 +118,7 @@ def test_present_enters_and_esc_or_f5_leaves(
     assert hud is not None
     app.view.menu.present_action.trigger()  # View > Present (F5)
     qtbot.waitUntil(w.isFullScreen)
-    assert present.presenting and reading_zoom().zoom() == PRESENT_ZOOM
+    assert present.presenting and reading_style().zoom == PRESENT_ZOOM
     assert w.conversations.isHidden() and w.hud_dock.isVisible()
     assert hud.tabs.currentWidget() is hud.tier
     assert present.banner.isVisible()
@@ -131,7 +131,7 @@ def test_present_enters_and_esc_or_f5_leaves(
     assert not w.shortcuts["stop"].isEnabled()  # Esc leaves Present
     qtbot.keyClick(w.composer, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: not w.isFullScreen())
-    assert not present.presenting and reading_zoom().zoom() == 1.0
+    assert not present.presenting and reading_style().zoom == 1.0
     assert not w.conversations.isHidden() and not present.banner.isVisible()
     assert w.shortcuts["stop"].isEnabled()
     app.view.menu.present_action.trigger()

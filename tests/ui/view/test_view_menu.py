@@ -12,7 +12,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QToolButton
 
 from client.ui.common import theme
-from client.ui.common.reading_zoom import reading_zoom
+from client.ui.common.reading_style import reading_style
 from client.ui.shell.app import TachyApp
 from client.ui.shell.help_dialogs import SHORTCUTS, AboutDialog, ShortcutsDialog
 from client.ui.view.view_menu import THEME_KEY, ZOOM_KEY
@@ -73,19 +73,19 @@ def test_zoom_keys_change_the_chat_text_and_are_remembered(
     make_app: Callable[..., TachyApp], server: Any, qtbot: Any
 ) -> None:
     app = make_app(server.url)
-    w, zoom = app.window, reading_zoom()
+    w, zoom = app.window, reading_style()
     before = w.chat_view.font().pointSizeF()
     control = Qt.KeyboardModifier.ControlModifier
     w.composer.setFocus()
     qtbot.keyClick(w.composer, Qt.Key.Key_Plus, control)
-    assert zoom.zoom() == pytest.approx(1.1)
+    assert zoom.zoom == pytest.approx(1.1)
     assert w.chat_view.font().pointSizeF() == pytest.approx(before * 1.1)
     qtbot.keyClick(w.composer, Qt.Key.Key_Minus, control)
     qtbot.keyClick(w.composer, Qt.Key.Key_Minus, control)
-    assert zoom.zoom() == pytest.approx(0.9)
+    assert zoom.zoom == pytest.approx(0.9)
     assert float(w.settings.value(ZOOM_KEY)) == pytest.approx(0.9)
     qtbot.keyClick(w.composer, Qt.Key.Key_0, control)
-    assert zoom.zoom() == 1.0
+    assert zoom.zoom == 1.0
     assert w.chat_view.font().pointSizeF() == pytest.approx(before)
 
 
@@ -179,15 +179,15 @@ def test_zoom_and_theme_are_restored_at_the_next_start(
     make_app: Callable[..., TachyApp], server: Any
 ) -> None:
     first = make_app(server.url)
-    reading_zoom().set_zoom(1.3)
+    reading_style().set_zoom(1.3)
     first.view.menu.set_theme("dark")
     first.window.settings.sync()  # the same window.ini for the second
-    zoom = reading_zoom()
+    zoom = reading_style()
     zoom.blockSignals(True)  # (the first window would remember it)
     zoom.set_zoom(1.0)
     zoom.blockSignals(False)
     second = make_app(server.url)
-    assert zoom.zoom() == pytest.approx(1.3)
+    assert zoom.zoom == pytest.approx(1.3)
     assert second.view.menu.theme() == "dark"
     assert second.view.menu.theme_actions["dark"].isChecked()
     second.view.menu.zoom_reset_action.trigger()

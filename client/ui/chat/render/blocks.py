@@ -30,17 +30,22 @@ class ShownMessage:
 
 @dataclass(slots=True)
 class MessageBlock:
-    """One message in the document: its content and label frames and streaming state."""
+    """One message in the document: its speaker, content and label frames and streaming
+    state."""
 
     message: ShownMessage
     content: QTextFrame
     meta: QTextFrame
+    who: QTextFrame | None = None  # above it: who speaks (see MessageLabels.render_who)
     tail_start: int = -1  # document position where the unsettled tail begins
     rendered_settled: int = 0  # chars of message.text rendered for good
+    rendered_fence: str = ""  # the code block open where they end (SettledPoint.fence)
     settled: SettledPoint = field(default_factory=SettledPoint)
     streaming: bool = False
     painted_first: bool = False
     chunk: QTextFrame | None = None  # the frame receiving settled text while streaming
+    group: QTextFrame | None = None  # the frame holding `chunk` and the chunks before it
+    group_chunks: int = 0  # how many chunks `group` holds
     thinking_frame: QTextFrame | None = None  # above `content`, made on first need
     thinking_open: bool = True  # the reasoning is shown (collapsed: only its header)
     thinking_rendered: int = 0  # chars of message.thinking in the document

@@ -23,24 +23,31 @@ from PySide6.QtGui import (
     QTextFrame,
     QTextFrameFormat,
 )
-from PySide6.QtWidgets import QTextBrowser, QWidget
+from PySide6.QtWidgets import QWidget
 
 from client.ui.chat.render.blocks import MessageBlock, ShownMessage
 from client.ui.chat.render.code_highlight import highlight
 from client.ui.chat.render.content import render_full, render_tail
 from client.ui.chat.render.context_menu import CodeBlockMenu
-from client.ui.chat.render.document import hide_empty_paragraphs_around, one_edit
+from client.ui.chat.render.document import (
+    code_for_copy_link,
+    hide_empty_blocks_before,
+    hide_empty_paragraphs_around,
+    one_edit,
+)
 from client.ui.chat.render.labels import MessageLabels
-from client.ui.chat.render.markers import ChatMarkers
-from client.ui.chat.render.reasoning import ReasoningFrames
-from client.ui.chat.render.safe_markdown import WEB_SCHEMES, SafeDocument
-from client.ui.chat.render.text_formats import (
+from client.ui.chat.render.look import (
     THINKING_GREY,
     content_format,
     meta_format,
     thinking_format,
+    who_format,
 )
-from client.ui.common.theme import is_dark
+from client.ui.chat.render.markers import ChatMarkers
+from client.ui.chat.render.reading_view import ReadingLayout
+from client.ui.chat.render.reasoning import ReasoningFrames
+from client.ui.chat.render.safe_markdown import WEB_SCHEMES, SafeDocument
+from client.ui.common.reading_style import reading_style
 
 __all__ = ["THINKING_GREY", "ChatView", "ShownMessage"]
 
@@ -58,7 +65,7 @@ FINAL_RENDER_LATER_CHARS = 4000
 FINAL_RENDER_DELAY_MS = 4 * FRAME_MS
 
 
-class ChatView(ChatMarkers, QTextBrowser):
+class ChatView(ChatMarkers, ReadingLayout):
     actionRequested = Signal(str, int)  # (action, message key): copy, edit, prev, next, ...
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -92,11 +99,17 @@ class ChatView(ChatMarkers, QTextBrowser):
         self._earlier_timer.setInterval(0)
         self._earlier_timer.timeout.connect(self._render_earlier)
         self.flush_count = 0  # how many coalesced flushes ran (tests, benchmarks)
-        self.labels = MessageLabels(self.safe_document, self._action_scheme, self._key_before)
+        self.labels = MessageLabels(
+            self.safe_document, self._action_scheme, self._key_before, self._dark
+        )
         self.reasoning = ReasoningFrames(
-            self.safe_document, self._blocks, self.labels.link_format, self._point_size
+            self.safe_document, self._blocks, self.labels.link_format, self._dark
         )
         self._menu = CodeBlockMenu(self)
+        self._styled_dark = self._dark()
+        self.reading = reading_style()
+        self.reading.changed.connect(self._follow_zoom)
+        self._follow_zoom()
 
     # --- building ----------------------------------------------------------------
     def clear_messages(self) -> None:
@@ -113,6 +126,7 @@ class ChatView(ChatMarkers, QTextBrowser):
         self._in_last_page = 0
         self.labels.clear()
         self.document().clear()
+        self._fit_column()
 
     def _page(self) -> QTextFrame:
         """The frame new messages go into. Messages sit in pages of PAGE_SIZE so that
@@ -132,16 +146,19 @@ class ChatView(ChatMarkers, QTextBrowser):
         self._add_block(message, self._page())
 
     def _add_block(self, message: ShownMessage, page: QTextFrame) -> None:
-        thinking = None
-        if message.thinking:
-            thinking = page.lastCursorPosition().insertFrame(thinking_format())
-        content = page.lastCursorPosition().insertFrame(content_format(message.role))
-        meta = page.lastCursorPosition().insertFrame(meta_format())
-        block = MessageBlock(message, content, meta, thinking_frame=thinking)
-        # A finished answer's reasoning starts collapsed, unless it is all there is.
-        block.thinking_open = not message.text.strip()
-        self._blocks[message.key] = block
-        with one_edit(self.document()):
+        with one_edit(self.document()):  # frames, text and hidden paragraphs laid out once
+            who = page.lastCursorPosition().insertFrame(who_format())
+            thinking = None
+            if message.thinking:
+                thinking = page.lastCursorPosition().insertFrame(thinking_format())
+            content = page.lastCursorPosition().insertFrame(content_format(message.role))
+            meta = page.lastCursorPosition().insertFrame(meta_format())
+            hide_empty_blocks_before(self.document(), (thinking, content, meta))
+            block = MessageBlock(message, content, meta, who, thinking_frame=thinking)
+            # A finished answer's reasoning starts collapsed, unless it is all there is.
+            block.thinking_open = not message.text.strip()
+            self._blocks[message.key] = block
+            self.labels.render_who(block)
             if thinking is not None:
                 self.reasoning.render(block)
             self._render_full(block)
@@ -256,7 +273,10 @@ class ChatView(ChatMarkers, QTextBrowser):
             return
         follow = self._at_bottom()
         self.add_message(ShownMessage(key, "assistant", "", "streaming"))
-        self._blocks[key].reserved = True
+        block = self._blocks[key]
+        block.reserved = True
+        with one_edit(self.document()):
+            self.labels.render_who(block)  # see-through until its first words
         self.begin_stream(key)
         if follow:
             self.scroll_to_end()
@@ -453,13 +473,12 @@ class ChatView(ChatMarkers, QTextBrowser):
     # --- rendering ---------------------------------------------------------------
     def _render_full(self, block: MessageBlock) -> None:
         block.join_streamed()
-        render_full(self.safe_document, block, self._action_scheme)
+        render_full(self.safe_document, block, self._action_scheme, self._look())
         if block.message.role != "user" and not block.streaming:
-            highlight(self.document(), block.content, is_dark(self.palette()))
-            self.labels.add_code_copy_links(block)
+            highlight(self.document(), block.content, self._dark())
 
     def _render_tail(self, block: MessageBlock) -> None:
-        render_tail(self.safe_document, block, self._action_scheme)
+        render_tail(self.safe_document, block, self._action_scheme, self._look())
 
     def _key_before(self, key: int) -> int | None:
         index = self._order.index(key) if key in self._order else 0
@@ -471,7 +490,8 @@ class ChatView(ChatMarkers, QTextBrowser):
         if scheme == self._action_scheme:
             action, _, key = url.path().partition("/")
             if action == "copycode":
-                QGuiApplication.clipboard().setText(self.labels.code_copies.get(int(key), ""))
+                code = code_for_copy_link(self.document(), url.toString())
+                QGuiApplication.clipboard().setText(code)
             elif action == "copy":
                 self.copy_message(int(key))
             elif action == "thinking":
@@ -489,9 +509,6 @@ class ChatView(ChatMarkers, QTextBrowser):
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         self._menu.show(event)
-
-    def _point_size(self) -> float:
-        return self.font().pointSizeF()
 
     def _at_bottom(self) -> bool:
         bar = self.verticalScrollBar()

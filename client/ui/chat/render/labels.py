@@ -1,7 +1,7 @@
-"""The grey line under each message: who wrote it, its state, and its links.
+"""Who speaks, above each message ("You", "Answer"), and the grey line under it: its
+state and its links.
 
-"Answer · Stopped   Copy   Timing   ‹ 1/2 ›   0.21 s to first token ...", the
-"Copy code" link under each code block of a finished answer, the "earlier
+"Stopped   Copy   Timing   ‹ 1/2 ›   0.21 s to first token ...", the "earlier
 messages not sent" line (the prompt budget's cut) above the message it names, and the
 "earlier turns summarised" line under the last message a history summary stands for
 (client/ui/chat/render/markers.py sets them). Links
@@ -14,14 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtGui import QColor, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextDocument
 
 from client.services.chat.turn_state import TurnState
 from client.ui.chat.render.blocks import MessageBlock, ShownMessage
-from client.ui.chat.render.document import clear_frame, code_runs
-from client.ui.common.colours import text_colours
+from client.ui.chat.render.document import clear_frame
+from client.ui.chat.render.look import colours, shrink
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.common.theme import is_dark
 from client.ui.common.turn_words import outcome_words, turn_word
 
 SUMMARY_LINKS = {  # by whether the summary is shown
@@ -32,12 +31,16 @@ SUMMARY_LINKS = {  # by whether the summary is shown
 
 class MessageLabels:
     def __init__(
-        self, document: QTextDocument, scheme: str, key_before: Callable[[int], int | None]
+        self,
+        document: QTextDocument,
+        scheme: str,
+        key_before: Callable[[int], int | None],
+        dark: Callable[[], bool],
     ) -> None:
         self.document = document
         self.scheme = scheme
         self.key_before = key_before  # the message shown just above another
-        self.code_copies: dict[int, str] = {}  # "Copy code" link id -> the code
+        self.dark = dark  # the theme now (the colours follow it)
         self.cut_before: int | None = None  # the cut line sits above this message
         self.cut_text = ""
         self.summary_after: int | None = None  # the summary line sits under this message
@@ -46,7 +49,6 @@ class MessageLabels:
         self.summary_open = False  # the summary itself shown under the line
 
     def clear(self) -> None:
-        self.code_copies.clear()
         self.cut_before = None
         self.summary_after = None
 
@@ -54,31 +56,67 @@ class MessageLabels:
         fmt = QTextCharFormat()
         fmt.setAnchor(True)
         fmt.setAnchorHref(f"{self.scheme}:{action}/{key}")
-        fmt.setForeground(QColor(text_colours(is_dark()).link))
+        fmt.setForeground(QColor(colours(self.dark()).link))
         return fmt
+
+    def grey(self) -> QTextCharFormat:
+        fmt = QTextCharFormat()
+        fmt.setForeground(QColor(colours(self.dark()).secondary))
+        shrink(fmt)
+        return fmt
+
+    def render_who(self, block: MessageBlock) -> None:
+        """ "You" or "Answer" above the message; kept as text but see-through while an
+        answer is reserved, so its showing moves nothing below it."""
+        if block.who is None:
+            return
+        cursor = clear_frame(self.document, block.who)
+        cursor.insertText(self._speaker(block), self._who_format(not block.reserved))
+
+    def _speaker(self, block: MessageBlock) -> str:
+        if block.message.role == "user":
+            return QCoreApplication.translate("ChatView", "You")
+        return QCoreApplication.translate("ChatView", "Answer")
+
+    def _who_format(self, shown: bool) -> QTextCharFormat:
+        fmt = QTextCharFormat()
+        fmt.setFontWeight(QFont.Weight.DemiBold)
+        colour = QColor(colours(self.dark()).secondary)
+        if not shown:
+            colour.setAlpha(0)
+        fmt.setForeground(colour)
+        return fmt
+
+    def _show_who(self, block: MessageBlock) -> None:
+        """The speaker of an answer that was reserved: the same text, now seen."""
+        if block.who is None:
+            return
+        cursor = QTextCursor(self.document)
+        cursor.setPosition(block.who.firstPosition())
+        cursor.setPosition(block.who.lastPosition(), QTextCursor.MoveMode.KeepAnchor)
+        cursor.setCharFormat(self._who_format(True))
 
     def render(self, block: MessageBlock) -> None:
         cursor = clear_frame(self.document, block.meta)
         message = block.message
+        was_shown = block.meta_shown
         block.meta_shown = not block.reserved
         if block.reserved:
             return  # an answer not begun yet shows nothing
-        grey = QTextCharFormat()
-        grey.setForeground(QColor(text_colours(is_dark()).muted))
-        label = (
-            QCoreApplication.translate("ChatView", "You")
-            if message.role == "user"
-            else QCoreApplication.translate("ChatView", "Answer")
-        )
+        if not was_shown:
+            self._show_who(block)
+        grey = self.grey()
         state = state_label(message)
-        cursor.insertText(label + (f" · {state}" if state else ""), grey)
+        cursor.insertText(state, grey)
         if message.state != "streaming":
-            self._links(cursor, block, grey)
+            self._links(cursor, block, grey, first=not state)
         self._cut_line(cursor, message.key, grey)
         if self.summary_after == message.key:
             self._summary_line(cursor, message.key, grey)
 
-    def _links(self, cursor: QTextCursor, block: MessageBlock, grey: QTextCharFormat) -> None:
+    def _links(
+        self, cursor: QTextCursor, block: MessageBlock, grey: QTextCharFormat, first: bool
+    ) -> None:
         message = block.message
         links: list[tuple[str, str]] = [(QCoreApplication.translate("ChatView", "Copy"), "copy")]
         if message.role == "user":
@@ -90,11 +128,15 @@ class MessageLabels:
             index, count = message.version
             links += [("‹", "prev"), (f"{index}/{count}", "none"), ("›", "next")]
         for text, action in links:
-            cursor.insertText("   ", grey)
+            if not first:
+                cursor.insertText("   ", grey)
+            first = False
             if action == "none":
                 cursor.insertText(text, grey)
             else:
-                cursor.insertText(text, self.link_format(action, message.key))
+                link = self.link_format(action, message.key)
+                shrink(link)
+                cursor.insertText(text, link)
         if message.footer:
             cursor.insertText("   " + message.footer, grey)
         if message.citations:  # the answer's sources, each a link: "cite<n>"
@@ -117,20 +159,6 @@ class MessageLabels:
         if self.summary_open:  # the fast model's text: plain text, never HTML
             cursor.insertBlock()
             cursor.insertText(self.summary_text, grey)
-
-    def add_code_copy_links(self, block: MessageBlock) -> None:
-        """A "Copy code" link under each code block of a finished answer."""
-        for position, code in reversed(code_runs(self.document, block.content)):
-            copy_id = len(self.code_copies) + 1
-            self.code_copies[copy_id] = code
-            cursor = QTextCursor(self.document)
-            cursor.setPosition(self.document.findBlock(position).position())
-            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock)
-            cursor.insertBlock(QTextBlockFormat(), QTextCharFormat())
-            cursor.insertText(
-                QCoreApplication.translate("ChatView", "Copy code"),
-                self.link_format("copycode", copy_id),
-            )
 
 
 def state_label(message: ShownMessage) -> str:

@@ -15,7 +15,7 @@ from PySide6.QtGui import QTextBlockFormat, QTextCharFormat, QTextCursor, QTextD
 
 from client.ui.chat.render.blocks import MessageBlock
 from client.ui.chat.render.document import clear_frame
-from client.ui.chat.render.text_formats import shrink, thinking_char_format, thinking_format
+from client.ui.chat.render.look import shrink, thinking_char_format, thinking_format
 
 LinkFormat = Callable[[str, int], QTextCharFormat]  # (action, message key) -> a link
 
@@ -26,12 +26,12 @@ class ReasoningFrames:
         document: QTextDocument,
         blocks: dict[int, MessageBlock],
         link_format: LinkFormat,
-        point_size: Callable[[], float],
+        dark: Callable[[], bool],
     ) -> None:
         self.document = document
         self.blocks = blocks  # the view's, shared: every streaming tail may move
         self.link_format = link_format
-        self.point_size = point_size
+        self.dark = dark
 
     def frame(self, block: MessageBlock) -> QTextFrame:
         """The block's reasoning frame, inserted just above its content on first need."""
@@ -50,11 +50,11 @@ class ReasoningFrames:
         frame = self.frame(block)
         at, before = frame.firstPosition(), self.document.characterCount()
         cursor = clear_frame(self.document, frame)
-        header = thinking_char_format(self.point_size())
+        header = thinking_char_format(self.dark())
         cursor.insertText(QCoreApplication.translate("ChatView", "Thinking"), header)
         if not block.streaming:
             link = self.link_format("thinking", block.message.key)
-            shrink(link, self.point_size())
+            shrink(link)
             cursor.insertText("   ", header)
             shown = (
                 QCoreApplication.translate("ChatView", "Hide thinking")
@@ -81,7 +81,7 @@ class ReasoningFrames:
         at, before = frame.lastPosition(), self.document.characterCount()
         cursor = QTextCursor(self.document)
         cursor.setPosition(frame.lastPosition())
-        cursor.insertText(new, thinking_char_format(self.point_size()))
+        cursor.insertText(new, thinking_char_format(self.dark()))
         block.thinking_rendered = len(block.message.thinking)
         self._shift_tails(at + 1, self.document.characterCount() - before)
 

@@ -8,6 +8,9 @@ that the chat view opens on click when it is http(s).
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import (
     QTextCharFormat,
@@ -31,6 +34,9 @@ class SafeDocument(QTextDocument):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.refused_resources: list[str] = []  # what was asked for (tests read this)
+        self.edit_depth = 0  # nested one_edit blocks open now (client.ui.chat.render.document)
+        # What waits for the edit's end: the look of inserted tables (render/look.py).
+        self.after_edit: list[Callable[[], None]] = []
 
     def loadResource(self, kind: int, name: QUrl | str) -> object:
         self.refused_resources.append(name.toString() if isinstance(name, QUrl) else name)
@@ -51,13 +57,14 @@ def keep_opening_code_line(document: QTextDocument, start: int, text: str) -> No
     block (shown as prose, left out by Copy code, not coloured). Give it back the
     fence's format, read from a three-line probe (cheap for any length)."""
     lines = text.lstrip(" ").split("\n", 2)
-    if len(lines) < 2 or not lines[0].startswith(("```", "~~~")):
+    if not lines[0].startswith(("```", "~~~")):
         return
     first = document.findBlock(start)
     if is_code_block(first.blockFormat()):
         return
+    body = lines[1] if len(lines) > 1 else ""  # a fence alone: its block is still code
     probe = QTextDocument()
-    probe.setMarkdown(f"{lines[0]}\n{lines[1]}\n{lines[0][:3]}", MARKDOWN_FEATURES)
+    probe.setMarkdown(f"{lines[0]}\n{body}\n{lines[0][:3]}", MARKDOWN_FEATURES)
     opening = probe.begin().blockFormat()
     if is_code_block(opening):
         QTextCursor(first).setBlockFormat(opening)
@@ -109,24 +116,57 @@ def is_code_block(block_format: QTextFormat) -> bool:
     ) or block_format.hasProperty(QTextFormat.Property.BlockCodeLanguage)
 
 
+LIST_ITEM = re.compile(r"(?:[-*+]|\d{1,9}[.)])[ \t]")  # at the line's start: a top-level item
+HEADING = re.compile(r"#{1,6}[ \t]")
+
+
 class SettledPoint:
     """Where a streaming Markdown text can be cut: the end of the last blank line
-    outside a code fence. What comes after it may still change meaning (an open
-    fence, a table being built, a list item). Scans only the new complete lines."""
+    outside a code fence, after a heading, before the next item of a list, or, inside a
+    long code block (a fence at the line's start), between two lines of code: cut
+    there, both pieces render as the whole does (Qt's import keeps a list's numbering).
+    What comes after it may still change meaning (an open fence, a table being built,
+    a list item). Scans only the new complete lines.
+
+    `fence` is the code block's opening line when the cut lies inside one: the text
+    after the cut is rendered with it in front, as the same code block continued."""
 
     def __init__(self) -> None:
         self.settled = 0
+        self.fence = ""
         self._scanned = 0
-        self._in_fence = False
+        self._open = ""  # the fence open at _scanned, "" outside one
+        self._top_level = False  # that fence starts its line (not inside a list item)
+        self._code_before = False  # the line before was a line of code, not blank
+        self._in_list = False  # the line before belongs to a list item
 
     def update(self, text: str) -> int:
         while True:
             end = text.find("\n", self._scanned)
             if end < 0:
                 return self.settled
-            stripped = text[self._scanned : end].strip()
+            start, line = self._scanned, text[self._scanned : end]
+            stripped = line.strip()
             self._scanned = end + 1
             if stripped.startswith(("```", "~~~")):
-                self._in_fence = not self._in_fence
-            elif not stripped and not self._in_fence:
-                self.settled = self._scanned
+                self._in_list = False
+                self._open = "" if self._open else stripped
+                self._top_level = line[:1] not in (" ", "\t")
+                self._code_before = False
+            elif self._open:
+                # Between two lines of code: neither piece starts or ends blank.
+                if stripped and self._code_before and self._top_level:
+                    self.settled, self.fence = start, self._open
+                self._code_before = bool(stripped)
+            elif not stripped:
+                self.settled, self.fence, self._in_list = self._scanned, "", False
+            else:
+                self._prose_line(line, start)
+
+    def _prose_line(self, line: str, start: int) -> None:
+        item = LIST_ITEM.match(line) is not None
+        if item and self._in_list:
+            self.settled, self.fence = start, ""  # before the next item
+        elif HEADING.match(line):
+            self.settled, self.fence = self._scanned, ""  # a heading is one line
+        self._in_list = item or (self._in_list and line[:1] in (" ", "\t"))
