@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QToolButton, 
 
 from client.core.images import Attachment
 from client.services.images.attaching import Offered, looks_like_image
-from client.ui.chat.render.message_images import thumbnail
+from client.ui.chat.message_images import thumbnail
 
 THUMB_PX = 56
 # What a paste or a drop may carry as image bytes, in the order asked for.

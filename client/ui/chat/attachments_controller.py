@@ -20,7 +20,7 @@ from client.services.images.stored import stored_attachments, stored_images
 from client.services.planning.planner import Route
 from client.ui.chat.attachments import AttachmentTray, ImageInput, picture_of
 from client.ui.chat.image_viewer import ImageViewer
-from client.ui.chat.render.message_images import show_images, thumbnail
+from client.ui.chat.message_images import show_images, thumbnail
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.error_text import error_text
 

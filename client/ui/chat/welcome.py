@@ -59,17 +59,9 @@ STARTERS = (
     ),
 )
 MIN_STARTER_WIDTH = 120  # px: a starter's caption and "…" still show
-STARTER_PADDING = 30  # px: the chip's text margins and border (CHIP_STYLE)
+STARTER_PADDING = 30  # px: the chip's text margins and border (#welcomeStarter in style.qss)
 TEXT_WIDTH_PX = 560  # the panel's sentences wrap at about this width (at 100 %)
 TITLE_SCALE = 1.6  # the panel's title, of the body text
-CHIP_STYLE = """
-QPushButton#welcomeStarter {
-    border: 1px solid palette(mid); border-radius: 12px; padding: 5px 14px;
-    background: palette(base); color: palette(text);
-}
-QPushButton#welcomeStarter:hover { background: palette(alternate-base); }
-QPushButton#welcomeStarter:focus { border: 2px solid palette(highlight); }
-"""
 STATE_POLL_MS = 1000  # the model's state (warm · 29 min left) while the panel shows
 
 
@@ -82,7 +74,6 @@ class WelcomePanel(QFrame):
         self.setObjectName("welcomePanel")
         self.setAccessibleName(self.tr("Welcome"))
         self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setStyleSheet(CHIP_STYLE)
         self.title = _label("welcomeTitle", self, self.tr("What would you like to ask?"))
         self.running_label = _label("welcomeRunning", self)
         self.found_label = _label("welcomeFound", self)

@@ -15,8 +15,9 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.ui.common.reading_style import ReadingStyle
+from client.ui.common.theme import is_dark
 from client.ui.common.tier_words import tier_name
-from client.ui.hud.palette import TIER_COLORS
+from client.ui.hud.palette import TIER_TEXT_COLORS
 from client.ui.view.answer_glance import Glance
 from client.ui.view.latency_fold import LatencyFold
 
@@ -70,8 +71,7 @@ class PresentBanner(QFrame):
             return
         tier = self.thresholds().tier_of(glance.ttft_ms)
         self.tier.setText(tier_name(tier).upper())
-        red, green, blue = TIER_COLORS[tier]
-        self.tier.setStyleSheet(f"color: rgb({red}, {green}, {blue});")
+        self.tier.setStyleSheet(f"color: {TIER_TEXT_COLORS[is_dark()][tier]};")
         ms = QLocale().toString(glance.ttft_ms, "f", 0)
         self.ttft.setText(self.tr("first token after {ms} ms").format(ms=ms))
 

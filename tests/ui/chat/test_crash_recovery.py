@@ -207,7 +207,7 @@ def test_killed_mid_answer_loses_at_most_250_ms_and_offers_continue(
     answer_key = w.chat_view.keys()[-1]
     shown = w.chat_view.message(answer_key)
     assert shown.state == "interrupted" and shown.text == content
-    assert "Answer · Interrupted" in w.chat_view.toPlainText()
+    assert "\nInterrupted   Copy" in w.chat_view.toPlainText()
     assert NextStep.CONTINUE.value in w.outcome_bar.buttons
 
     async def continue_it() -> None:

@@ -11,7 +11,8 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QGuiApplication
 
 from client.ui.chat.render.chat_view import ChatView, ShownMessage
-from client.ui.chat.render.look import DARK, LIGHT, ChatColours, is_code_header
+from client.ui.chat.render.look import is_code_header
+from client.ui.common.colours import DARK, LIGHT, ChatColours
 from client.ui.common.reading_style import BODY_PX, COLUMN_MAX_PX, reading_style
 
 BACKGROUNDS = {"light": "#ffffff", "dark": "#1e2126"}  # the chat's (style.qss, style-dark.qss)

@@ -36,7 +36,7 @@ def test_escape_keeps_partial_text_marks_stopped_and_offers_continue(make_app, s
     shown = w.chat_view.message(key)
     assert shown.text == "The sky is blue because"
     assert shown.state == "stopped"
-    assert "Answer · Stopped" in w.chat_view.toPlainText()
+    assert "\nStopped   Copy" in w.chat_view.toPlainText()
     assert w.outcome_bar.isVisible()
     assert set(w.outcome_bar.buttons) == {NextStep.CONTINUE.value, NextStep.RETRY.value}
     assert w.send_button.isEnabled() and not w.stop_button.isEnabled()

@@ -197,7 +197,7 @@ def test_stop_during_thinking_keeps_and_shows_it(make_app, server, run, qtbot) -
     assert view.message(key).text == ""
     # Nothing else to show: the reasoning stays open.
     assert view.thinking_text(key) == "First, the light"
-    assert "Answer · Stopped" in view.toPlainText()
+    assert "\nStopped   Copy" in view.toPlainText()
     stored = app.stores.history.get_message(key)
     assert stored.thinking == "First, the light" and stored.state == "stopped"
 
