@@ -1,0 +1,128 @@
+"""What each server of a pool did: its times to first token, its wins, its failures and
+Tachy's requests in flight to it. The HUD shows it (per-server P50/P95 and wins), and
+the policies read it (the hedge's wait, the failover's health, least-loaded's counts).
+
+A request closed because another server answered first never had its first token: it
+waited at least as long as it was open. That wait is kept apart (`waits_ms`), so the
+hedge's P95 does not forget the slow requests it cut short, while the figures shown
+are real first tokens only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from client.core.stats import percentile
+
+KEPT = 200  # the latest waits per server that the figures are taken over
+MIN_SAMPLES = 10  # fewer than this: no P95 of its own (the pool's, or the default)
+DEFAULT_HEDGE_MS = 1000.0  # before anything is known: over 1 s the user needs a hint
+UNHEALTHY_S = 15.0  # a server that failed is tried last for this long
+
+
+@dataclass(slots=True)
+class MemberRecord:
+    ttft_ms: deque[float] = field(default_factory=lambda: deque(maxlen=KEPT))
+    # real first tokens and the waits of requests closed before theirs (lower bounds)
+    waits_ms: deque[float] = field(default_factory=lambda: deque(maxlen=KEPT))
+    sent: int = 0
+    wins: int = 0
+    failures: int = 0
+    in_flight: int = 0
+    failed_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MemberFigures:
+    """One server's line in the HUD's pool table."""
+
+    name: str
+    n: int
+    p50_ms: float | None
+    p95_ms: float | None
+    wins: int
+    sent: int
+    failures: int
+    in_flight: int
+
+
+class FleetBook:
+    def __init__(self, names: list[str], clock: Callable[[], float] = time.monotonic) -> None:
+        self.names = names
+        self.records = [MemberRecord() for _ in names]
+        self.requests = 0  # answers asked of the pool
+        self.hedged = 0  # of them, sent to a second server by the hedge
+        self.clock = clock
+
+    # ---- what happened ----------------------------------------------------------------
+    def sent(self, member: int) -> None:
+        record = self.records[member]
+        record.sent += 1
+        record.in_flight += 1
+
+    def ended(self, member: int) -> None:
+        record = self.records[member]
+        record.in_flight = max(record.in_flight - 1, 0)
+
+    def first_token(self, member: int, ttft_ms: float) -> None:
+        record = self.records[member]
+        record.ttft_ms.append(ttft_ms)
+        record.waits_ms.append(ttft_ms)
+        record.failed_at = None
+
+    def cut_short(self, member: int, waited_ms: float) -> None:
+        """Closed before its first token because another server answered."""
+        self.records[member].waits_ms.append(waited_ms)
+
+    def won(self, member: int) -> None:
+        self.records[member].wins += 1
+
+    def failed(self, member: int) -> None:
+        record = self.records[member]
+        record.failures += 1
+        record.failed_at = self.clock()
+
+    # ---- what the policies read --------------------------------------------------------
+    def healthy(self, member: int) -> bool:
+        failed_at = self.records[member].failed_at
+        return failed_at is None or self.clock() - failed_at > UNHEALTHY_S
+
+    def in_flight(self, member: int) -> int:
+        return self.records[member].in_flight
+
+    def p50_ms(self, member: int) -> float | None:
+        return _percentile(self.records[member].ttft_ms, 50)
+
+    def hedge_after_ms(self, member: int) -> float:
+        """How long the first request waits before a second is sent: its server's P95
+        wait, else the pool's, else DEFAULT_HEDGE_MS."""
+        own = self.records[member].waits_ms
+        if len(own) >= MIN_SAMPLES:
+            return percentile(sorted(own), 95)
+        pooled = [ms for record in self.records for ms in record.waits_ms]
+        if len(pooled) >= MIN_SAMPLES:
+            return percentile(sorted(pooled), 95)
+        return DEFAULT_HEDGE_MS
+
+    # ---- what the HUD shows -----------------------------------------------------------
+    def figures(self) -> list[MemberFigures]:
+        return [
+            MemberFigures(
+                name,
+                len(record.ttft_ms),
+                _percentile(record.ttft_ms, 50),
+                _percentile(record.ttft_ms, 95),
+                record.wins,
+                record.sent,
+                record.failures,
+                record.in_flight,
+            )
+            for name, record in zip(self.names, self.records, strict=True)
+        ]
+
+
+def _percentile(values: deque[float], q: float) -> float | None:
+    return percentile(sorted(values), q) if values else None
