@@ -23,7 +23,7 @@ from client.backends.base import Backend
 from client.backends.engine_settings import parse_spec
 from client.backends.errors import TachyError
 from client.backends.reasons import os_words
-from client.cli import bench_cascade, bench_modes, bench_spec, cascade_args
+from client.cli import bench_cascade, bench_fleet, bench_modes, bench_spec, cascade_args, pool_args
 from client.cli.chat_common import EXIT_FAILED, EXIT_UNREACHABLE, failure_exit, first_listed
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.stats import Summary
@@ -85,6 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     bench_modes.add_arguments(parser)
     cascade_args.add_arguments(parser)
+    pool_args.add_arguments(parser, several_policies=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_FAILED
     try:
+        if args.pool:
+            return asyncio.run(bench_fleet.run(args, prompt))
         if cascade_args.wanted(args):
             given = prompt if (args.prompt or args.prompt_file) else None
             return asyncio.run(bench_cascade.run(args, given))

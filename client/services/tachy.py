@@ -23,6 +23,10 @@ from client.backends.base import Backend
 from client.services.cascade.cascade import cascade_routes
 from client.services.cascade.saved_cascade import CascadePart, SavedCascade
 from client.services.chat.session import ChatSession
+from client.services.fleet.pool import ServerPool
+from client.services.fleet.pool_backend import PoolBackend
+from client.services.fleet.saved_pools import SavedPools
+from client.services.hud.server_load import ServerLoads
 from client.services.knowledge.knowledge import KnowledgeBase
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.planner import Route
@@ -68,6 +72,8 @@ class Tachy:
         self._knowledge = knowledge
         self._stage: KnowledgeStage | None = None
         self.cascade = SavedCascade(self.stores)
+        self.pools = SavedPools(self.stores)
+        self._pool_backends: dict[ServerPool, PoolBackend] = {}  # their figures last
         self._before_cascade: tuple[Route, ...] | None = None  # the routes it replaced
 
     @property
@@ -186,6 +192,24 @@ class Tachy:
         backend = await self.backend(part.choice)
         return Route(backend, part.model, part.name, part.is_local)
 
+    # --- pools (client/services/fleet) ---------------------------------------------
+    async def pool_backend(self, pool: ServerPool) -> PoolBackend:
+        """The pool as one backend, chosen like a server; made once per pool, so its
+        servers' figures (the HUD's pool table, the hedge's waits) last the app's life."""
+        known = self._pool_backends.get(pool)
+        if known is None:
+            backends = [await self.backend(member.choice) for member in pool.members]
+            known = self._pool_backends.setdefault(
+                pool, PoolBackend(pool, backends, ServerLoads(pool))
+            )
+        return known
+
+    def pool_in_use(self) -> PoolBackend | None:
+        """The pool the chat goes to now, if it goes to one."""
+        session = self.session
+        backend = session.routes[0].backend if session is not None and session.routes else None
+        return backend if isinstance(backend, PoolBackend) else None
+
     # --- the local engine -----------------------------------------------------------
     def local_engine(self) -> ManagedEngine:
         """The embedded engine, made once (not started: that takes seconds)."""
@@ -218,6 +242,8 @@ class Tachy:
         try:
             if self.warming is not None:
                 await self.warming.aclose()
+            for pool in self._pool_backends.values():
+                await pool.aclose()
             await self.backends.aclose()
         finally:
             if self.engine is not None:

@@ -33,6 +33,9 @@ class MemberRecord:
     failures: int = 0
     in_flight: int = 0
     failed_at: float | None = None
+    # perf_counter_ns of the winner's first token each time this server's request lost:
+    # the moment it was closed from (a benchmark pairs it with the server's disconnect)
+    cut_at_ns: deque[int] = field(default_factory=lambda: deque(maxlen=KEPT))
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +76,11 @@ class FleetBook:
         record.waits_ms.append(ttft_ms)
         record.failed_at = None
 
-    def cut_short(self, member: int, waited_ms: float) -> None:
-        """Closed before its first token because another server answered."""
-        self.records[member].waits_ms.append(waited_ms)
+    def cut_short(self, member: int, waited_ms: float, at_ns: int) -> None:
+        """Closed before its first token because another server answered at `at_ns`."""
+        record = self.records[member]
+        record.waits_ms.append(waited_ms)
+        record.cut_at_ns.append(at_ns)
 
     def won(self, member: int) -> None:
         self.records[member].wins += 1

@@ -104,7 +104,9 @@ class FleetStream:
 
     @property
     def winner_model(self) -> str:
-        return self._fleet.model_of(self.winner.member) if self.winner else ""
+        if self.winner is None:
+            return ""
+        return self._fleet.model_of(self.winner.member) or self._request.model
 
     @property
     def sent(self) -> int:
@@ -172,7 +174,7 @@ class FleetStream:
 
     def _launch(self, member: int, hedge: bool) -> Attempt:
         fleet = self._fleet
-        request = replace(self._request, model=fleet.model_of(member))
+        request = replace(self._request, model=fleet.model_of(member) or self._request.model)
         stream = fleet.member_backend(member).chat(request, self._timeouts)
         attempt = Attempt(member, stream, aiter(stream), now_ns(), hedge)
         attempt.task = asyncio.ensure_future(self._read_until_started(attempt))
@@ -221,7 +223,7 @@ class FleetStream:
         for other in self.attempts:
             if other is not attempt and not other.failed:
                 written = other.stream.timeline.request_written_ns or other.launched_ns
-                book.cut_short(other.member, (started - written) / 1e6)
+                book.cut_short(other.member, (started - written) / 1e6, started)
                 self._close_soon(other)
         _adopt(self.timeline, own, self._first_written())
         attempt.stream.timeline = self.timeline

@@ -34,6 +34,9 @@ class PoolBackend:
         self.backends = backends
         self.book = book or FleetBook([member.name for member in pool.members])
         self.loads = LoadBoard(len(backends), load_reader)
+        # As the Backend protocol has them: the first member's (the servers serve one model).
+        self.api = backends[0].api
+        self.base_url = backends[0].base_url
 
     # ---- the pool's own ---------------------------------------------------------------
     def answer(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> FleetStream:
@@ -44,6 +47,7 @@ class PoolBackend:
         return self.backends[member]
 
     def model_of(self, member: int) -> str:
+        """The model this member is asked for ("": the one the request names)."""
         return self.pool.model_of(self.pool.members[member])
 
     def member_name(self, member: int) -> str:
@@ -67,14 +71,6 @@ class PoolBackend:
 
     # ---- the Backend protocol ---------------------------------------------------------
     @property
-    def api(self) -> str:
-        return self._first().api
-
-    @property
-    def base_url(self) -> str:
-        return self._first().base_url
-
-    @property
     def closed(self) -> bool:
         return all(backend.closed for backend in self.backends)
 
@@ -89,7 +85,8 @@ class PoolBackend:
     def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:
         """A plain request to the first healthy member (warm-ups, keep-alive loads)."""
         member = self._first_member()
-        return self.backends[member].chat(replace(request, model=self.model_of(member)), timeouts)
+        model = self.model_of(member) or request.model
+        return self.backends[member].chat(replace(request, model=model), timeouts)
 
     async def list_models(self) -> list[ModelInfo]:
         return await self._first().list_models()

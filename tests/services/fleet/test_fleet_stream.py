@@ -187,7 +187,7 @@ async def test_no_hedge_when_the_first_answers_in_time(labs: Callable[..., Any])
     primed(fleet, 0, 40.0)
     primed(fleet, 1, 60.0)
     for _ in range(20):  # server 1's P95 wait: long enough for any busy machine
-        fleet.book.cut_short(0, 60_000.0)
+        fleet.book.cut_short(0, 60_000.0, 0)
     try:
         stream = fleet.answer(request())
         await read_all(stream)
