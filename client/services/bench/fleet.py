@@ -75,15 +75,25 @@ async def run_fleet(
     runs: list[FleetRun] = []
     for concurrency in concurrencies:
         at = replace(settings, concurrency=concurrency)
-        single = await run_bench(backends[0], at, progress=progress)
-        runs.append(FleetRun(SINGLE, concurrency, single, [], []))
+        runs.append(await run_single(backends[0], at, progress))
         for policy in policies:
-            runs.append(await _run_policy(backends, replace(pool, policy=policy), at, progress))
+            runs.append(await run_policy(backends, replace(pool, policy=policy), at, progress))
     return runs
 
 
-async def _run_policy(
-    backends: list[Backend], pool: ServerPool, settings: BenchSettings, progress: Progress | None
+async def run_single(
+    backend: Backend, settings: BenchSettings, progress: Progress | None = None
+) -> FleetRun:
+    """The baseline: the pool's first server alone."""
+    report = await run_bench(backend, settings, progress=progress)
+    return FleetRun(SINGLE, settings.concurrency, report, [], [])
+
+
+async def run_policy(
+    backends: list[Backend],
+    pool: ServerPool,
+    settings: BenchSettings,
+    progress: Progress | None = None,
 ) -> FleetRun:
     loads = ServerLoads(pool) if pool.policy is not Policy.FAILOVER else None
     fleet = PoolBackend(pool, backends, loads)

@@ -3,9 +3,11 @@ Tachy's requests in flight to it. The HUD shows it (per-server P50/P95 and wins)
 the policies read it (the hedge's wait, the failover's health, least-loaded's counts).
 
 A request closed because another server answered first never had its first token: it
-waited at least as long as it was open. That wait is kept apart (`waits_ms`), so the
-hedge's P95 does not forget the slow requests it cut short, while the figures shown
-are real first tokens only.
+waited at least as long as it was open. Those waits are marked as such (`waits`): the
+figures shown are real first tokens only. The hedge's P95 counts a request cut short
+as one slower than every real first token (not by its wait: that wait is the hedge's
+own delay plus the winner's first token, and counting it would push each next P95
+up), so a server whose requests keep losing goes first less often.
 """
 
 from __future__ import annotations
@@ -25,9 +27,8 @@ UNHEALTHY_S = 15.0  # a server that failed is tried last for this long
 
 @dataclass(slots=True)
 class MemberRecord:
-    ttft_ms: deque[float] = field(default_factory=lambda: deque(maxlen=KEPT))
-    # real first tokens and the waits of requests closed before theirs (lower bounds)
-    waits_ms: deque[float] = field(default_factory=lambda: deque(maxlen=KEPT))
+    # (ms, cut short): a real time to first token, or how long a request cut short waited
+    waits: deque[tuple[float, bool]] = field(default_factory=lambda: deque(maxlen=KEPT))
     sent: int = 0
     wins: int = 0
     failures: int = 0
@@ -36,6 +37,10 @@ class MemberRecord:
     # perf_counter_ns of the winner's first token each time this server's request lost:
     # the moment it was closed from (a benchmark pairs it with the server's disconnect)
     cut_at_ns: deque[int] = field(default_factory=lambda: deque(maxlen=KEPT))
+
+    @property
+    def ttft_ms(self) -> list[float]:
+        return [ms for ms, cut in self.waits if not cut]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,14 +77,13 @@ class FleetBook:
 
     def first_token(self, member: int, ttft_ms: float) -> None:
         record = self.records[member]
-        record.ttft_ms.append(ttft_ms)
-        record.waits_ms.append(ttft_ms)
+        record.waits.append((ttft_ms, False))
         record.failed_at = None
 
     def cut_short(self, member: int, waited_ms: float, at_ns: int) -> None:
         """Closed before its first token because another server answered at `at_ns`."""
         record = self.records[member]
-        record.waits_ms.append(waited_ms)
+        record.waits.append((waited_ms, True))
         record.cut_at_ns.append(at_ns)
 
     def won(self, member: int) -> None:
@@ -98,18 +102,20 @@ class FleetBook:
     def in_flight(self, member: int) -> int:
         return self.records[member].in_flight
 
-    def p50_ms(self, member: int) -> float | None:
-        return _percentile(self.records[member].ttft_ms, 50)
+    def p95_wait_ms(self, member: int) -> float | None:
+        """The server's own P95 wait for a first token (None: not measured yet)."""
+        own = _waits(self.records[member])
+        return percentile(own, 95) if own else None
 
     def hedge_after_ms(self, member: int) -> float:
         """How long the first request waits before a second is sent: its server's P95
         wait, else the pool's, else DEFAULT_HEDGE_MS."""
-        own = self.records[member].waits_ms
+        own = _waits(self.records[member])
         if len(own) >= MIN_SAMPLES:
-            return percentile(sorted(own), 95)
-        pooled = [ms for record in self.records for ms in record.waits_ms]
+            return percentile(own, 95)
+        pooled = sorted(ms for record in self.records for ms in _waits(record))
         if len(pooled) >= MIN_SAMPLES:
-            return percentile(sorted(pooled), 95)
+            return percentile(pooled, 95)
         return DEFAULT_HEDGE_MS
 
     # ---- what the HUD shows -----------------------------------------------------------
@@ -129,5 +135,14 @@ class FleetBook:
         ]
 
 
-def _percentile(values: deque[float], q: float) -> float | None:
+def _waits(record: MemberRecord) -> list[float]:
+    """Real first tokens, sorted, with each request cut short as the slowest of them."""
+    real = sorted(record.ttft_ms)
+    if not real:
+        return []
+    cut = sum(1 for _, cut_short in record.waits if cut_short)
+    return real + [real[-1]] * cut
+
+
+def _percentile(values: list[float], q: float) -> float | None:
     return percentile(sorted(values), q) if values else None

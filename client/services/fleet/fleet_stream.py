@@ -217,13 +217,13 @@ class FleetStream:
         self.winner = self._last = attempt
         own = attempt.stream.timeline
         started = own.first_token_ns or own.prefill_ns or now_ns()
-        if own.request_written_ns is not None and own.first_token_ns is not None:
-            book.first_token(attempt.member, (own.first_token_ns - own.request_written_ns) / 1e6)
+        # Waits count from the launch, as the hedge's deadline does.
+        if own.first_token_ns is not None:
+            book.first_token(attempt.member, (own.first_token_ns - attempt.launched_ns) / 1e6)
         book.won(attempt.member)
         for other in self.attempts:
             if other is not attempt and not other.failed:
-                written = other.stream.timeline.request_written_ns or other.launched_ns
-                book.cut_short(other.member, (started - written) / 1e6, started)
+                book.cut_short(other.member, (started - other.launched_ns) / 1e6, started)
                 self._close_soon(other)
         _adopt(self.timeline, own, self._first_written())
         attempt.stream.timeline = self.timeline

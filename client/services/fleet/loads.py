@@ -4,7 +4,9 @@ A server's own figures say what it is running and queueing for every client (vLL
 `num_requests_running` + `num_requests_waiting` on /metrics, llama.cpp's busy /slots,
 Ollama's /api/ps: a model not loaded costs a load); Tachy's own requests in flight are
 known at once. A server's figures lag (read at most every FRESH_S, in the background),
-so the load is the larger of the two.
+so the board keeps what they said beyond Tachy's own requests at the time (other
+clients' work), and a server's load is that plus Tachy's requests now: a reading taken
+while Tachy's last request ran does not make the server look busy after it ended.
 
 The reader is given (the composition root passes the HUD's server poller): this area
 sits below the HUD and does no HTTP of its own.
@@ -33,16 +35,22 @@ READ_WAIT_S = 0.3  # ... this long at most
 
 class LoadBoard:
     def __init__(
-        self, size: int, reader: LoadReader | None, clock: Callable[[], float] = time.monotonic
+        self,
+        size: int,
+        reader: LoadReader | None,
+        own: Callable[[int], int] = lambda member: 0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._reader = reader
+        self._own = own  # Tachy's requests in flight to a member now
         self._clock = clock
         # (load or None when the server did not say, when it was read)
         self._readings: list[tuple[float | None, float] | None] = [None] * size
         self._reading: dict[int, asyncio.Task[None]] = {}
 
     async def reported(self, members: list[int]) -> list[float | None]:
-        """Each member's load as its server last said, renewing old readings."""
+        """Each member's load from other clients as its server last said (None: it
+        says nothing), renewing old readings."""
         if self._reader is None:
             return [None for _ in members]
         now = self._clock()
@@ -71,8 +79,10 @@ class LoadBoard:
 
     async def _read(self, member: int) -> None:
         assert self._reader is not None
+        own = self._own(member)
         load = await self._reader.read(member)
-        self._readings[member] = (load, self._clock())
+        others = None if load is None else max(load - own, 0.0)
+        self._readings[member] = (others, self._clock())
 
     async def aclose(self) -> None:
         tasks = [task for task in self._reading.values() if not task.done()]

@@ -33,7 +33,7 @@ class PoolBackend:
         self.pool = pool
         self.backends = backends
         self.book = book or FleetBook([member.name for member in pool.members])
-        self.loads = LoadBoard(len(backends), load_reader)
+        self.loads = LoadBoard(len(backends), load_reader, self.book.in_flight)
         # As the Backend protocol has them: the first member's (the servers serve one model).
         self.api = backends[0].api
         self.base_url = backends[0].base_url

@@ -46,13 +46,15 @@ def request() -> ChatRequest:
     return ChatRequest("tachy-lab", [ChatMessage("user", "Hi")])
 
 
-def pool_of(urls: list[str], policy: Policy, **kwargs: Any) -> PoolBackend:
+def pool_of(
+    urls: list[str], policy: Policy, read_loads: bool = False, **kwargs: Any
+) -> PoolBackend:
     members = tuple(
         PoolMember(ServerChoice(f"server {i + 1}", url, "openai")) for i, url in enumerate(urls)
     )
     pool = ServerPool("test pool", members, policy, "tachy-lab", **kwargs)
     backends: list[Backend] = [backend_for(url, "openai") for url in urls]
-    return PoolBackend(pool, backends)
+    return PoolBackend(pool, backends, ServerLoads(pool) if read_loads else None)
 
 
 async def read_all(stream: FleetStream) -> list[StreamEvent]:
@@ -129,8 +131,7 @@ async def test_least_loaded_picks_the_idle_server(labs: Callable[..., Any]) -> N
     idle, idle_url = await labs()
     other = backend_for(busy_url, "openai")
     readers = [asyncio.ensure_future(read_plain(other)) for _ in range(2)]
-    fleet = pool_of([busy_url, idle_url], Policy.LEAST_LOADED)
-    fleet.loads = type(fleet.loads)(2, ServerLoads(fleet.pool))
+    fleet = pool_of([busy_url, idle_url], Policy.LEAST_LOADED, read_loads=True)
     try:
         await until(lambda: busy.state.scheduler.running == 2)
         stream = fleet.answer(request())
@@ -143,6 +144,23 @@ async def test_least_loaded_picks_the_idle_server(labs: Callable[..., Any]) -> N
         await close(fleet)
     assert stream.winner_name == "server 2" and stream.sent == 1
     assert busy.stats.requests == 2 and idle.stats.completed == 1
+
+
+async def test_least_loaded_counts_its_own_requests_in_flight(labs: Callable[..., Any]) -> None:
+    first, first_url = await labs(output_tokens=2000, tpot_ms=20)
+    second, second_url = await labs()
+    fleet = pool_of([first_url, second_url], Policy.LEAST_LOADED)  # no server figures
+    held = fleet.answer(request())
+    reading = asyncio.ensure_future(read_all(held))
+    try:
+        await until(lambda: first.state.scheduler.running == 1)
+        stream = fleet.answer(request())
+        await read_all(stream)
+    finally:
+        reading.cancel()
+        await asyncio.gather(reading, return_exceptions=True)
+        await close(fleet)
+    assert held.winner_name == "server 1" and stream.winner_name == "server 2"
 
 
 async def read_plain(backend: Backend) -> None:
@@ -184,10 +202,8 @@ async def test_no_hedge_when_the_first_answers_in_time(labs: Callable[..., Any])
     _, first_url = await labs()
     second, second_url = await labs()
     fleet = pool_of([first_url, second_url], Policy.HEDGED)
-    primed(fleet, 0, 40.0)
-    primed(fleet, 1, 60.0)
-    for _ in range(20):  # server 1's P95 wait: long enough for any busy machine
-        fleet.book.cut_short(0, 60_000.0, 0)
+    for member in (0, 1):  # P95 waits long enough for any busy machine; server 1 first
+        primed(fleet, member, 60_000.0)
     try:
         stream = fleet.answer(request())
         await read_all(stream)
