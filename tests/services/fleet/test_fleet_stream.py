@@ -148,7 +148,7 @@ async def test_least_loaded_picks_the_idle_server(labs: Callable[..., Any]) -> N
 
 async def test_least_loaded_counts_its_own_requests_in_flight(labs: Callable[..., Any]) -> None:
     first, first_url = await labs(output_tokens=2000, tpot_ms=20)
-    second, second_url = await labs()
+    _, second_url = await labs()
     fleet = pool_of([first_url, second_url], Policy.LEAST_LOADED)  # no server figures
     held = fleet.answer(request())
     reading = asyncio.ensure_future(read_all(held))
