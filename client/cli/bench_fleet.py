@@ -41,7 +41,7 @@ async def run(args: argparse.Namespace, prompt: str) -> int:
                 model=model,
                 prompt=prompt,
                 n=args.n,
-                warmup=max(args.warmup, 20 if Policy.HEDGED in chosen else 0),
+                warmup=args.warmup,  # a hedged pool's own: at least HEDGE_WARMUP
                 max_tokens=args.max_tokens,
             )
             levels = args.sweep or [args.concurrency]

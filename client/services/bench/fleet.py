@@ -21,6 +21,9 @@ from client.services.fleet.pool_backend import PoolBackend
 from client.services.hud.server_load import ServerLoads
 
 SINGLE = "single server"
+# A hedged pool's warm-up: enough first tokens for each server's P95 wait to settle
+# (the app's pool keeps learning for the app's life; a benchmark starts from nothing).
+HEDGE_WARMUP = 50
 
 
 @dataclass(slots=True)
@@ -95,6 +98,8 @@ async def run_policy(
     settings: BenchSettings,
     progress: Progress | None = None,
 ) -> FleetRun:
+    if pool.policy is Policy.HEDGED:
+        settings = replace(settings, warmup=max(settings.warmup, HEDGE_WARMUP))
     loads = ServerLoads(pool) if pool.policy is not Policy.FAILOVER else None
     fleet = PoolBackend(pool, backends, loads)
     try:

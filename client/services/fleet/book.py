@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from client.core.stats import percentile
 
 KEPT = 200  # the latest waits per server that the figures are taken over
-MIN_SAMPLES = 10  # fewer than this: no P95 of its own (the pool's, or the default)
+MIN_SAMPLES = 20  # fewer than this: no P95 of its own (the pool's, or the default)
 DEFAULT_HEDGE_MS = 1000.0  # before anything is known: over 1 s the user needs a hint
 UNHEALTHY_S = 15.0  # a server that failed is tried last for this long
 
