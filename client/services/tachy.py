@@ -23,7 +23,7 @@ from client.backends.base import Backend
 from client.services.cascade.cascade import cascade_routes
 from client.services.cascade.saved_cascade import CascadePart, SavedCascade
 from client.services.chat.session import ChatSession
-from client.services.fleet.pool import ServerPool
+from client.services.fleet.pool import ServerPool, pool_choice, pool_name
 from client.services.fleet.pool_backend import PoolBackend
 from client.services.fleet.saved_pools import SavedPools
 from client.services.hud.server_load import ServerLoads
@@ -85,7 +85,14 @@ class Tachy:
 
     # --- the server in use ----------------------------------------------------------
     async def backend(self, choice: ServerChoice) -> Backend:
-        return await self.backends.backend(choice)
+        """The server's backend, or a saved pool's (listed in the picker like a server)."""
+        name = pool_name(choice)
+        if name is None:
+            return await self.backends.backend(choice)
+        pool = self.pools.get(name)
+        if pool is None:
+            raise ValueError(f"No saved pool is called {name!r}.")
+        return await self.pool_backend(pool)
 
     async def server_models(self, choice: ServerChoice) -> tuple[Backend, list[str]]:
         """The server's backend and its models' names, asked once."""
@@ -203,6 +210,10 @@ class Tachy:
                 pool, PoolBackend(pool, backends, ServerLoads(pool))
             )
         return known
+
+    def pool_choices(self) -> list[ServerChoice]:
+        """The saved pools, as the server picker lists them."""
+        return [pool_choice(pool) for pool in self.pools.all()]
 
     def pool_in_use(self) -> PoolBackend | None:
         """The pool the chat goes to now, if it goes to one."""

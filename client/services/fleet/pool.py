@@ -80,3 +80,18 @@ def pool_from_urls(urls: str, policy: Policy, api: str, model: str = "") -> Serv
     pool = ServerPool(",".join(m.name for m in members), tuple(members), policy, model)
     pool.check()
     return pool
+
+
+POOL_API = "pool"  # a pool as the server picker lists it: ServerChoice(name, "pool://NAME", "pool")
+
+
+def pool_choice(pool: ServerPool) -> ServerChoice:
+    """The pool as the server picker lists it, beside the servers."""
+    return ServerChoice(pool.name, f"{POOL_API}://{pool.name}", POOL_API)
+
+
+def pool_name(choice: ServerChoice) -> str | None:
+    """The pool's name when the picker's choice is a pool, else None."""
+    if choice.api != POOL_API:
+        return None
+    return choice.url.split("://", 1)[-1]
