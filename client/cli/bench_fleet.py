@@ -23,6 +23,7 @@ from client.cli.chat_common import EXIT_FAILED
 from client.services.bench.fleet import SINGLE, FleetRun, p99_cut, run_fleet
 from client.services.bench.runner import BenchSettings
 from client.services.fleet.pool import Policy
+from client.services.hud.server_load import ServerLoads
 from client.services.storage.stores import Stores
 from client.services.tachy import Tachy
 
@@ -45,7 +46,7 @@ async def run(args: argparse.Namespace, prompt: str) -> int:
                 max_tokens=args.max_tokens,
             )
             levels = args.sweep or [args.concurrency]
-            runs = await run_fleet(fleet.backends, pool, settings, chosen, levels)
+            runs = await run_fleet(fleet.backends, pool, settings, chosen, levels, ServerLoads)
     finally:
         await tachy.aclose()
     sys.stdout.write(format_fleet(runs))

@@ -26,6 +26,7 @@ from client.lab.server import RunningLab, run_in_thread
 from client.services.bench.fleet import FleetRun, run_policy, run_single
 from client.services.bench.runner import BenchSettings
 from client.services.fleet.pool import Policy, PoolMember, ServerPool
+from client.services.hud.server_load import ServerLoads
 from client.services.servers.servers import ServerChoice
 
 pytestmark = pytest.mark.perf
@@ -72,7 +73,7 @@ async def test_hedged_cuts_the_tail_of_a_lab_fleet(fleet: list[RunningLab]) -> N
             runs.append(await run_single(backends[0], settings))
             for policy in Policy:
                 left_before = [len(lab.server.stats.left_at_ns) for lab in fleet]
-                run = await run_policy(backends, pool_of(fleet, policy), settings)
+                run = await run_policy(backends, pool_of(fleet, policy), settings, ServerLoads)
                 runs.append(run)
                 if policy is Policy.HEDGED:
                     close_ms += closing_delays(fleet, left_before, run)

@@ -8,7 +8,7 @@ warm-up requests teach a hedged pool its servers' P95 waits before it is measure
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,11 +16,14 @@ from client.backends.base import Backend
 from client.core.stats import Summary
 from client.services.bench.runner import BenchReport, BenchSettings, Progress, run_bench
 from client.services.fleet.book import MemberFigures
+from client.services.fleet.loads import LoadReader
 from client.services.fleet.pool import Policy, ServerPool
 from client.services.fleet.pool_backend import PoolBackend
-from client.services.hud.server_load import ServerLoads
 
 SINGLE = "single server"
+# How a pool reads its servers' load (client/services/hud/server_load.py's ServerLoads;
+# given, as the HUD is a sibling of this area).
+LoadsOf = Callable[[ServerPool], LoadReader]
 # A hedged pool's warm-up: enough first tokens for each server's P95 wait to settle
 # (the app's pool keeps learning for the app's life; a benchmark starts from nothing).
 HEDGE_WARMUP = 50
@@ -73,6 +76,7 @@ async def run_fleet(
     settings: BenchSettings,
     policies: Sequence[Policy],
     concurrencies: Sequence[int],
+    loads_of: LoadsOf | None = None,
     progress: Progress | None = None,
 ) -> list[FleetRun]:
     runs: list[FleetRun] = []
@@ -80,7 +84,8 @@ async def run_fleet(
         at = replace(settings, concurrency=concurrency)
         runs.append(await run_single(backends[0], at, progress))
         for policy in policies:
-            runs.append(await run_policy(backends, replace(pool, policy=policy), at, progress))
+            chosen = replace(pool, policy=policy)
+            runs.append(await run_policy(backends, chosen, at, loads_of, progress))
     return runs
 
 
@@ -96,11 +101,13 @@ async def run_policy(
     backends: list[Backend],
     pool: ServerPool,
     settings: BenchSettings,
+    loads_of: LoadsOf | None = None,
     progress: Progress | None = None,
 ) -> FleetRun:
     if pool.policy is Policy.HEDGED:
         settings = replace(settings, warmup=max(settings.warmup, HEDGE_WARMUP))
-    loads = ServerLoads(pool) if pool.policy is not Policy.FAILOVER else None
+    reads = loads_of is not None and pool.policy is not Policy.FAILOVER
+    loads = loads_of(pool) if reads and loads_of is not None else None
     fleet = PoolBackend(pool, backends, loads)
     try:
         report = await run_bench(fleet, settings, progress=progress)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTableWidget
 
 from client.lab import LabServer, scenario_from_dict
 from client.services.fleet.pool import POOL_API, Policy
@@ -55,6 +56,9 @@ def test_a_pool_is_made_chosen_and_its_answer_names_its_server(make_app: Any, ru
         run(ask())
         assert last_answer_text(app.window.chat_view)
         assert refusing.stats.requests >= 1 and answering.stats.completed >= 1
+        table = app.hud.findChild(QTableWidget, "poolTable")  # the HUD's Pool tab
+        rows = {table.item(r, 0).text(): table.item(r, 3).text() for r in range(table.rowCount())}
+        assert rows == {"Box A": "0", "Box B": "1"}  # answers given by each
     finally:
         run(refusing.stop())
         run(answering.stop())
