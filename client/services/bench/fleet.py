@@ -24,8 +24,10 @@ SINGLE = "single server"
 # How a pool reads its servers' load (client/services/hud/server_load.py's ServerLoads;
 # given, as the HUD is a sibling of this area).
 LoadsOf = Callable[[ServerPool], LoadReader]
-# A hedged pool's warm-up: enough first tokens for each server's P95 wait to settle
-# (the app's pool keeps learning for the app's life; a benchmark starts from nothing).
+# A hedged pool's warm-up, at the concurrency it is measured at: enough first tokens for
+# each server's P95 wait to settle under that load (the app's pool keeps learning for
+# the app's life; a benchmark starts from nothing, and a P95 learnt one at a time is
+# too short for 16 at once).
 HEDGE_WARMUP = 50
 
 
@@ -104,12 +106,14 @@ async def run_policy(
     loads_of: LoadsOf | None = None,
     progress: Progress | None = None,
 ) -> FleetRun:
-    if pool.policy is Policy.HEDGED:
-        settings = replace(settings, warmup=max(settings.warmup, HEDGE_WARMUP))
     reads = loads_of is not None and pool.policy is not Policy.FAILOVER
     loads = loads_of(pool) if reads and loads_of is not None else None
     fleet = PoolBackend(pool, backends, loads)
     try:
+        if pool.policy is Policy.HEDGED:  # it learns its servers at the load it is measured at
+            warm = max(settings.warmup, HEDGE_WARMUP)
+            await run_bench(fleet, replace(settings, n=warm, warmup=0))
+            settings = replace(settings, warmup=0)
         report = await run_bench(fleet, settings, progress=progress)
     finally:
         await fleet.aclose()

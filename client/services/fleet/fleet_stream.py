@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from client.backends.errors import StreamInterrupted
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.conversation import ChatRequest
 from client.core.events import (
@@ -57,8 +58,12 @@ class Attempt:
     launched_ns: int
     hedge: bool = False
     task: asyncio.Task[None] | None = None
-    failed: bool = False
+    failure: Failed | None = None  # how it failed before its first token
     closed: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return self.failure is not None
 
 
 class FleetStream:
@@ -92,6 +97,8 @@ class FleetStream:
 
     @property
     def outcome(self) -> Done | Failed | None:
+        if self.winner is None and self._last is not None and self._last.failure is not None:
+            return self._last.failure  # no server answered
         return self.answering.outcome if self.answering else None
 
     @property
@@ -159,8 +166,8 @@ class FleetStream:
                 for out in self._on_report(attempt, event):
                     yield out
             if self.winner is None:  # every member failed: the last failure is the answer
-                assert self._last is not None and isinstance(self._last.stream.outcome, Failed)
-                yield self._last.stream.outcome
+                assert self._last is not None and self._last.failure is not None
+                yield self._last.failure
                 return
             async for event in self.winner.events:  # the hot path: straight from its stream
                 yield event
@@ -186,9 +193,12 @@ class FleetStream:
     async def _read_until_started(self, attempt: Attempt) -> None:
         tied = self._fleet.pool.tied
         while True:
-            event = await anext(attempt.events, None)
+            try:
+                event = await anext(attempt.events, None)
+            except Exception as error:  # a stream ends with Failed, not raising; be safe
+                event = Failed(error)
             if event is None:  # a stream always ends with Done or Failed; be safe anyway
-                return
+                event = Failed(StreamInterrupted("the server closed the stream before it began"))
             await self._reports.put((attempt, event))
             if isinstance(event, Token | Done | Failed) or (tied and isinstance(event, Prefill)):
                 return
@@ -201,7 +211,7 @@ class FleetStream:
             self.timeline.request_written_ns = self._first_written()
             return [event]
         if isinstance(event, Failed):
-            attempt.failed = True
+            attempt.failure = event
             self._last = attempt
             self._fleet.book.failed(attempt.member)
             self._close_soon(attempt)
