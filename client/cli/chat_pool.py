@@ -1,7 +1,7 @@
 """`tachy chat --pool NAME|URL,URL [--policy P] "question"`: one answer from a pool.
 
 The answer streams as from one server; stderr then says which server gave it and how
-many requests were sent for it (a hedge or a failover sends more than one).
+many of its servers were asked (a hedge or a failover asks more than one).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ async def _answer(args: argparse.Namespace, stream: FleetStream) -> None:
 
 
 def _say_server(stream: FleetStream) -> None:
-    sent = f"{stream.sent} requests sent" if stream.sent > 1 else "1 request sent"
+    sent = f"{stream.sent} servers asked" if stream.sent > 1 else "1 server asked"
     if stream.winner is not None:
         chat.say(f"answered by {stream.winner_name} ({sent})")
     else:
