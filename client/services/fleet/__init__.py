@@ -1,4 +1,3 @@
-"""Server pools: several servers serving one model, chosen per request by a policy
-(failover, least-loaded, hedged), and what each server did (TTFT, wins).
+"""Server pools: several servers of one model chosen per answer by a policy, and their figures.
 May import: servers, planning, storage; client.backends, client.store, client.core.
 """
