@@ -89,7 +89,16 @@ class PoolBackend:
         return self.backends[member].chat(replace(request, model=model), timeouts)
 
     async def list_models(self) -> list[ModelInfo]:
-        return await self._first().list_models()
+        """The first member's that answers (one server down leaves the pool usable)."""
+        failure: Exception | None = None
+        first = self._first_member()
+        for member in [first, *(m for m in range(len(self.backends)) if m != first)]:
+            try:
+                return await self.backends[member].list_models()
+            except Exception as error:  # the next server may answer
+                failure = error
+        assert failure is not None
+        raise failure
 
     async def running_models(self) -> list[ModelInfo] | None:
         return await self._first().running_models()

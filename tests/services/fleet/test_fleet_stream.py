@@ -247,3 +247,13 @@ async def test_stop_closes_every_request(labs: Callable[..., Any]) -> None:
     finally:
         await close(fleet)
     assert [f.in_flight for f in fleet.book.figures()] == [0, 0]
+
+
+async def test_the_models_come_from_a_server_that_answers(labs: Callable[..., Any]) -> None:
+    _, url = await labs()
+    fleet = pool_of([refused_url(), url], Policy.FAILOVER)
+    try:
+        names = [info.name for info in await fleet.list_models()]
+    finally:
+        await close(fleet)
+    assert "tachy-lab:latest" in names or "tachy-lab" in names
