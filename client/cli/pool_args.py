@@ -87,8 +87,8 @@ class OpenPool:
         self._own: PoolBackend | None = None
 
     async def __aenter__(self) -> PoolBackend:
-        if self._tachy.pools.get(self._pool.name) == self._pool:
-            return await self._tachy.pool_backend(self._pool)
+        if self._tachy.pools.get(self._pool.name) is not None:  # (maybe another policy)
+            return await self._tachy.pool_backend(self._pool)  # its servers' keys too
         backends = await member_backends(self._pool, self._key)
         self._own = PoolBackend(self._pool, backends, ServerLoads(self._pool))
         return self._own
