@@ -34,7 +34,7 @@ GOAL_EXTRA = 0.10  # ... for at most 10 % more requests (issue 31)
 async def run(args: argparse.Namespace, prompt: str) -> int:
     tachy = Tachy(Stores(), warm_models=False)
     try:
-        pool = pool_args.find_pool(tachy, args.pool, None, args.api, args.model or "")
+        pool = pool_args.find_pool(tachy, args, None)
         chosen = pool_args.policies(args.policy)
         async with pool_args.OpenPool(tachy, replace(pool, policy=chosen[0]), _key(args)) as fleet:
             model = args.model or pool.model or (await fleet.list_models())[0].name

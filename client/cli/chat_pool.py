@@ -22,7 +22,7 @@ from client.services.tachy import Tachy
 async def run(args: argparse.Namespace, text: str, found: Retrieval | None) -> int:
     tachy = Tachy(Stores(), warm_models=False)
     try:
-        pool = pool_args.find_pool(tachy, args.pool, args.policy, args.api, args.model or "")
+        pool = pool_args.find_pool(tachy, args, args.policy)
         key = chat.api_key(args.api_key_env)
         async with pool_args.OpenPool(tachy, pool, key) as backend:
             # A member naming its own model asks for it whatever this one is.

@@ -5,6 +5,7 @@ server that cannot be reached still joins: the pool fails over past it)."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from client.backends import backend_for, make_backend
 from client.backends.base import Backend
@@ -23,6 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser, several_policies: bool = Fals
         metavar="NAME|URL,URL",
         help="a pool of servers serving the same model: a saved pool's name, or addresses "
         "(URL or URL#MODEL) separated by commas",
+    )
+    parser.add_argument(
+        "--tied",
+        action="store_true",
+        help="with --pool: a llama.cpp server reading the question counts as started "
+        "(the other request is closed then)",
     )
     if several_policies:
         parser.add_argument(
@@ -47,8 +54,13 @@ def policies(text: str) -> list[Policy]:
         raise TachyError(str(error)) from None
 
 
-def find_pool(tachy: Tachy, text: str, policy: str | None, api: str, model: str) -> ServerPool:
-    """A saved pool by name, else the addresses given."""
+def find_pool(tachy: Tachy, args: argparse.Namespace, policy: str | None) -> ServerPool:
+    """A saved pool by --pool's name, else its addresses; --tied turns tied on."""
+    pool = _find_pool(tachy, args.pool, policy, args.api, args.model or "")
+    return replace(pool, tied=True) if args.tied else pool
+
+
+def _find_pool(tachy: Tachy, text: str, policy: str | None, api: str, model: str) -> ServerPool:
     saved = tachy.pools.get(text)
     try:
         if saved is not None:
