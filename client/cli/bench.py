@@ -23,7 +23,16 @@ from client.backends.base import Backend
 from client.backends.engine_settings import parse_spec
 from client.backends.errors import TachyError
 from client.backends.reasons import os_words
-from client.cli import bench_cascade, bench_modes, bench_race, bench_spec, cascade_args, images
+from client.cli import (
+    bench_cascade,
+    bench_fleet,
+    bench_modes,
+    bench_race,
+    bench_spec,
+    cascade_args,
+    images,
+    pool_args,
+)
 from client.cli.chat_common import EXIT_FAILED, EXIT_UNREACHABLE, failure_exit, first_listed
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.stats import Summary
@@ -87,6 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cascade_args.add_arguments(parser)
     bench_race.add_arguments(parser)
     images.add_arguments(parser)
+    pool_args.add_arguments(parser, several_policies=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         if bench_race.wanted(args):
             return asyncio.run(bench_race.run(args, prompt))
+        if args.pool:
+            return asyncio.run(bench_fleet.run(args, prompt))
         if cascade_args.wanted(args):
             given = prompt if (args.prompt or args.prompt_file) else None
             return asyncio.run(bench_cascade.run(args, given))

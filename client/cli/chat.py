@@ -20,7 +20,7 @@ from client.backends.base import Backend, ModelInfo
 from client.backends.errors import TachyError
 from client.backends.local_engine import LocalEngineUnavailable
 from client.backends.openai_compat import OpenAICompatBackend
-from client.cli import cascade_args, chat_cascade, chat_kb, images
+from client.cli import cascade_args, chat_cascade, chat_kb, chat_pool, images, pool_args
 from client.cli.chat_common import (
     EXIT_FAILED,
     EXIT_STOPPED,
@@ -79,6 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     chat_kb.add_arguments(parser)
     chat_cascade.add_arguments(parser)
     images.add_arguments(parser)
+    pool_args.add_arguments(parser)
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,6 +107,11 @@ async def _chat(args: argparse.Namespace) -> int:
     found = await chat_kb.retrieve(args, text) if args.kb else None
     if found is not None:
         chat_kb.report_retrieved(found, args.json)
+    if args.pool:
+        code = await chat_pool.run(args, text, found)
+        if found is not None:
+            chat_kb.report_sources(found)
+        return code
     if cascade_args.wanted(args):
         code = await chat_cascade.run(args, text, found)
         if found is not None:

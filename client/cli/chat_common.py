@@ -22,13 +22,15 @@ from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
 from client.services.cascade.fallback import FallbackStream
 from client.services.chat.turn_state import STATE_WORDS, StreamStates
+from client.services.fleet.fleet_stream import FleetStream
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
 EXIT_INTERRUPTED = 3
 EXIT_STOPPED = 130
-# A lone model's stream, or a cascade's (the other model takes over before a first token).
-AnswerStream = ChatStream | FallbackStream
+# A lone model's stream, a cascade's (the other model takes over before a first token),
+# or a pool's (client/services/fleet).
+AnswerStream = ChatStream | FallbackStream | FleetStream
 TICK_S = 0.1  # --json, before the first byte: how often the request's stamps are read
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -54,7 +55,11 @@ def arrivals(state: LabState) -> Middleware:
         state.arrived(now)
         if state.starting(now) and request.path.startswith(STARTING_PATHS):
             return loading_response()
-        return await handler(request)
+        try:
+            return await handler(request)
+        except asyncio.CancelledError:  # the client left (handler_cancellation) or we stop
+            state.stats.left_at_ns.append(time.perf_counter_ns())
+            raise
 
     return stamp_arrival
 

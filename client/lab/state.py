@@ -40,6 +40,9 @@ class LabStats:
     requests: int = 0
     completed: int = 0
     disconnected: int = 0  # the client went away before the reply ended
+    # time.perf_counter_ns() when each request's handler saw its client leave (any path);
+    # comparable with a client's stamps only when the lab runs in the client's process
+    left_at_ns: list[int] = field(default_factory=list)
     held: int = 0  # requests being held right now by the never_answer fault
     faults: Counter[str] = field(default_factory=Counter)
 

@@ -23,6 +23,10 @@ from client.backends.base import Backend
 from client.services.cascade.cascade import cascade_routes
 from client.services.cascade.saved_cascade import CascadePart, SavedCascade
 from client.services.chat.session import ChatSession
+from client.services.fleet.pool import ServerPool, pool_choice, pool_name
+from client.services.fleet.pool_backend import PoolBackend
+from client.services.fleet.saved_pools import SavedPools
+from client.services.hud.server_load import ServerLoads
 from client.services.images.vision import ModelVision
 from client.services.knowledge.knowledge import KnowledgeBase
 from client.services.knowledge.knowledge_stage import KnowledgeStage
@@ -74,6 +78,8 @@ class Tachy:
         self.cascade = SavedCascade(self.stores)
         self.chat_defaults = SavedChatDefaults(self.stores.settings)  # the Settings window's
         self.vision = ModelVision()  # which models can see, asked once each
+        self.pools = SavedPools(self.stores)
+        self._pool_backends: dict[ServerPool, PoolBackend] = {}  # their figures last
         self._before_cascade: tuple[Route, ...] | None = None  # the routes it replaced
 
     @property
@@ -85,7 +91,14 @@ class Tachy:
 
     # --- the server in use ----------------------------------------------------------
     async def backend(self, choice: ServerChoice) -> Backend:
-        return await self.backends.backend(choice)
+        """The server's backend, or a saved pool's (listed in the picker like a server)."""
+        name = pool_name(choice)
+        if name is None:
+            return await self.backends.backend(choice)
+        pool = self.pools.get(name)
+        if pool is None:
+            raise ValueError(f"No saved pool is called {name!r}.")
+        return await self.pool_backend(pool)
 
     async def server_models(self, choice: ServerChoice) -> tuple[Backend, list[str]]:
         """The server's backend and its models' names, asked once."""
@@ -213,6 +226,28 @@ class Tachy:
             return None
         return cascade_routes(await self._route(profile.fast), await self._route(profile.strong))
 
+    # --- pools (client/services/fleet) ---------------------------------------------
+    async def pool_backend(self, pool: ServerPool) -> PoolBackend:
+        """The pool as one backend, chosen like a server; made once per pool, so its
+        servers' figures (the HUD's pool table, the hedge's waits) last the app's life."""
+        known = self._pool_backends.get(pool)
+        if known is None:
+            backends = [await self.backend(member.choice) for member in pool.members]
+            known = self._pool_backends.setdefault(
+                pool, PoolBackend(pool, backends, ServerLoads(pool))
+            )
+        return known
+
+    def pool_choices(self) -> list[ServerChoice]:
+        """The saved pools, as the server picker lists them."""
+        return [pool_choice(pool) for pool in self.pools.all()]
+
+    def pool_in_use(self) -> PoolBackend | None:
+        """The pool the chat goes to now, if it goes to one."""
+        session = self.session
+        backend = session.routes[0].backend if session is not None and session.routes else None
+        return backend if isinstance(backend, PoolBackend) else None
+
     # --- the local engine -----------------------------------------------------------
     def local_engine(self) -> ManagedEngine:
         """The embedded engine, made once (not started: that takes seconds)."""
@@ -245,6 +280,8 @@ class Tachy:
         try:
             if self.warming is not None:
                 await self.warming.aclose()
+            for pool in self._pool_backends.values():
+                await pool.aclose()
             await self.backends.aclose()
         finally:
             if self.engine is not None:

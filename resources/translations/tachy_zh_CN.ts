@@ -1650,6 +1650,10 @@ Last lines from the engine:
         <source>Save graphs</source>
         <translation>保存图表</translation>
     </message>
+    <message>
+        <source>Pool</source>
+        <translation>服务器池</translation>
+    </message>
 </context>
 <context>
     <name>LatencyStrip</name>
@@ -1901,6 +1905,122 @@ tokens/s</source>
     <message>
         <source>{done} of {total}</source>
         <translation>{done} / {total}</translation>
+    </message>
+</context>
+<context>
+    <name>Pool</name>
+    <message>
+        <source>from {server}</source>
+        <translation>来自 {server}</translation>
+    </message>
+</context>
+<context>
+    <name>PoolDialog</name>
+    <message>
+        <source>Edit pool</source>
+        <translation>编辑服务器池</translation>
+    </message>
+    <message>
+        <source>New pool</source>
+        <translation>新建服务器池</translation>
+    </message>
+    <message>
+        <source>the model every server serves</source>
+        <translation>每台服务器都提供的模型</translation>
+    </message>
+    <message>
+        <source>Failover: the first that answers</source>
+        <translation>故障转移：第一个应答的服务器</translation>
+    </message>
+    <message>
+        <source>Least loaded: the least busy server</source>
+        <translation>最少负载：最空闲的服务器</translation>
+    </message>
+    <message>
+        <source>Hedged: a second server when the first is slow</source>
+        <translation>对冲：第一个慢时再发给第二个服务器</translation>
+    </message>
+    <message>
+        <source>Count a llama.cpp server reading the question as started</source>
+        <translation>llama.cpp 服务器开始读取问题即视为已开始</translation>
+    </message>
+    <message>
+        <source>&amp;Name</source>
+        <translation>名称(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Servers</source>
+        <translation>服务器(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Model</source>
+        <translation>模型(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;Policy</source>
+        <translation>策略(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Remove this pool…</source>
+        <translation>删除此服务器池…</translation>
+    </message>
+</context>
+<context>
+    <name>PoolView</name>
+    <message>
+        <source>Servers of the pool</source>
+        <translation>服务器池中的服务器</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>TTFT P50 (ms)</source>
+        <translation>首词元时间 P50（毫秒）</translation>
+    </message>
+    <message>
+        <source>TTFT P95 (ms)</source>
+        <translation>首词元时间 P95（毫秒）</translation>
+    </message>
+    <message>
+        <source>Answers given</source>
+        <translation>给出的回答</translation>
+    </message>
+    <message>
+        <source>Requests sent</source>
+        <translation>发送的请求</translation>
+    </message>
+    <message>
+        <source>Failures</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>The chat uses one server, not a pool.</source>
+        <translation>聊天使用单个服务器，而非服务器池。</translation>
+    </message>
+    <message>
+        <source>Pool “{name}”</source>
+        <translation>服务器池“{name}”</translation>
+    </message>
+</context>
+<context>
+    <name>PoolsController</name>
+    <message>
+        <source>Pools</source>
+        <translation>服务器池</translation>
+    </message>
+    <message>
+        <source>Pools: several servers serving one model</source>
+        <translation>服务器池：多台服务器提供同一个模型</translation>
+    </message>
+    <message>
+        <source>New pool…</source>
+        <translation>新建服务器池…</translation>
+    </message>
+    <message>
+        <source>Edit “{name}”…</source>
+        <translation>编辑“{name}”…</translation>
     </message>
 </context>
 <context>

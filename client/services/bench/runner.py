@@ -31,6 +31,8 @@ from client.core.stats import Summary, summarize
 from client.core.vllm_timings import VllmTimings, vllm_timings
 from client.services.bench.figures import RunFigures, goodput, run_figures
 from client.services.bench.load import poisson_offsets, send_all
+from client.services.fleet.fleet_stream import FleetStream
+from client.services.fleet.pool_backend import answer_stream_of
 from client.services.planning.planner import PlanInput, PlanSettings, Route, plan_request
 
 DEFAULT_PROMPT = "Write a short paragraph about the sea."
@@ -107,6 +109,7 @@ class RequestResult:
     outcome: str = "stop"  # the Done reason, or "failed"
     error: str | None = None
     error_type: str | None = None
+    sent: int = 1  # requests sent for it (a pool's hedge or failover sends more)
 
     @property
     def ok(self) -> bool:
@@ -134,6 +137,7 @@ class RequestResult:
             "cold": self.cold,
             "outcome": self.outcome,
             "error": self.error,
+            "sent": self.sent,
             "server_timings": m.server,
         }
 
@@ -259,11 +263,15 @@ async def measure_one(
 ) -> RequestResult:
     """One streamed request; never raises except when cancelled."""
     started_at = time.time()
-    async with backend.chat(settings.request(backend, index), settings.timeouts) as stream:
+    request = settings.request(backend, index)
+    async with answer_stream_of(backend, request, settings.timeouts) as stream:
         async for _event in stream:
             pass
     outcome = stream.outcome
-    result = RequestResult(started_at, backend.base_url, settings.model, stream.metrics(), cold)
+    server = backend.base_url
+    result = RequestResult(started_at, server, settings.model, stream.metrics(), cold)
+    if isinstance(stream, FleetStream):  # a pool's: the server that answered
+        result.server, result.sent = stream.winner_name or server, stream.sent
     if isinstance(outcome, Failed):
         result.outcome = "failed"
         result.error = outcome.message

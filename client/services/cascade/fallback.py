@@ -35,6 +35,8 @@ from client.core.metrics import RequestMetrics
 from client.core.timeline import RequestTimeline
 from client.services.cascade.cascade import falls_back
 from client.services.cascade.route_record import mark_fallback
+from client.services.fleet.fleet_stream import FleetStream
+from client.services.fleet.pool_backend import answer_stream_of
 from client.services.planning.planner import RequestPlan
 
 
@@ -64,11 +66,11 @@ def answer_stream(
     timeouts: StreamTimeouts,
     on_fallback: OnFallback,
     first_token_s: float | None = None,
-) -> ChatStream | FallbackStream:
-    """The plan's stream: through its fallback for a cascade; else the route's own (no
-    extra hop per token)."""
+) -> ChatStream | FallbackStream | FleetStream:
+    """The plan's stream: through its fallback for a cascade; a pool's answer for a
+    pool (client/services/fleet); else the route's own (no extra hop per token)."""
     if plan.fallback is None:
-        return plan.route.backend.chat(plan.request(), timeouts)
+        return answer_stream_of(plan.route.backend, plan.request(), timeouts)
     return FallbackStream(plan, timeouts, on_fallback, first_token_s)
 
 

@@ -22,9 +22,10 @@ from client.core.events import Done, Failed, ServerTimings, Started, StreamEvent
 from client.core.metrics import RequestMetrics
 from client.core.timeline import RequestTimeline
 from client.services.cascade.fallback import FallbackStream
+from client.services.fleet.fleet_stream import FleetStream
 
 POLL_S = 0.25  # asking again: a server on this machine or network answers a 503 at once
-AnswerStream = ChatStream | FallbackStream
+AnswerStream = ChatStream | FallbackStream | FleetStream
 OnLoading = Callable[[bool], None]
 
 

@@ -76,7 +76,8 @@ from client.services.chat.turn_state import (
     TurnState,
     live_state,
 )
-from client.services.chat.turn_store import Turn, name_fallback
+from client.services.chat.turn_store import Turn, name_fallback, name_pool_server
+from client.services.fleet.fleet_stream import FleetStream
 from client.services.images.cost import note_images
 from client.services.knowledge.knowledge_stage import Retrieved
 from client.services.knowledge.retrieval import Retrieval, as_passages
@@ -119,7 +120,7 @@ class Generation(FirstTokenWait):
         self._build_request = build_request
         self._turn: Turn | None = None
         self._turn_task: asyncio.Future[Turn] | None = None
-        self._stream: ChatStream | FallbackStream | LoadingRetryStream | None = None
+        self._stream: ChatStream | FallbackStream | FleetStream | LoadingRetryStream | None = None
         self._answer_filter: AnswerFilter | None = None
         self._text_parts: list[str] = []  # what was shown (after the answer filter)
         self._thinking_parts: list[str] = []
@@ -151,6 +152,15 @@ class Generation(FirstTokenWait):
     def route(self) -> Route | None:
         """The server and model that answer (None until the request is planned)."""
         return self.plan.route if self.plan is not None else None
+
+    @property
+    def answered_by(self) -> tuple[str, str] | None:
+        """A pool's answer: the server that gave it, and its model (None otherwise, or
+        before a server of the pool answered)."""
+        stream = self._stream
+        if isinstance(stream, FleetStream) and stream.winner is not None:
+            return stream.winner_name, stream.winner_model
+        return None
 
     @property
     def fitted(self) -> FittedPrompt | None:
@@ -441,15 +451,19 @@ class Generation(FirstTokenWait):
             if self.fell_back is not None and self._turn is not None:  # the second attempt
                 history, answer = self._settings.history, self._turn.assistant_message_id
                 await history.db.run(name_fallback, history, answer, self.fell_back.plan.route)
+            if (answered_by := self.answered_by) is not None and self._turn is not None:
+                history, answer = self._settings.history, self._turn.assistant_message_id
+                await history.db.run(name_pool_server, history, answer, *answered_by)
         load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
         self._loading.server_loaded(load_ms)
         metrics_store = self._settings.metrics_store
         route = self.route
         if metrics_store is not None and self._stream is not None and route is not None:
+            answered_by = self.answered_by
             record = functools.partial(
                 metrics_store.record,
                 finished.metrics,
-                server=route.server_name,
+                server=answered_by[0] if answered_by else route.server_name,
                 model=route.model,
                 outcome=finished.outcome.value,
                 message_id=self.assistant_message_id,

@@ -249,6 +249,14 @@ def name_fallback(history: HistoryStore, message_id: int, route: Route) -> None:
     history.set_answerer(message_id, origin.server or None, origin.model, origin.route or None)
 
 
+POOL_ROUTE = "pool"  # stored as an answer's route: a server of a pool wrote it
+
+
+def name_pool_server(history: HistoryStore, message_id: int, server: str, model: str) -> None:
+    """A pool's answer is named by the server of the pool that gave it."""
+    history.set_answerer(message_id, server, model, POOL_ROUTE)
+
+
 def _message(history: HistoryStore, message_id: int, role: str) -> StoredMessage:
     message = history.get_message(message_id)
     if message is None:

@@ -20,6 +20,7 @@ from client.services.chat.session_events import Finished, NextStep, Outcome, Slo
 from client.services.chat.shown_history import ShownHistory, StoredMessage
 from client.services.chat.stage_record import stage_record
 from client.services.chat.turn_state import TurnState
+from client.services.chat.turn_store import POOL_ROUTE
 from client.services.planning.router import RouteDecision
 from client.ui.chat.generation_runner import GenerationRunner, temporary_key
 from client.ui.chat.render.answer_footer import footer_text
@@ -28,7 +29,7 @@ from client.ui.chat.render.citations import add_stored_citations
 from client.ui.common.async_errors import report
 from client.ui.common.error_text import error_text
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.common.route_words import tier_label
+from client.ui.common.route_words import pool_label, tier_label
 from client.ui.common.turn_words import slow_start_sentence
 
 if TYPE_CHECKING:
@@ -282,9 +283,10 @@ class ChatPage(QObject):
             if generation.metrics_record_id is None:  # not stored (no room): add it
                 requests.append(finished.metrics)
         whole = whole_answer(requests or [finished.metrics])
-        if whole is None:
-            return ""
-        return footer_text(whole, whole.parts, loading_ms(stages))
+        figures = footer_text(whole, whole.parts, loading_ms(stages)) if whole is not None else ""
+        answered_by = generation.answered_by  # a pool's answer: the server that gave it
+        source = pool_label(POOL_ROUTE, answered_by[0]) if answered_by else ""
+        return " · ".join(part for part in (figures, source) if part)
 
     def _on_conversation_known(self, conversation_id: int) -> None:
         if self.conversation_id != conversation_id:
@@ -409,6 +411,7 @@ class ChatPage(QObject):
             thinking=message.thinking or "",
             route=message.route or "",
             model=message.model or "",
+            server=message.server or "",
         )
 
     def _add_footers(self, shown: list[ShownMessage]) -> None:
@@ -426,8 +429,13 @@ class ChatPage(QObject):
             whole = whole_answer(requests)
             loaded = loading_ms(requests[0].stages) if requests else None
             figures = footer_text(whole, whole.parts, loaded) if whole is not None else ""
-            # As the live answer showed it: its figures, then a cascade's route.
-            parts = [figures, tier_label(message.route, message.model)]
+            # As the live answer showed it: its figures, then a cascade's route or the
+            # server of a pool that gave it.
+            parts = [
+                figures,
+                tier_label(message.route, message.model),
+                pool_label(message.route, message.server),
+            ]
             message.footer = " · ".join(part for part in parts if part)
             if requests:
                 add_stored_citations(message, requests[-1].stages)

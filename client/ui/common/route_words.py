@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 
 from client.services.cascade.route_record import FALLBACK, RouteNote
+from client.services.chat.turn_store import POOL_ROUTE
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 
 CONTEXT = "Cascade"
@@ -44,10 +45,17 @@ def tier_word(tier: str) -> str:
 
 def tier_label(tier: str | None, model: str | None) -> str:
     """ "fast · SmolLM2-135M" for a cascade's answer; "" without a cascade."""
-    if not tier or not model:
+    if not tier or not model or tier == POOL_ROUTE:
         return ""
     label = QCoreApplication.translate("Cascade", "{tier} · {model}")
     return label.format(tier=tier_word(tier), model=model)
+
+
+def pool_label(route: str | None, server: str | None) -> str:
+    """ "from gpu-box-2" under an answer a server of a pool gave; "" otherwise."""
+    if route != POOL_ROUTE or not server:
+        return ""
+    return QCoreApplication.translate("Pool", "from {server}").format(server=server)
 
 
 def decision_reason(note: RouteNote) -> str:

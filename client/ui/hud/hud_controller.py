@@ -103,4 +103,20 @@ def attach_hud(app: TachyApp) -> LatencyHud:
     app.servers.serverChanged.connect(hud.set_server)
     app.servers.serverChanged.connect(lambda url, *_: _show_engine(app, hud, url))
     app.page.timingRequested.connect(lambda key: _show_timing(app, hud, key))
+    _attach_pool_view(app, hud)
     return hud
+
+
+def _attach_pool_view(app: TachyApp, hud: LatencyHud) -> None:
+    """The Pool tab: the pool in use's servers, renewed after each answer."""
+    from client.ui.hud.pool_view import PoolView
+
+    view = PoolView()
+    hud.tabs.addTab(view, QCoreApplication.translate("LatencyHud", "Pool"))
+
+    def renew(*_: object) -> None:
+        pool = app.tachy.pool_in_use()
+        view.show_pool(pool.pool.name if pool else None, pool.book.figures() if pool else ())
+
+    app.page.answerEnded.connect(renew)
+    app.servers.serverChanged.connect(renew)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from client.services.errors import InvalidServerAddress, SecretsUnavailable, user_message
+from client.services.fleet.pool import pool_name
 from client.services.servers.reachability import WAITS, Waiting, WaitKind
 from client.services.servers.servers import (
     NOT_STARTED_URL,
@@ -128,7 +129,7 @@ class ServerController(QObject):
 
     async def refresh_choices(self) -> list[ServerChoice]:
         detected = await detected_choices()
-        saved = self.saved.choices()
+        saved = [*self.saved.choices(), *self.tachy.pool_choices()]
         extra = [self.current] if self.current is not None else []
         choices = server_choices([*saved, *extra], detected)
         return self._list(choices, self.current)
@@ -188,7 +189,9 @@ class ServerController(QObject):
         chosen = model or (names[0] if names else "")
         self.window.server_bar.set_models(names, chosen, choice)
         self._use(backend, chosen, choice)
-        self.serverChanged.emit(normalize_url(choice.url), choice.api, chosen)
+        pool = pool_name(choice) is not None  # its HUD server view: its first server's
+        url, api = (backend.base_url, backend.api) if pool else (choice.url, choice.api)
+        self.serverChanged.emit(normalize_url(url), api, chosen)
         self.saved.remember(choice)
 
     # --- a chosen server that does not answer yet ---------------------------------

@@ -162,9 +162,11 @@ class TachyApp:
         self.model_picker = ModelPickerController(self)
 
     def _attach_server_editor(self) -> None:
+        from client.ui.servers.pools.pools_controller import PoolsController
         from client.ui.servers.server_editor import ServerEditor
 
         self.server_editor = ServerEditor(self.servers)
+        self.pools = PoolsController(self.servers)
 
     def _attach_welcome(self) -> None:
         from client.ui.chat.welcome import WelcomeController

@@ -22,6 +22,7 @@ class ShownMessage:
     footer: str = ""  # "0.21 s to first token · 48 tok/s ..." (client.ui.chat.render.answer_footer)
     route: str = ""  # a cascade's "fast" or "strong" (as stored with the answer)
     model: str = ""  # the model that wrote it
+    server: str = ""  # the server that wrote it (shown for a pool's answer)
     # Knowledge: a heading, then "[1] ~/notes/a.md:3-9" ...
     # (client.ui.knowledge.knowledge_controller)
     citations: list[str] = field(default_factory=list)
