@@ -55,6 +55,17 @@ class LoopRunner:
 
 
 @pytest.fixture(autouse=True)
+def same_look_after(qapp: QApplication) -> Iterator[None]:
+    """Each test leaves the app's look as it found it: a test that chose a theme (View >
+    Theme sets Qt's colour scheme) or installed a dark palette would darken the next."""
+    palette, sheet = qapp.palette(), qapp.styleSheet()
+    yield
+    qapp.styleHints().unsetColorScheme()
+    QApplication.setPalette(palette)
+    qapp.setStyleSheet(sheet)
+
+
+@pytest.fixture(autouse=True)
 def english_figures() -> Iterator[None]:
     """Each window test starts in US English (1,340.0), whatever the machine's locale
     or an earlier test's QLocale.setDefault: figures are written by QLocale."""

@@ -58,6 +58,11 @@ class LoadingRetryStream:
         return self._current.usage
 
     @property
+    def answering(self) -> AnswerStream:
+        """The stream answering now (a pool's FleetStream names its winner)."""
+        return self._current
+
+    @property
     def server_timings(self) -> list[ServerTimings]:
         return self._current.server_timings
 

@@ -108,15 +108,23 @@ def attach_hud(app: TachyApp) -> LatencyHud:
 
 
 def _attach_pool_view(app: TachyApp, hud: LatencyHud) -> None:
-    """The Pool tab: the pool in use's servers, renewed after each answer."""
-    from client.ui.hud.pool_view import PoolView
+    """The Pool tab while the chat goes to a pool: its servers, renewed after each
+    answer; no tab otherwise."""
+    from client.ui.servers.pools.pool_view import PoolView
 
     view = PoolView()
-    hud.tabs.addTab(view, QCoreApplication.translate("LatencyHud", "Pool"))
+    title = QCoreApplication.translate("LatencyHud", "Pool")
 
     def renew(*_: object) -> None:
         pool = app.tachy.pool_in_use()
-        view.show_pool(pool.pool.name if pool else None, pool.book.figures() if pool else ())
+        index = hud.tabs.indexOf(view)
+        if pool is None:
+            if index >= 0:
+                hud.tabs.removeTab(index)
+            return
+        if index < 0:
+            hud.tabs.addTab(view, title)
+        view.show_pool(pool.pool.name, pool.book.figures())
 
     app.page.answerEnded.connect(renew)
     app.servers.serverChanged.connect(renew)

@@ -159,7 +159,10 @@ class ServerView(QWidget):
         self._in_flight = loop.create_task(self._poll(self.poller))
 
     async def _poll(self, poller: ServerStatsPoller) -> None:
-        snapshot = await poller.poll()
+        try:
+            snapshot = await poller.poll()
+        except RuntimeError:  # httpx: its client was closed under it (the view closing)
+            return
         if poller is self.poller:  # the server may have changed while we waited
             self.show_snapshot(snapshot)
 
