@@ -5,7 +5,8 @@ count_tokens: llama.cpp server, so the local engine, and vLLM /tokenize; a remot
 llama-cpp-python server /extras/tokenize/count). Ollama and anything else get the
 documented estimate of client.core.budget (ceil(chars / 4) + 4 per message), refined by the
 characters-per-token ratio the server's tokenizer showed for this conversation when
-it has one.
+it has one. A message's images add their estimate by tiles
+(client.core.images.estimate_image_tokens).
 
 The budget and the composer need a count *now* (on every keystroke), so the counter
 is a plain callable that answers from a cache; ``prepare()`` fills that cache in the
@@ -23,6 +24,7 @@ from collections.abc import Iterable
 from client.backends.base import Backend
 from client.core.budget import CHARS_PER_TOKEN, TOKENS_PER_MESSAGE
 from client.core.conversation import ChatMessage
+from client.core.images import estimate_image_tokens
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +55,8 @@ class PromptTokenCounter:
 
     # -- the synchronous side: budget and composer ---------------------------
     def __call__(self, message: ChatMessage) -> int:
-        return self.count_text(message.content) + TOKENS_PER_MESSAGE
+        images = sum(estimate_image_tokens(i) for i in message.images)
+        return self.count_text(message.content) + TOKENS_PER_MESSAGE + images
 
     def count_text(self, text: str) -> int:
         cached = self._counts.get(text)

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
 from client.core.conversation import ChatMessage
+from client.core.images import ImagePart, estimate_image_tokens
 from client.core.prediction import ModelState, Prediction, TtftPredictor
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
@@ -84,6 +85,9 @@ class WarmingPolicy:
         self._context_for: object = _UNCOUNTED
         self._draft: Draft | None = None
         self._sent: Draft | None = None
+        # The images waiting in the composer (the window's attachments set it): their
+        # prompt tokens are part of the draft's predicted wait.
+        self.draft_images: Callable[[], Sequence[ImagePart]] = tuple
 
     # --- the session ----------------------------------------------------------------
     def attach(self, session: ChatSession) -> None:
@@ -193,7 +197,8 @@ class WarmingPolicy:
         if not text.strip():  # (sending clears the composer: the draft sent stays)
             return None
         count = self.counter.count_text(text) if self.counter else len(text) // 4 + 1
-        tokens = self._base_tokens + count + TOKENS_PER_MESSAGE
+        images = sum(estimate_image_tokens(image) for image in self.draft_images())
+        tokens = self._base_tokens + count + TOKENS_PER_MESSAGE + images
         loading_ms = (time.monotonic() - self.loading_since) * 1000 if self.loading_since else 0
         prediction = self.predictor.predict(tokens, self.warmer.state, loading_ms)
         predicted = prediction.ttft_ms if prediction is not None else None

@@ -49,6 +49,8 @@ class AttachmentsController(QObject):
         self._tokens = itertools.count(1)
         self._route: Route | None = None
         self._connect()
+        if tachy.warming is not None:  # the waiting images count in the predicted wait
+            tachy.warming.draft_images = lambda: [a.sent for a in self.waiting.images]
         self._follow = QTimer(self)
         self._follow.setInterval(FOLLOW_MS)
         self._follow.timeout.connect(self.follow_route)
