@@ -9,6 +9,9 @@ When the chosen route fails before its first token (or gives none within the cas
 wait: 10 s, never past --first-token-timeout), the other answers and --json
 prints {"event": "fallback", "from": "strong", "to": "fast", "error": "..."}; the exit
 code is the answer's (0 when the other model answered).
+
+With --image the question goes to a route whose model can see (as the window sends
+it), and a fallback that cannot see is left out.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
-from client.cli import cascade_args
+from client.cli import cascade_args, images
 from client.cli import chat_common as chat
 from client.core.events import Failed
+from client.core.images import Attachment
 from client.services.cascade.cascade import (
     FALLBACK_AFTER_S,
     answer_label,
@@ -27,12 +32,15 @@ from client.services.cascade.cascade import (
     first_token_limit,
 )
 from client.services.cascade.fallback import FallbackStream, FellBack
+from client.services.images.vision import ModelVision
 from client.services.knowledge.retrieval import Retrieval, as_passages
 from client.services.planning.planner import (
     PlanInput,
     PlanSettings,
     RequestPlan,
     Route,
+    RouteChoice,
+    choose_route,
     plan_request,
 )
 from client.services.planning.router import RouteDecision, decide
@@ -57,7 +65,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 async def run(args: argparse.Namespace, text: str, found: Retrieval | None) -> int:
     async with cascade_args.CascadeRoutes(args.fast, args.strong, _key(args)) as routes:
         decision = await _decision(args, text, routes)
-        plan = plan_request(_given(args, text, found, routes, decision))
+        vision = ModelVision()
+        choice = choose_route(routes, text, decision)
+        attached: list[Attachment] = []
+        if args.image:  # to a model that can see, as the window sends it
+            choice = await vision.route_for_images(choice, routes)
+            support = await vision.support(choice.route)
+            attached = await images.prepare(args, choice.route.backend, choice.route.model, support)
+            await vision.ask_all(routes)  # a fallback that cannot see is left out
+        given = _given(args, text, found, routes, choice)
+        plan = plan_request(
+            replace(given, images=tuple(a.sent for a in attached), sees=vision.may_see)
+        )
         _show_route(args, plan)
         timeouts = chat.timeouts(args)
         limit = first_token_limit(plan, FALLBACK_AFTER_S, timeouts.first_byte_s)
@@ -89,27 +108,29 @@ def _given(
     text: str,
     found: Retrieval | None,
     routes: list[Route],
-    decision: RouteDecision | None,
+    chosen: RouteChoice,
 ) -> PlanInput:
     passages = as_passages(found.passages) if found is not None else []
     settings = PlanSettings(system_prompt=args.system or None, options=chat.options(args))
-    return PlanInput([], text, settings, routes, passages=passages, decision=decision)
+    return PlanInput([], text, settings, routes, passages=passages, chosen=chosen)
 
 
 def _show_route(args: argparse.Namespace, plan: RequestPlan) -> None:
     decision = plan.decision
     assert decision is not None  # a cascade's plan always has one
+    # The rules' reason, or why an image went to the other model.
+    reason = decision.reason if plan.route.tier == decision.tier.value else plan.why
     if args.json:
         record = {
             "event": "route",
             "route": plan.route.tier,
             "model": plan.route.model,
-            "reason": decision.reason,
+            "reason": reason,
             "decided_ms": decision.decided_ms,
         }
         _line(record)
     else:
-        chat.say(f"{answer_label(plan.route)} ({decision.reason})")
+        chat.say(f"{answer_label(plan.route)} ({reason})")
 
 
 def _say_fallback(args: argparse.Namespace, fell: FellBack) -> None:

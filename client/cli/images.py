@@ -13,7 +13,7 @@ from pathlib import Path
 
 from client.backends.base import Backend
 from client.backends.errors import TachyError
-from client.backends.vision import vision_support
+from client.backends.vision import VisionSupport, vision_support
 from client.cli.chat_common import say
 from client.core.images import Attachment
 from client.services.images.preparation import (
@@ -41,13 +41,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-async def prepare(args: argparse.Namespace, backend: Backend, model: str) -> list[Attachment]:
-    """The --image files prepared for `model`; a TachyError (nothing sent) when the
-    model cannot see or a file cannot be sent."""
+async def prepare(
+    args: argparse.Namespace, backend: Backend, model: str, support: VisionSupport | None = None
+) -> list[Attachment]:
+    """The --image files prepared for `model` (`support`: what its server said, when
+    asked already); a TachyError (nothing sent) when the model cannot see or a file
+    cannot be sent."""
     paths: list[Path] = args.image or []
     if not paths:
         return []
-    support = await vision_support(backend, model)
+    if support is None:
+        support = await vision_support(backend, model)
     if support.sees is False:
         raise TachyError(
             f"{model} cannot see images (the server says it has no vision), so nothing was "

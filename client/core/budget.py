@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from client.core.conversation import ChatMessage
+from client.core.images import estimate_image_tokens
 
 # A message costs its text plus the chat template's wrapping (role header, separators).
 # ChatML-style templates (SmolLM2, Qwen, llama.cpp's default) add about 4-5 tokens per
@@ -35,8 +36,10 @@ def estimate_text_tokens(text: str) -> int:
 
 
 def estimate_tokens(message: ChatMessage) -> int:
-    """ceil(chars / 4) + 4 per message (the template's role header and separators)."""
-    return estimate_text_tokens(message.content) + TOKENS_PER_MESSAGE
+    """ceil(chars / 4) + 4 per message (the template's role header and separators),
+    plus its images' tokens (client.core.images.estimate_image_tokens)."""
+    images = sum(estimate_image_tokens(i) for i in message.images)
+    return estimate_text_tokens(message.content) + TOKENS_PER_MESSAGE + images
 
 
 def prompt_budget(

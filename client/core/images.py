@@ -9,7 +9,14 @@ the original file, kept locally beside it.
 from __future__ import annotations
 
 import base64
+import math
 from dataclasses import dataclass
+
+# What an image costs in prompt tokens before the server has said: a vision encoder
+# cuts it into tiles (the lab's rule, client/lab/vision.py: 256 tokens per 512 px
+# tile, so a 1,024 x 768 image is 2 x 2 tiles, 1,024 tokens).
+TILE_PX = 512
+TOKENS_PER_TILE = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,3 +66,14 @@ class Attachment:
 def image_cost(images: tuple[ImagePart, ...] | list[ImagePart]) -> tuple[int, int]:
     """The bytes and pixels of the images sent, together."""
     return sum(len(i.data) for i in images), sum(i.pixels for i in images)
+
+
+def estimate_image_tokens(image: ImagePart, tokens_per_tile: float = TOKENS_PER_TILE) -> int:
+    """The prompt tokens an image becomes: `tokens_per_tile` per 512 px tile it covers."""
+    tiles = math.ceil(image.width / TILE_PX) * math.ceil(image.height / TILE_PX)
+    return math.ceil(max(tiles, 1) * tokens_per_tile)
+
+
+def image_tiles(images: tuple[ImagePart, ...] | list[ImagePart]) -> int:
+    """The 512 px tiles the images cover, together."""
+    return sum(estimate_image_tokens(i, 1) for i in images)

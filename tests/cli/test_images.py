@@ -76,3 +76,28 @@ def test_bench_sends_the_image_with_every_request(
     assert "image field.jpg" in capsys.readouterr().err
     data = json.loads(report.read_text())
     assert [r["error"] for r in data["requests"]] == [None, None]
+
+
+def test_a_cascade_sends_the_image_question_to_the_model_that_sees(
+    lab_url: str, photo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["chat", "--fast", f"{lab_url}#reader", "--strong", f"{lab_url}#seer", "--json"]
+    code = main([*args, "--image", str(photo), "hi"])  # the rules alone say: fast
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    route = events[0]
+    assert (route["event"], route["route"], route["model"]) == ("route", "strong", "seer")
+    assert "seer can see the image" in route["reason"]
+    assert not [e for e in events if e["event"] == "fallback"]
+    assert "image field.jpg: 3000x2000" in err
+    assert events[-1]["event"] == "metrics" and events[-1]["prompt_tokens"] > 400  # 2 x 2 tiles
+
+
+def test_a_cascade_without_an_image_keeps_the_rules_route(
+    lab_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["chat", "--fast", f"{lab_url}#reader", "--strong", f"{lab_url}#seer", "--json"]
+    assert main([*args, "hi"]) == 0
+    route = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert (route["route"], route["model"]) == ("fast", "reader")

@@ -150,7 +150,14 @@ class FallbackStream:
     def _switch(self, first: ChatStream) -> ChatStream:
         assert isinstance(first.outcome, Failed) and self._plan.fallback is not None
         failed = self._plan.route
-        plan = replace(self._plan, route=self._plan.fallback, fallback=None)
+        messages = self._plan.fallback_messages or self._plan.messages  # a text model's
+        plan = replace(
+            self._plan,
+            route=self._plan.fallback,
+            fallback=None,
+            messages=messages,
+            fallback_messages=None,
+        )
         plan = replace(plan, why=f"{plan.route.tier}: the {failed.tier} model failed")
         timeline = first.timeline
         timeline.close_stages()

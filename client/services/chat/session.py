@@ -51,6 +51,7 @@ from client.services.planning.planner import (
     TtftEstimate,
     choose_route,
     is_cascade,
+    other_route,
     plan_request,
 )
 from client.services.planning.router import RouteDecision, Tier, decide
@@ -312,6 +313,7 @@ class ChatSession:
                 chosen=chosen,
                 summary=summary,
                 images=images,
+                sees=self.vision.may_see if self.vision is not None else None,
             )
         )
 
@@ -363,6 +365,7 @@ class ChatSession:
         async def build(
             turn: turns.Turn, passages: tuple[Passage, ...], chosen: RouteChoice
         ) -> Outgoing:
+            await self._ask_vision(turn, routes, chosen)
             plan = self.plan(turn, settings, routes, passages, chosen)
             # Asked by a prompt, small models often start the answer over.
             prompted = turn.prior_text and plan.continue_mode is ContinueMode.PROMPT
@@ -374,6 +377,16 @@ class ChatSession:
             return turn
 
         return Generation(self._run_settings(), kind, choose, prepare_turn, build)
+
+    async def _ask_vision(
+        self, turn: turns.Turn, routes: Sequence[Route], chosen: RouteChoice
+    ) -> None:
+        """With images in the turn, whether the route (and a cascade's fallback) can
+        see them is asked before planning: a text model gets notes for the history's."""
+        if self.vision is None or not any(m.images for m in turn.context):
+            return
+        fallback = other_route(routes, chosen.route)
+        await self.vision.ask_all([chosen.route, *([fallback] if fallback else [])])
 
     def _chooser(
         self,

@@ -4,6 +4,7 @@ the attach button and for the route of a message with images.
     vision = ModelVision()
     support = await vision.support(route)    # sees: True / False / None (not said)
     why = vision.why_not(route)              # the disabled button's tooltip, or ""
+    vision.may_see(route)                    # False: the history's images become notes
     choice = await vision.route_for_images(choice, routes)   # a cascade: one that sees
 
 A server that does not say (vLLM, LM Studio) is tried: its refusal comes back as
@@ -38,6 +39,16 @@ class ModelVision:
     def known(self, route: Route) -> VisionSupport:
         """What is known without asking (UNKNOWN until `support` asked)."""
         return self._known.get((id(route.backend), route.model), UNKNOWN)
+
+    def may_see(self, route: Route) -> bool:
+        """False only when the model is known not to see (said, or refused an image):
+        the planner then leaves the history's images out (a note in their place)."""
+        return self.known(route).sees is not False
+
+    async def ask_all(self, routes: Sequence[Route]) -> None:
+        """Ask each route's server once, so `may_see` knows before a request is planned."""
+        for route in routes:
+            await self.support(route)
 
     def learn(self, route: Route | None, error: Exception | None) -> bool:
         """A server that did not say refused an image for this model: from now on it

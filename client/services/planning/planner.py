@@ -38,6 +38,7 @@ from client.services.planning.continuation import (
     ContinueMode,
     continue_mode,
 )
+from client.services.planning.history_images import all_unseen
 
 PASSAGES_HEAD = (
     "Passages from the user's own documents, numbered. Use them when they answer "
@@ -140,6 +141,9 @@ class PlanInput:
     # turn is stored, and plans with it); None: the plan chooses from `routes`.
     chosen: RouteChoice | None = None
     images: tuple[ImagePart, ...] = ()  # sent with the new text (a model that can see)
+    # Whether a route's model can see the history's images (the session's ModelVision);
+    # one that cannot gets a note in their place. None: every route can.
+    sees: Callable[[Route], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +188,9 @@ class RequestPlan:
     # A cascade's other route: it answers when this one fails before its first token.
     fallback: Route | None = None
     decision: router.RouteDecision | None = None  # a cascade's, as the router gave it
+    # What the fallback sends instead of `messages` when it cannot see the history's
+    # images and this route can; None: the same messages.
+    fallback_messages: tuple[ChatMessage, ...] | None = None
 
     @property
     def prefix(self) -> tuple[ChatMessage, ...]:
@@ -213,6 +220,9 @@ def plan_request(given: PlanInput) -> RequestPlan:
     route, decision = chosen.route, chosen.decision
     mode = _continue_mode(given, route) if given.continuing else None
     head, history, history_ids = _system_head(given)
+    sees = given.sees or _every_route_sees
+    if not sees(route):  # a text model: the history's images become notes
+        history = all_unseen(history)
     asked = given.text or given.passages or given.images
     tail = [_question(given.text, given.passages, given.images)] if asked else []
     if given.continuing:  # counted: it is kept with its question, whatever the budget
@@ -223,11 +233,13 @@ def plan_request(given: PlanInput) -> RequestPlan:
     if mode is ContinueMode.PROMPT:  # asked after the fit, as before: not counted
         kept.append(ChatMessage("user", CONTINUATION_PROMPT))
     new_tokens = _not_cached_tokens(kept, given.cached, given.count)
+    prefix_length = len(head) + len(history) - dropped
+    fallback = _fallback(given, route, sees)
     return RequestPlan(
         route=route,
         why=chosen.why,
         messages=tuple(kept),
-        prefix_length=len(head) + len(history) - dropped,
+        prefix_length=prefix_length,
         options=replace(given.settings.options),
         keep_alive=given.settings.keep_alive,
         think=given.settings.think,
@@ -239,8 +251,9 @@ def plan_request(given: PlanInput) -> RequestPlan:
         summary=given.summary,
         new_prompt_tokens=new_tokens,
         predicted_ttft_ms=given.ttft(new_tokens) if given.ttft is not None else None,
-        fallback=other_route(given.routes, route),
+        fallback=fallback,
         decision=decision,
+        fallback_messages=_fallback_messages(kept, prefix_length, sees, route, fallback),
     )
 
 
@@ -294,6 +307,34 @@ def _system_head(
         else:
             head = [ChatMessage("system", note)]
     return head, history, ids
+
+
+def _every_route_sees(_route: Route) -> bool:
+    return True
+
+
+def _fallback(given: PlanInput, route: Route, sees: Callable[[Route], bool]) -> Route | None:
+    """A cascade's other route, unless it cannot see the question's images."""
+    fallback = other_route(given.routes, route)
+    if given.images and fallback is not None and not sees(fallback):
+        return None  # it would only refuse them, hiding why the first route failed
+    return fallback
+
+
+def _fallback_messages(
+    kept: list[ChatMessage],
+    prefix_length: int,
+    sees: Callable[[Route], bool],
+    route: Route,
+    fallback: Route | None,
+) -> tuple[ChatMessage, ...] | None:
+    """A cascade's text fallback behind a route that sees: its history without images."""
+    if fallback is None or not sees(route) or sees(fallback):
+        return None
+    unseen = all_unseen(kept[:prefix_length])
+    if unseen == kept[:prefix_length]:
+        return None
+    return (*unseen, *kept[prefix_length:])
 
 
 def _cut(history: list[ChatMessage], ids: list[int | None], dropped: int) -> HistoryCut:

@@ -5,7 +5,9 @@ count_tokens: llama.cpp server, so the local engine, and vLLM /tokenize; a remot
 llama-cpp-python server /extras/tokenize/count). Ollama and anything else get the
 documented estimate of client.core.budget (ceil(chars / 4) + 4 per message), refined by the
 characters-per-token ratio the server's tokenizer showed for this conversation when
-it has one.
+it has one. A message's images add their estimate by 512 px tiles
+(client.core.images.estimate_image_tokens), at the rate the server's first reply to an
+image showed once it has answered one (`learn_images`).
 
 The budget and the composer need a count *now* (on every keystroke), so the counter
 is a plain callable that answers from a cache; ``prepare()`` fills that cache in the
@@ -18,15 +20,17 @@ import asyncio
 import logging
 import math
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from client.backends.base import Backend
 from client.core.budget import CHARS_PER_TOKEN, TOKENS_PER_MESSAGE
 from client.core.conversation import ChatMessage
+from client.core.images import TOKENS_PER_TILE, ImagePart, estimate_image_tokens, image_tiles
 
 log = logging.getLogger(__name__)
 
 CACHE_SIZE = 4096
+MIN_TOKENS_PER_TILE = 16  # fewer: the figure was not the images' (not learned)
 PARALLEL_REQUESTS = 4
 
 
@@ -41,6 +45,9 @@ class PromptTokenCounter:
         self._counts: OrderedDict[str, int] = OrderedDict()
         self._chars_seen = 0
         self._tokens_seen = 0
+        # An image's prompt tokens per 512 px tile: the lab's rule until the server's
+        # first reply to an image showed its own (learn_images).
+        self.tokens_per_tile: float = TOKENS_PER_TILE
 
     @classmethod
     def for_backend(cls, backend: Backend, model: str) -> PromptTokenCounter:
@@ -53,7 +60,31 @@ class PromptTokenCounter:
 
     # -- the synchronous side: budget and composer ---------------------------
     def __call__(self, message: ChatMessage) -> int:
-        return self.count_text(message.content) + TOKENS_PER_MESSAGE
+        images = self.image_tokens(message.images)
+        return self.count_text(message.content) + TOKENS_PER_MESSAGE + images
+
+    def image_tokens(self, images: Iterable[ImagePart]) -> int:
+        """The images' prompt tokens: by tiles, at the server's rate once it showed it."""
+        return sum(estimate_image_tokens(i, self.tokens_per_tile) for i in images)
+
+    def counts_for(self, backend: Backend, model: str) -> bool:
+        return backend is self._backend and model == self._model
+
+    def learn_images(self, messages: Sequence[ChatMessage], reported: int | None) -> bool:
+        """After the first reply to a question with images (only a system prompt before
+        it, so no prompt cache hides part of the history), the server's prompt tokens
+        less the text's are the images': its tokens per tile from now on. True when
+        learned."""
+        *before, question = messages or [ChatMessage("system", "")]
+        firsts = question.role == "user" and all(m.role == "system" for m in before)
+        if not reported or not question.images or not firsts:
+            return False
+        text = sum(self.count_text(m.content) + TOKENS_PER_MESSAGE for m in messages)
+        per_tile = (reported - text) / image_tiles(question.images)
+        if per_tile < MIN_TOKENS_PER_TILE:  # not the images' count (a cache, a proxy)
+            return False
+        self.tokens_per_tile = per_tile
+        return True
 
     def count_text(self, text: str) -> int:
         cached = self._counts.get(text)

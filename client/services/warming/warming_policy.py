@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
 from client.core.conversation import ChatMessage
+from client.core.images import ImagePart, estimate_image_tokens
 from client.core.prediction import ModelState, Prediction, TtftPredictor
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
@@ -84,6 +85,9 @@ class WarmingPolicy:
         self._context_for: object = _UNCOUNTED
         self._draft: Draft | None = None
         self._sent: Draft | None = None
+        # The images waiting in the composer (the window's attachments set it): their
+        # prompt tokens are part of the draft's predicted wait.
+        self.draft_images: Callable[[], Sequence[ImagePart]] = tuple
 
     # --- the session ----------------------------------------------------------------
     def attach(self, session: ChatSession) -> None:
@@ -193,12 +197,18 @@ class WarmingPolicy:
         if not text.strip():  # (sending clears the composer: the draft sent stays)
             return None
         count = self.counter.count_text(text) if self.counter else len(text) // 4 + 1
-        tokens = self._base_tokens + count + TOKENS_PER_MESSAGE
+        images = self._image_tokens(self.draft_images())
+        tokens = self._base_tokens + count + TOKENS_PER_MESSAGE + images
         loading_ms = (time.monotonic() - self.loading_since) * 1000 if self.loading_since else 0
         prediction = self.predictor.predict(tokens, self.warmer.state, loading_ms)
         predicted = prediction.ttft_ms if prediction is not None else None
         self._draft = Draft(text.strip(), tokens, predicted)
         return prediction
+
+    def _image_tokens(self, images: Sequence[ImagePart]) -> int:
+        if self.counter is not None:
+            return self.counter.image_tokens(images)
+        return sum(estimate_image_tokens(image) for image in images)
 
     def needs_recount(self, conversation: int | None) -> bool:
         return conversation != self._counted_for
@@ -273,6 +283,7 @@ class WarmingPolicy:
         self.warmer.user_request_finished(ok, prompt, server_answered=answered)
         if metrics is None or not ok:  # no first token: nothing to learn
             return False
+        self._learn_image_tokens(generation, metrics.prompt_tokens)
         sent = self._sent
         tokens = sent.tokens if sent is not None else None
         if tokens is None and fitted is not None:
@@ -286,6 +297,14 @@ class WarmingPolicy:
             return False
         self._unsaved.add(self._asked)
         return True
+
+    def _learn_image_tokens(self, generation: Generation, reported: int | None) -> None:
+        """The server's count of a first question with images: the counter's rate."""
+        route, request, counter = generation.route, generation.request, self.counter
+        if route is None or request is None or counter is None:
+            return
+        if counter.counts_for(route.backend, route.model):
+            counter.learn_images(request.messages, reported)
 
     async def aclose(self) -> None:
         self.save_learned()

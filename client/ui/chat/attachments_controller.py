@@ -9,7 +9,7 @@ import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QBoxLayout, QFileDialog, QWidget
 
@@ -33,6 +33,8 @@ FOLLOW_MS = 500  # how often the model in use is compared with the one last aske
 
 
 class AttachmentsController(QObject):
+    waitingChanged = Signal()  # images attached or removed (the predicted wait follows)
+
     def __init__(self, page: ChatPage, tachy: Tachy) -> None:
         super().__init__(page)
         self.page, self.tachy, self.window = page, tachy, page.window
@@ -49,6 +51,8 @@ class AttachmentsController(QObject):
         self._tokens = itertools.count(1)
         self._route: Route | None = None
         self._connect()
+        if tachy.warming is not None:  # the waiting images count in the predicted wait
+            tachy.warming.draft_images = lambda: [a.sent for a in self.waiting.images]
         self._follow = QTimer(self)
         self._follow.setInterval(FOLLOW_MS)
         self._follow.timeout.connect(self.follow_route)
@@ -106,7 +110,7 @@ class AttachmentsController(QObject):
         route = self._route
         how = self.tachy.vision.preparation(route) if route is not None else Preparation()
         problems = await self.waiting.offer(offered, how)
-        self.tray.show_images(self.waiting.images)
+        self._show_waiting()
         self.tray.say(" ".join(error_text(problem) for problem in problems))
 
     def _choose_files(self) -> None:
@@ -120,7 +124,11 @@ class AttachmentsController(QObject):
 
     def _remove(self, index: int) -> None:
         self.waiting.remove(index)
+        self._show_waiting()
+
+    def _show_waiting(self) -> None:
         self.tray.show_images(self.waiting.images)
+        self.waitingChanged.emit()
 
     def take(self) -> list[Attachment] | None:
         """The images for the question being sent (the tray emptied); None when the model
@@ -132,7 +140,7 @@ class AttachmentsController(QObject):
             self.tray.say(why)
             return None
         taken = self.waiting.take()
-        self.tray.show_images([])
+        self._show_waiting()
         self.tray.say("")
         return taken
 

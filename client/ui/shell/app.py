@@ -182,6 +182,8 @@ class TachyApp:
         from client.ui.chat.attachments_controller import AttachmentsController
 
         self.attachments = AttachmentsController(self.page, self.tachy)
+        if self.warming is not None:  # the images' tokens are part of the predicted wait
+            self.attachments.waitingChanged.connect(self.warming.show_prediction)
 
     def _attach_cascade(self) -> None:
         from client.ui.cascade.cascade_controller import CascadeController

@@ -213,6 +213,10 @@ class WarmingController(QObject):
         if counter is not None and text.strip():
             self.tasks.spawn(counter.prepare([ChatMessage("user", text)]), "counting tokens")
 
+    def show_prediction(self) -> None:
+        """The draft's images changed: the predicted wait counts them again."""
+        self._show_prediction()
+
     def _show_prediction(self, text: str | None = None) -> None:
         """Per keystroke: a cached count and a few multiplies (no I/O)."""
         if text is None:

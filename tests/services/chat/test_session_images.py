@@ -122,3 +122,83 @@ async def test_a_cascade_sends_an_image_only_to_the_model_that_sees(
         assert again.route == strong
     finally:
         await backend.aclose()
+
+
+async def test_a_follow_up_to_a_text_model_gets_a_note_instead_of_the_image(
+    db: Database, lab_url: str
+) -> None:
+    backend = OllamaBackend(lab_url)  # its /api/show says which model sees
+    session = ChatSession(backend, "seer", HistoryStore(db), server_name="Lab")
+    session.vision = ModelVision()
+    try:
+        first = session.generate(None, "what is this?", images=[photo()])
+        await run(first)
+        assert first.finished is not None and first.finished.outcome is Outcome.COMPLETE
+        session.use_model("reader")  # the user switched to a text model
+        follow = session.generate(first.conversation_id, "and what is a field?")
+        await run(follow)
+    finally:
+        await backend.aclose()
+    assert follow.finished is not None and follow.finished.outcome is Outcome.COMPLETE
+    assert follow.request is not None and follow.request.model == "reader"
+    sent = follow.request.messages
+    assert [m.images for m in sent] == [(), (), ()]
+    assert sent[0].content == "what is this?\n\n[an image was attached here]"
+    tokens = follow.finished.metrics.prompt_tokens  # the lab counted no image tiles
+    assert tokens is not None and tokens < 2 * 2 * 100
+
+
+async def test_a_model_that_refused_an_image_gets_the_note_on_retry(
+    db: Database, lab_url: str
+) -> None:
+    backend = OpenAICompatBackend(lab_url)  # vLLM's dialect: no server says who sees
+    session = ChatSession(backend, "seer", HistoryStore(db), server_name="Lab")
+    session.vision = vision = ModelVision()
+    try:
+        first = session.generate(None, "what is this?", images=[photo(64, 64)])
+        await run(first)
+        session.use_model("reader")
+        refused = session.generate(first.conversation_id, "and what is a field?")
+        await run(refused)
+        assert refused.finished is not None and refused.finished.outcome is Outcome.FAILED
+        assert vision.learn(refused.route, refused.error)  # as the window learns it
+        assert refused.assistant_message_id is not None
+        again = session.retry(refused.assistant_message_id)
+        await run(again)
+    finally:
+        await backend.aclose()
+    assert again.finished is not None and again.finished.outcome is Outcome.COMPLETE
+    assert again.request is not None
+    assert [m.images for m in again.request.messages] == [(), (), ()]
+    assert again.request.messages[0].content.endswith("[an image was attached here]")
+
+
+async def test_a_cascade_sends_the_history_image_only_to_the_model_that_sees(
+    db: Database, lab_url: str
+) -> None:
+    backend = OllamaBackend(lab_url)
+    fast = Route(backend, "reader", "Lab", tier="fast")
+    strong = Route(backend, "seer", "Lab", tier="strong")
+    session = ChatSession(backend, "reader", HistoryStore(db), server_name="Lab")
+    session.use_routes([fast, strong])
+    session.vision = ModelVision()
+    image = photo(64, 64)
+    try:
+        first = session.generate(None, "what is this?", images=[image])
+        await run(first)
+        assert first.route == strong
+        short = session.generate(first.conversation_id, "thanks")  # the rules: fast
+        await run(short)
+        assert first.assistant_message_id is not None
+        proof = session.generate(first.conversation_id, "Prove it step by step")  # strong
+        await run(proof)
+    finally:
+        await backend.aclose()
+    assert short.finished is not None and short.finished.outcome is Outcome.COMPLETE
+    assert short.route == fast and short.request is not None
+    assert short.request.messages[0].images == ()
+    assert short.request.messages[0].content.endswith("[an image was attached here]")
+    assert proof.route == strong and proof.request is not None
+    assert proof.request.messages[0].images == (image.sent,)  # a model that sees keeps it
+    assert proof.plan is not None and proof.plan.fallback_messages is not None
+    assert proof.plan.fallback_messages[0].images == ()  # its fast fallback would get the note

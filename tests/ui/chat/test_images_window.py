@@ -118,3 +118,28 @@ def test_a_server_that_did_not_say_refuses_and_the_question_stays(
         assert "reader cannot see images" in images.tray.attach_button.toolTip()
     finally:
         lab.stop()
+
+
+def test_a_pasted_image_lengthens_the_wait_predicted_under_the_composer(
+    make_app: Any, run: Any, qtbot: Any
+) -> None:
+    lab = run_in_thread(scenario_from_dict({**DIALS, **MODELS}))
+    try:
+        app = make_app(lab.url, api="ollama", model="seer", warm_models=True)
+        window, images, warming = app.window, app.attachments, app.warming
+        run(until(lambda: app.page.session is not None))
+        assert warming is not None
+        for tokens, ttft_ms in [(20, 60.0), (500, 300.0), (2000, 1100.0)]:
+            warming.policy.predictor.observe(tokens, ttft_ms)  # as if it had learned
+        images.follow_route()
+        window.composer.setPlainText("what does this say?")
+        run(until(lambda: warming.prediction_label.text() != ""))
+        plain = warming.policy.draft
+        paste(window, qtbot, screenshot_png())
+        run(until(lambda: warming.policy.draft != plain))  # no keystroke: the paste did it
+        assert plain is not None and warming.policy.draft is not None
+        assert warming.policy.draft.tokens == plain.tokens + 2 * 2 * 256  # 1,024 x 576
+        predicted, before = warming.policy.draft.predicted_ms, plain.predicted_ms
+        assert predicted is not None and before is not None and predicted > before
+    finally:
+        lab.stop()
