@@ -11,7 +11,15 @@ from client.backends.decoders import (
     error_text,
     parse_json_object,
 )
-from client.core.events import DecodedEvent, Done, DoneReason, ServerTimings, Token, TokenKind
+from client.core.events import (
+    DecodedEvent,
+    Done,
+    DoneReason,
+    Finished,
+    ServerTimings,
+    Token,
+    TokenKind,
+)
 
 DONE_REASONS = {
     "stop": DoneReason.STOP,
@@ -61,8 +69,11 @@ class OllamaDecoder:
             _add_token(events, obj.get("response"), TokenKind.ANSWER)
         if obj.get("done") is True:
             self._done = True
-            events.append(ServerTimings("ollama", server_timings(obj)))
             reason = DONE_REASONS.get(str(obj.get("done_reason") or "stop"), DoneReason.OTHER)
+            # Ollama's runners count the end-of-sequence token in eval_count and send
+            # the final line when they sample it: on "stop" that line ends e2el.
+            events.append(Finished(reason))
+            events.append(ServerTimings("ollama", server_timings(obj)))
             events.append(Done(reason))
         return events
 

@@ -105,10 +105,11 @@ class ServerTimings:
 
 @dataclass(frozen=True, slots=True)
 class Finished:
-    """The chunk that names why the answer ended (OpenAI's `finish_reason`). On "stop" a
-    chunk without text carries the end-of-sequence (or stop-string) token, which vLLM
-    and llama.cpp count in their output tokens, so e2el ends there (DESIGN.md). Only a
-    decoder yields it: the stream stamps its arrival and does not hand it on."""
+    """The chunk that names why the answer ended (OpenAI's `finish_reason`, Ollama's
+    final line). On "stop" a chunk without text carries the end-of-sequence (or
+    stop-string) token, which vLLM, llama.cpp and Ollama count in their output tokens,
+    so e2el ends there (DESIGN.md). Only a decoder yields it: the stream stamps its
+    arrival and does not hand it on."""
 
     reason: DoneReason
 

@@ -83,7 +83,8 @@ class RequestTimeline:
 
     def counted_end_ns(self) -> int | None:
         """When the last token the server counts arrived: the finish chunk for "stop" (it
-        carries the end-of-sequence token: vLLM, llama.cpp), else the last chunk with text."""
+        carries the end-of-sequence token: vLLM, llama.cpp, Ollama's final line), else the
+        last chunk with text."""
         last = self.last_token_ns
         finished = self.finished_ns
         if last is None or finished is None or self.finish_reason is not DoneReason.STOP:

@@ -1,8 +1,9 @@
 """The words the lab "generates": built-in English and Chinese texts, or a file.
 
 Tokens are cut the way a BPE tokenizer roughly would: a word with its leading space,
-punctuation on its own, one token per CJK character. Replies are a window into the
-corpus that wraps around, so any length can be produced.
+punctuation on its own, one token per CJK character, one per digit (as SmolLM2's and
+Llama's tokenizers split numbers, a space before one a token of its own). Replies are
+a window into the corpus that wraps around, so any length can be produced.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ CHINESE_REASONING = (
 )
 
 _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
-_TOKEN = re.compile(rf"\s*[{_CJK}]|\s*[^\s{_CJK}\w]|\s*[^\s{_CJK}\W]+|\s+")
+_TOKEN = re.compile(rf"\s*[{_CJK}]|\s*[^\s{_CJK}\w]|\s*[^\s{_CJK}\W\d]+|\d|\s+")
 
 
 def tokenize(text: str) -> list[str]:
@@ -58,9 +59,22 @@ def _corpus_tokens(corpus: str, text_file: str | None, reasoning: bool) -> tuple
         text = CHINESE_REASONING if reasoning else CHINESE
     else:
         text = ENGLISH_REASONING if reasoning else ENGLISH
-    # A leading space and no trailing one: no token is only whitespace.
-    tokens = tuple(tokenize(" " + text.strip()))
+    # A leading space and no trailing one, and the space before a digit kept with it:
+    # no token is only whitespace (an empty chunk would read as the end of a reply).
+    tokens = _joined_spaces(tokenize(" " + text.strip()))
     return tokens or (" …",)
+
+
+def _joined_spaces(tokens: list[str]) -> tuple[str, ...]:
+    joined: list[str] = []
+    space = ""
+    for token in tokens:
+        if token.isspace():
+            space += token
+        else:
+            joined.append(space + token)
+            space = ""
+    return tuple(joined)
 
 
 def pick_tokens(
@@ -83,28 +97,3 @@ def pick_tokens(
 def count_prompt_tokens(text: str) -> int:
     """A rough prompt size, as a tokenizer would count it (at least 1)."""
     return max(1, len(tokenize(text)))
-
-
-# ChatML, as SmolLM2, Qwen and many GGUF chat templates render a conversation: each
-# message is <|im_start|>role\ncontent<|im_end|>\n, then the generation prompt.
-IM_START, IM_END = "<|im_start|>", "<|im_end|>"
-
-
-def chat_prompt_tokens(messages: list[tuple[str, str]]) -> tuple[str, ...]:
-    """The tokens a server prefills for (role, content) messages with a chat template.
-
-    Real servers count these in usage.prompt_tokens / prompt_eval_count, so "hi" is
-    about ten tokens, not one; the list also lets the lab find the prefix a prompt
-    cache would reuse.
-    """
-    tokens: list[str] = []
-    for role, content in messages:
-        tokens += [IM_START, role, "\n", *tokenize(content), IM_END, "\n"]
-    return (*tokens, IM_START, "assistant", "\n")
-
-
-def with_images(prompt: tuple[str, ...], image_tokens: tuple[str, ...]) -> tuple[str, ...]:
-    """The prompt with a vision model's image tokens before the assistant's turn."""
-    if not image_tokens:
-        return prompt
-    return (*prompt[:-3], *image_tokens, *prompt[-3:])

@@ -10,7 +10,8 @@ from typing import Any
 from aiohttp import web
 
 from client.lab import vision
-from client.lab.corpus import chat_prompt_tokens, with_images
+from client.lab.chat_template import chat_prompt_tokens, with_images
+from client.lab.corpus import tokenize
 from client.lab.embedding import embed_texts
 from client.lab.models import KeepAliveError, created_at, expires_at_iso, parse_keep_alive
 from client.lab.replying import CONVERSATION_HEADER, Ask, answer
@@ -113,7 +114,8 @@ async def _generation(request: web.Request, lab: LabState, endpoint: str) -> web
         return ollama_error(400, str(exc))
     if images and lab.knows(model) and not own.vision:
         return ollama_error(*vision.refusal(own, "ollama"))
-    prompt = chat_prompt_tokens([(m["role"], m["content"]) for m in messages])
+    pairs = [(m["role"], m["content"]) for m in messages]
+    prompt = chat_prompt_tokens(pairs, own.system_prompt_tokens)
     ask = Ask(
         model=model,
         prompt=with_images(prompt, vision.image_tokens(own, images)),
@@ -284,7 +286,8 @@ async def _embed(request: web.Request, lab: LabState, legacy: bool) -> web.Respo
     vectors = embed_texts(texts)
     if legacy:
         return _json({"embedding": vectors[0] if vectors else []})
-    tokens = sum(len(chat_prompt_tokens([("user", t)])) for t in texts)
+    # No chat template for an embedding: the text's tokens and the model's start token.
+    tokens = sum(len(tokenize(t)) + 1 for t in texts)
     total = max(1, round((loop.time() - started) * 1e9))
     out: dict[str, Any] = {"model": model, "embeddings": vectors}
     if texts:

@@ -13,8 +13,9 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 
 from client.lab import llamacpp_api, vision
+from client.lab.chat_template import chat_prompt_tokens, with_images
 from client.lab.completions_wire import CompletionsFormat
-from client.lab.corpus import chat_prompt_tokens, tokenize, with_images
+from client.lab.corpus import tokenize
 from client.lab.embedding import embed_texts
 from client.lab.llamacpp_wire import LlamaCppFormat, llamacpp_error
 from client.lab.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -41,7 +42,8 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         if isinstance(seen, web.Response):
             return seen
         own = lab.scenario_for(str(body["model"]))
-        prompt = with_images(_chat_prompt(messages), vision.image_tokens(own, seen))
+        prompt = _chat_prompt(messages, own.system_prompt_tokens)
+        prompt = with_images(prompt, vision.image_tokens(own, seen))
         ask = _ask(lab, body, prompt, request.headers.get(CONVERSATION_HEADER))
         refused = _refused(lab, ask)
         if refused is not None:
@@ -213,13 +215,13 @@ def _permission() -> dict[str, Any]:
     }
 
 
-def _chat_prompt(messages: list[Any]) -> tuple[str, ...]:
+def _chat_prompt(messages: list[Any], system_prompt_tokens: int) -> tuple[str, ...]:
     pairs = [
         (str(m.get("role", "user")), _text(m.get("content")))
         for m in messages
         if isinstance(m, dict)
     ]
-    return chat_prompt_tokens(pairs)
+    return chat_prompt_tokens(pairs, system_prompt_tokens)
 
 
 def _ask(

@@ -141,6 +141,10 @@ class Scenario:
     # vLLM (and llama.cpp) count the end-of-sequence token of a reply that ends by stop:
     # one more token, one TPOT after the last text; vLLM sends it as content "".
     end_token_counted: bool = False
+    # The system prompt the model's chat template puts first when a conversation has
+    # none, in tokens (client/lab/chat_template.py): SmolLM2's 16; 0 for a model
+    # without one. It counts in every prompt's tokens, as the real servers count it.
+    system_prompt_tokens: int = 16
     n_batch: int = 2048  # llama.cpp's -b: one prompt_progress chunk per batch
     prefill_tokens_per_s: float = 0.0  # > 0: each uncached prompt token adds to TTFT
     # How many requests the emulated server runs at once (0: no limit). Past it,
@@ -438,5 +442,7 @@ def _check(s: Scenario) -> None:
         raise ScenarioError("encode_ms_per_megapixel must not be negative")
     if s.starts_loading and s.load_ms <= 0:
         raise ScenarioError("starts_loading needs load_ms > 0 (how long the model loads)")
+    if s.system_prompt_tokens < 0:
+        raise ScenarioError("system_prompt_tokens must not be negative (0: none)")
     if s.tpot_ms < 0 or s.jitter_ms < 0 or s.load_ms < 0 or s.reasoning_tokens < 0:
         raise ScenarioError("times and counts must not be negative")

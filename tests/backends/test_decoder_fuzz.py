@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from client.backends.errors import TachyError
 from client.backends.ndjson import OllamaDecoder
 from client.backends.sse import OpenAIStreamDecoder
-from client.core.events import Done, ServerTimings, Token, Usage
+from client.core.events import Done, Finished, ServerTimings, Token, Usage
 
 SSE_SAMPLE = (
     b'data: {"choices":[{"delta":{"role":"assistant"}}]}\n\n'
@@ -22,7 +22,7 @@ NDJSON_SAMPLE = (
     b'{"message":{"content":"Hi","thinking":"hm"},"done":false}\n'
     b'{"done":true,"done_reason":"stop","eval_count":2,"eval_duration":1000}\n'
 )
-DECODED = (Token, Usage, ServerTimings, Done)
+DECODED = (Token, Usage, ServerTimings, Finished, Done)
 
 
 def check(decoder: OllamaDecoder | OpenAIStreamDecoder, data: bytes, cuts: list[int]) -> None:

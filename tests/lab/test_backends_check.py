@@ -113,3 +113,25 @@ async def test_tier_presets_wait_their_tier_from_the_first_reply(preset, low, hi
         await backend.aclose()
         await server.stop()
     assert stream.metrics().ttft_ms >= low
+
+
+@BACKENDS
+async def test_tpot_spans_the_counted_end_token_on_both_apis(start_lab, make) -> None:
+    """As the real servers do (end_token_counted), the lab counts a stop reply's
+    end-of-sequence token a TPOT after the text: vLLM as a chunk with content "",
+    Ollama in eval_count with its final line. Tachy ends e2el there, so TPOT spans all
+    n - 1 gaps; ending at the last text would read 7/8 of the lab's 40 ms."""
+    server, _ = await start_lab(ttft=20, tpot_ms=40, output_tokens=8, end_token_counted=True)
+    backend = make(server.url)
+    try:
+        _, stream = await run(backend, request(seed=4))
+    finally:
+        await backend.aclose()
+    metrics, timeline = stream.metrics(), stream.timeline
+    assert metrics.output_tokens == metrics.chunks + 1 == 9 and not metrics.output_tokens_estimated
+    assert timeline.finished_ns is not None and timeline.last_token_ns is not None
+    # the final line / chunk comes a TPOT after the text (timers only come late)
+    assert (timeline.finished_ns - timeline.last_token_ns) / 1e6 >= 30
+    written = timeline.request_written_ns
+    assert written is not None and metrics.e2el_ms == (timeline.finished_ns - written) / 1e6
+    assert metrics.tpot_ms is not None and metrics.tpot_ms >= 38

@@ -14,6 +14,9 @@ from client.lab import LabServer, scenario_from_dict
 
 DIALS = {"ttft": 5, "tpot_ms": 1, "output_tokens": 8, "seed": 3}
 HI = [{"role": "user", "content": "hi"}]
+# As vLLM counts it with SmolLM2's chat template (client/lab/chat_template.py): the
+# template's own system prompt as a message (21 tokens), "hi"'s (6), the generation prompt (4).
+HI_TOKENS = 31
 
 
 @pytest.fixture
@@ -30,7 +33,7 @@ async def test_ollama_package_list_chat_generate_ps_show_embed(url: str) -> None
     whole = await client.chat(model="tachy-lab", messages=HI)
     assert whole.done and whole.done_reason == "stop" and whole.message.content
     assert whole.load_duration and whole.load_duration > 0  # was None before
-    assert whole.prompt_eval_count == 9 and whole.eval_count == 8
+    assert whole.prompt_eval_count == HI_TOKENS and whole.eval_count == 8
     parts = [part async for part in await client.chat(model="tachy-lab", messages=HI, stream=True)]
     assert "".join(p.message.content or "" for p in parts[:-1])
     assert parts[-1].done and parts[-1].eval_duration and parts[-1].load_duration
@@ -63,7 +66,7 @@ async def test_openai_package_models_chat_legacy_completions_usage(url: str) -> 
     assert [m.id for m in models.data] == ["tachy-lab:latest"]
     whole = await client.chat.completions.create(model="tachy-lab", messages=HI)
     assert whole.choices[0].message.content and whole.choices[0].finish_reason == "stop"
-    assert whole.usage is not None and whole.usage.prompt_tokens == 9
+    assert whole.usage is not None and whole.usage.prompt_tokens == HI_TOKENS
     stream = await client.chat.completions.create(
         model="tachy-lab", messages=HI, stream=True, stream_options={"include_usage": True}
     )
@@ -72,7 +75,7 @@ async def test_openai_package_models_chat_legacy_completions_usage(url: str) -> 
     text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert text == whole.choices[0].message.content or text  # both are real text
     assert chunks[-1].choices == [] and chunks[-1].usage is not None
-    assert chunks[-1].usage.completion_tokens == 8 and chunks[-1].usage.prompt_tokens == 9
+    assert chunks[-1].usage.completion_tokens == 8 and chunks[-1].usage.prompt_tokens == HI_TOKENS
     legacy = await client.completions.create(model="tachy-lab", prompt="hi", max_tokens=3)
     assert legacy.choices[0].text and legacy.choices[0].finish_reason == "length"
     assert legacy.usage is not None and legacy.usage.completion_tokens == 3
@@ -89,7 +92,7 @@ async def test_openai_package_unknown_model_is_not_found(url: str) -> None:
 
 
 async def test_openai_package_reads_llamacpp_flavour(url: str) -> None:
-    server = LabServer(scenario_from_dict({**DIALS, "server": "llamacpp", "n_batch": 4}))
+    server = LabServer(scenario_from_dict({**DIALS, "server": "llamacpp", "n_batch": 12}))
     base = await server.start()
     try:
         client = openai.AsyncOpenAI(base_url=base + "/v1", api_key="unused")
@@ -100,7 +103,7 @@ async def test_openai_package_reads_llamacpp_flavour(url: str) -> None:
         progress = [
             c.model_extra["prompt_progress"] for c in chunks if c.model_extra.get("prompt_progress")
         ]
-        assert [p["processed"] for p in progress] == [4, 8, 9]
+        assert [p["processed"] for p in progress] == [12, 24, HI_TOKENS]
         assert chunks[-1].model_extra["timings"]["predicted_n"] == 8
     finally:
         await server.stop()

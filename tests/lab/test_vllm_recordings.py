@@ -7,7 +7,8 @@ field by field: the same status and content type, the same events in the same or
 (role chunk, token chunks, the finish chunk, the usage chunk), each with exactly the
 recorded fields and JSON types, and the same values where vLLM's are not random (object,
 model, finish_reason, stop_reason, the empty content of the end-of-sequence chunk, usage
-arithmetic, errors' messages and params, /version, the unknown path's body).
+arithmetic, the prompt's tokens as SmolLM2's chat template makes them, errors' messages
+and params, /version, the unknown path's body).
 """
 
 from __future__ import annotations
@@ -152,6 +153,10 @@ def check_stream(recorded: list[Any], lab: list[Any], case: Case) -> None:
     for name in ("finish", "usage"):  # the same values where vLLM's are not random
         if name in vllm_events:
             assert same_values(vllm_events[name][-1], lab_events[name][-1])
+    if "usage" in vllm_events:
+        assert_same_prompt_tokens(
+            vllm_events["usage"][-1]["usage"], lab_events["usage"][-1]["usage"]
+        )
     if case.body.get("max_tokens") == 5:
         assert lab_events["usage"][0]["usage"]["completion_tokens"] == 5
 
@@ -186,6 +191,23 @@ def check_metrics(metrics: dict[str, float], tokens: int) -> None:
     assert 0 <= metrics["queue_time_ms"] <= ttft
 
 
+def assert_same_prompt_tokens(recorded: dict[str, Any], lab: dict[str, Any]) -> None:
+    """vLLM counts the prompt as SmolLM2's chat template renders it (37 tokens for "What
+    is 2+2?": its default system prompt included); the lab counts it the same way."""
+    assert lab["prompt_tokens"] == recorded["prompt_tokens"]
+
+
+def test_the_recording_counts_the_chat_template() -> None:
+    counted = {r["usage"]["prompt_tokens"] for r in map(json.loads, usage_objects())}
+    assert counted == {37}  # not 12: the question's message and the generation prompt
+
+
+def usage_objects() -> list[str]:
+    """The usage objects the recording's replies carry, as JSON text."""
+    found = re.findall(r'"usage":(\{[^{}]*\})', "".join(body_of(r) for r in REPLIES))
+    return [f'{{"usage":{text}}}' for text in found]
+
+
 def same_values(recorded: dict[str, Any], lab: dict[str, Any]) -> bool:
     def fixed(event: dict[str, Any]) -> Any:
         choices = [
@@ -207,6 +229,7 @@ def check_whole(recorded: dict[str, Any], lab: dict[str, Any]) -> None:
     assert lab_choice["finish_reason"] == vllm_choice["finish_reason"]
     counts = lab["usage"]
     assert counts["total_tokens"] == counts["prompt_tokens"] + counts["completion_tokens"]
+    assert_same_prompt_tokens(recorded["usage"], counts)
     check_metrics(lab["metrics"], counts["completion_tokens"])
     check_metrics(recorded["metrics"], recorded["usage"]["completion_tokens"])
 
