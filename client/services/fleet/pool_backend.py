@@ -83,7 +83,8 @@ class PoolBackend:
         return all(backend.supports_continue_final_message for backend in self.backends)
 
     def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:
-        """A plain request to the first healthy member (warm-ups, keep-alive loads)."""
+        """A plain request to the first healthy member (a summary, the cascade's
+        classifier); warm-ups go to every member (client/services/warming/pool_warming.py)."""
         member = self._first_member()
         model = self.model_of(member) or request.model
         return self.backends[member].chat(replace(request, model=model), timeouts)
