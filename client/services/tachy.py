@@ -233,9 +233,12 @@ class Tachy:
         known = self._pool_backends.get(pool)
         if known is None:
             backends = [await self.backend(member.choice) for member in pool.members]
-            known = self._pool_backends.setdefault(
-                pool, PoolBackend(pool, backends, ServerLoads(pool))
-            )
+            # Asked twice at once, the second caller finds the first's made meanwhile:
+            # the loads reader (an HTTP client) is made only once nothing awaits after it.
+            known = self._pool_backends.get(pool)
+            if known is None:
+                known = PoolBackend(pool, backends, ServerLoads(pool))
+                self._pool_backends[pool] = known
         return known
 
     def pool_choices(self) -> list[ServerChoice]:

@@ -86,7 +86,13 @@ class FallbackStream:
         self._timeouts = timeouts
         self._on_fallback = on_fallback
         first = replace(timeouts, first_byte_s=first_token_s)
-        self._current: ChatStream = plan.route.backend.chat(plan.request(), first)
+        # A pool as a route answers by its policy, as it does outside a cascade.
+        self._current = answer_stream_of(plan.route.backend, plan.request(), first)
+
+    @property
+    def current(self) -> ChatStream | FleetStream:
+        """The route's stream asked now (a pool's answer names its server)."""
+        return self._current
 
     # What the generation reads of a stream: the one answering now.
     @property
@@ -147,7 +153,7 @@ class FallbackStream:
     def _falls_back(self, outcome: Done | Failed | None, got_token: bool) -> bool:
         return self._plan.fallback is not None and falls_back(outcome, got_token)
 
-    def _switch(self, first: ChatStream) -> ChatStream:
+    def _switch(self, first: ChatStream | FleetStream) -> ChatStream | FleetStream:
         assert isinstance(first.outcome, Failed) and self._plan.fallback is not None
         failed = self._plan.route
         messages = self._plan.fallback_messages or self._plan.messages  # a text model's
@@ -163,7 +169,7 @@ class FallbackStream:
         timeline.close_stages()
         timeline.enter_stage("understanding")
         mark_fallback(timeline, plan.route, failed)  # attempt 2, and which model takes over
-        second = plan.route.backend.chat(plan.request(), self._timeouts)
+        second = answer_stream_of(plan.route.backend, plan.request(), self._timeouts)
         second.timeline = timeline
         self._current = second
         why = failure_sentence(first.outcome.error)

@@ -44,6 +44,11 @@ class LoadingRetryStream:
         self._current = open_stream()
         self.asked = 1  # requests sent, this one included
 
+    @property
+    def current(self) -> AnswerStream:
+        """The stream asked now (a pool's answer names its server)."""
+        return self._current
+
     # What the generation reads of a stream: the one answering now.
     @property
     def timeline(self) -> RequestTimeline:
@@ -57,10 +62,6 @@ class LoadingRetryStream:
     def usage(self) -> Usage | None:
         return self._current.usage
 
-    @property
-    def answering(self) -> AnswerStream:
-        """The stream answering now (a pool's FleetStream names its winner)."""
-        return self._current
 
     @property
     def server_timings(self) -> list[ServerTimings]:

@@ -158,8 +158,8 @@ class Generation(FirstTokenWait):
         """A pool's answer: the server that gave it, and its model (None otherwise, or
         before a server of the pool answered)."""
         stream = self._stream
-        if isinstance(stream, LoadingRetryStream):
-            stream = stream.answering
+        while isinstance(stream, LoadingRetryStream | FallbackStream):
+            stream = stream.current
         if isinstance(stream, FleetStream) and stream.winner is not None:
             return stream.winner_name, stream.winner_model
         return None

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from client.backends.errors import StreamInterrupted
@@ -60,6 +60,9 @@ class Attempt:
     task: asyncio.Task[None] | None = None
     failure: Failed | None = None  # how it failed before its first token
     closed: bool = False
+    # What it said before it won (an empty answer's Usage and timings come before its
+    # Done): passed on if it wins.
+    held: list[StreamEvent] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -216,11 +219,15 @@ class FleetStream:
             self._fleet.book.failed(attempt.member)
             self._close_soon(attempt)
             return []
-        if isinstance(event, Prefill) and not self._fleet.pool.tied:
+        tied = self._fleet.pool.tied
+        if isinstance(event, Prefill) and not tied:
             self.timeline.mark_prefill(event)
             return [event]
+        if not isinstance(event, Token | Done | Prefill):  # not a start: kept till it wins
+            attempt.held.append(event)
+            return []
         self._win(attempt)
-        return [event]
+        return [*attempt.held, event]
 
     def _win(self, attempt: Attempt) -> None:
         book = self._fleet.book

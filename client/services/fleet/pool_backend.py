@@ -8,7 +8,10 @@ first healthy member, as the servers serve the same model.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from client.backends.base import Backend, ModelInfo
 from client.backends.stream import ChatStream, StreamTimeouts
@@ -34,6 +37,7 @@ class PoolBackend:
         self.backends = backends
         self.book = book or FleetBook([member.name for member in pool.members])
         self.loads = LoadBoard(len(backends), load_reader, self.book.in_flight)
+        self._asking: set[asyncio.Future[list[ModelInfo]]] = set()  # list_models' others
         # As the Backend protocol has them: the first member's (the servers serve one model).
         self.api = backends[0].api
         self.base_url = backends[0].base_url
@@ -83,18 +87,27 @@ class PoolBackend:
         return all(backend.supports_continue_final_message for backend in self.backends)
 
     def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:
-        """A plain request to the first healthy member (warm-ups, keep-alive loads)."""
+        """A plain request to the first healthy member (a summary, the cascade's
+        classifier); warm-ups go to every member (client/services/warming/pool_warming.py)."""
         member = self._first_member()
         model = self.model_of(member) or request.model
         return self.backends[member].chat(replace(request, model=model), timeouts)
 
     async def list_models(self) -> list[ModelInfo]:
-        """The first member's that answers (one server down leaves the pool usable)."""
+        """The first member's that answers (one server down leaves the pool usable).
+        Every member is asked at once: its answer tells its backend what server it is
+        (a llama.cpp server is then asked for its prompt progress, so a hedge's loser
+        notices its closed connection while it reads); the others' answers are not
+        waited for."""
+        asks = [asyncio.ensure_future(backend.list_models()) for backend in self.backends]
+        for ask in asks:
+            self._asking.add(ask)
+            ask.add_done_callback(_forget(self._asking))
         failure: Exception | None = None
         first = self._first_member()
         for member in [first, *(m for m in range(len(self.backends)) if m != first)]:
             try:
-                return await self.backends[member].list_models()
+                return await asks[member]
             except Exception as error:  # the next server may answer
                 failure = error
         assert failure is not None
@@ -114,7 +127,23 @@ class PoolBackend:
 
     async def aclose(self) -> None:
         """The members' backends belong to whoever made them (the app's BackendPool)."""
+        asking = list(self._asking)
+        for ask in asking:
+            ask.cancel()
+        if asking:
+            await asyncio.wait(asking)
         await self.loads.aclose()
+
+
+def _forget(asking: set[asyncio.Future[list[ModelInfo]]]) -> Callable[[Any], None]:
+    """A member's answer not waited for: dropped, its failure read (never "never retrieved")."""
+
+    def done(ask: asyncio.Future[list[ModelInfo]]) -> None:
+        asking.discard(ask)
+        if not ask.cancelled():
+            ask.exception()
+
+    return done
 
 
 def answer_stream_of(

@@ -60,9 +60,9 @@ from client.services.servers.model_status import (
     ServerPolicy,
     WarmSettings,
     describe_policy,
-    ollama_unload_time,
 )
 from client.services.warming.expiry import OllamaExpiry
+from client.services.warming.pool_warming import each_server, pool_unload_time
 from client.services.warming.recheck import still_loaded
 
 log = logging.getLogger(__name__)
@@ -411,9 +411,12 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
         self._mark_used()
 
     async def _send(self, request: ChatRequest) -> None:
-        assert self._backend is not None
+        assert self._backend is not None  # a pool's: every server of it (pool_warming.py)
+        await each_server(self._backend, request, self._send_to)
+
+    async def _send_to(self, backend: Backend, request: ChatRequest) -> None:
         self.warm_requests += 1
-        async with self._backend.chat(request, WARM_TIMEOUTS) as stream:
+        async with backend.chat(request, WARM_TIMEOUTS) as stream:
             async for _event in stream:
                 pass
         outcome = stream.outcome
@@ -425,7 +428,7 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
         if self._backend is None or self._backend.closed:  # a reply ended as the app closed
             return
         try:
-            unloads_at = await ollama_unload_time(self._backend, self._model or "")
+            unloads_at = await pool_unload_time(self._backend, self._model or "")
         except TachyError as error:  # an old Ollama without /api/ps: warm, time unknown
             log.info("reading /api/ps failed: %s", error)
             self._set_status(ModelStatus(ModelState.WARM))
@@ -445,7 +448,7 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
     async def _is_loaded(self) -> bool:
         assert self._backend is not None
         try:
-            return await ollama_unload_time(self._backend, self._model or "") is not None
+            return await pool_unload_time(self._backend, self._model or "") is not None
         except TachyError:
             return False  # no /api/ps: the load request still works
 

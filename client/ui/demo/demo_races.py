@@ -82,7 +82,7 @@ class DemoRaces(QObject):
             return None
         composer = self.race_menu.main.composer.toPlainText().strip()
         question = composer or self.tr("Why is the sky blue?")
-        return self.race_menu.start(picks, question)
+        return self.race_menu.start(picks, question, composer_text=composer)
 
     async def _lab(self) -> RunningLab:
         if self.lab is None:

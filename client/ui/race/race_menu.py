@@ -1,6 +1,8 @@
 """Race… (in the Demo menu, Ctrl+Shift+R): pick 2-4 routes, then watch them answer the
 same question side by side in the race window. The race is stored in the conversation
-shown as one turn, one version per column, and the chat shows it when it ends.
+shown as one turn, one version per column, and the chat shows it when it ends. A race
+asked from the composer's text takes it: the composer is cleared once the race is under
+way (the question is then in the race's stored turn; a race that cannot start leaves it).
 
 `RaceMenu.run(picks, question)` is what the dialog and the demo races
 (client/ui/demo/demo_races.py) both call.
@@ -54,17 +56,24 @@ class RaceMenu(QObject):
     def open_dialog(self) -> None:
         question = self.main.composer.toPlainText().strip()
         dialog = RaceDialog(self.main.server_bar.choices, self._models_of, question, self.main)
-        dialog.accepted.connect(lambda: self.start(dialog.picks(), dialog.question_text()))
+        dialog.accepted.connect(
+            lambda: self.start(dialog.picks(), dialog.question_text(), composer_text=question)
+        )
         self.dialog = dialog
         dialog.open()
 
-    def start(self, picks: Sequence[RoutePick], question: str) -> asyncio.Task[Any] | None:
+    def start(
+        self, picks: Sequence[RoutePick], question: str, composer_text: str = ""
+    ) -> asyncio.Task[Any] | None:
         if self.controller.busy:
             return None
-        return self.tasks.spawn(self.run(picks, question), "race")
+        return self.tasks.spawn(self.run(picks, question, composer_text), "race")
 
-    async def run(self, picks: Sequence[RoutePick], question: str) -> Race | None:
-        """Open the routes (starting engines a pick needs), race, then close them."""
+    async def run(
+        self, picks: Sequence[RoutePick], question: str, composer_text: str = ""
+    ) -> Race | None:
+        """Open the routes (starting engines a pick needs), race, then close them.
+        `composer_text`: the composer's text the race was asked from (taken once it runs)."""
         self.race_window.show()
         self.race_window.columns.set_race(question, [])
         self.race_window.columns.status.setText(self.tr("Getting the routes ready…"))
@@ -74,13 +83,22 @@ class RaceMenu(QObject):
             stores = self.tachy.stores
             conversation = self.servers.page.conversation_id
             race = Race(stores.history, stores.metrics, routes, question, conversation)
-            await asyncio.wait({self.controller.start(race)})
+            running = self.controller.start(race)
+            self._take_from_composer(composer_text)
+            await asyncio.wait({running})
             return race
         except Exception as error:
             self.race_window.columns.status.setText(user_message(error))
             raise
         finally:
             await setup.aclose()
+
+    def _take_from_composer(self, text: str) -> None:
+        """The question went out in the race: the composer no longer holds it (unless
+        the user has written something else there meanwhile)."""
+        composer = self.main.composer
+        if text.strip() and composer.toPlainText().strip() == text.strip():
+            composer.clear()
 
     async def _models_of(self, choice: ServerChoice) -> list[str]:
         if choice.is_local and not is_started(choice):

@@ -4,16 +4,18 @@ server gave it. Waits for events, never for time; asserts no speed."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+import httpx
 import pytest
 
 from client.backends import backend_for
 from client.backends.base import Backend
 from client.core.conversation import ChatMessage, ChatRequest
-from client.core.events import Done, Failed, StreamEvent, Token
+from client.core.events import Done, Failed, StreamEvent, Token, Usage
 from client.lab import LabServer, scenario_from_dict
 from client.services.fleet.fleet_stream import FleetStream
 from client.services.fleet.pool import Policy, PoolMember, ServerPool
@@ -257,3 +259,32 @@ async def test_the_models_come_from_a_server_that_answers(labs: Callable[..., An
     finally:
         await close(fleet)
     assert "tachy-lab:latest" in names or "tachy-lab" in names
+
+
+EMPTY_ANSWER = [
+    {"choices": [{"index": 0, "delta": {"role": "assistant"}}]},
+    {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6}},
+]
+
+
+async def test_an_empty_answer_ends_with_its_usage_and_done() -> None:
+    """A server that answers nothing (the end of sequence at once) sends its usage
+    before its Done: both reach the reader, and the answer ends."""
+
+    async def empty(_request: httpx.Request) -> httpx.Response:
+        lines = [f"data: {json.dumps(chunk)}\n\n" for chunk in EMPTY_ANSWER]
+        body = ("".join(lines) + "data: [DONE]\n\n").encode()
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    fleet = pool_of(["http://empty.test", refused_url()], Policy.FAILOVER)
+    client = httpx.AsyncClient(transport=httpx.MockTransport(empty))
+    fleet.backends[0] = backend_for("http://empty.test", "openai", client=client)
+    try:
+        stream = fleet.answer(request())
+        events = await read_all(stream)
+    finally:
+        await close(fleet)
+        await client.aclose()
+    assert isinstance(events[-1], Done) and stream.winner_name == "server 1"
+    assert any(isinstance(event, Usage) for event in events)

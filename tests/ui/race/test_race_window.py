@@ -49,6 +49,7 @@ def test_the_lab_demo_race_streams_two_columns_with_their_marks(make_app, server
     assert window.isVisible() and len(columns) == 2
     assert [c.title.text() for c in columns] == ["Lab, fast model", "Lab, strong model"]
     assert window.columns.question.text() == "Why is the sky blue?"
+    assert app.window.composer.toPlainText() == ""  # the demo race took the composer's text
     assert all(c.text for c in columns)
     assert [c.text for c in columns] == [col.text for col in race.columns]
     # The fast model (fast tier) beats the strong one (typing tier) to both marks.
@@ -161,5 +162,35 @@ def test_a_column_whose_server_is_down_says_why_and_the_other_wins(make_app, ser
         race = controller.race
         assert race.columns[0].finished.outcome is Outcome.UNREACHABLE
         assert race.first_token == 1 and race.first_finish == 1
+    finally:
+        run(lab.stop())
+
+
+def test_a_race_asked_from_the_composer_takes_its_text(make_app, run) -> None:
+    lab = LabServer(scenario_from_dict({"ttft": 5, "tpot_ms": 5, "output_tokens": 5}))
+    url = run(lab.start())
+    try:
+        app = make_app(url, api="openai", model="tachy-lab")
+        app.window.composer.setPlainText("Why is the sky blue?")
+        app.race.open_dialog()
+        dialog = app.race.dialog
+        assert dialog is not None and dialog.question_text() == "Why is the sky blue?"
+        lab_index = next(i for i, c in enumerate(dialog.choices) if c.url.rstrip("/") == url)
+        for row in dialog.rows:
+            row.server.setCurrentIndex(lab_index)
+        run(until(lambda: all(row.model.count() for row in dialog.rows)))
+        for row in dialog.rows:
+            row.model.setEditText("tachy-lab")
+        assert app.window.composer.toPlainText() == "Why is the sky blue?"  # not yet raced
+        dialog.race_button.click()
+        controller = app.race.controller
+        run(until(lambda: controller.race is not None and controller.task is not None))
+        run(until(lambda: controller.task.done()))
+        assert app.window.composer.toPlainText() == ""  # the question went out
+        race = controller.race
+        stored = app.stores.history.get_message(race.columns[0].finished.message_id)
+        assert stored is not None and stored.parent_id is not None
+        question = app.stores.history.get_message(stored.parent_id)
+        assert question is not None and question.content == "Why is the sky blue?"
     finally:
         run(lab.stop())
