@@ -20,6 +20,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import (
     QBrush,
     QColor,
+    QFont,
     QTextBlock,
     QTextBlockFormat,
     QTextCharFormat,
@@ -111,12 +112,25 @@ def style_tables(document: QTextDocument, span: QTextCursor, look: ChatColours) 
         if table is not None:
             tables.setdefault(table.firstPosition(), table)
             _hide_empty_line_in_cell(table, block)
-            fmt = block.blockFormat()
-            fmt.setLineHeight(TABLE_LINE_HEIGHT_PERCENT, _PROPORTIONAL)
-            QTextCursor(block).setBlockFormat(fmt)
+            _style_cell_line(table, block)
         block = block.next()
     for table in tables.values():
         _style_table(table, look)
+
+
+def _style_cell_line(table: QTextTable, block: QTextBlock) -> None:
+    """A cell's line: no margin above (Qt's import gives the first cell of a table that
+    follows a code block a paragraph's), bold in the header row (which that cell lost)."""
+    fmt = block.blockFormat()
+    fmt.setLineHeight(TABLE_LINE_HEIGHT_PERCENT, _PROPORTIONAL)
+    fmt.setTopMargin(0)
+    cursor = QTextCursor(block)
+    cursor.setBlockFormat(fmt)
+    if table.cellAt(block.position()).row() == 0 and block.length() > 1:
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+        bold = QTextCharFormat()
+        bold.setFontWeight(QFont.Weight.Bold)
+        cursor.mergeCharFormat(bold)
 
 
 def _style_prose(cursor: QTextCursor, block: QTextBlock, look: ChatColours) -> None:
