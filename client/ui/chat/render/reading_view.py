@@ -62,15 +62,9 @@ class ReadingLayout(QTextBrowser):
     def _look(self) -> ChatColours:
         return colours(self._dark())
 
-    def _follow_zoom(self) -> None:
-        """The body text's size and the column's width follow the reading style."""
-        font = self.font()
-        font.setPixelSize(self.reading.body_px)
-        self.setFont(font)
-        self._fit_column()
-
     def _fit_column(self) -> None:
-        """A centred reading column: the root frame's sides take what is left over."""
+        """A centred reading column (as wide as the reading style says at this zoom):
+        the root frame's sides take what is left over."""
         root = self.document().rootFrame()
         fmt = root.frameFormat()
         side = side_margin(self.viewport().width(), self.reading.column_px)
