@@ -7,7 +7,8 @@ proportion to that text: line height about 1.5, code blocks with a header line (
 language and a Copy link) and room inside the rounded box painted behind them
 (reading_view.py),
 code at the body's size (Qt's Markdown import fixes it at 9 pt), inline code tinted,
-tables with borders and a tinted header row, quotes set in and greyed. Only formats
+tables with borders and a tinted header row, quotes set in and greyed, links in the
+theme's link colour. Only formats
 are set: the text, which may come from a model, is never read as HTML.
 """
 
@@ -146,12 +147,14 @@ def _style_prose(cursor: QTextCursor, block: QTextBlock, look: ChatColours) -> N
     while not fragments.atEnd():
         fragment = fragments.fragment()
         char = fragment.charFormat()
-        if char.fontFixedPitch() or quoted:
+        if char.fontFixedPitch() or quoted or char.isAnchor():
             char.clearProperty(QTextFormat.Property.FontPointSize)
             if char.fontFixedPitch():
                 char.setBackground(QColor(look.code))
             if quoted:
                 char.setForeground(QColor(look.secondary))
+            if char.isAnchor():  # Qt's import paints links #0000ff, in the dark too
+                char.setForeground(QColor(look.link))
             cursor.setPosition(fragment.position())
             cursor.setPosition(
                 fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor
