@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from client.ui.common.reading_style import TextSizeFollower
 
-MAX_LINES = 6  # the composer grows to about this many lines, then scrolls
+MAX_LINES = 3  # the composer shows this many lines, then scrolls (the chat keeps the rest)
 
 
 class Composer(QPlainTextEdit):

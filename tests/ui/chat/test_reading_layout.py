@@ -201,3 +201,25 @@ def test_a_table_after_code_has_a_tinted_bold_header_in_one_line(view: ChatView,
     # The tint shows on the chat's background (it was the code box's, 1.1:1 on white).
     assert contrast(LIGHT.table_header, BACKGROUNDS["light"]) >= 1.2
     assert contrast(DARK.table_header, BACKGROUNDS["dark"]) >= 1.2
+
+
+def test_the_boxes_are_painted_wherever_the_chat_is_scrolled(view: ChatView) -> None:
+    """Each scroll position paints the question's and the code's boxes in view (the
+    layout's hitTest, asked for the first block on screen, answered the document's end
+    when the top fell between two messages: a streamed answer lost its boxes)."""
+    view.resize(700, 300)
+    view.add_message(ShownMessage(1, "user", "A question"))
+    code = "".join(f"x{i} = {i}\n" for i in range(12))
+    view.add_message(ShownMessage(2, "assistant", f"Intro.\n\n```python\n{code}```\n\nAfter."))
+    layout = view.document().documentLayout()
+    header = view.document().find("python    Copy").block()
+    code_top = layout.blockBoundingRect(header).top()
+    bar = view.verticalScrollBar()
+    assert bar.maximum() > code_top  # the code can reach the top of the view
+    for scroll in range(0, int(code_top) + 60, 3):
+        bar.setValue(scroll)
+        image = view.viewport().grab().toImage()
+        y = round(code_top + 60 - bar.value())  # a line inside the code's box
+        x = 8 + round(view.document().rootFrame().frameFormat().leftMargin())
+        if 0 <= y < image.height():
+            assert image.pixelColor(x, y).name() == LIGHT.code, (scroll, y)
