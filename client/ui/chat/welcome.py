@@ -110,11 +110,15 @@ class WelcomePanel(QFrame):
         layout.addStretch(1)
         layout.addLayout(row)
         layout.addStretch(2)
-        TextSizeFollower(self)  # its labels inherit it
         title = self.title.font()
         title.setWeight(QFont.Weight.DemiBold)
         self.title.setFont(title)
         TextSizeFollower(self.title, round(BODY_PX * TITLE_SCALE))
+        # Each its own: under the app's stylesheet a child keeps the platform's 9 pt.
+        texts: list[QWidget] = [*self.findChildren(QLabel), *self.findChildren(QPushButton)]
+        for widget in [self, *texts]:
+            if widget is not self.title:
+                TextSizeFollower(widget)
         reading_style().changed.connect(self.follow_zoom)
         self.follow_zoom()
 

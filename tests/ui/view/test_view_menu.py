@@ -210,12 +210,14 @@ def test_the_composer_and_status_line_follow_the_zoom_under_the_stylesheet(
                 document_font.pixelSize(),
                 w.stage_label.fontMetrics().height(),
                 w.chat_view.fontMetrics().height(),  # these three fell back on a theme switch
-                app.welcome.panel.fontMetrics().height(),
                 app.welcome.panel.title.fontMetrics().height(),
+                app.welcome.panel.running_label.fontMetrics().height(),
+                app.welcome.panel.starter_buttons[0].fontMetrics().height(),
             )
 
         assert w.composer.font().pixelSize() == BODY_PX == w.chat_view.font().pixelSize()
         assert w.stage_label.font().pixelSize() == STATUS_PX
+        assert app.welcome.panel.running_label.font().pixelSize() == BODY_PX  # not 9 pt
         before, tall = sizes(), w.composer.maximumHeight()
         app.view.menu.zoom_in_action.trigger()
         app.view.menu.zoom_in_action.trigger()  # 125 %
