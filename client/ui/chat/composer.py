@@ -22,6 +22,7 @@ class Composer(QPlainTextEdit):
         self.setPlaceholderText(self.tr("Ask anything — Enter sends, Shift+Enter for a new line"))
         self.setTabChangesFocus(True)
         TextSizeFollower(self)  # the chat's body size, following the zoom
+        TextSizeFollower(self.viewport())  # where the placeholder is painted
         self._fit_height()
 
     def changeEvent(self, event: QEvent) -> None:

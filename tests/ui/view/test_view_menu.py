@@ -208,6 +208,7 @@ def test_the_composer_and_status_line_follow_the_zoom_under_the_stylesheet(
             return (
                 w.composer.fontMetrics().height(),
                 document_font.pixelSize(),
+                w.composer.viewport().fontMetrics().height(),  # the placeholder's
                 w.stage_label.fontMetrics().height(),
                 w.chat_view.fontMetrics().height(),  # these three fell back on a theme switch
                 app.welcome.panel.title.fontMetrics().height(),
