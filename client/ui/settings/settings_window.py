@@ -239,7 +239,10 @@ class SettingsWindow(QDialog):
 
 def _form_page(parent: QWidget) -> tuple[QWidget, QFormLayout]:
     page = QWidget(parent)
-    form = QFormLayout(page)
+    column = QVBoxLayout(page)
+    form = QFormLayout()
+    column.addLayout(form)
+    column.addStretch(1)  # the rows at the top, as close as on the other pages
     form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
     form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
     return page, form
