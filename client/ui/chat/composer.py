@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from client.ui.common.reading_style import TextSizeFollower
+
+MAX_LINES = 3  # the composer shows this many lines, then scrolls (the chat keeps the rest)
 
 
 class Composer(QPlainTextEdit):
@@ -17,7 +21,20 @@ class Composer(QPlainTextEdit):
         self.setAccessibleName(self.tr("Message"))
         self.setPlaceholderText(self.tr("Ask anything — Enter sends, Shift+Enter for a new line"))
         self.setTabChangesFocus(True)
-        self.setMaximumHeight(140)
+        TextSizeFollower(self)  # the chat's body size, following the zoom
+        TextSizeFollower(self.viewport())  # where the placeholder is painted
+        self._fit_height()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self._fit_height()
+
+    def _fit_height(self) -> None:
+        """At most MAX_LINES lines of the current text size (it follows the zoom)."""
+        margins = self.contentsMargins()
+        room = margins.top() + margins.bottom() + 2 * round(self.document().documentMargin())
+        self.setMaximumHeight(self.fontMetrics().lineSpacing() * MAX_LINES + room)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from client.services.servers.welcome import FoundServer, LocalEngineFacts, found_servers, shown_name
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.common.reading_style import reading_style
+from client.ui.common.reading_style import BODY_PX, TextSizeFollower, reading_style
 from client.ui.common.server_names import shown_name as server_name
 from client.ui.common.tab_order import tab_before
 
@@ -110,6 +110,15 @@ class WelcomePanel(QFrame):
         layout.addStretch(1)
         layout.addLayout(row)
         layout.addStretch(2)
+        title = self.title.font()
+        title.setWeight(QFont.Weight.DemiBold)
+        self.title.setFont(title)
+        TextSizeFollower(self.title, round(BODY_PX * TITLE_SCALE))
+        # Each its own: under the app's stylesheet a child keeps the platform's 9 pt.
+        texts: list[QWidget] = [*self.findChildren(QLabel), *self.findChildren(QPushButton)]
+        for widget in [self, *texts]:
+            if widget is not self.title:
+                TextSizeFollower(widget)
         reading_style().changed.connect(self.follow_zoom)
         self.follow_zoom()
 
@@ -125,16 +134,9 @@ class WelcomePanel(QFrame):
         return button
 
     def follow_zoom(self) -> None:
-        """The panel's text at the chat's size (the reading style's zoom)."""
-        style = reading_style()
-        font = self.font()
-        font.setPixelSize(style.body_px)
-        self.setFont(font)
-        title = self.title.font()
-        title.setPixelSize(round(style.body_px * TITLE_SCALE))
-        title.setWeight(QFont.Weight.DemiBold)
-        self.title.setFont(title)
-        self.column.setMaximumWidth(round(TEXT_WIDTH_PX * style.zoom))
+        """The sentences' width at the reading style's zoom (the text sizes follow it
+        with their TextSizeFollower)."""
+        self.column.setMaximumWidth(round(TEXT_WIDTH_PX * reading_style().zoom))
 
     # --- what it says --------------------------------------------------------------
     def show_running(self, server: str, model: str, state: str, is_local: bool) -> None:

@@ -36,7 +36,7 @@ LIGHT = ChatColours(
     question="#eaf0f8",
     code="#f2f4f7",
     rule="#c9ced6",
-    table_header="#f2f4f7",
+    table_header="#e4e9f0",  # a step darker than the code box: it shows on white
 )
 DARK = ChatColours(
     secondary="#a9b1bc",  # 7.6:1 on #1e2126
@@ -45,7 +45,7 @@ DARK = ChatColours(
     question="#283241",
     code="#2a2e35",
     rule="#4a505a",
-    table_header="#2a2e35",
+    table_header="#333a45",
 )
 
 

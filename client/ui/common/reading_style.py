@@ -2,15 +2,19 @@
 height and the reading column's width, all following one zoom factor.
 
 The chat (client.ui.chat.render.chat_view) and the empty state read it and follow its
-`changed` signal; the View menu's zoom in / out / reset (Ctrl+plus / minus / 0) and
+`changed` signal; the composer and the status line keep their text at a size times the
+zoom with a TextSizeFollower. The View menu's zoom in / out / reset (Ctrl+plus / minus / 0) and
 Present call `zoom_in`, `zoom_out`, `reset_zoom` or `set_zoom` on `reading_style()`.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, QObject, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QWidget
 
 BODY_PX = 15  # the chat's body text at 100 %
+STATUS_PX = 13  # the status line's text at 100 %
 LINE_HEIGHT_PERCENT = 150  # of the font's line spacing: about 1.5 lines
 COLUMN_MAX_PX = 760  # the reading column, centred in the chat, at 100 %
 # The zoom steps of Ctrl+plus / minus, as in a browser (Present uses 1.5).
@@ -35,7 +39,11 @@ class ReadingStyle(QObject):
     @property
     def body_px(self) -> int:
         """The body text's pixel size at this zoom."""
-        return max(8, round(BODY_PX * self._zoom))
+        return self.px(BODY_PX)
+
+    def px(self, at_100: int) -> int:
+        """A text's pixel size at this zoom, given its size at 100 %."""
+        return max(8, round(at_100 * self._zoom))
 
     @property
     def column_px(self) -> int:
@@ -65,6 +73,32 @@ class ReadingStyle(QObject):
 
 
 _shared: ReadingStyle | None = None
+
+
+class TextSizeFollower(QObject):
+    """Keeps a widget's text at `px_at_100` times the zoom, set on the widget itself:
+    under the app's stylesheet a widget does not inherit its parent's font, and a new
+    stylesheet (a theme switch) puts back the font the widget had when first styled, so
+    that is undone here too. A child of the widget: the connection goes with it."""
+
+    def __init__(self, widget: QWidget, px_at_100: int = BODY_PX) -> None:
+        super().__init__(widget)
+        self.widget, self.px_at_100 = widget, px_at_100
+        reading_style().changed.connect(self.apply)
+        widget.installEventFilter(self)
+        self.apply()
+
+    def apply(self) -> None:
+        wanted = reading_style().px(self.px_at_100)
+        if self.widget.font().pixelSize() != wanted:
+            font = QFont(self.widget.font())
+            font.setPixelSize(wanted)
+            self.widget.setFont(font)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.apply()
+        return False
 
 
 def reading_style() -> ReadingStyle:

@@ -32,11 +32,13 @@ def bound_check(action: QAction, text: str, parent: QWidget) -> QCheckBox:
     return box
 
 
-def bound_choice(actions: Sequence[QAction], parent: QWidget) -> QComboBox:
-    """One item per exclusive action (its text), the checked one current."""
+def bound_choice(actions: Sequence[QAction], parent: QWidget, label: str = "") -> QComboBox:
+    """One item per exclusive action (its text, less the row's `label` where the text
+    starts with it: "Prompt budget: 8,000 tokens" under "Prompt budget" reads "8,000
+    tokens"), the checked one current."""
     combo = QComboBox(parent)
     for action in actions:
-        combo.addItem(action.text().replace("&", ""))
+        combo.addItem(_without(action.text().replace("&", ""), label))
 
     def follow() -> None:
         combo.blockSignals(True)
@@ -55,3 +57,8 @@ def bound_choice(actions: Sequence[QAction], parent: QWidget) -> QComboBox:
     combo.currentIndexChanged.connect(act)
     follow()
     return combo
+
+
+def _without(text: str, label: str) -> str:
+    rest = text[len(label) :].lstrip(" :\uff1a") if label and text.startswith(label) else ""
+    return rest or text

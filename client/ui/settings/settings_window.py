@@ -128,10 +128,11 @@ class SettingsWindow(QDialog):
         self.keep_alive: QComboBox | None = None
         self.budget: QComboBox | None = None
         if warming is not None:
-            self.keep_alive = bound_choice(warming.keep_alive_actions, page)
-            self.budget = bound_choice(warming.budget_actions, page)
-            form.addRow(self.tr("Keep the model loaded"), self.keep_alive)
-            form.addRow(self.tr("Prompt budget"), self.budget)
+            keep, budget = self.tr("Keep the model loaded"), self.tr("Prompt budget")
+            self.keep_alive = bound_choice(warming.keep_alive_actions, page, keep)
+            self.budget = bound_choice(warming.budget_actions, page, budget)
+            form.addRow(keep, self.keep_alive)
+            form.addRow(budget, self.budget)
         return page
 
     def _waiting_page(self) -> QWidget:
@@ -238,7 +239,10 @@ class SettingsWindow(QDialog):
 
 def _form_page(parent: QWidget) -> tuple[QWidget, QFormLayout]:
     page = QWidget(parent)
-    form = QFormLayout(page)
+    column = QVBoxLayout(page)
+    form = QFormLayout()
+    column.addLayout(form)
+    column.addStretch(1)  # the rows at the top, as close as on the other pages
     form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
     form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
     return page, form

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from client.ui.chat.action_bar import ActionBar
 from client.ui.chat.composer import Composer
+from client.ui.common.reading_style import STATUS_PX, TextSizeFollower
 from client.ui.conversations.conversation_list import ConversationPanel
 from client.ui.servers.server_bar import ServerBar
 from client.ui.shell.window_geometry import FRAME_ROOM, first_start_geometry, kept_inside
@@ -81,6 +82,7 @@ class MainWindow(QMainWindow):
         self.stage_label.setObjectName("stageLabel")
         self.stage_label.setAccessibleName(self.tr("Status"))
         self.stage_label.setWordWrap(True)
+        TextSizeFollower(self.stage_label, STATUS_PX)  # (the composer follows it too)
         self.composer = Composer(self)
         self.outcome_bar.focus_home = self.undo_bar.focus_home = self.composer
         self.send_button = _button(self.tr("Send"), "sendButton", self.tr("Send (Enter)"), self)

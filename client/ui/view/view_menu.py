@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QSettings
-from PySide6.QtGui import QAction, QActionGroup, QFont, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu
 
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
@@ -64,8 +64,6 @@ class ViewMenu(QObject):
         self.zoom_reset_action.triggered.connect(lambda: self.zoom.set_zoom(1.0))
         self.menu.addSeparator()
         self.theme_actions = self._theme_menu()
-        self.base_font = QFont(window.font())
-        zoom.zoom_changed.connect(self._zoomed)
         zoom.zoom_changed.connect(self._remember_zoom)
         window.installEventFilter(self)  # full screen left by the window manager
 
@@ -130,14 +128,6 @@ class ViewMenu(QObject):
             self.window.showFullScreen()
         elif not on and self.window.isFullScreen():
             self.window.showNormal()
-
-    def _zoomed(self, factor: float) -> None:
-        """The status line's font scaled from the window's (the chat and the empty state
-        follow the reading style themselves). Set on the widget: under an app stylesheet
-        a widget does not inherit its parent's font."""
-        font = QFont(self.base_font)
-        font.setPointSizeF(self.base_font.pointSizeF() * factor)
-        self.window.stage_label.setFont(font)
 
     def _remember_zoom(self, factor: float) -> None:
         self.settings.setValue(ZOOM_KEY, factor)

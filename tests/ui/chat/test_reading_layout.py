@@ -164,3 +164,62 @@ def test_a_theme_change_recolours_the_finished_messages(view: ChatView) -> None:
     assert label_colour() == LIGHT.secondary
     view.setPalette(dark_palette())
     assert label_colour() == DARK.secondary
+
+
+def _header_cells(view: ChatView, key: int) -> list[tuple[str, str, int, float]]:
+    """Each header cell's text, background, weight and top on the page."""
+    from PySide6.QtGui import QTextCursor
+
+    content = view._blocks[key].content
+    layout = view.document().documentLayout()
+    cells = []
+    block = view.document().findBlock(content.firstPosition())
+    while block.isValid() and block.position() < content.lastPosition():
+        table = QTextCursor(block).currentTable()
+        if table is not None and block.isVisible() and block.text():
+            cell = table.cellAt(block.position())
+            if cell.row() == 0:
+                background = cell.format().background()
+                shown = background.color().name() if background.style().value else "none"
+                weight = block.begin().fragment().charFormat().fontWeight()
+                cells.append((block.text(), shown, weight, layout.blockBoundingRect(block).top()))
+        block = block.next()
+    return cells
+
+
+@pytest.mark.parametrize("gap", ["\n\n", "\n"])
+def test_a_table_after_code_has_a_tinted_bold_header_in_one_line(view: ChatView, gap: str) -> None:
+    table = "| Name | Age |\n|---|---|\n| Ada | 36 |\n"
+    view.add_message(ShownMessage(1, "assistant", f"Code:\n\n```python\nx = 1\n```{gap}{table}"))
+    view.add_message(ShownMessage(2, "assistant", f"Plain:\n\n{table}"))
+    for key in (1, 2):
+        cells = _header_cells(view, key)
+        assert [text for text, *_ in cells] == ["Name", "Age"]
+        assert {shown for _, shown, _, _ in cells} == {LIGHT.table_header}, cells
+        assert all(weight >= 700 for _, _, weight, _ in cells), cells  # bold, the first too
+        assert len({top for *_, top in cells}) == 1, cells  # the first cell not lower
+    # The tint shows on the chat's background (it was the code box's, 1.1:1 on white).
+    assert contrast(LIGHT.table_header, BACKGROUNDS["light"]) >= 1.2
+    assert contrast(DARK.table_header, BACKGROUNDS["dark"]) >= 1.2
+
+
+def test_the_boxes_are_painted_wherever_the_chat_is_scrolled(view: ChatView) -> None:
+    """Each scroll position paints the question's and the code's boxes in view (the
+    layout's hitTest, asked for the first block on screen, answered the document's end
+    when the top fell between two messages: a streamed answer lost its boxes)."""
+    view.resize(700, 300)
+    view.add_message(ShownMessage(1, "user", "A question"))
+    code = "".join(f"x{i} = {i}\n" for i in range(12))
+    view.add_message(ShownMessage(2, "assistant", f"Intro.\n\n```python\n{code}```\n\nAfter."))
+    layout = view.document().documentLayout()
+    header = view.document().find("python    Copy").block()
+    code_top = layout.blockBoundingRect(header).top()
+    bar = view.verticalScrollBar()
+    assert bar.maximum() > code_top  # the code can reach the top of the view
+    for scroll in range(0, int(code_top) + 60, 3):
+        bar.setValue(scroll)
+        image = view.viewport().grab().toImage()
+        y = round(code_top + 60 - bar.value())  # a line inside the code's box
+        x = 8 + round(view.document().rootFrame().frameFormat().leftMargin())
+        if 0 <= y < image.height():
+            assert image.pixelColor(x, y).name() == LIGHT.code, (scroll, y)

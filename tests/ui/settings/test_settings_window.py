@@ -86,6 +86,14 @@ def test_keep_alive_and_prompt_budget_write_through_their_menu(
     assert warming.policy.budget_setting == 2000
     warming.budget_actions[1].trigger()  # chosen in the menu: the window follows
     assert window.budget.currentIndex() == 1
+    # The items say what their row's label does not repeat.
+    assert window.keep_alive.itemText(0) == "5 min"
+    assert window.budget.itemText(0) == "the model's context"
+    assert window.budget.itemText(3) == "2,000 tokens"
+    # The rows at the top of the page, not spread over its height.
+    window.resize(560, 640)
+    gap = window.budget.geometry().top() - window.keep_alive.geometry().bottom()
+    assert gap < 20, gap
 
 
 def test_documents_and_cascade_follow_their_menus_and_show_chips(

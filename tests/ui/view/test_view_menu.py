@@ -12,7 +12,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QApplication, QMenu, QToolButton
 
 from client.ui.common import theme
-from client.ui.common.reading_style import reading_style
+from client.ui.common.reading_style import BODY_PX, STATUS_PX, reading_style
 from client.ui.shell.app import TachyApp
 from client.ui.shell.help_dialogs import SHORTCUTS, AboutDialog, ShortcutsDialog
 from client.ui.view.view_menu import THEME_KEY, ZOOM_KEY
@@ -191,3 +191,45 @@ def test_zoom_and_theme_are_restored_at_the_next_start(
     assert second.view.menu.theme() == "dark"
     assert second.view.menu.theme_actions["dark"].isChecked()
     second.view.menu.zoom_reset_action.trigger()
+
+
+def test_the_composer_and_status_line_follow_the_zoom_under_the_stylesheet(
+    make_app: Callable[..., TachyApp], server: Any, qapp: QApplication
+) -> None:
+    """Set on each widget, as the app's stylesheet keeps a parent's font from them; and
+    kept when a theme switch installs another stylesheet."""
+    qapp.setStyleSheet(theme.stylesheet(dark=False))
+    try:
+        app = make_app(server.url)
+        w = app.window
+
+        def sizes() -> tuple[int, ...]:
+            document_font = w.composer.document().defaultFont()
+            return (
+                w.composer.fontMetrics().height(),
+                document_font.pixelSize(),
+                w.composer.viewport().fontMetrics().height(),  # the placeholder's
+                w.stage_label.fontMetrics().height(),
+                w.chat_view.fontMetrics().height(),  # these three fell back on a theme switch
+                app.welcome.panel.title.fontMetrics().height(),
+                app.welcome.panel.running_label.fontMetrics().height(),
+                app.welcome.panel.starter_buttons[0].fontMetrics().height(),
+            )
+
+        assert w.composer.font().pixelSize() == BODY_PX == w.chat_view.font().pixelSize()
+        assert w.stage_label.font().pixelSize() == STATUS_PX
+        assert app.welcome.panel.running_label.font().pixelSize() == BODY_PX  # not 9 pt
+        before, tall = sizes(), w.composer.maximumHeight()
+        app.view.menu.zoom_in_action.trigger()
+        app.view.menu.zoom_in_action.trigger()  # 125 %
+        assert w.composer.font().pixelSize() == round(BODY_PX * 1.25)
+        assert w.stage_label.font().pixelSize() == round(STATUS_PX * 1.25)
+        after = sizes()
+        assert all(a > b for a, b in zip(after, before, strict=True)), (before, after)
+        assert w.composer.maximumHeight() > tall  # room for as many lines
+        qapp.setStyleSheet(theme.stylesheet(dark=True))  # a theme switch keeps the size
+        assert sizes() == after
+        app.view.menu.zoom_reset_action.trigger()
+        assert sizes() == before
+    finally:
+        qapp.setStyleSheet("")

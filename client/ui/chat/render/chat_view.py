@@ -47,7 +47,7 @@ from client.ui.chat.render.markers import ChatMarkers
 from client.ui.chat.render.reading_view import ReadingLayout
 from client.ui.chat.render.reasoning import ReasoningFrames
 from client.ui.chat.render.safe_markdown import WEB_SCHEMES, SafeDocument
-from client.ui.common.reading_style import reading_style
+from client.ui.common.reading_style import TextSizeFollower, reading_style
 
 __all__ = ["THINKING_GREY", "ChatView", "ShownMessage"]
 
@@ -108,8 +108,9 @@ class ChatView(ChatMarkers, ReadingLayout):
         self._menu = CodeBlockMenu(self)
         self._styled_dark = self._dark()
         self.reading = reading_style()
-        self.reading.changed.connect(self._follow_zoom)
-        self._follow_zoom()
+        TextSizeFollower(self)  # the body size, following the zoom
+        self.reading.changed.connect(self._fit_column)
+        self._fit_column()
 
     # --- building ----------------------------------------------------------------
     def clear_messages(self) -> None:

@@ -7,7 +7,8 @@ proportion to that text: line height about 1.5, code blocks with a header line (
 language and a Copy link) and room inside the rounded box painted behind them
 (reading_view.py),
 code at the body's size (Qt's Markdown import fixes it at 9 pt), inline code tinted,
-tables with borders and a tinted header row, quotes set in and greyed. Only formats
+tables with borders and a tinted header row, quotes set in and greyed, links in the
+theme's link colour. Only formats
 are set: the text, which may come from a model, is never read as HTML.
 """
 
@@ -20,6 +21,7 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import (
     QBrush,
     QColor,
+    QFont,
     QTextBlock,
     QTextBlockFormat,
     QTextCharFormat,
@@ -111,12 +113,25 @@ def style_tables(document: QTextDocument, span: QTextCursor, look: ChatColours) 
         if table is not None:
             tables.setdefault(table.firstPosition(), table)
             _hide_empty_line_in_cell(table, block)
-            fmt = block.blockFormat()
-            fmt.setLineHeight(TABLE_LINE_HEIGHT_PERCENT, _PROPORTIONAL)
-            QTextCursor(block).setBlockFormat(fmt)
+            _style_cell_line(table, block)
         block = block.next()
     for table in tables.values():
         _style_table(table, look)
+
+
+def _style_cell_line(table: QTextTable, block: QTextBlock) -> None:
+    """A cell's line: no margin above (Qt's import gives the first cell of a table that
+    follows a code block a paragraph's), bold in the header row (which that cell lost)."""
+    fmt = block.blockFormat()
+    fmt.setLineHeight(TABLE_LINE_HEIGHT_PERCENT, _PROPORTIONAL)
+    fmt.setTopMargin(0)
+    cursor = QTextCursor(block)
+    cursor.setBlockFormat(fmt)
+    if table.cellAt(block.position()).row() == 0 and block.length() > 1:
+        cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+        bold = QTextCharFormat()
+        bold.setFontWeight(QFont.Weight.Bold)
+        cursor.mergeCharFormat(bold)
 
 
 def _style_prose(cursor: QTextCursor, block: QTextBlock, look: ChatColours) -> None:
@@ -132,12 +147,14 @@ def _style_prose(cursor: QTextCursor, block: QTextBlock, look: ChatColours) -> N
     while not fragments.atEnd():
         fragment = fragments.fragment()
         char = fragment.charFormat()
-        if char.fontFixedPitch() or quoted:
+        if char.fontFixedPitch() or quoted or char.isAnchor():
             char.clearProperty(QTextFormat.Property.FontPointSize)
             if char.fontFixedPitch():
                 char.setBackground(QColor(look.code))
             if quoted:
                 char.setForeground(QColor(look.secondary))
+            if char.isAnchor():  # Qt's import paints links #0000ff, in the dark too
+                char.setForeground(QColor(look.link))
             cursor.setPosition(fragment.position())
             cursor.setPosition(
                 fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor

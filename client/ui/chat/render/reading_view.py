@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
+from PySide6.QtCore import QEvent, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
     QPainter,
     QPaintEvent,
     QResizeEvent,
+    QTextBlock,
     QTextCursor,
     QTextDocument,
     QTextFormat,
@@ -62,15 +63,9 @@ class ReadingLayout(QTextBrowser):
     def _look(self) -> ChatColours:
         return colours(self._dark())
 
-    def _follow_zoom(self) -> None:
-        """The body text's size and the column's width follow the reading style."""
-        font = self.font()
-        font.setPixelSize(self.reading.body_px)
-        self.setFont(font)
-        self._fit_column()
-
     def _fit_column(self) -> None:
-        """A centred reading column: the root frame's sides take what is left over."""
+        """A centred reading column (as wide as the reading style says at this zoom):
+        the root frame's sides take what is left over."""
         root = self.document().rootFrame()
         fmt = root.frameFormat()
         side = side_margin(self.viewport().width(), self.reading.column_px)
@@ -112,13 +107,31 @@ def side_margin(width: int, column: int) -> int:
     return max(MIN_SIDE_PX, (width - column) // 2)
 
 
+def first_block_below(document: QTextDocument, top: float) -> QTextBlock:
+    """The first block that reaches below `top`, found by halving (blocks lie in the
+    order of their numbers; Qt's hidden empty paragraphs, which have no place, are
+    stepped over). The layout's hitTest is no help here: between two frames (a message's
+    margins) it answers the end of the document, and nothing on screen got its box."""
+    layout = document.documentLayout()
+    low, high = 0, document.blockCount() - 1
+    while low < high:
+        middle = (low + high) // 2
+        block = document.findBlockByNumber(middle)
+        while block.isValid() and not block.isVisible() and block.blockNumber() < high:
+            block = block.next()
+        if layout.blockBoundingRect(block).bottom() >= top or not block.isVisible():
+            high = middle
+        else:
+            low = block.blockNumber() + 1
+    return document.findBlockByNumber(low)
+
+
 def paint_boxes(widget: QWidget, document: QTextDocument, scroll_y: int, look: ChatColours) -> None:
     """Rounded tinted boxes behind the questions and the code blocks on screen: only the
     blocks in view are visited, so the cost does not grow with the conversation."""
     layout = document.documentLayout()
     top, bottom = scroll_y, scroll_y + widget.height()
-    position = layout.hitTest(QPointF(widget.width() / 2, top), Qt.HitTestAccuracy.FuzzyHit)
-    block = document.findBlock(max(0, position))
+    block = first_block_below(document, top)
     questions: dict[int, QTextFrame] = {}
     code: list[QRectF] = []
     quotes: list[QRectF] = []
