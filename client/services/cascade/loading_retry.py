@@ -62,7 +62,6 @@ class LoadingRetryStream:
     def usage(self) -> Usage | None:
         return self._current.usage
 
-
     @property
     def server_timings(self) -> list[ServerTimings]:
         return self._current.server_timings

@@ -74,9 +74,13 @@ def _rate(requests: Sequence[RequestFigures]) -> float | None:
     return 1000 * gaps / decode_ms if decode_ms > 0 else None
 
 
+LOADING_SHOWN_MS = 50.0  # a shorter load reads "0.0 s": the model was as good as loaded
+
+
 def loading_ms(stages: object) -> float | None:
     """How long the request waited in the loading stage (its stages as stored:
-    client/services/chat/stage_record.py); None when it did not load a model."""
+    client/services/chat/stage_record.py); None when it did not load a model, or
+    loaded it in less than LOADING_SHOWN_MS."""
     if not isinstance(stages, list):
         return None
     total, loaded = 0.0, False
@@ -86,4 +90,4 @@ def loading_ms(stages: object) -> float | None:
         start, end = stage.get("start_ms"), stage.get("end_ms")
         if isinstance(start, int | float) and isinstance(end, int | float) and end > start:
             total, loaded = total + (end - start), True
-    return total if loaded else None
+    return total if loaded and total >= LOADING_SHOWN_MS else None

@@ -168,6 +168,8 @@ def test_an_answer_that_waited_for_its_model_says_so_first() -> None:
     ]
     assert loading_ms(stages) == 2400.0
     assert loading_ms(stages[1:]) is None and loading_ms({}) is None
+    instant = [{"stage": "loading", "start_ms": 0.0, "end_ms": 12.0}, *stages[1:]]
+    assert loading_ms(instant) is None  # not "Loading the model 0.0 s"
     figures = RequestMetrics(ttft_ms=2610.0)
     assert footer_text(figures, 1, loading_ms(stages)) == (
         "Loading the model 2.4 s · 2.61 s to first token"

@@ -44,7 +44,7 @@ class TeamServer(LabServer):
 class LockedKeyring(KeyringBackend):
     """A wallet that stays locked (the user dismissed the unlock prompt)."""
 
-    priority = 1
+    priority = 0  # never chosen on its own (keyring's chainer takes every backend above 0)
 
     def get_password(self, service: str, username: str) -> str | None:
         raise KeyringLocked("the wallet is locked")
