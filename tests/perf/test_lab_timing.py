@@ -136,7 +136,8 @@ async def timed_stream(
         seen = seen[-32:] + data
         if headers_at is None:
             headers_at = now
-        stamps += [now] * data.count(b'{"content":"')
+        # vLLM's end: finish_reason rides a last chunk with content "" (no token)
+        stamps += [now] * (data.count(b'{"content":"') - data.count(b'{"content":""'))
     assert headers_at is not None and len(stamps) == tokens
     return Timed(
         ttft_ms=(stamps[0] - headers_at) * 1000,
