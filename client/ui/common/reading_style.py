@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QAbstractScrollArea, QTextEdit, QWidget
 
 BODY_PX = 15  # the chat's body text at 100 %
 STATUS_PX = 13  # the status line's text at 100 %
@@ -91,14 +91,35 @@ class TextSizeFollower(QObject):
     def apply(self) -> None:
         wanted = reading_style().px(self.px_at_100)
         if self.widget.font().pixelSize() != wanted:
+            at_end = _scrolled_to_end(self.widget)
             font = QFont(self.widget.font())
             font.setPixelSize(wanted)
             self.widget.setFont(font)
+            if at_end:  # a reader at the end stays there (Present's zoom, Ctrl+plus)
+                _keep_at_end(self.widget)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self.apply()
         return False
+
+
+def _scrolled_to_end(widget: QWidget) -> bool:
+    if not isinstance(widget, QAbstractScrollArea):
+        return False
+    bar = widget.verticalScrollBar()
+    return bar.value() >= bar.maximum() - 2
+
+
+def _keep_at_end(widget: QWidget) -> None:
+    """Back to the end at the new size (a text view lays itself out when asked for
+    its document's size, which sets the scroll bar's new range)."""
+    if not isinstance(widget, QAbstractScrollArea):
+        return
+    if isinstance(widget, QTextEdit):
+        widget.document().size()
+    bar = widget.verticalScrollBar()
+    bar.setValue(bar.maximum())
 
 
 def reading_style() -> ReadingStyle:
