@@ -18,7 +18,8 @@ from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, Failed, Token
 from client.core.metrics import RequestMetrics
 from client.core.vllm_timings import vllm_timings
-from client.services.hud.hud_model import build_waterfall, record_from_request
+from client.services.hud.hud_model import record_from_request
+from client.services.hud.waterfall import build_waterfall
 from tests.vllm.conftest import ROOT, VllmServer
 
 pytestmark = [pytest.mark.vllm, pytest.mark.timeout(1200)]

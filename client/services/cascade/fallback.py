@@ -25,15 +25,12 @@ from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.events import (
     Done,
     Failed,
-    ServerTimings,
     Started,
     StreamEvent,
     Token,
-    Usage,
 )
-from client.core.metrics import RequestMetrics
-from client.core.timeline import RequestTimeline
 from client.services.cascade.cascade import falls_back
+from client.services.cascade.forwarding import Forwarding
 from client.services.cascade.route_record import mark_fallback
 from client.services.fleet.fleet_stream import FleetStream
 from client.services.fleet.pool_backend import answer_stream_of
@@ -74,7 +71,7 @@ def answer_stream(
     return FallbackStream(plan, timeouts, on_fallback, first_token_s)
 
 
-class FallbackStream:
+class FallbackStream(Forwarding[ChatStream | FleetStream]):
     def __init__(
         self,
         plan: RequestPlan,
@@ -88,39 +85,6 @@ class FallbackStream:
         first = replace(timeouts, first_byte_s=first_token_s)
         # A pool as a route answers by its policy, as it does outside a cascade.
         self._current = answer_stream_of(plan.route.backend, plan.request(), first)
-
-    @property
-    def current(self) -> ChatStream | FleetStream:
-        """The route's stream asked now (a pool's answer names its server)."""
-        return self._current
-
-    # What the generation reads of a stream: the one answering now.
-    @property
-    def timeline(self) -> RequestTimeline:
-        return self._current.timeline
-
-    @timeline.setter
-    def timeline(self, timeline: RequestTimeline) -> None:
-        self._current.timeline = timeline
-
-    @property
-    def usage(self) -> Usage | None:
-        return self._current.usage
-
-    @property
-    def server_timings(self) -> list[ServerTimings]:
-        return self._current.server_timings
-
-    @property
-    def outcome(self) -> Done | Failed | None:
-        return self._current.outcome
-
-    @property
-    def text(self) -> str:
-        return self._current.text
-
-    def metrics(self) -> RequestMetrics:
-        return self._current.metrics()
 
     async def __aenter__(self) -> FallbackStream:
         return self

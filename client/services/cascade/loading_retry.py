@@ -18,10 +18,10 @@ from collections.abc import AsyncIterator, Callable
 
 from client.backends.errors import ModelLoading
 from client.backends.stream import ChatStream
-from client.core.events import Done, Failed, ServerTimings, Started, StreamEvent, Usage
-from client.core.metrics import RequestMetrics
+from client.core.events import Failed, Started, StreamEvent
 from client.core.timeline import RequestTimeline
 from client.services.cascade.fallback import FallbackStream
+from client.services.cascade.forwarding import Forwarding
 from client.services.fleet.fleet_stream import FleetStream
 
 POLL_S = 0.25  # asking again: a server on this machine or network answers a 503 at once
@@ -29,7 +29,7 @@ AnswerStream = ChatStream | FallbackStream | FleetStream
 OnLoading = Callable[[bool], None]
 
 
-class LoadingRetryStream:
+class LoadingRetryStream(Forwarding[AnswerStream]):
     def __init__(
         self,
         open_stream: Callable[[], AnswerStream],
@@ -43,39 +43,6 @@ class LoadingRetryStream:
         self._poll_s = poll_s
         self._current = open_stream()
         self.asked = 1  # requests sent, this one included
-
-    @property
-    def current(self) -> AnswerStream:
-        """The stream asked now (a pool's answer names its server)."""
-        return self._current
-
-    # What the generation reads of a stream: the one answering now.
-    @property
-    def timeline(self) -> RequestTimeline:
-        return self._current.timeline
-
-    @timeline.setter
-    def timeline(self, timeline: RequestTimeline) -> None:
-        self._current.timeline = timeline
-
-    @property
-    def usage(self) -> Usage | None:
-        return self._current.usage
-
-    @property
-    def server_timings(self) -> list[ServerTimings]:
-        return self._current.server_timings
-
-    @property
-    def outcome(self) -> Done | Failed | None:
-        return self._current.outcome
-
-    @property
-    def text(self) -> str:
-        return self._current.text
-
-    def metrics(self) -> RequestMetrics:
-        return self._current.metrics()
 
     async def __aenter__(self) -> LoadingRetryStream:
         return self

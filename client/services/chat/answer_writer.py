@@ -9,11 +9,17 @@ back by a write. The final flush and the end state go in one last call.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+from typing import Any
 
 from client.core.events import TokenKind
+from client.services.chat.session_events import Finished
+from client.services.chat.turn_store import name_fallback, name_pool_server
+from client.services.planning.planner import Route
 from client.services.storage import full_disk as saving
 from client.store.history import HistoryStore, MessageState
+from client.store.metrics_store import MetricsStore
 
 log = logging.getLogger(__name__)
 
@@ -129,3 +135,44 @@ def _append_and_set_state(
     with history.db.transaction():
         history.append_text(message_id, text, thinking)
         history.set_state(message_id, state, error_message)
+
+
+async def name_who_answered(
+    history: HistoryStore,
+    answer_id: int,
+    fallback: Route | None,
+    answered_by: tuple[str, str] | None,
+) -> None:
+    """The stored answer names the route that gave it: a cascade's second attempt, or
+    the server of a pool (and its model)."""
+    if fallback is not None:
+        await history.db.run(name_fallback, history, answer_id, fallback)
+    if answered_by is not None:
+        await history.db.run(name_pool_server, history, answer_id, *answered_by)
+
+
+async def record_metrics(
+    store: MetricsStore | None,
+    finished: Finished,
+    *,
+    server: str,
+    model: str,
+    message_id: int | None,
+    cold: bool,
+    stages: list[dict[str, Any]],
+) -> int | None:
+    """The request's figures in the metrics store: its record's id, or None (no store;
+    a full disk keeps them until there is room)."""
+    if store is None:
+        return None
+    record = functools.partial(
+        store.record,
+        finished.metrics,
+        server=server,
+        model=model,
+        outcome=finished.outcome.value,
+        message_id=message_id,
+        cold=cold,
+        stages=stages,
+    )
+    return await saving.run_or_keep(store.db, record)

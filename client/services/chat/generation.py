@@ -41,7 +41,7 @@ from client.services.cascade.cascade import first_token_limit
 from client.services.cascade.fallback import FallbackStream, FellBack, answer_stream
 from client.services.cascade.loading_retry import LoadingRetryStream
 from client.services.cascade.route_record import mark_route
-from client.services.chat.answer_writer import AnswerWriter
+from client.services.chat.answer_writer import AnswerWriter, name_who_answered, record_metrics
 from client.services.chat.first_token_wait import FirstTokenWait, Item
 from client.services.chat.loading_stage import (
     LoadingWatch,
@@ -76,13 +76,12 @@ from client.services.chat.turn_state import (
     TurnState,
     live_state,
 )
-from client.services.chat.turn_store import Turn, name_fallback, name_pool_server
+from client.services.chat.turn_store import Turn
 from client.services.fleet.fleet_stream import FleetStream
 from client.services.images.cost import note_images
 from client.services.knowledge.knowledge_stage import Retrieved
 from client.services.knowledge.retrieval import Retrieval, as_passages
 from client.services.planning.planner import Passage, RequestPlan, Route, RouteChoice
-from client.services.storage import full_disk as saving
 from client.store.history import MessageState
 
 log = logging.getLogger(__name__)
@@ -450,30 +449,29 @@ class Generation(FirstTokenWait):
                 finished = self.finished
         if self._writer is not None:
             await self._writer.finish(self._stored_state(finished), finished.error_message)
-            if self.fell_back is not None and self._turn is not None:  # the second attempt
-                history, answer = self._settings.history, self._turn.assistant_message_id
-                await history.db.run(name_fallback, history, answer, self.fell_back.plan.route)
-            if (answered_by := self.answered_by) is not None and self._turn is not None:
-                history, answer = self._settings.history, self._turn.assistant_message_id
-                await history.db.run(name_pool_server, history, answer, *answered_by)
+            if self._turn is not None:
+                fallback = self.fell_back.plan.route if self.fell_back is not None else None
+                await name_who_answered(
+                    self._settings.history,
+                    self._turn.assistant_message_id,
+                    fallback,
+                    self.answered_by,
+                )
         load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
         self._loading.server_loaded(load_ms)
-        metrics_store = self._settings.metrics_store
         route = self.route
-        if metrics_store is not None and self._stream is not None and route is not None:
+        if self._stream is not None and route is not None:
             answered_by = self.answered_by
-            record = functools.partial(
-                metrics_store.record,
-                finished.metrics,
+            # A full disk: the figures wait for room too (None until then).
+            self.metrics_record_id = await record_metrics(
+                self._settings.metrics_store,
+                finished,
                 server=answered_by[0] if answered_by else route.server_name,
                 model=route.model,
-                outcome=finished.outcome.value,
                 message_id=self.assistant_message_id,
                 cold=self.cold,
                 stages=stage_record(self.timeline, self.retrieval),
             )
-            # A full disk: the figures wait for room too (None until then).
-            self.metrics_record_id = await saving.run_or_keep(metrics_store.db, record)
 
     def _stored_state(self, finished: Finished) -> MessageState:
         turn = self._turn

@@ -4,8 +4,6 @@
   token stamps and the live series the plots draw.
 - `RequestBook`: every request of this session plus those loaded from the metrics store,
   the TTFT series coloured by tier, and running mean / P50 / P95 / P99 per scope.
-- `build_waterfall()`: client-measured phases of one request beside the server's own
-  timings, with the difference attributed to transport + queue.
 - `export_json()` / `export_csv()`: the shown requests under the names `tachy metrics
   --format json` and `tachy bench --json` use.
 
@@ -20,7 +18,7 @@ import io
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, NamedTuple
@@ -31,11 +29,9 @@ from client.core.metrics import NS_PER_MS, MetricFigures, RequestMetrics, figure
 from client.core.stats import Summary, summarize
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.core.timeline import RequestTimeline
-from client.core.vllm_timings import vllm_timings
 from client.services.cascade.route_record import RouteNote, route_note
 from client.services.chat.session_events import Stage
-from client.services.chat.turn_state import STATE_WORDS, TurnState, stage_state, wait_parts
-from client.services.images.cost import IMAGES_COUNTED, IMAGES_WITH_TOKENS, image_figures
+from client.services.images.cost import image_figures
 from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
 
 P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
@@ -328,180 +324,6 @@ TIER_BEHAVIOUR = {
     Tier.TYPING: "typing indicator",
     Tier.SLOW: "stages ({stages})",  # the window's words for the states it showed
 }
-
-
-# -- waterfall ----------------------------------------------------------------------
-
-
-ROUTE_DECISION = "route decision"  # a cascade's: the rules' moment, or the classifier's wait
-
-
-@dataclass(frozen=True, slots=True)
-class WaterfallRow:
-    label: str  # a fixed name, or a template whose {fields} are the figures
-    start_ms: float
-    end_ms: float  # == start_ms for a moment (drawn as a tick)
-    side: str  # "client", "server" or "difference"
-    figures: Figures = ()
-    note: RouteNote | None = None  # a cascade's route, on its stage and its decision's row
-
-    @property
-    def state(self) -> TurnState | None:
-        """The turn's state this row stands for (None: a moment or a server's row)."""
-        return stage_state(self.label)
-
-    @property
-    def text(self) -> str:
-        """The row's name in English: a stage's is its state's words (STATE_WORDS)."""
-        state = self.state
-        if state is None:
-            return english(self.label, self.figures)
-        if not self.figures:
-            return STATE_WORDS[state]
-        counts = {name: f"{value:,}" for name, value in self.figures}
-        return RETRIEVING_COUNTED.format(state=STATE_WORDS[state], **counts)
-
-
-@dataclass(slots=True)
-class Waterfall:
-    rows: list[WaterfallRow]
-    server_source: str | None = None
-    server_ttft_ms: float | None = None  # the server's own time to its first token
-    transport_and_queue_ms: float | None = None  # client ttft minus server ttft
-
-
-def build_waterfall(record: HudRecord) -> Waterfall:
-    """Client rows from the request's stamps; server rows anchored so the server's first
-    token lands on the client's (their clocks cannot be compared, only durations)."""
-    rows = _client_rows(record)
-    fall = Waterfall(rows)
-    if record.ttft_ms is None:
-        return fall
-    for source, build in (("ollama", _ollama), ("llamacpp", _llamacpp), ("vllm", _vllm)):
-        values = record.server_timings.get(source)
-        if values:
-            server_rows, server_ttft = build(values, record.ttft_ms)
-            if server_rows:
-                fall.server_source = source
-                fall.server_ttft_ms = server_ttft
-                rows.extend(server_rows)
-                break
-    if fall.server_ttft_ms is not None:
-        fall.transport_and_queue_ms = record.ttft_ms - fall.server_ttft_ms
-        rows.append(
-            WaterfallRow(
-                "transport + queue", 0.0, max(fall.transport_and_queue_ms, 0.0), "difference"
-            )
-        )
-    return fall
-
-
-def _client_rows(r: HudRecord) -> list[WaterfallRow]:
-    rows = [WaterfallRow("request written", 0.0, 0.0, "client")]
-    if r.headers_ms is not None:
-        rows.append(WaterfallRow("response headers", 0.0, r.headers_ms, "client"))
-    for name, start, end, figures, note in r.stages:
-        if name == IMAGES_COUNTED and r.prompt_tokens:  # the tokens the server counted
-            name, figures = IMAGES_WITH_TOKENS, (*figures, ("tokens", r.prompt_tokens))
-        stop = end if end is not None else (r.e2el_ms if r.e2el_ms is not None else start)
-        if name == Stage.UNDERSTANDING.value:
-            rows.extend(_understanding_rows(r, start, stop, note))
-        else:
-            rows.append(WaterfallRow(name, start, stop, "client", figures, note))
-        if note is not None and note.decided_ms is not None and note.decided_at_ms is not None:
-            decided = start + note.decided_at_ms  # the rules: a moment; the classifier: its wait
-            begun = decided - note.decided_ms
-            rows.append(WaterfallRow(ROUTE_DECISION, begun, decided, "client", note=note))
-    if r.ttft_ms is not None:
-        rows.append(WaterfallRow("first token", r.ttft_ms, r.ttft_ms, "client"))
-    if r.e2el_ms is not None:
-        rows.append(WaterfallRow("last token", r.e2el_ms, r.e2el_ms, "client"))
-    if r.ttft_ms is not None and r.paint_ms is not None:
-        rows.append(WaterfallRow("painted", r.ttft_ms, r.ttft_ms + r.paint_ms, "client"))
-    return rows
-
-
-def _understanding_rows(
-    r: HudRecord, start: float, stop: float, note: RouteNote | None
-) -> list[WaterfallRow]:
-    """The understanding stage in the parts the stamps tell apart (turn_state.wait_parts);
-    a cascade's route is noted on the last part."""
-    parts = wait_parts(start, stop, r.headers_ms, r.ttft_ms)
-    rows = [WaterfallRow(name, begin, end, "client") for name, begin, end in parts]
-    rows[-1] = replace(rows[-1], note=note)
-    return rows
-
-
-def shown_states(
-    record: HudRecord, said_after_ms: float = 0.0, at_once: Iterable[TurnState] = ()
-) -> tuple[TurnState, ...]:
-    """The states the request went through, as its waterfall says them, in order: those
-    the status line said (it says a state once the wait passed `said_after_ms`, and
-    those `at_once` whenever they come)."""
-    rows = [row for row in _client_rows(record) if row.state is not None]
-    origin = min((row.start_ms for row in rows), default=0.0)
-    said = set(at_once)
-    states: list[TurnState] = []
-    for row in rows:
-        state = row.state
-        shown = state in said or row.end_ms > origin + said_after_ms
-        if state is not None and shown and state not in states:
-            states.append(state)
-    return tuple(states)
-
-
-def _ollama(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
-    load = v.get("load_duration_ms", 0.0)
-    prefill = v.get("prompt_eval_duration_ms", 0.0)
-    rows = []
-    if load:
-        rows.append(
-            WaterfallRow("server: model load", ttft - prefill - load, ttft - prefill, "server")
-        )
-    rows.append(WaterfallRow("server: prompt processing", ttft - prefill, ttft, "server"))
-    if "eval_duration_ms" in v:
-        rows.append(
-            WaterfallRow("server: generation", ttft, ttft + v["eval_duration_ms"], "server")
-        )
-    return rows, load + prefill
-
-
-PROMPT_CACHED = "server: prompt {cached} cached + {computed} computed"
-DRAFTS_ACCEPTED = "server: {drafted} drafted, {accepted} accepted"
-
-
-def _llamacpp(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
-    if "prompt_ms" not in v:
-        return [], None
-    start = ttft - v["prompt_ms"]
-    rows = [WaterfallRow("server: prompt processing", start, ttft, "server")]
-    if "prompt_n" in v and "cache_n" in v:
-        # What warming is for: the prompt tokens the cache spared against those computed.
-        figures = (("cached", int(v["cache_n"])), ("computed", int(v["prompt_n"])))
-        rows.append(WaterfallRow(PROMPT_CACHED, start, start, "server", figures))
-    if "predicted_ms" in v:
-        rows.append(WaterfallRow("server: generation", ttft, ttft + v["predicted_ms"], "server"))
-    if v.get("draft_n"):  # speculative decoding: how many guessed tokens the model kept
-        figures = (("drafted", int(v["draft_n"])), ("accepted", int(v.get("draft_n_accepted", 0))))
-        rows.append(WaterfallRow(DRAFTS_ACCEPTED, ttft, ttft, "server", figures))
-    return rows, v["prompt_ms"]
-
-
-def _vllm(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
-    """vLLM's per-request metrics (client/core/vllm_timings.py), under either names."""
-    timings = vllm_timings(v)
-    if timings is None:
-        return [], None
-    start = ttft - timings.ttft_ms
-    rows = []
-    if timings.queue_ms is not None:
-        rows.append(WaterfallRow("server: queue", start, start + timings.queue_ms, "server"))
-    if timings.prefill_ms is not None:
-        prefill_start = ttft - timings.prefill_ms
-        rows.append(WaterfallRow("server: prompt processing", prefill_start, ttft, "server"))
-    if timings.decode_ms is not None:
-        rows.append(WaterfallRow("server: generation", ttft, ttft + timings.decode_ms, "server"))
-    return rows, timings.ttft_ms
 
 
 # -- export -------------------------------------------------------------------------

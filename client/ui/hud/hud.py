@@ -28,13 +28,12 @@ from client.services.hud.hud_live import LiveStream
 from client.services.hud.hud_model import (
     HudRecord,
     RequestBook,
-    build_waterfall,
     export_csv,
     export_json,
     record_from_request,
     record_from_stored,
-    shown_states,
 )
+from client.services.hud.waterfall import build_waterfall, shown_states
 from client.ui.chat.stage_line import AT_ONCE, STAGE_AFTER_MS
 from client.ui.common.locale_text import clock
 from client.ui.common.turn_words import outcome_words

@@ -11,12 +11,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
-from client.services.hud.hud_model import (
-    RETRIEVING_COUNTED,
-    ROUTE_DECISION,
-    Waterfall,
-    WaterfallRow,
-)
+from client.services.hud.hud_model import RETRIEVING_COUNTED
+from client.services.hud.waterfall import ROUTE_DECISION, Waterfall, WaterfallRow
 from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.route_words import decision_reason, stage_route, tier_label

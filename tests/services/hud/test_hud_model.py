@@ -23,12 +23,12 @@ from client.services.hud.hud_model import (
     RequestBook,
     Scope,
     StageSpan,
-    build_waterfall,
     export_csv,
     export_json,
     record_from_request,
     record_from_stored,
 )
+from client.services.hud.waterfall import build_waterfall
 from client.store.metrics_store import MetricsRecord
 
 MS = 1_000_000

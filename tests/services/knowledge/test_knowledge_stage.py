@@ -12,7 +12,8 @@ import pytest
 
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, Outcome, Stage, StageChanged
-from client.services.hud.hud_model import build_waterfall, record_from_request, record_from_stored
+from client.services.hud.hud_model import record_from_request, record_from_stored
+from client.services.hud.waterfall import build_waterfall
 from client.services.knowledge.knowledge import KnowledgeBase
 from client.services.knowledge.knowledge_stage import KnowledgeStage, Retrieved, fit_passages
 from client.store.db import Database

@@ -18,13 +18,8 @@ from client.services.chat.turn_state import (
     WAITING_ROW,
     TurnState,
 )
-from client.services.hud.hud_model import (
-    HudRecord,
-    StageSpan,
-    WaterfallRow,
-    build_waterfall,
-    shown_states,
-)
+from client.services.hud.hud_model import HudRecord, StageSpan
+from client.services.hud.waterfall import WaterfallRow, build_waterfall, shown_states
 from client.ui.chat.render.answer_footer import footer_text
 from client.ui.chat.render.blocks import ShownMessage
 from client.ui.chat.render.labels import state_label

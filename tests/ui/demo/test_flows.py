@@ -14,7 +14,8 @@ import pytest
 
 from client.cli.lab_check import report
 from client.lab import load_scenario, run_in_thread
-from client.services.hud.hud_model import build_waterfall, record_from_stored
+from client.services.hud.hud_model import record_from_stored
+from client.services.hud.waterfall import build_waterfall
 from client.services.storage.stores import open_stores
 from client.ui.demo.demo_live import bundled_scenarios
 from client.ui.demo.flow_file import Flow, read_flow

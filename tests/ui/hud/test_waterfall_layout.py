@@ -13,11 +13,8 @@ from PySide6.QtGui import QHelpEvent, QPalette
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from client.services.cascade.route_record import OUT_OF_BUDGET, RouteNote
-from client.services.hud.hud_model import (
-    HudRecord,
-    StageSpan,
-    build_waterfall,
-)
+from client.services.hud.hud_model import HudRecord, StageSpan
+from client.services.hud.waterfall import build_waterfall
 from client.ui.common.theme import dark_palette
 from client.ui.hud import LatencyHud
 from client.ui.hud.locale_axis import LocaleAxis
