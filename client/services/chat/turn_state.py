@@ -56,7 +56,7 @@ STATE_WORDS = {
 ENDED = (TurnState.DONE, TurnState.STOPPED, TurnState.FAILED, TurnState.INTERRUPTED)
 
 # The waterfall's rows for the parts of the understanding stage before the server
-# accepted the request (client/services/hud/hud_model.py splits it where the request was
+# accepted the request (client/services/hud/waterfall.py splits it where the request was
 # written and where its response headers came): the route decided and the turn stored,
 # then the request written and nothing back yet.
 QUEUED_ROW = "queued"

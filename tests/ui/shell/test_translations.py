@@ -229,11 +229,11 @@ def test_the_language_menu_remembers_the_choice_for_the_next_start(
 
 def test_every_fixed_waterfall_row_has_a_translatable_name() -> None:
     from client.services.chat.session_events import Stage
-    from client.services.hud import hud_model
+    from client.services.hud import waterfall
     from client.ui.common.turn_words import stage_word
     from client.ui.hud.waterfall_view import ROW_LABELS
 
-    source = Path(hud_model.__file__).read_text(encoding="utf-8")
+    source = Path(waterfall.__file__).read_text(encoding="utf-8")
     fixed = set(re.findall(r'WaterfallRow\(\s*"([^"]+)"', source))
     assert len(fixed) >= 10
     assert fixed - {s.value for s in Stage} <= set(ROW_LABELS), fixed - set(ROW_LABELS)
