@@ -11,6 +11,7 @@ from client.backends.decoders import (
     error_text,
     parse_json_object,
 )
+from client.backends.tool_calls import OllamaToolCalls
 from client.core.events import (
     DecodedEvent,
     Done,
@@ -40,6 +41,7 @@ class OllamaDecoder:
         self.model = model
         self._lines = LineBuffer(line_limit)
         self._done = False
+        self._tools = OllamaToolCalls()
 
     def feed(self, data: bytes) -> list[DecodedEvent]:
         return self._decode(self._lines.feed(data))
@@ -64,6 +66,7 @@ class OllamaDecoder:
         if isinstance(reply, dict):
             _add_token(events, reply.get("thinking"), TokenKind.THINKING)
             _add_token(events, reply.get("content"), TokenKind.ANSWER)
+            events.extend(self._tools.add(reply.get("tool_calls")))  # on any line
         else:  # /api/generate puts the text at the top level
             _add_token(events, obj.get("thinking"), TokenKind.THINKING)
             _add_token(events, obj.get("response"), TokenKind.ANSWER)
@@ -72,9 +75,11 @@ class OllamaDecoder:
             reason = DONE_REASONS.get(str(obj.get("done_reason") or "stop"), DoneReason.OTHER)
             # Ollama's runners count the end-of-sequence token in eval_count and send
             # the final line when they sample it: on "stop" that line ends e2el.
+            events.extend(self._tools.end())
             events.append(Finished(reason))
             events.append(ServerTimings("ollama", server_timings(obj)))
-            events.append(Done(reason))
+            # Calls sent mean the model wants tools, whatever done_reason says ("stop").
+            events.append(Done(DoneReason.TOOL_CALLS if self._tools.any else reason))
         return events
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from client.backends import ollama_models
+from client.backends import ollama_models, tool_wire
 from client.backends.base import ModelInfo
 from client.backends.errors import TachyError
 from client.backends.http_json import as_dict, error_mapper, new_client, request_json, root_url
@@ -190,6 +190,8 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
         body["keep_alive"] = request.keep_alive
     if request.think is not None:
         body["think"] = request.think
+    if request.tools:
+        body["tools"] = [tool.wire() for tool in request.tools]
     # Ollama continues a trailing assistant message by itself: nothing to add
     # for request.continue_final_message.
     return body
@@ -200,6 +202,7 @@ def _message(message: ChatMessage) -> dict[str, Any]:
     body: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.images:
         body["images"] = [image.base64() for image in message.images]
+    body.update(tool_wire.ollama_fields(message))
     return body
 
 

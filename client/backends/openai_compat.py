@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 
+from client.backends import tool_wire
 from client.backends.base import ModelInfo
 from client.backends.errors import TachyError
 from client.backends.http_json import as_dict, error_mapper, new_client, request_json, root_url
@@ -176,6 +177,8 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
         "stop": options.stop,
     }
     body.update({key: value for key, value in mapped.items() if value is not None})
+    if request.tools:
+        body["tools"] = [tool.wire() for tool in request.tools]
     if request.continue_final_message:
         # vLLM's names; the trailing assistant message is continued, not answered.
         body["continue_final_message"] = True
@@ -187,6 +190,8 @@ def _message(message: ChatMessage) -> dict[str, Any]:
     """One chat message; with images, its content is a list of parts: the text, then
     each image as an `image_url` part holding a data URL (vLLM, llama-server with a
     multimodal projector and LM Studio read these)."""
+    if message.tool_calls or message.role == "tool":
+        return tool_wire.openai_message(message)
     if not message.images:
         return {"role": message.role, "content": message.content}
     parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}]

@@ -24,6 +24,7 @@ from client.backends.decoders import (
     to_text,
 )
 from client.backends.errors import ProtocolError, TachyError
+from client.backends.tool_calls import OpenAIToolCalls
 from client.core.events import (
     DecodedEvent,
     Done,
@@ -36,7 +37,13 @@ from client.core.events import (
     Usage,
 )
 
-FINISH_REASONS = {"stop": DoneReason.STOP, "length": DoneReason.LENGTH}
+FINISH_REASONS = {
+    "stop": DoneReason.STOP,
+    "length": DoneReason.LENGTH,
+    "tool_calls": DoneReason.TOOL_CALLS,
+    "function_call": DoneReason.TOOL_CALLS,  # the API's older name
+    "tool": DoneReason.TOOL_CALLS,  # older llama-server
+}
 IGNORED_FIELDS = ("id", "retry")
 
 
@@ -57,6 +64,7 @@ class OpenAIStreamDecoder:
         self._event_type = ""
         self._finish: DoneReason | None = None
         self._done = False
+        self._tools = OpenAIToolCalls()
 
     def feed(self, data: bytes) -> list[DecodedEvent]:
         return self._decode(self._lines.feed(data))
@@ -66,8 +74,7 @@ class OpenAIStreamDecoder:
         if not self._done and self._data:  # the last event had no blank line after it
             events.extend(self._dispatch())
         if not self._done and self._finish is not None:
-            self._done = True
-            events.append(Done(self._finish))
+            events.extend(self._done_events())
         return events
 
     def _decode(self, lines: list[bytes]) -> list[DecodedEvent]:
@@ -92,8 +99,7 @@ class OpenAIStreamDecoder:
         the blank line: lower latency, and servers that omit blank lines still
         stream. A line holding a complete JSON value cannot start a longer one."""
         if data == b"[DONE]":
-            self._done = True
-            events.append(Done(self._finish or DoneReason.STOP))
+            events.extend(self._done_events())
             return True
         try:
             value = json.loads(data.decode("utf-8"))
@@ -102,6 +108,12 @@ class OpenAIStreamDecoder:
         events.extend(self._handle(as_object(value, data), data))
         self._event_type = ""
         return True
+
+    def _done_events(self) -> list[DecodedEvent]:
+        """The end: calls not yet handed on (a stream without finish_reason), then Done."""
+        self._done = True
+        reason = self._finish or (DoneReason.TOOL_CALLS if self._tools.any else DoneReason.STOP)
+        return [*self._tools.end(), Done(reason)]
 
     def _field(self, line: str) -> None:
         name, _, value = line.partition(":")
@@ -116,8 +128,7 @@ class OpenAIStreamDecoder:
         data = self._data[0] if len(self._data) == 1 else b"\n".join(self._data)
         self._data = []
         if data.strip() == b"[DONE]":
-            self._done = True
-            return [Done(self._finish or DoneReason.STOP)]
+            return self._done_events()
         events = self._handle(parse_json_object(data), data)
         self._event_type = ""
         return events
@@ -141,9 +152,14 @@ class OpenAIStreamDecoder:
                 content = delta.get("content")
                 if content and type(content) is str:
                     events.append(Token(content, TokenKind.ANSWER))
+                if "tool_calls" in delta:  # vLLM's finish chunk may carry the last fragment
+                    events.extend(self._tools.add(delta["tool_calls"]))
             finish = choice.get("finish_reason")
             if finish:
                 self._finish = FINISH_REASONS.get(str(finish), DoneReason.OTHER)
+                if self._finish is DoneReason.STOP and self._tools.any:
+                    self._finish = DoneReason.TOOL_CALLS  # servers that say "stop" anyway
+                events.extend(self._tools.end())
                 events.append(Finished(self._finish))
         if "usage" in chunk or "timings" in chunk or "metrics" in chunk:
             events.extend(_extras(chunk))

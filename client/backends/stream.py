@@ -46,10 +46,14 @@ from client.core.events import (
     StreamEvent,
     Token,
     TokenKind,
+    ToolCallArguments,
+    ToolCallsRequested,
+    ToolCallStarted,
     Usage,
 )
 from client.core.metrics import RequestMetrics, compute_metrics
 from client.core.timeline import RequestTimeline, now_ns
+from client.core.tools import ToolCall
 
 
 class Decoder(Protocol):
@@ -102,6 +106,7 @@ class ChatStream:
         self.thinking_parts: list[str] = []
         self.usage: Usage | None = None
         self.server_timings: list[ServerTimings] = []
+        self.tool_calls: tuple[ToolCall, ...] = ()  # complete, at the message's end
         self.outcome: Done | Failed | None = None
         self._response: httpx.Response | None = None
         self._deadline = ReadDeadline(self._seconds_left)
@@ -275,8 +280,12 @@ class ChatStream:
         if isinstance(event, Finished):
             self.timeline.mark_finished(event.reason, at_ns)
             return None
+        if isinstance(event, ToolCallStarted | ToolCallArguments | ToolCallsRequested):
+            if isinstance(event, ToolCallsRequested):
+                self.tool_calls = event.calls
+            return event
         self.timeline.mark_done(at_ns)
-        self.outcome = Done(event.reason, self.text, self.thinking)
+        self.outcome = Done(event.reason, self.text, self.thinking, self.tool_calls)
         return self.outcome
 
     async def _with_deadline(self, awaitable: Any) -> Any:

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from client.core.images import ImagePart
+from client.core.tools import ToolCall, ToolResult, ToolSpec
 
-Role = Literal["system", "user", "assistant"]
+Role = Literal["system", "user", "assistant", "tool"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,6 +16,15 @@ class ChatMessage:
     role: Role
     content: str
     images: tuple[ImagePart, ...] = ()  # a user message's images (models that can see)
+    tool_calls: tuple[ToolCall, ...] = ()  # an assistant message's calls
+    # A role "tool" message answers one call: OpenAI names it by id, Ollama by the tool.
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+
+    @classmethod
+    def tool_result(cls, result: ToolResult) -> ChatMessage:
+        """The message that gives a tool's result back to the model."""
+        return cls("tool", result.content, tool_call_id=result.call_id, tool_name=result.name)
 
 
 @dataclass(slots=True)
@@ -46,3 +56,4 @@ class ChatRequest:
     keep_alive: str | int | None = None  # Ollama: "30m", seconds, -1 forever, 0 unload
     think: bool | str | None = None  # Ollama reasoning switch
     continue_final_message: bool = False  # continue a trailing assistant message
+    tools: tuple[ToolSpec, ...] = ()  # the tools the model may call

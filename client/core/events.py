@@ -7,9 +7,16 @@ part from bytes; the backend stream adds Started and the final event.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from enum import StrEnum
 from typing import Any
+
+from client.core.tools import (
+    ToolCall,
+    ToolCallArguments,
+    ToolCallsRequested,
+    ToolCallStarted,
+)
 
 
 class TokenKind(StrEnum):
@@ -23,6 +30,7 @@ class DoneReason(StrEnum):
     CANCELLED = "cancelled"  # the user stopped it; the connection was closed
     LOAD = "load"  # Ollama: an empty request only loaded the model
     UNLOAD = "unload"  # Ollama: keep_alive 0 unloaded the model
+    TOOL_CALLS = "tool_calls"  # the model asked for tools (whatever Ollama says)
     OTHER = "other"
 
 
@@ -119,6 +127,12 @@ class Done:
     reason: DoneReason
     text: str = ""  # the whole answer text
     thinking: str = ""  # the whole reasoning text
+    tool_calls: tuple[ToolCall, ...] = ()  # the calls the model's message ended with
+
+    @property
+    def wants_tools(self) -> bool:
+        """The model asked for tools: run them and send their results back."""
+        return bool(self.tool_calls)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,9 +148,10 @@ class Failed:
         return str(self.error)
 
 
-StreamEvent = Started | Prefill | Token | Usage | ServerTimings | Done | Failed
+ToolEvent = ToolCallStarted | ToolCallArguments | ToolCallsRequested
+StreamEvent = Started | Prefill | Token | ToolEvent | Usage | ServerTimings | Done | Failed
 # What a decoder may yield (no Started / Done-with-text: the stream adds those).
-DecodedEvent = Prefill | Token | Usage | ServerTimings | Finished | Done
+DecodedEvent = Prefill | Token | ToolEvent | Usage | ServerTimings | Finished | Done
 
 __all__ = [
     "DecodedEvent",
@@ -150,6 +165,10 @@ __all__ = [
     "StreamEvent",
     "Token",
     "TokenKind",
+    "ToolCallArguments",
+    "ToolCallStarted",
+    "ToolCallsRequested",
+    "ToolEvent",
     "Usage",
 ]
 
@@ -165,7 +184,16 @@ def as_dict(event: StreamEvent) -> dict[str, Any]:
             "partial_text": event.partial_text,
         }
     data = {item.name: getattr(event, item.name) for item in fields(event)}
-    return {
-        "event": name,
-        **{k: (str(v) if isinstance(v, StrEnum) else v) for k, v in data.items()},
-    }
+    return {"event": name, **{k: _plain(v) for k, v in data.items()}}
+
+
+def _fields_of(item: Any) -> Any:
+    return asdict(item) if is_dataclass(item) and not isinstance(item, type) else item
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, StrEnum):
+        return str(value)
+    if isinstance(value, tuple):  # a Done's or a ToolCallsRequested's calls
+        return [_fields_of(item) for item in value]
+    return value

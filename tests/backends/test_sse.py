@@ -124,7 +124,7 @@ def test_llamacpp_timings_and_vllm_metrics() -> None:
 
 
 def test_other_finish_reasons() -> None:
-    events = feed_in_pieces(OpenAIStreamDecoder(), delta("a", "tool_calls") + DONE, [])
+    events = feed_in_pieces(OpenAIStreamDecoder(), delta("a", "content_filter") + DONE, [])
     assert events[-1] == Done(DoneReason.OTHER)
 
 
