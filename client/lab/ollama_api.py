@@ -16,6 +16,7 @@ from client.lab.embedding import embed_texts
 from client.lab.models import KeepAliveError, created_at, expires_at_iso, parse_keep_alive
 from client.lab.replying import CONVERSATION_HEADER, Ask, answer
 from client.lab.state import LabState, canonical
+from client.lab.tools import ollama_tool_reply
 from client.lab.upstream_models import model_names
 from client.lab.wire import OllamaFormat, go_dumps, ollama_error
 
@@ -100,6 +101,8 @@ async def _generation(request: web.Request, lab: LabState, endpoint: str) -> web
     except (BadRequest, KeepAliveError) as exc:
         return ollama_error(400, str(exc))
     messages = _messages(body, endpoint)
+    if endpoint == "chat" and body.get("tools") and messages and lab.knows(model):
+        return await ollama_tool_reply(request, lab, body)  # client/lab/tools/
     if not messages:
         return await _load_or_unload(lab, model, endpoint, keep_alive_s)
     raw_options = body.get("options")

@@ -168,6 +168,9 @@ class Scenario:
     tile_px: int = 512
     tokens_per_tile: int = 256
     encode_ms_per_megapixel: float = 150.0
+    # A request with `tools` (client/lab/tools/): "default", "done_line" (Ollama's calls
+    # on its done:true line) or "interleaved" (OpenAI's parallel calls' deltas interleave).
+    tool_calls_style: str = "default"
     # [models.NAME] tables: the lab serves these models (instead of `model`), each with
     # its own dials; server-wide dials (server, capacity, batching) stay the top level's.
     models: tuple[Scenario, ...] = ()
@@ -430,6 +433,8 @@ def _check(s: Scenario) -> None:
         raise ScenarioError(f"keep_alive: {exc}") from exc
     if s.server not in ("vllm", "llamacpp"):
         raise ScenarioError("server must be 'vllm' or 'llamacpp'")
+    if s.tool_calls_style not in ("default", "done_line", "interleaved"):
+        raise ScenarioError("tool_calls_style must be 'default', 'done_line' or 'interleaved'")
     if s.after not in AFTER_LAST:
         raise ScenarioError("after must be 'ok', 'loop' or 'hold'")
     if s.batching not in ("continuous", "static"):
