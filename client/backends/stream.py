@@ -107,6 +107,7 @@ class ChatStream:
         self.usage: Usage | None = None
         self.server_timings: list[ServerTimings] = []
         self.tool_calls: tuple[ToolCall, ...] = ()  # complete, at the message's end
+        self._call_output_ns: int | None = None  # the last tool call fragment's arrival
         self.outcome: Done | Failed | None = None
         self._response: httpx.Response | None = None
         self._deadline = ReadDeadline(self._seconds_left)
@@ -283,6 +284,8 @@ class ChatStream:
         if isinstance(event, ToolCallStarted | ToolCallArguments | ToolCallsRequested):
             if isinstance(event, ToolCallsRequested):
                 self.tool_calls = event.calls
+            else:  # not text (no TTFT), but the model is writing: no first-byte timeout
+                self._call_output_ns = at_ns
             return event
         self.timeline.mark_done(at_ns)
         self.outcome = Done(event.reason, self.text, self.thinking, self.tool_calls)
@@ -296,7 +299,7 @@ class ChatStream:
 
     def _seconds_left(self) -> float | None:
         """Time left before the first-byte or the stall limit; None: no limit."""
-        last_token = self.timeline.last_token_ns
+        last_token = _latest(self.timeline.last_token_ns, self._call_output_ns)
         if last_token is None:
             seconds = self.timeouts.first_byte_s
             # From this stream's own send: a cascade's fallback keeps the first request's
@@ -310,7 +313,7 @@ class ChatStream:
         return seconds - (now_ns() - start) / 1e9
 
     def _timeout_error(self) -> TachyError:
-        if self.timeline.last_token_ns is None:
+        if _latest(self.timeline.last_token_ns, self._call_output_ns) is None:
             return FirstByteTimeout(self.timeouts.first_byte_s or 0)
         return StreamStalled(self.timeouts.stall_s or 0)
 
@@ -358,6 +361,13 @@ class ChatStream:
         response, self._response = self._response, None
         if response is not None:
             await response.aclose()
+
+
+def _latest(token_ns: int | None, call_ns: int | None) -> int | None:
+    # Cheap: the read deadline asks for every chunk.
+    if call_ns is None:
+        return token_ns
+    return call_ns if token_ns is None or call_ns > token_ns else token_ns
 
 
 def _arrival_clock(response: httpx.Response) -> Callable[[], int]:

@@ -6,8 +6,9 @@ import json
 
 from client.backends import ollama, openai_compat
 from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest
-from client.core.events import Done, DoneReason, ToolCallsRequested, ToolCallStarted
+from client.core.events import Done, DoneReason, Failed, ToolCallsRequested, ToolCallStarted
 from client.core.tools import ToolCall, ToolResult, ToolSpec
 from tests.backends.fakes import Recorder, sse, streaming
 
@@ -113,3 +114,26 @@ async def test_a_stream_done_names_the_calls_the_model_wants() -> None:
     assert isinstance(done, Done) and done.reason is DoneReason.TOOL_CALLS and done.wants_tools
     assert done.tool_calls == stream.tool_calls == (CALLS[0],)
     assert json.loads(recorder.requests[0].content)["tools"] == TOOLS_WIRE
+
+
+async def test_arguments_streaming_longer_than_the_first_byte_wait_do_not_time_out() -> None:
+    """A call's fragments are not text (no TTFT), but they show the model is writing."""
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+
+    def delta(entry: dict, finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": {"tool_calls": [entry]}, "finish_reason": finish}
+        return sse({**head, "choices": [choice]})
+
+    first = {"index": 0, "id": "call_a", "type": "function", "function": {"name": "add"}}
+    steps: list = [delta(first)]
+    for fragment in ['{"a": ', "2, ", '"b": ', "3}"]:
+        steps += [0.4, delta({"index": 0, "function": {"arguments": fragment}})]
+    steps += [sse({**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})]
+    response, _ = streaming([*steps, sse("[DONE]")])
+    backend = OpenAICompatBackend("http://server:8000", client=Recorder([response]).client())
+    timeouts = StreamTimeouts(first_byte_s=1.0, stall_s=1.0)
+    async with backend.chat(REQUEST, timeouts) as stream:
+        events = [event async for event in stream]
+    assert not isinstance(events[-1], Failed), events[-1]
+    assert stream.tool_calls == (CALLS[0],)
+    assert stream.timeline.first_token_ns is None  # no text: no TTFT
