@@ -9,14 +9,13 @@ from typing import Any
 
 from aiohttp import web
 
-from client.lab import vision
+from client.lab import tools, vision
 from client.lab.chat_template import chat_prompt_tokens, with_images
 from client.lab.corpus import tokenize
 from client.lab.embedding import embed_texts
 from client.lab.models import KeepAliveError, created_at, expires_at_iso, parse_keep_alive
 from client.lab.replying import CONVERSATION_HEADER, Ask, answer
 from client.lab.state import LabState, canonical
-from client.lab.tools import ollama_tool_reply
 from client.lab.upstream_models import model_names
 from client.lab.wire import OllamaFormat, go_dumps, ollama_error
 
@@ -101,8 +100,8 @@ async def _generation(request: web.Request, lab: LabState, endpoint: str) -> web
     except (BadRequest, KeepAliveError) as exc:
         return ollama_error(400, str(exc))
     messages = _messages(body, endpoint)
-    if endpoint == "chat" and body.get("tools") and messages and lab.knows(model):
-        return await ollama_tool_reply(request, lab, body)  # client/lab/tools/
+    if endpoint == "chat" and messages and tools.answers(lab, body):
+        return await tools.ollama_tool_reply(request, lab, body)
     if not messages:
         return await _load_or_unload(lab, model, endpoint, keep_alive_s)
     raw_options = body.get("options")

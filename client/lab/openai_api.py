@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
-from client.lab import llamacpp_api, vision
+from client.lab import llamacpp_api, tools, vision
 from client.lab.chat_template import chat_prompt_tokens, with_images
 from client.lab.completions_wire import CompletionsFormat
 from client.lab.corpus import tokenize
@@ -21,7 +21,6 @@ from client.lab.llamacpp_wire import LlamaCppFormat, llamacpp_error
 from client.lab.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from client.lab.replying import CONVERSATION_HEADER, Ask, answer
 from client.lab.state import LabState
-from client.lab.tools import openai_tool_reply
 from client.lab.upstream_models import model_names
 from client.lab.vllm_wire import VERSION, json_response, too_long
 from client.lab.wire import OpenAIFormat, WireFormat, dumps, openai_error
@@ -39,8 +38,8 @@ def routes(lab: LabState) -> list[web.RouteDef]:
         messages = body.get("messages")
         if not isinstance(messages, list) or not messages:
             return error_for(lab, 400, "'messages' must be a non-empty list")
-        if body.get("tools") and lab.knows(str(body["model"])):
-            return await openai_tool_reply(request, lab, body)  # client/lab/tools/
+        if tools.answers(lab, body):
+            return await tools.openai_tool_reply(request, lab, body)
         seen = _images(lab, body, messages)
         if isinstance(seen, web.Response):
             return seen

@@ -11,6 +11,6 @@ after the other or interleaved), at the scenario's TTFT and TPOT (replying.py).
 
 from __future__ import annotations
 
-from client.lab.tools.replying import ollama_tool_reply, openai_tool_reply
+from client.lab.tools.replying import answers, ollama_tool_reply, openai_tool_reply
 
-__all__ = ["ollama_tool_reply", "openai_tool_reply"]
+__all__ = ["answers", "ollama_tool_reply", "openai_tool_reply"]

@@ -17,6 +17,14 @@ from client.lab.tools.planning import ToolTurn, plan_turn
 CHARS_PER_TOKEN = 4  # for the counts the closing reports
 
 
+def answers(lab: LabState, body: dict[str, Any]) -> bool:
+    """The tool model answers a request that offers tools to one of the lab's own models;
+    a proxy passes it on to its upstream, and a recording replays what it holds."""
+    if not body.get("tools") or lab.upstream is not None:
+        return False
+    return lab.scenario.recording is None and lab.knows(str(body.get("model") or ""))
+
+
 async def ollama_tool_reply(
     request: web.Request, lab: LabState, body: dict[str, Any]
 ) -> web.StreamResponse:
