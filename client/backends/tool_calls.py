@@ -34,6 +34,7 @@ class _Call:
     """A call being assembled."""
 
     index: int
+    key: int = 0  # the server's index (OpenAI): the calls' order
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)
@@ -61,8 +62,8 @@ class _Calls:
         self.calls: list[_Call] = []
         self._ended = False
 
-    def new(self) -> _Call:
-        call = _Call(len(self.calls))
+    def new(self, key: int = 0) -> _Call:
+        call = _Call(len(self.calls), key)
         self.calls.append(call)
         return call
 
@@ -71,7 +72,8 @@ class _Calls:
         if self._ended or not self.calls:
             return []
         self._ended = True
-        return [ToolCallsRequested(tuple(call.complete() for call in self.calls))]
+        ordered = sorted(self.calls, key=lambda call: (call.key, call.index))  # stable
+        return [ToolCallsRequested(tuple(call.complete() for call in ordered))]
 
     @property
     def any(self) -> bool:
@@ -138,7 +140,7 @@ class OpenAIToolCalls:
         # Another id or another name starts a new call, even at the same index (servers
         # and proxies that number every parallel call 0, or leave the index out).
         if call is None or _differs(call_id, call.id) or _differs(name, call.name):
-            call = self._open[key] = self._calls.new()
+            call = self._open[key] = self._calls.new(key)
         call.id = call.id or call_id
         if name and not call.name:
             call.name = name

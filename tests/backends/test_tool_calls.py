@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+from random import Random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from client.backends.ndjson import OllamaDecoder
 from client.backends.sse import OpenAIStreamDecoder
@@ -13,7 +17,7 @@ from client.core.tools import (
     ToolCallsRequested,
     ToolCallStarted,
 )
-from tests.backends.chunking import same_for_every_chunking
+from tests.backends.chunking import feed_in_pieces, same_for_every_chunking
 
 
 def ollama_line(message: dict, done: bool = False, **extra: object) -> bytes:
@@ -258,3 +262,42 @@ def test_openai_stream_cut_mid_arguments_hands_on_no_calls() -> None:
     data = chunk(call_delta(0, '{"a": ', id="call_a", name="add"))
     events = same_for_every_chunking(OpenAIStreamDecoder, data)
     assert events == [ToolCallStarted(0, "call_a", "add"), ToolCallArguments(0, '{"a": ')]
+
+
+ARGUMENT_VALUES = st.one_of(st.integers(), st.text(max_size=12), st.booleans(), st.none())
+CALL_ARGUMENTS = st.dictionaries(st.text(min_size=1, max_size=6), ARGUMENT_VALUES, max_size=4)
+
+
+@settings(max_examples=40)
+@given(
+    arguments=st.lists(CALL_ARGUMENTS, min_size=1, max_size=3),
+    cuts=st.lists(st.integers(1, 8), min_size=1, max_size=20),
+    order=st.randoms(use_true_random=False),
+)
+def test_any_interleaving_of_fragments_gives_the_same_calls(
+    arguments: list[dict], cuts: list[int], order: Random
+) -> None:
+    """Parallel calls, each split anywhere (inside a character too), interleaved at random."""
+    queues = []
+    for index, values in enumerate(arguments):
+        text = json.dumps(values, ensure_ascii=False)
+        pieces, at = [], 0
+        for size in cuts:
+            if at < len(text):
+                pieces.append(text[at : at + size])
+                at += size
+        pieces.append(text[at:])
+        first = call_delta(index, pieces[0], id=f"call_{index}", name=f"tool{index}")
+        queues.append([first, *(call_delta(index, piece) for piece in pieces[1:])])
+    data = b""
+    while any(queues):
+        queue = order.choice([q for q in queues if q])  # each call's own order is kept
+        data += chunk(queue.pop(0))
+    data += chunk({}, "tool_calls") + DONE
+    events = feed_in_pieces(OpenAIStreamDecoder(), data, [])
+    byte_by_byte = feed_in_pieces(OpenAIStreamDecoder(), data, list(range(1, len(data))))
+    assert byte_by_byte == events
+    found = calls(events)  # in the servers' index order, whatever came first
+    assert [(c.name, c.arguments, c.valid) for c in found] == [
+        (f"tool{i}", values, True) for i, values in enumerate(arguments)
+    ]
