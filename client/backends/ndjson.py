@@ -66,7 +66,8 @@ class OllamaDecoder:
         if isinstance(reply, dict):
             _add_token(events, reply.get("thinking"), TokenKind.THINKING)
             _add_token(events, reply.get("content"), TokenKind.ANSWER)
-            events.extend(self._tools.add(reply.get("tool_calls")))  # on any line
+            if "tool_calls" in reply:  # on any line, the done line included
+                events.extend(self._tools.add(reply["tool_calls"]))
         else:  # /api/generate puts the text at the top level
             _add_token(events, obj.get("thinking"), TokenKind.THINKING)
             _add_token(events, obj.get("response"), TokenKind.ANSWER)
