@@ -16,7 +16,7 @@ from client.backends.openai_compat import OpenAICompatBackend
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.events import Done, DoneReason, Token, ToolCallArguments, ToolCallStarted
 from client.core.tools import ToolResult, ToolSpec
-from client.lab import LabServer, scenario_from_dict
+from client.lab import LabServer, ScenarioError, scenario_from_dict
 from client.lab.tools.planning import plan_turn
 
 NUMBERS = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}}
@@ -144,3 +144,22 @@ async def test_the_official_ollama_client_reads_the_done_line_calls(start: Start
         "a": 2,
         "b": 3,
     }
+
+
+async def test_a_whole_openai_reply_holds_the_calls(start: Start) -> None:
+    client = openai.AsyncOpenAI(base_url=f"{await start(server='llamacpp')}/v1", api_key="none")
+    whole = await client.chat.completions.create(
+        model="tachy-lab",
+        messages=[{"role": "user", "content": QUESTION}],
+        tools=[t.wire() for t in TOOLS],  # type: ignore[misc]
+    )
+    await client.close()
+    choice = whole.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    names = [c.function.name for c in choice.message.tool_calls or []]  # type: ignore[union-attr]
+    assert names == ["get_weather", "add"]
+
+
+def test_an_unknown_tool_calls_style_is_refused() -> None:
+    with pytest.raises(ScenarioError, match="tool_calls_style"):
+        scenario_from_dict({"tool_calls_style": "sideways"})
