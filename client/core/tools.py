@@ -120,6 +120,8 @@ def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
             value = json.loads(value)
     except json.JSONDecodeError as error:
         return {}, f"the arguments are not valid JSON ({error.msg} at character {error.pos})"
+    except RecursionError:  # a hostile model's [[[[...: a bad call, not a crash
+        return {}, "the arguments are nested too deeply to read"
     if not isinstance(value, dict):
         return {}, f"the arguments are {_json_kind(value)}, not a JSON object"
     return value, None

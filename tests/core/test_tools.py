@@ -29,6 +29,10 @@ def test_arguments_that_do_not(text: str, why: str) -> None:
     assert parse_arguments(text) == ({}, why)
 
 
+def test_arguments_nested_too_deeply_are_a_bad_call_not_a_crash() -> None:
+    assert parse_arguments("[" * 200_000) == ({}, "the arguments are nested too deeply to read")
+
+
 def test_events_with_calls_print_as_json() -> None:
     call = ToolCall("call_a", "add", {"a": 1}, '{"a": 1}')
     done = as_dict(Done(DoneReason.TOOL_CALLS, "", "", (call,)))
