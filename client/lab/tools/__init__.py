@@ -1,5 +1,6 @@
 """The lab's tool-calling models: a request with `tools` gets calls, then an answer.
-May import: aiohttp, the standard library and client.lab's state; nothing else of client.
+May import: aiohttp and the standard library; nothing else of client, nor of the lab
+(what it uses of the lab's state is a Protocol, replying.LabState).
 
 A question that names tools (or, naming none, the first tool) gets one call per tool,
 with arguments taken from the question (planning.py); a request whose last messages are

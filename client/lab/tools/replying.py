@@ -5,16 +5,29 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+import random
+from typing import Any, Protocol
 
 from aiohttp import web
 
-from client.lab.state import LabState
 from client.lab.tools.ollama import NDJSON, OllamaToolWire
 from client.lab.tools.openai import SSE, OpenAIToolWire
 from client.lab.tools.planning import ToolTurn, plan_turn
 
 CHARS_PER_TOKEN = 4  # for the counts the closing reports
+
+
+class LabState(Protocol):
+    """What the tool model uses of the lab's state (client/lab's LabState), named here so
+    this folder imports nothing else of the lab and moves with it unchanged."""
+
+    scenario: Any  # the server-wide Scenario: .server, .recording
+    upstream: str | None
+    stats: Any  # .requests, .completed
+
+    def scenario_for(self, model: str) -> Any: ...  # .ttft, .tpot_ms, .tool_calls_style
+    def rng_for(self, request_seed: int | None) -> random.Random: ...
+    def knows(self, model: str) -> bool: ...
 
 
 def answers(lab: LabState, body: dict[str, Any]) -> bool:
