@@ -1,5 +1,5 @@
 """The latency HUD: a dockable panel for the main window.
-May import: client.ui, client.services, client.core (like the rest of the window).
+May import: ui.servers, ui.chat, ui.common, client.services, client.core.
 
 How the window wires it (all calls on the GUI thread)::
 
