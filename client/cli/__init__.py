@@ -1,5 +1,5 @@
 """The `tachy` command: the desktop app by default, plus chat, bench, models, lab ...
-May import: every other package of client (the top layer); Qt only through client.ui."""
+May import: anything of client (the top layer); Qt only through client.ui."""
 
 from __future__ import annotations
 

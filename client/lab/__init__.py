@@ -1,5 +1,5 @@
 """The latency lab: a simulated Ollama + OpenAI-compatible server, and a chaos proxy.
-May import: aiohttp and the standard library; nothing else of client (a contract).
+May import: aiohttp, nothing else of client (a contract); and the standard library.
 
 Independent of the rest of ``client`` (checked by an import-linter contract), so the
 backends and the lab check each other. See client/lab/README.md for dials and faults.

@@ -1,3 +1,3 @@
 """The cascade: fast and strong routes, the fallback stream, the route record.
-May import: servers, planning, storage; client.backends, client.store, client.core.
+May import: fleet, servers, planning, storage, backends, store, core.
 """

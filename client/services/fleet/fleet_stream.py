@@ -43,7 +43,7 @@ from client.core.timeline import RequestTimeline, now_ns
 from client.services.fleet.pool import Policy
 
 if TYPE_CHECKING:
-    from client.services.fleet.pool_backend import PoolBackend
+    from client.services.fleet.members import PoolMembers
 
 MAX_IN_FLIGHT = 2  # the first request and one hedge
 
@@ -71,7 +71,7 @@ class Attempt:
 
 class FleetStream:
     def __init__(
-        self, fleet: PoolBackend, request: ChatRequest, timeouts: StreamTimeouts | None
+        self, fleet: PoolMembers, request: ChatRequest, timeouts: StreamTimeouts | None
     ) -> None:
         self._fleet = fleet
         self._request = request

@@ -1,3 +1,3 @@
 """What the latency HUD shows, without Qt: live series, statistics, server figures.
-May import: cascade, knowledge, servers, planning, storage; backends, store, core.
+May import: chat, cascade, images, fleet, servers, planning, storage, backends, store, core.
 """

@@ -1,3 +1,3 @@
 """The user's documents: indexing and the retrieving stage.
-May import: servers, planning, storage; client.backends, client.store, client.core.
+May import: servers, planning, storage, backends, store, core.
 """

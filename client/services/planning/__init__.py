@@ -1,3 +1,3 @@
 """The request planner: what a message sends and to whom; router, summaries.
-May import: storage; client.backends, client.store, client.core.
+May import: storage, backends, store, core.
 """

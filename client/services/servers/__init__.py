@@ -1,3 +1,3 @@
 """Servers and models: backends, saved servers, model status and admin.
-May import: planning, storage; client.backends, client.store, client.core.
+May import: planning, storage, backends, store, core.
 """

@@ -2,7 +2,7 @@
 computer (with how many models each has), whether the local engine is installed, and
 the command that installs it when it is not.
 
-Qt-free facts; client/ui/chat/welcome.py words them in the window's language.
+Qt-free facts; client/ui/servers/welcome.py words them in the window's language.
 """
 
 from __future__ import annotations

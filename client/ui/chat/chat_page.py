@@ -33,7 +33,7 @@ from client.ui.common.route_words import pool_label, tier_label
 from client.ui.common.turn_words import slow_start_sentence
 
 if TYPE_CHECKING:
-    from client.ui.shell.main_window import MainWindow
+    from client.ui.chat.chat_window import ChatWindow
 
 # What a stored answer's state offers when its conversation is opened again.
 STOPPED_KEPT = QT_TRANSLATE_NOOP("ChatPage", "This answer was stopped; the text so far is kept.")
@@ -66,7 +66,7 @@ class ChatPage(QObject):
 
     def __init__(
         self,
-        window: MainWindow,
+        window: ChatWindow,
         stored: ShownHistory | None = None,
         parent: QObject | None = None,
     ) -> None:

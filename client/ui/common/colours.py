@@ -3,7 +3,7 @@ least 4.5:1 (WCAG 2 AA for text) against what they are drawn on; and the same fo
 platform palette's text roles, which some styles leave lower (Fusion's placeholder is
 black at half opacity, 4.0:1; its selection blue under white text 3.7:1).
 
-Every colour of text belongs here, in client/ui/hud/palette.py (the tiers' words) or in
+Every colour of text belongs here, in client/ui/hud/plots/palette.py (the tiers' words) or in
 resources/style*.qss: tests/ui/common/test_contrast.py measures them all, in both schemes.
 """
 

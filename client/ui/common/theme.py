@@ -1,5 +1,5 @@
 """Light or dark, as the system says (QStyleHints.colorScheme), and what follows it:
-the stylesheet's colours, the HUD's plots (client.ui.hud.plot_theme) and the code
+the stylesheet's colours, the HUD's plots (client.ui.hud.plots.plot_theme) and the code
 colours of answers (client.ui.chat.render.code_highlight).
 
 Qt itself switches the palette of the platform style when the system scheme changes;

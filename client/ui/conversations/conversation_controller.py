@@ -14,22 +14,28 @@ from client.ui.common.async_errors import report
 
 if TYPE_CHECKING:
     from client.services.storage.stores import Stores
-    from client.ui.shell.main_window import MainWindow
+    from client.ui.chat.chat_window import ChatWindow
+    from client.ui.conversations.conversation_list import ConversationPanel
 
 EXPORT_FILTERS = {"markdown": ("Markdown (*.md)", ".md"), "json": ("JSON (*.json)", ".json")}
 
 
 class ConversationController(QObject):
     def __init__(
-        self, window: MainWindow, page: ChatPage, stores: Stores, parent: QObject | None = None
+        self,
+        window: ChatWindow,
+        panel: ConversationPanel,
+        page: ChatPage,
+        stores: Stores,
+        parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.window = window
+        self.panel = panel
         self.page = page
         self.library = ConversationList(stores)
         self._deleted: int | None = None
         self._export_dialog: QFileDialog | None = None
-        panel = window.conversations
         panel.chosen.connect(self.choose)
         panel.newRequested.connect(self.new)
         panel.renameRequested.connect(self.rename)
@@ -42,13 +48,13 @@ class ConversationController(QObject):
     def refresh(self) -> None:
         if not self.library.available:
             return
-        search = self.window.conversations.search_text() or None
+        search = self.panel.search_text() or None
         listed = self.library.list(search)
-        self.window.conversations.show_conversations(listed, self.page.conversation_id)
+        self.panel.show_conversations(listed, self.page.conversation_id)
 
     def new(self) -> None:
         self.page.show_conversation(None)
-        self.window.conversations.list.clearSelection()
+        self.panel.list.clearSelection()
         self.window.composer.setFocus()
 
     def choose(self, conversation_id: int) -> None:

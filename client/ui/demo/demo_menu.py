@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup
+from PySide6.QtWidgets import QMenu
 
 from client.lab.scenario import PRESETS
 from client.services.servers.servers import ServerChoice
@@ -51,11 +52,13 @@ SCENARIO_NAMES = {  # preset -> the plain name the menu shows
 
 
 class DemoMenu(QObject):
-    def __init__(self, servers: ServerController, parent: QObject | None = None) -> None:
+    def __init__(
+        self, servers: ServerController, menu: QMenu, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self.servers = servers
         self.window = servers.window
-        self.menu = self.window.demo_menu
+        self.menu = menu  # the window's Demo menu
         self.lab: RunningLab | None = None
         self.choice: ServerChoice | None = None  # the lab, as a server of the picker
         self.previous: ServerChoice | None = None  # what to go back to on Stop

@@ -1,5 +1,5 @@
 """The latency HUD: a dockable panel for the main window.
-May import: client.ui, client.services, client.core (like the rest of the window).
+May import: ui.servers, ui.chat, ui.common, client.services, client.core.
 
 How the window wires it (all calls on the GUI thread)::
 
@@ -23,8 +23,11 @@ How the window wires it (all calls on the GUI thread)::
 `token()` is O(1) (one list append) and does no Qt work; a QTimer (12.5 frames a
 second, running only while a reply streams) turns the stamps into series and calls
 setData on curves made once. Server polling needs the qasync loop to be running.
-Tabs: Live (token rate, gaps, stalls), Requests (TTFT by tier, mean/P50/P95/P99 with n per
-scope, cold excludable), Waterfall, Tier, Server. Export: `export_metrics(path.csv|json)`,
+Tabs (one view each in tabs/, added through `hud.add_tab`: docs/extending.md): Live
+(token rate, gaps, stalls), Requests (TTFT by tier, mean/P50/P95/P99 with n per scope,
+cold excludable), Waterfall, Tier, Server; Race from the first race (`hud.show_race`),
+Pool while the chat goes to a pool (`hud.show_pool`, `hud.hide_pool`). hud_controller.py
+feeds it from the chat and the server in use. Export: `export_metrics(path.csv|json)`,
 `export_graphs(path.png|svg)`.
 """
 

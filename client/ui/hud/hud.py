@@ -37,17 +37,19 @@ from client.services.hud.waterfall import build_waterfall, shown_states
 from client.ui.chat.stage_line import AT_ONCE, STAGE_AFTER_MS
 from client.ui.common.locale_text import clock
 from client.ui.common.turn_words import outcome_words
-from client.ui.hud.graph_export import export_graph
-from client.ui.hud.live_plot import LivePlot
-from client.ui.hud.plot_theme import apply_plot_theme, plot_colours
-from client.ui.hud.requests_view import RequestsView
-from client.ui.hud.server_view import ServerView
-from client.ui.hud.tier_view import RECENT_REPLIES, TierView
-from client.ui.hud.waterfall_view import WaterfallView
+from client.ui.hud.plots.graph_export import export_graph
+from client.ui.hud.plots.plot_theme import apply_plot_theme, plot_colours
+from client.ui.hud.tabs.live_plot import LivePlot
+from client.ui.hud.tabs.requests_view import RequestsView
+from client.ui.hud.tabs.server_view import ServerView
+from client.ui.hud.tabs.tier_view import RECENT_REPLIES, TierView
+from client.ui.hud.tabs.waterfall_view import WaterfallView
 
 if TYPE_CHECKING:
+    from client.services.fleet.book import MemberFigures
     from client.services.race.column import ColumnFigures
-    from client.ui.hud.race_view import RaceView
+    from client.ui.hud.tabs.pool_view import PoolView
+    from client.ui.hud.tabs.race_view import RaceView
 
 # 12.5 frames a second: the live plot still reads as moving, and each frame is a pyqtgraph
 # repaint on the GUI thread. At 34 ms the 5,000 tokens/s stream's loop lag p99 was
@@ -85,15 +87,13 @@ class LatencyHud(QWidget):
         self.tier = TierView()
         self.server = ServerView()
         self.race: RaceView | None = None  # the Race tab, from the first race on
+        self.pool: PoolView | None = None  # the Pool tab, while the chat goes to a pool
         self.tabs = QTabWidget()
-        for widget, title in (
-            (self.live, self.tr("Live")),
-            (self.requests, self.tr("Requests")),
-            (self.waterfall, self.tr("Waterfall")),
-            (self.tier, self.tr("Tier")),
-            (self.server, self.tr("Server")),
-        ):
-            self.tabs.addTab(widget, title)
+        self.add_tab(self.live, self.tr("Live"))
+        self.add_tab(self.requests, self.tr("Requests"))
+        self.add_tab(self.waterfall, self.tr("Waterfall"))
+        self.add_tab(self.tier, self.tr("Tier"))
+        self.add_tab(self.server, self.tr("Server"))
         self.frame_timer = QTimer(self)
         self.frame_timer.setInterval(FRAME_INTERVAL_MS)
         self.frame_timer.timeout.connect(self.flush_frame)
@@ -237,16 +237,44 @@ class LatencyHud(QWidget):
             self.tabs.setCurrentWidget(self.waterfall)
         return record is not None
 
+    # -- the tabs: docs/extending.md, "A HUD tab" ---------------------------------------
+    def add_tab(self, view: QWidget, title: str) -> None:
+        """The one way a view becomes a tab: the five above when the HUD is made, the
+        others by their show_... method when they first have something to show. Added
+        once, at the end."""
+        if self.tabs.indexOf(view) < 0:
+            self.tabs.addTab(view, title)
+
+    def remove_tab(self, view: QWidget) -> None:
+        """A tab whose subject went (the Pool tab once the chat leaves the pool)."""
+        index = self.tabs.indexOf(view)
+        if index >= 0:
+            self.tabs.removeTab(index)
+
     def show_race(self, columns: Sequence[ColumnFigures], bring_forward: bool = False) -> None:
         """A race's columns side by side, in a Race tab added with the first race."""
         if self.race is None:
-            from client.ui.hud.race_view import RaceView
+            from client.ui.hud.tabs.race_view import RaceView
 
             self.race = RaceView()
-            self.tabs.addTab(self.race, self.tr("Race"))
+        self.add_tab(self.race, self.tr("Race"))
         self.race.show_figures(columns)
         if bring_forward:
             self.tabs.setCurrentWidget(self.race)
+
+    def show_pool(self, name: str, figures: Sequence[MemberFigures]) -> None:
+        """The pool the chat goes to, its servers' figures, in a Pool tab."""
+        if self.pool is None:
+            from client.ui.hud.tabs.pool_view import PoolView
+
+            self.pool = PoolView()
+        self.add_tab(self.pool, self.tr("Pool"))
+        self.pool.show_pool(name, figures)
+
+    def hide_pool(self) -> None:
+        """The chat no longer goes to a pool: no Pool tab."""
+        if self.pool is not None:
+            self.remove_tab(self.pool)
 
     def set_prediction_note(self, text: str) -> None:
         """How far the predicted waits for a first token were off, in a tooltip."""

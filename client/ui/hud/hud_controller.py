@@ -1,4 +1,5 @@
-"""Feeds the latency HUD (client/ui/hud, another module) from the generation runner."""
+"""Feeds the latency HUD (client/ui/hud/hud.py) from the generation runner, the server
+in use and the pool the chat goes to."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from client.services.chat.session import ChatSession
 from client.ui.common.async_errors import report
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QDockWidget, QLabel
+
+    from client.services.tachy import Tachy
     from client.ui.hud.hud import LatencyHud
-    from client.ui.shell.app import TachyApp
+    from client.ui.servers.server_controller import ServerController
 
 HISTORY_ROWS = 500
 VIEWS_DELAY_MS = 16  # the HUD's per-reply views, after the answer's end is painted
@@ -62,12 +66,12 @@ class HudController:
             report(error, "the latency HUD")
 
 
-def _show_timing(app: TachyApp, hud: LatencyHud, message_id: int) -> None:
+def _show_timing(dock: QDockWidget, status: QLabel, hud: LatencyHud, message_id: int) -> None:
     if hud.show_message(message_id):
-        app.window.hud_dock.show()
-        app.window.hud_dock.raise_()
+        dock.show()
+        dock.raise_()
     else:
-        app.window.stage_label.setText(
+        status.setText(
             QCoreApplication.translate("HudController", "No timing was recorded for that answer.")
         )
 
@@ -80,51 +84,37 @@ def _show_last_n(hud: LatencyHud) -> None:
         hud.requests.scope.setCurrentIndex(index)
 
 
-def _show_engine(app: TachyApp, hud: LatencyHud, url: str) -> None:
+def _show_engine(tachy: Tachy, hud: LatencyHud, url: str) -> None:
     """The local engine's settings beside its counters, when it is the server shown."""
-    engine = app.tachy.engine
+    engine = tachy.engine
     is_engine = engine is not None and engine.running and engine.url == url
     hud.server.show_engine(engine.settings if engine is not None and is_engine else None)
 
 
-def attach_hud(app: TachyApp) -> LatencyHud:
-    """Create the HUD, put it in the dock, load past metrics and listen to generations."""
-    from client.ui.hud import LatencyHud
-
-    hud = LatencyHud()
-    app.window.set_hud_widget(hud)
+def attach_hud(hud: LatencyHud, servers: ServerController, dock: QDockWidget) -> None:
+    """Load past metrics into the HUD and feed it: each generation of the chat, the
+    server in use, an answer's timing when asked for (in `dock`, the HUD's place in the
+    window), and the pool the chat goes to."""
     from client.services.storage.stores import recent_requests
 
-    past = recent_requests(app.stores, HISTORY_ROWS)
+    page, tachy = servers.page, servers.tachy
+    past = recent_requests(tachy.stores, HISTORY_ROWS)
     if past:  # "This session" would start empty: show the earlier runs' requests
         hud.load_history(past)
         _show_last_n(hud)
-    app.page.runner.listener = HudController(hud, lambda: app.page.session)
-    app.servers.serverChanged.connect(hud.set_server)
-    app.servers.serverChanged.connect(lambda url, *_: _show_engine(app, hud, url))
-    app.page.timingRequested.connect(lambda key: _show_timing(app, hud, key))
-    _attach_pool_view(app, hud)
-    return hud
+    page.runner.listener = HudController(hud, lambda: page.session)
+    servers.serverChanged.connect(hud.set_server)
+    servers.serverChanged.connect(lambda url, *_: _show_engine(tachy, hud, url))
+    status = page.window.stage_label
+    page.timingRequested.connect(lambda key: _show_timing(dock, status, hud, key))
 
-
-def _attach_pool_view(app: TachyApp, hud: LatencyHud) -> None:
-    """The Pool tab while the chat goes to a pool: its servers, renewed after each
-    answer; no tab otherwise."""
-    from client.ui.servers.pools.pool_view import PoolView
-
-    view = PoolView()
-    title = QCoreApplication.translate("LatencyHud", "Pool")
-
-    def renew(*_: object) -> None:
-        pool = app.tachy.pool_in_use()
-        index = hud.tabs.indexOf(view)
+    def show_pool(*_: object) -> None:
+        """The Pool tab while the chat goes to a pool, renewed after each answer."""
+        pool = tachy.pool_in_use()
         if pool is None:
-            if index >= 0:
-                hud.tabs.removeTab(index)
-            return
-        if index < 0:
-            hud.tabs.addTab(view, title)
-        view.show_pool(pool.pool.name, pool.book.figures())
+            hud.hide_pool()
+        else:
+            hud.show_pool(pool.pool.name, pool.book.figures())
 
-    app.page.answerEnded.connect(renew)
-    app.servers.serverChanged.connect(renew)
+    page.answerEnded.connect(show_pool)
+    servers.serverChanged.connect(show_pool)

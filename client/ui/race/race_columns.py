@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from client.services.race.column import ColumnFigures
 from client.ui.common.error_text import error_text
-from client.ui.hud.race_view import figures_line
+from client.ui.hud.tabs.race_view import figures_line
 
 
 class RaceColumnView(QFrame):

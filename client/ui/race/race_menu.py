@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu
 
 from client.services.errors import user_message
 from client.services.race.race import Race
@@ -33,7 +34,9 @@ if TYPE_CHECKING:
 
 
 class RaceMenu(QObject):
-    def __init__(self, servers: ServerController, hud: LatencyHud | None = None) -> None:
+    def __init__(
+        self, servers: ServerController, menu: QMenu, hud: LatencyHud | None = None
+    ) -> None:
         super().__init__(servers)
         self.servers = servers
         self.tachy = servers.tachy
@@ -45,13 +48,13 @@ class RaceMenu(QObject):
         self.controller.ended.connect(self._show_in_chat)
         self.tasks = KeptTasks()
         self.dialog: RaceDialog | None = None
-        self.action = QAction(self.tr("Race…"), self.main.demo_menu)
+        self.action = QAction(self.tr("Race…"), menu)
         self.action.setObjectName("race")
         self.action.setShortcut(QKeySequence("Ctrl+Shift+R"))
         self.action.setToolTip(self.tr("Ask one question on several routes at once"))
         self.action.triggered.connect(self.open_dialog)
-        self.main.demo_menu.addSeparator()
-        self.main.demo_menu.addAction(self.action)
+        menu.addSeparator()
+        menu.addAction(self.action)
 
     def open_dialog(self) -> None:
         question = self.main.composer.toPlainText().strip()

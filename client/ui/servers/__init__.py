@@ -1,3 +1,3 @@
-"""Servers and models: server bar, model picker, server dialogs, the engine's menus.
+"""Servers and models: server bar, model picker, server dialogs, engine menus, the welcome.
 May import: ui.chat, ui.common, client.services, client.core.
 """

@@ -19,37 +19,39 @@ from client.services.warming.warming import KeepAliveWarmer
 from client.ui.common.async_errors import KeptTasks
 
 if TYPE_CHECKING:
-    from client.services.tachy import ManagedEngine
-    from client.ui.shell.app import TachyApp
+    from client.services.tachy import ManagedEngine, Tachy
+    from client.ui.chat.chat_page import ChatPage
 
 
 class EngineSleepController(QObject):
-    def __init__(self, app: TachyApp, warmer: KeepAliveWarmer, tasks: KeptTasks) -> None:
-        super().__init__(app.window)
-        self.app, self.warmer, self.tasks = app, warmer, tasks
+    def __init__(
+        self, tachy: Tachy, page: ChatPage, warmer: KeepAliveWarmer, tasks: KeptTasks
+    ) -> None:
+        super().__init__(page)
+        self.tachy, self.runner, self.warmer, self.tasks = tachy, page.runner, warmer, tasks
         self.restart_pending = False
-        app.tachy.engine_hooks.append(self._engine_made)
-        app.page.runner.ended.connect(lambda *_: self._restart_if_pending())
+        tachy.engine_hooks.append(self._engine_made)
+        self.runner.ended.connect(lambda *_: self._restart_if_pending())
 
     def _engine_made(self, engine: ManagedEngine) -> None:
         with_sleep_idle(engine, self.warmer.settings.keep_alive)
 
     def keep_alive_changed(self) -> None:
-        engine = self.app.tachy.engine
+        engine = self.tachy.engine
         if not with_sleep_idle(engine, self.warmer.settings.keep_alive):
             return
         self.restart_pending = True
-        if not self.app.page.runner.busy:
+        if not self.runner.busy:
             self._restart_if_pending()
 
     def _restart_if_pending(self) -> None:
-        if self.restart_pending and not self.app.page.runner.busy:
+        if self.restart_pending and not self.runner.busy:
             self.restart_pending = False
-            engine = self.app.tachy.engine
+            engine = self.tachy.engine
             if engine is not None:
                 self.tasks.spawn(self._restart(engine), "restart the local engine")
 
     async def _restart(self, engine: ManagedEngine) -> None:
         await engine.restart()
-        if engine is self.app.tachy.engine:
+        if engine is self.tachy.engine:
             self.warmer.engine_restarted()

@@ -46,7 +46,7 @@ from client.ui.common.locale_text import size_text
 if TYPE_CHECKING:
     from client.services.chat.generation import Generation
     from client.services.planning.planner import Backend
-    from client.ui.shell.app import TachyApp
+    from client.ui.servers.server_controller import ServerController
 
 PERCENT = 1000  # the bar's range: tenths of a percent
 
@@ -129,11 +129,10 @@ class ModelsDialog(QDialog):
 class ModelsController(QObject):
     """The ⇩ button, the dialog, and "Pull it" after a chat met a missing model."""
 
-    def __init__(self, app: TachyApp, parent: QObject | None = None) -> None:
+    def __init__(self, servers: ServerController, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.app = app
-        self.servers = app.servers
-        window = app.window
+        self.servers, self.page = servers, servers.page
+        window = self.window = servers.window
         self.tasks = KeptTasks()
         self.pulling: asyncio.Task[Any] | None = None
         self.dialog: ModelsDialog | None = None
@@ -152,7 +151,7 @@ class ModelsController(QObject):
         centre.insertWidget(centre.indexOf(window.outcome_bar) + 1, self.pull_bar)
         self.pull_bar.chosen.connect(self._on_pull_it)
         self._missing = ""
-        app.page.runner.ended.connect(self._on_ended)
+        self.page.runner.ended.connect(self._on_ended)
 
     async def _backend(self) -> Backend | None:
         if self.servers.current is None:
@@ -161,7 +160,7 @@ class ModelsController(QObject):
 
     def open(self) -> ModelsDialog:
         if self.dialog is None:
-            self.dialog = ModelsDialog(self.app.window)
+            self.dialog = ModelsDialog(self.window)
             self.dialog.pull_button.clicked.connect(self._pull_typed)
             self.dialog.name_edit.returnPressed.connect(self._pull_typed)
             self.dialog.cancel_button.clicked.connect(self.cancel)
@@ -269,7 +268,7 @@ class ModelsController(QObject):
                 self.dialog.status_label.setText(error_text(user_message(error)))
             return
         await self.refresh()
-        session = self.app.page.session
+        session = self.page.session
         keep = session.model if session is not None and session.model != name else None
         await self._refresh_picker(keep)
 

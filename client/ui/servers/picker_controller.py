@@ -22,6 +22,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer
 from client.core.printable import visible
 from client.services.cascade.saved_cascade import CascadeProfile
 from client.services.errors import SecretsUnavailable
+from client.services.planning.planner import is_cascade
 from client.services.servers.model_overview import last_ttfts, loaded_models, model_names
 from client.services.servers.model_status import ModelStatus
 from client.services.servers.servers import is_started
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
     from client.services.chat.generation import Generation
     from client.services.servers.servers import ServerChoice
-    from client.ui.shell.app import TachyApp
+    from client.ui.servers.server_controller import ServerController
 
 log = logging.getLogger(__name__)
 LIST_AGAIN_S = 60.0  # another server's models are listed again after this long
@@ -53,12 +54,13 @@ def ttft_text(ms: float) -> str:
 
 
 class ModelPickerController(QObject):
-    def __init__(self, app: TachyApp) -> None:
-        super().__init__(app.window)
-        self.app = app
-        self.bar = app.window.server_bar
-        self.servers = app.servers
-        self.cascade = app.cascade_menu
+    """The shell connects the picker's Cascade entry to the Cascade menu and the menu's
+    changes to show_cascade (client/ui/cascade is over this area)."""
+
+    def __init__(self, servers: ServerController) -> None:
+        super().__init__(servers.window)
+        self.servers, self.page, self.tachy = servers, servers.page, servers.tachy
+        self.bar = servers.window.server_bar
         self.tasks = KeptTasks()
         self._listed_at: dict[object, float] = {}  # server key -> time.monotonic()
         self._states: dict[tuple[object, str], ModelStatus] = {}
@@ -76,10 +78,8 @@ class ModelPickerController(QObject):
     def _connect(self) -> None:
         self.bar.model_picker.popupOpened.connect(self.refresh)
         self.bar.choicesChanged.connect(self._on_choices_changed)
-        self.bar.cascadeChosen.connect(self.cascade.use_cascade)
-        self.cascade.changed.connect(self.show_cascade)
-        self.app.page.runner.ended.connect(self._on_answer_ended)
-        warming = self.app.tachy.warming
+        self.page.runner.ended.connect(self._on_answer_ended)
+        warming = self.tachy.warming
         if warming is not None:
             warming.warmer.add_listener(lambda _status: self.show_details())
 
@@ -102,7 +102,7 @@ class ModelPickerController(QObject):
             await asyncio.gather(*(self._list(choice) for choice in due))
             await self._read_states()
             if self._ttfts is None:  # once (a few ms); then each answer's own figure
-                self._ttfts = last_ttfts(self.app.stores)
+                self._ttfts = last_ttfts(self.tachy.stores)
         except Exception as error:  # only figures beside the names: the picker works on
             log.info("the models' states or TTFTs cannot be read: %s", error)
         self.show_details()
@@ -161,8 +161,8 @@ class ModelPickerController(QObject):
     # --- showing -------------------------------------------------------------------
     def show_details(self) -> None:
         texts = {key: model_state_text(status) for key, status in self._states.items()}
-        in_use, session = self.bar.server_in_use, self.app.page.session
-        warming = self.app.tachy.warming
+        in_use, session = self.bar.server_in_use, self.page.session
+        warming = self.tachy.warming
         if in_use is not None and session is not None and warming is not None:
             if warming.warmer.status.state is not None:  # the warmer knows best
                 texts[(in_use.key, session.model)] = model_state_text(warming.warmer.status)
@@ -175,8 +175,9 @@ class ModelPickerController(QObject):
         self.bar.set_details({key: text for key, text in texts.items() if text})
 
     def show_cascade(self) -> None:
-        profile = self.cascade.saved.load()
-        self.bar.set_cascade(cascade_label(profile), self.cascade.controller.active())
+        session = self.page.session
+        active = session is not None and is_cascade(session.routes)
+        self.bar.set_cascade(cascade_label(self.tachy.cascade.load()), active)
 
     async def aclose(self) -> None:
         self._closed = True

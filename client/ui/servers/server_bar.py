@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from client.ui.chat.chat_window import ChatWindow
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.server_names import shown_name
 from client.ui.servers.model_lists import ModelLists
@@ -260,3 +261,10 @@ def picker_text(choice: ServerChoice) -> str:
     its name alone. Other servers show their address (the tooltip has both)."""
     name = shown_name(choice)
     return name if choice.is_local else f"{name}  —  {choice.url}"
+
+
+class ServersWindow(ChatWindow):
+    """The main window as the servers' area (and the areas over it) sees it: the chat's
+    column and this bar across its top (the shell's MainWindow makes both)."""
+
+    server_bar: ServerBar

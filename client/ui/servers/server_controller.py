@@ -49,7 +49,7 @@ from client.ui.servers.server_dialog import AddServerDialog
 
 if TYPE_CHECKING:
     from client.services.planning.planner import Backend
-    from client.ui.shell.main_window import MainWindow
+    from client.ui.servers.server_bar import ServersWindow
 
 STARTING_LOCAL = QT_TRANSLATE_NOOP("ServerController", "Starting local model…")
 
@@ -60,7 +60,7 @@ class ServerController(QObject):
 
     def __init__(
         self,
-        window: MainWindow,
+        window: ServersWindow,
         page: ChatPage,
         tachy: Tachy,
         parent: QObject | None = None,

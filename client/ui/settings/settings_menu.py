@@ -8,17 +8,19 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtGui import QAction, QKeySequence
 
-from client.ui.settings.settings_window import PAGES, Appearance, SettingsWindow
+from client.ui.settings.settings_window import PAGES, Appearance, SettingsSources, SettingsWindow
 
 if TYPE_CHECKING:
-    from client.ui.shell.app import TachyApp
+    from PySide6.QtWidgets import QMainWindow
 
 
 class SettingsMenu(QObject):
-    def __init__(self, app: TachyApp, appearance: Appearance) -> None:
-        super().__init__(app.window)
-        self.app, self.appearance = app, appearance
-        bar = app.window.menuBar()
+    def __init__(
+        self, window: QMainWindow, sources: SettingsSources, appearance: Appearance
+    ) -> None:
+        super().__init__(window)
+        self.main, self.sources, self.appearance = window, sources, appearance
+        bar = window.menuBar()
         self.menu = bar.addMenu(self.tr("&Settings"))
         self.menu.setObjectName("settingsMenu")
         self.page_actions: list[QAction] = []
@@ -31,13 +33,13 @@ class SettingsMenu(QObject):
         self.menu.addSeparator()
         self.all_action = self.menu.addAction(self.tr("All settings…"))
         self.all_action.setShortcut(QKeySequence("Ctrl+,"))
-        app.window.addAction(self.all_action)
+        window.addAction(self.all_action)
         self.all_action.triggered.connect(lambda: self.open(None))
         self.window: SettingsWindow | None = None
 
     def open(self, page: int | None) -> SettingsWindow:
         if self.window is None:
-            self.window = SettingsWindow(self.app, self.appearance)
+            self.window = SettingsWindow(self.main, self.sources, self.appearance)
         index = page if page is not None else self.window.tabs.currentIndex()
         self.window.show_page(index)
         return self.window

@@ -13,7 +13,7 @@ already hold them (keep-alive, budget, documents, cascade, language) or the View
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import Qt, QTimer
@@ -38,9 +38,13 @@ from client.ui.common.reading_style import MAX_ZOOM, MIN_ZOOM, ReadingStyle
 from client.ui.settings.action_bound import bound_check, bound_choice
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QComboBox
 
-    from client.ui.shell.app import TachyApp
+    from client.services.tachy import Tachy
+    from client.ui.cascade.cascade_menu import CascadeMenu
+    from client.ui.knowledge.knowledge_controller import KnowledgeController
+    from client.ui.warming.warming_controller import WarmingController
 
 PAGES = (
     QT_TRANSLATE_NOOP("SettingsWindow", "Server"),
@@ -57,7 +61,7 @@ SAVE_TEXT_AFTER_MS = 400  # the system prompt is saved this long after the last 
 
 
 class Appearance(Protocol):
-    """The View menu's theme and zoom (client/ui/shell/view_menu.py)."""
+    """The View menu's theme and zoom (client/ui/view/view_menu.py)."""
 
     zoom: ReadingStyle
 
@@ -66,13 +70,26 @@ class Appearance(Protocol):
     def set_theme(self, theme: str) -> None: ...
 
 
+@dataclass
+class SettingsSources:
+    """What the pages show and write through (the shell gathers them)."""
+
+    tachy: Tachy  # its chat defaults, and the session they go on at once
+    warming: WarmingController | None  # the keep-alive and budget actions (None: off)
+    knowledge: KnowledgeController  # the documents switch, adding a folder
+    cascade: CascadeMenu  # its switches
+    languages: list[QAction]  # the Language menu's, one per language
+
+
 class SettingsWindow(QDialog):
-    def __init__(self, app: TachyApp, appearance: Appearance) -> None:
-        super().__init__(app.window)
+    def __init__(
+        self, parent: QWidget | None, sources: SettingsSources, appearance: Appearance
+    ) -> None:
+        super().__init__(parent)
         self.setObjectName("settingsWindow")
         self.setWindowTitle(self.tr("Settings"))
-        self.app, self.appearance = app, appearance
-        self.saved = app.tachy.chat_defaults
+        self.sources, self.appearance = sources, appearance
+        self.saved = sources.tachy.chat_defaults
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("settingsPages")
         for page, title in zip(
@@ -124,7 +141,7 @@ class SettingsWindow(QDialog):
         self.max_tokens.setValue(now.max_tokens or 0)
         self.max_tokens.valueChanged.connect(self._save_defaults)
         form.addRow(self.tr("Longest answer (tokens)"), self.max_tokens)
-        warming = self.app.warming
+        warming = self.sources.warming
         self.keep_alive: QComboBox | None = None
         self.budget: QComboBox | None = None
         if warming is not None:
@@ -155,7 +172,7 @@ class SettingsWindow(QDialog):
 
     def _knowledge_page(self) -> QWidget:
         page, form = _form_page(self)
-        knowledge = self.app.knowledge
+        knowledge = self.sources.knowledge
         self.documents = bound_check(
             knowledge.toggle, self.tr("Search my documents in this conversation (Ctrl+K)"), page
         )
@@ -163,7 +180,7 @@ class SettingsWindow(QDialog):
         add = QPushButton(self.tr("Add a folder of documents…"), page)
         add.clicked.connect(knowledge.choose_folder)
         form.addRow(add)
-        menu = self.app.cascade_menu
+        menu = self.sources.cascade
         self.cascade = bound_check(menu.use_action, self.tr("Use the cascade"), page)
         self.classify = bound_check(
             menu.classify_action, self.tr("Let the fast model choose the model"), page
@@ -198,7 +215,7 @@ class SettingsWindow(QDialog):
         self.text_size.valueChanged.connect(lambda v: zoom.set_zoom(v / 100))
         zoom.zoom_changed.connect(self._zoom_changed)
         form.addRow(self.tr("Text size"), self.text_size)
-        self.language = bound_choice(list(self.app.language_menu.actions.values()), page)
+        self.language = bound_choice(self.sources.languages, page)
         form.addRow(self.tr("Language"), self.language)
         return page
 
@@ -222,7 +239,7 @@ class SettingsWindow(QDialog):
         )
 
     def _save_defaults(self) -> None:
-        self.saved.save(self.defaults(), self.app.tachy.session)
+        self.saved.save(self.defaults(), self.sources.tachy.session)
 
     def done(self, result: int) -> None:
         if self._text_timer.isActive():  # the last keystrokes of the system prompt

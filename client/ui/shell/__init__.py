@@ -1,3 +1,3 @@
 """The app shell: start-up, the main window, app-wide menus, flows played in the window.
-May import: every ui area, client.services, client.core, client.lab.
+May import: client.ui (every area), client.services, client.core, client.lab.
 """

@@ -103,7 +103,7 @@ class TachyApp:
         stored = ShownHistory(self.stores.history, self.stores.metrics)
         self.page = ChatPage(self.window, stored)
         self.servers = ServerController(self.window, self.page, self.tachy)
-        self.demo = DemoMenu(self.servers, self.servers)
+        self.demo = DemoMenu(self.servers, self.window.demo_menu, self.servers)
         self.storage_banner = attach_storage_banner(self.window.server_bar, self.stores.problem)
         saving.add_listener(self.storage_banner.saving_changed)
         self._wire()
@@ -117,8 +117,8 @@ class TachyApp:
         from client.ui.conversations.conversation_controller import ConversationController
         from client.ui.shell.doctor_dialog import HelpMenu
 
-        self.conversations = ConversationController(self.window, self.page, self.stores)
         w, page = self.window, self.page
+        self.conversations = ConversationController(w, w.conversations, page, self.stores)
         w.add_shortcut("stop", "Esc", page.stop)
         w.add_shortcut("regenerate", "Ctrl+R", page.regenerate)
         w.add_shortcut("focus", "Ctrl+L", lambda: w.composer.setFocus())
@@ -143,23 +143,31 @@ class TachyApp:
     def _attach_race(self) -> None:
         from client.ui.race.race_menu import RaceMenu
 
-        self.race = RaceMenu(self.servers, self.hud)
+        self.race = RaceMenu(self.servers, self.window.demo_menu, self.hud)
         self.demo.races.attach(self.race)
 
     def _attach_view(self) -> None:
+        from client.ui.settings.settings_window import SettingsSources
         from client.ui.shell.view_wiring import attach_view
 
-        self.view = attach_view(self)
+        languages = list(self.language_menu.actions.values())
+        sources = SettingsSources(
+            self.tachy, self.warming, self.knowledge, self.cascade_menu, languages
+        )
+        self.view = attach_view(self.window, self.page, self.hud, sources)
 
     def _attach_models(self) -> None:
         from client.ui.servers.models_dialog import ModelsController
 
-        self.models = ModelsController(self)
+        self.models = ModelsController(self.servers)
 
     def _attach_model_picker(self) -> None:
         from client.ui.servers.picker_controller import ModelPickerController
 
-        self.model_picker = ModelPickerController(self)
+        picker = self.model_picker = ModelPickerController(self.servers)
+        # The picker's Cascade entry is the Cascade menu's "Use the cascade".
+        self.window.server_bar.cascadeChosen.connect(self.cascade_menu.use_cascade)
+        self.cascade_menu.changed.connect(picker.show_cascade)
 
     def _attach_server_editor(self) -> None:
         from client.ui.servers.pools.pools_controller import PoolsController
@@ -169,9 +177,9 @@ class TachyApp:
         self.pools = PoolsController(self.servers)
 
     def _attach_welcome(self) -> None:
-        from client.ui.chat.welcome import WelcomeController
+        from client.ui.servers.welcome import WelcomeController
 
-        self.welcome = WelcomeController(self)
+        self.welcome = WelcomeController(self.servers)
 
     def _attach_knowledge(self) -> None:
         from client.ui.knowledge.knowledge_controller import KnowledgeController
@@ -209,19 +217,14 @@ class TachyApp:
 
     def _attach_warming(self) -> None:
         # After the HUD: the warming controller sits in front of the runner's HUD listener.
-        from client.ui.warming.warming_controller import attach_warming
+        from client.ui.shell.area_wiring import attach_warming
 
-        self.warming = attach_warming(self)
+        self.warming = attach_warming(self.servers, self.window.conversations, self.hud)
 
     def _attach_hud(self) -> None:
-        from client.ui.common.async_errors import report
-        from client.ui.hud.hud_controller import attach_hud
+        from client.ui.shell.area_wiring import attach_hud
 
-        self.hud: LatencyHud | None = None
-        try:
-            self.hud = attach_hud(self)
-        except Exception as error:  # the chat works without its HUD
-            report(error, "the latency HUD")
+        self.hud: LatencyHud | None = attach_hud(self.window, self.servers)
 
     def _show_error(self, sentence: str) -> None:
         self.window.stage_label.setText(sentence)

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QMainWindow,
     QPushButton,
     QSplitter,
     QToolBar,
@@ -27,7 +26,7 @@ from client.ui.chat.action_bar import ActionBar
 from client.ui.chat.composer import Composer
 from client.ui.common.reading_style import STATUS_PX, TextSizeFollower
 from client.ui.conversations.conversation_list import ConversationPanel
-from client.ui.servers.server_bar import ServerBar
+from client.ui.servers.server_bar import ServerBar, ServersWindow
 from client.ui.shell.window_geometry import FRAME_ROOM, first_start_geometry, kept_inside
 
 if TYPE_CHECKING:  # the chat view's modules (markdown, code colours ...): after the paint
@@ -42,7 +41,7 @@ HUD_WIDTH = 340  # px: the latency dock at the first start, whatever its views' 
 CONVERSATIONS_MIN_WIDTH = 140
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ServersWindow):
     closed = Signal()  # the app's cleanup (close clients, stop the engine) follows this
 
     def __init__(
@@ -162,10 +161,6 @@ class MainWindow(QMainWindow):
         shortcut.activated.connect(slot)
         self.shortcuts[name] = shortcut
         return shortcut
-
-    def set_busy(self, busy: bool) -> None:
-        self.send_button.setEnabled(not busy)
-        self.stop_button.setEnabled(busy)
 
     # --- where it opens and the remembered layout ----------------------------------
     def _available(self) -> QRect:

@@ -15,13 +15,16 @@ from client.ui.chat.run_listener import ChainedListener
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_style import reading_style
 from client.ui.settings.settings_menu import SettingsMenu
+from client.ui.settings.settings_window import SettingsSources
 from client.ui.view.answer_glance import AnswerGlance
 from client.ui.view.latency_fold import LatencyFold
 from client.ui.view.present_mode import PresentMode
 from client.ui.view.view_menu import ViewMenu
 
 if TYPE_CHECKING:
-    from client.ui.shell.app import TachyApp
+    from client.ui.chat.chat_page import ChatPage
+    from client.ui.hud import LatencyHud
+    from client.ui.shell.main_window import MainWindow
 
 CHIP_WORDS = (  # the documents chip, its tip; the cascade chip, its tip
     QT_TRANSLATE_NOOP("ComposerChips", "Searching your documents"),
@@ -45,16 +48,16 @@ class WindowView:
     chips: ComposerChips
 
 
-def attach_view(app: TachyApp) -> WindowView:
-    window, page = app.window, app.page
+def attach_view(
+    window: MainWindow, page: ChatPage, hud: LatencyHud | None, sources: SettingsSources
+) -> WindowView:
     glance = AnswerGlance()
     page.runner.listener = ChainedListener(glance, page.runner.listener, "the answer's figures")
     fold = LatencyFold(window, window.hud_dock, glance.figures)
-    hud = app.hud
     if hud is not None:
         fold.keep_width(hud)
     zoom = reading_style()
-    menu = ViewMenu(window, zoom)
+    menu = ViewMenu(window, window.conversations, window.hud_dock, zoom)
 
     def thresholds() -> TierThresholds:
         return hud.book.thresholds if hud is not None else DEFAULT_THRESHOLDS
@@ -63,16 +66,17 @@ def attach_view(app: TachyApp) -> WindowView:
         if hud is not None:
             hud.tabs.setCurrentWidget(hud.tier)
 
-    present = PresentMode(window, zoom, fold, glance.figures, tier_tab, thresholds)
+    present = PresentMode(
+        window, window.conversations, zoom, fold, glance.figures, tier_tab, thresholds
+    )
     menu.present_action.triggered.connect(present.toggle)
-    settings = SettingsMenu(app, menu)
-    chips = _chips(app)
+    settings = SettingsMenu(window, sources, menu)
+    chips = _chips(window, page, sources)
     menu.restore()
     return WindowView(glance, fold, menu, present, settings, chips)
 
 
-def _chips(app: TachyApp) -> ComposerChips:
-    window = app.window
+def _chips(window: MainWindow, page: ChatPage, sources: SettingsSources) -> ComposerChips:
     chips = ComposerChips(window)
     layout = window.centre_layout
     layout.insertWidget(layout.indexOf(window.stage_label) + 1, chips)
@@ -81,7 +85,7 @@ def _chips(app: TachyApp) -> ComposerChips:
         return QCoreApplication.translate("ComposerChips", text)
 
     words = CHIP_WORDS
-    chips.follow("documents", app.knowledge.toggle, tr(words[0]), tr(words[1]))
-    chips.follow("cascade", app.cascade_menu.use_action, tr(words[2]), tr(words[3]))
-    app.page.conversationChanged.connect(lambda _id: chips.refresh())
+    chips.follow("documents", sources.knowledge.toggle, tr(words[0]), tr(words[1]))
+    chips.follow("cascade", sources.cascade.use_action, tr(words[2]), tr(words[3]))
+    page.conversationChanged.connect(lambda _id: chips.refresh())
     return chips

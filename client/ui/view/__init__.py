@@ -1,3 +1,3 @@
 """How the window is laid out and looked at: View menu, zoom, the latency panel's fold, Present.
-May import: ui.hud, ui.chat, ui.common, client.services, client.core (the shell only as a type).
+May import: ui.hud, ui.chat, ui.common, client.services, client.core.
 """

@@ -17,12 +17,12 @@ from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.ui.common.reading_style import ReadingStyle
 from client.ui.common.theme import is_dark
 from client.ui.common.tier_words import tier_name
-from client.ui.hud.palette import TIER_TEXT_COLORS
+from client.ui.hud.plots.palette import TIER_TEXT_COLORS
 from client.ui.view.answer_glance import Glance
 from client.ui.view.latency_fold import LatencyFold
 
 if TYPE_CHECKING:
-    from client.ui.shell.main_window import MainWindow
+    from client.ui.chat.chat_window import ChatWindow
 
 PRESENT_ZOOM = 1.5
 BANNER_REFRESH_MS = 100
@@ -92,7 +92,8 @@ class PresentMode(QObject):
 
     def __init__(
         self,
-        window: MainWindow,
+        window: ChatWindow,
+        conversations: QWidget,
         zoom: ReadingStyle,
         fold: LatencyFold,
         figures: Callable[[], Glance],
@@ -101,6 +102,7 @@ class PresentMode(QObject):
     ) -> None:
         super().__init__(window)
         self.window, self.zoom, self.fold = window, zoom, fold
+        self.conversations = conversations  # hidden while presenting
         self.show_tier_tab = show_tier_tab
         self.banner = PresentBanner(figures, thresholds, window)
         self.banner.hide()
@@ -126,12 +128,12 @@ class PresentMode(QObject):
             w.isFullScreen(),
             w.isMaximized(),
             self.zoom.zoom,
-            not w.conversations.isHidden(),
+            not self.conversations.isHidden(),
             self.fold.open_when_wide if self.fold.folded else not self.fold.dock.isHidden(),
         )
         self._esc_stops(False)
         self.fold.suspended = True
-        w.conversations.hide()
+        self.conversations.hide()
         self.fold.dock.show()
         self.show_tier_tab()
         self.zoom.set_zoom(PRESENT_ZOOM)
@@ -150,7 +152,7 @@ class PresentMode(QObject):
         self.banner.timer.stop()
         self.banner.hide()
         self.zoom.set_zoom(before.zoom)
-        w.conversations.setVisible(before.conversations)
+        self.conversations.setVisible(before.conversations)
         if before.full_screen:
             w.showFullScreen()
         elif before.maximized:

@@ -16,7 +16,9 @@ from client.ui.common.reading_style import ReadingStyle
 from client.ui.common.theme import THEMES, scheme_follower
 
 if TYPE_CHECKING:
-    from client.ui.shell.main_window import MainWindow
+    from PySide6.QtWidgets import QDockWidget, QWidget
+
+    from client.ui.chat.chat_window import ChatWindow
 
 ZOOM_KEY = "view/zoom"
 THEME_KEY = "view/theme"
@@ -34,7 +36,10 @@ def chosen_theme(settings: QSettings) -> str:
 
 
 class ViewMenu(QObject):
-    def __init__(self, window: MainWindow, zoom: ReadingStyle) -> None:
+    def __init__(
+        self, window: ChatWindow, conversations: QWidget, panel: QDockWidget, zoom: ReadingStyle
+    ) -> None:
+        """conversations: the window's list of them; panel: the latency panel's dock."""
         super().__init__(window)
         self.window, self.settings, self.zoom = window, window.settings, zoom
         bar = window.menuBar()
@@ -43,10 +48,10 @@ class ViewMenu(QObject):
         first = bar.actions()[0] if bar.actions() else None
         bar.insertMenu(first, self.menu) if first is not None else bar.addMenu(self.menu)
         self.conversations_action = self._check(
-            self.tr("Conversations"), "Ctrl+Shift+L", not window.conversations.isHidden()
+            self.tr("Conversations"), "Ctrl+Shift+L", not conversations.isHidden()
         )
-        self.conversations_action.toggled.connect(window.conversations.setVisible)
-        self.panel_action = window.hud_dock.toggleViewAction()
+        self.conversations_action.toggled.connect(conversations.setVisible)
+        self.panel_action = panel.toggleViewAction()
         self.panel_action.setText(self.tr("Latency panel"))
         self.panel_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
         self.menu.addAction(self.panel_action)

@@ -19,7 +19,7 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMenu, QToolButton
 
 from client.core.conversation import ChatMessage
@@ -38,7 +38,7 @@ from client.ui.servers.engine_sleep_controller import EngineSleepController
 from client.ui.warming.warming_menu import BUDGET_CHOICES, KEEP_ALIVE_CHOICES, add_choices
 
 if TYPE_CHECKING:
-    from client.ui.shell.app import TachyApp
+    from client.ui.servers.server_controller import ServerController
 
 TYPING_WARM_MS = 300  # the first keystroke warms this soon after; later ones ride along
 # An opened conversation's prefix is warmed once the user stays on it this long: a
@@ -51,12 +51,19 @@ CUT_MARKER = QT_TRANSLATE_NOOP("WarmingController", "Earlier messages not sent: 
 
 
 class WarmingController(QObject):
-    def __init__(self, app: TachyApp, policy: WarmingPolicy, parent: QObject | None = None) -> None:
+    """The shell calls conversation_opened when the user opens a conversation (or a new
+    one) in the list, and shows predictionNoteChanged in the latency HUD."""
+
+    predictionNoteChanged = Signal(str)  # how far the predicted waits were off
+
+    def __init__(
+        self, servers: ServerController, policy: WarmingPolicy, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
-        self.app = app
-        self.tachy = app.tachy
-        self.window = app.window
-        self.page = app.page
+        self.servers = servers
+        self.tachy = servers.tachy
+        self.window = servers.window
+        self.page = servers.page
         self.policy = policy
         self.warmer = policy.warmer
         self.warmer.add_listener(self._on_status)
@@ -70,7 +77,7 @@ class WarmingController(QObject):
         self._refresh_timer.start()
         self._save_timer = self._timer(SAVE_DELAY_MS, policy.save_learned)
         self._connect()
-        self.engine_sleep = EngineSleepController(app, self.warmer, self.tasks)
+        self.engine_sleep = EngineSleepController(self.tachy, self.page, self.warmer, self.tasks)
 
     def _timer(self, interval_ms: int, slot: Callable[[], None], single: bool = True) -> QTimer:
         timer = QTimer(self)
@@ -135,15 +142,10 @@ class WarmingController(QObject):
 
     # --- wiring --------------------------------------------------------------------
     def _connect(self) -> None:
-        self.app.servers.serverChanged.connect(self._on_server_changed)
+        self.servers.serverChanged.connect(self._on_server_changed)
         self.window.server_bar.modelChosen.connect(self._on_model_chosen)
         self.window.composer.textChanged.connect(self._on_draft_changed)
         self.page.conversationChanged.connect(lambda _: self._recount_base())
-        # Opening a stored conversation (or a new one) does not emit conversationChanged;
-        # deferred, so it runs after the page has shown it.
-        panel = self.window.conversations
-        for signal in (panel.chosen, panel.newRequested):
-            signal.connect(lambda *_: QTimer.singleShot(0, self._on_conversation_opened))
         # After ChatPage's own slot: the question has its stored id by then.
         self.page.runner.ended.connect(self._on_ended)
         self.page.runner.listener = ChainedListener(
@@ -274,8 +276,7 @@ class WarmingController(QObject):
 
     def _show_hud_error(self) -> None:
         self.prediction_note = self._prediction_error_text()
-        if self.app.hud is not None:
-            self.app.hud.set_prediction_note(self.prediction_note)
+        self.predictionNoteChanged.emit(self.prediction_note)
 
     def _prediction_error_text(self) -> str:
         predictor = self.policy.predictor
@@ -287,6 +288,11 @@ class WarmingController(QObject):
             "Predicted vs actual first token: median error {error} % (%Ln request(s))", "", count
         )
         return text.format(error=number(error))
+
+    def conversation_opened(self) -> None:
+        """Opening a stored conversation (or a new one) does not emit conversationChanged;
+        deferred, so it runs after the page has shown it."""
+        QTimer.singleShot(0, self._on_conversation_opened)
 
     def _on_conversation_opened(self) -> None:
         self._recount_base()
@@ -322,14 +328,3 @@ class WarmingController(QObject):
         self._save_timer.stop()
         self.policy.save_learned()
         await self.tasks.aclose()
-
-
-def attach_warming(app: TachyApp) -> WarmingController | None:
-    policy = app.tachy.warming
-    if policy is None:
-        return None
-    try:
-        return WarmingController(app, policy, app.window)
-    except Exception as error:  # the chat works without warming
-        report(error, "keeping the model warm")
-        return None

@@ -26,8 +26,8 @@ from client.ui.chat.render.labels import state_label
 from client.ui.chat.stage_line import waiting_text
 from client.ui.common.tier_words import tier_name
 from client.ui.common.turn_words import TURN_WORDS, outcome_words, turn_word
-from client.ui.hud.tier_view import TierView
-from client.ui.hud.waterfall_view import row_label
+from client.ui.hud.tabs.tier_view import TierView
+from client.ui.hud.tabs.waterfall_view import row_label
 
 # The row of the waterfall that stands for each state a turn can wait in.
 ROWS = {

@@ -25,7 +25,7 @@ from client.ui.chat.render import code_highlight
 from client.ui.common import colours
 from client.ui.common.theme import SchemeFollower, dark_palette, stylesheet
 from client.ui.hud import LatencyHud
-from client.ui.hud.palette import TIER_TEXT_COLORS
+from client.ui.hud.plots.palette import TIER_TEXT_COLORS
 
 ROOT = Path(__file__).resolve().parents[3]
 TEXT = 4.5
@@ -257,8 +257,8 @@ def test_the_code_colours_read(dark: bool) -> None:
 COLOUR_PLACES = {
     "client/ui/common/colours.py": "the chat's text colours",
     "client/ui/common/theme.py": "the dark palette",
-    "client/ui/hud/palette.py": "plot marks; tiers' words measured above",
-    "client/ui/hud/row_labels.py": "a start value, replaced by the palette's text colour",
+    "client/ui/hud/plots/palette.py": "plot marks; tiers' words measured above",
+    "client/ui/hud/plots/row_labels.py": "a start value, replaced by the palette's text colour",
     "client/ui/demo/bench_report.py": "a report image: dark ink on white",
 }
 WRITTEN_COLOUR = re.compile(r"[\"']#[0-9a-fA-F]{3,8}[\"']|rgba?\(|QColor\(\s*\d")

@@ -98,7 +98,7 @@ def test_scripted_replies_give_exact_series_tiers_and_stats(hud: LatencyHud) -> 
     ttfts = [40.0, 150.0, 250.0, 700.0, 1500.0]  # drawn on a log scale
     assert [p.pos().y() for p in points] == pytest.approx([math.log10(ms) for ms in ttfts])
     colours = [p.brush().color().getRgb()[:3] for p in points]
-    from client.ui.hud.palette import TIER_COLORS
+    from client.ui.hud.plots.palette import TIER_COLORS
 
     assert colours == [
         TIER_COLORS[t] for t in (Tier.INSTANT, Tier.FAST, Tier.FAST, Tier.TYPING, Tier.SLOW)
@@ -282,7 +282,7 @@ def test_live_times_count_from_the_request_written_even_when_stamped_later(
 def test_numbers_line_changes_a_few_times_a_second_and_ends_exact(hud: LatencyHud) -> None:
     """Each change of the numbers line repaints it: at 30 frames a second it changes at
     most every SUMMARY_INTERVAL_S, and the reply's end shows its final numbers."""
-    from client.ui.hud.live_plot import SUMMARY_INTERVAL_S
+    from client.ui.hud.tabs.live_plot import SUMMARY_INTERVAL_S
 
     timeline = RequestTimeline()
     timeline.mark_written(now_ns())

@@ -14,8 +14,8 @@ from client.services.hud.hud_live import LiveStream
 from client.ui.common.theme import dark_palette
 from client.ui.common.tier_words import tier_name
 from client.ui.hud import LatencyHud
-from client.ui.hud.palette import TIER_TEXT_COLORS
-from client.ui.hud.ttft_axes import RequestAxis, TtftAxis
+from client.ui.hud.plots.palette import TIER_TEXT_COLORS
+from client.ui.hud.plots.ttft_axes import RequestAxis, TtftAxis
 from tests.ui.hud.test_hud import _reply
 
 

@@ -17,8 +17,8 @@ from client.services.hud.waterfall import DRAFTS_ACCEPTED, PROMPT_CACHED
 from client.services.images.cost import IMAGES_COUNTED, IMAGES_WITH_TOKENS
 from client.ui.common.locale_text import clock, number, percent, short_number, size_text
 from client.ui.hud import LatencyHud
-from client.ui.hud.server_view import ServerView
-from client.ui.hud.waterfall_view import COUNTED_LABELS
+from client.ui.hud.tabs.server_view import ServerView
+from client.ui.hud.tabs.waterfall_view import COUNTED_LABELS
 from tests.ui.conftest import ENGLISH
 
 
@@ -114,7 +114,7 @@ def test_the_server_view_writes_its_figures_in_the_locale(german: None, qtbot: A
 
 
 def test_the_tier_thresholds_are_written_in_the_locale(german: None, qtbot: Any) -> None:
-    from client.ui.hud.tier_view import TierView
+    from client.ui.hud.tabs.tier_view import TierView
 
     view = TierView()
     qtbot.addWidget(view)

@@ -11,7 +11,7 @@ import pytest
 from client.backends.engine_settings import EngineSettings
 from client.backends.local_engine import LocalEngine
 from client.services.hud.server_stats import ServerFigures, ServerStatsPoller
-from client.ui.hud.server_view import ServerView
+from client.ui.hud.tabs.server_view import ServerView
 
 pytestmark = pytest.mark.engine
 

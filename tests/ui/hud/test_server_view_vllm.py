@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from client.services.hud.server_stats import ServerSnapshot, parse_vllm_metrics
-from client.ui.hud.server_view import ServerView
+from client.ui.hud.tabs.server_view import ServerView
 from tests.services.hud.test_server_stats import VLLM_AFTER, VLLM_BEFORE
 
 

@@ -17,8 +17,8 @@ from client.services.hud.hud_model import HudRecord, StageSpan
 from client.services.hud.waterfall import build_waterfall
 from client.ui.common.theme import dark_palette
 from client.ui.hud import LatencyHud
-from client.ui.hud.locale_axis import LocaleAxis
-from client.ui.hud.waterfall_view import BAR_HEIGHT, BAR_TOP, WaterfallView
+from client.ui.hud.plots.locale_axis import LocaleAxis
+from client.ui.hud.tabs.waterfall_view import BAR_HEIGHT, BAR_TOP, WaterfallView
 from client.ui.shell.main_window import MainWindow
 from tests.ui.conftest import ENGLISH
 

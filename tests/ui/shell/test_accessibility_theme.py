@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from client.ui.common.theme import SchemeFollower, dark_palette, is_dark, stylesheet
 from client.ui.hud import LatencyHud
-from client.ui.hud.plot_theme import plot_colours
+from client.ui.hud.plots.plot_theme import plot_colours
 from client.ui.shell.app import TachyApp
 
 READING_ORDER = [

@@ -231,7 +231,7 @@ def test_every_fixed_waterfall_row_has_a_translatable_name() -> None:
     from client.services.chat.session_events import Stage
     from client.services.hud import waterfall
     from client.ui.common.turn_words import stage_word
-    from client.ui.hud.waterfall_view import ROW_LABELS
+    from client.ui.hud.tabs.waterfall_view import ROW_LABELS
 
     source = Path(waterfall.__file__).read_text(encoding="utf-8")
     fixed = set(re.findall(r'WaterfallRow\(\s*"([^"]+)"', source))

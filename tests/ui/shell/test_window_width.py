@@ -12,8 +12,8 @@ import pytest
 from PySide6.QtCore import QRect, QSettings
 from PySide6.QtWidgets import QApplication
 
-from client.ui.chat.welcome import StarterButton
 from client.ui.hud import LatencyHud
+from client.ui.servers.welcome import StarterButton
 from client.ui.shell.app import TachyApp
 from client.ui.shell.main_window import HUD_WIDTH, MainWindow
 from client.ui.shell.window_geometry import FIRST_START

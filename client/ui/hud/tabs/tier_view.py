@@ -10,7 +10,7 @@ from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.services.chat.turn_state import TurnState
 from client.ui.common.theme import is_dark
 from client.ui.common.tier_words import tier_behaviour, tier_name
-from client.ui.hud.palette import TIER_TEXT_COLORS
+from client.ui.hud.plots.palette import TIER_TEXT_COLORS
 
 RECENT_REPLIES = 8
 

@@ -1,6 +1,6 @@
 """Where one request's time went: client-measured rows beside the server's own.
 
-Each row's name is written above its bar (client.ui.hud.row_labels), not on a left axis,
+Each row's name is written above its bar (client.ui.hud.plots.row_labels), not on a left axis,
 so the bars get the plot's whole width at the HUD's default width.
 """
 
@@ -17,9 +17,9 @@ from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.route_words import decision_reason, stage_route, tier_label
 from client.ui.common.turn_words import turn_word
-from client.ui.hud.locale_axis import LocaleAxis
-from client.ui.hud.palette import SIDE_COLORS
-from client.ui.hud.row_labels import RowLabels
+from client.ui.hud.plots.locale_axis import LocaleAxis
+from client.ui.hud.plots.palette import SIDE_COLORS
+from client.ui.hud.plots.row_labels import RowLabels
 
 MOMENT_WIDTH_FRACTION = 0.004  # a moment (first token ...) is a thin bar this wide
 # Row i spans i-0.5 .. i+0.5: its name in the upper part, its bar at the bottom (a

@@ -34,7 +34,7 @@ from client.ui.common.server_names import shown_name as server_name
 from client.ui.common.tab_order import tab_before
 
 if TYPE_CHECKING:
-    from client.ui.shell.app import TachyApp
+    from client.ui.servers.server_controller import ServerController
 
 LOCAL_MODEL = "SmolLM2-135M"
 # (what it shows of the wait, the prompt sent); shown through WelcomePanel.tr.
@@ -199,10 +199,10 @@ class WelcomePanel(QFrame):
 class WelcomeController(QObject):
     """Shows the panel in a new, empty conversation and keeps what it says current."""
 
-    def __init__(self, app: TachyApp, parent: QObject | None = None) -> None:
+    def __init__(self, servers: ServerController, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.app = app
-        window = app.window
+        self.servers, self.page, self.tachy = servers, servers.page, servers.tachy
+        window = self.window = servers.window
         # Over the empty chat, centred in it: nothing moves when it goes.
         self.panel = WelcomePanel(window.chat_view)
         self.panel.setGeometry(window.chat_view.rect())
@@ -217,18 +217,18 @@ class WelcomeController(QObject):
         self.timer.setInterval(STATE_POLL_MS)
         self.timer.timeout.connect(self._show_running)
         self.panel.starterChosen.connect(self._send)
-        self.panel.connectRequested.connect(app.servers.open_add_server)
-        app.servers.serverChanged.connect(self._on_server)
-        app.servers.waitingChanged.connect(lambda _waiting: self._show_running())
+        self.panel.connectRequested.connect(servers.open_add_server)
+        servers.serverChanged.connect(self._on_server)
+        servers.waitingChanged.connect(lambda _waiting: self._show_running())
         window.composer.textChanged.connect(self.refresh)
-        app.page.conversationChanged.connect(lambda _: self.refresh())
-        app.page.conversationShown.connect(self.refresh)
+        self.page.conversationChanged.connect(lambda _: self.refresh())
+        self.page.conversationShown.connect(self.refresh)
         self.panel.show_starting(local=False)
         self.refresh()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Resize and watched is self.app.window.chat_view:
-            self.panel.setGeometry(self.app.window.chat_view.rect())
+        if event.type() == QEvent.Type.Resize and watched is self.window.chat_view:
+            self.panel.setGeometry(self.window.chat_view.rect())
         return False
 
     def start(self) -> None:
@@ -249,18 +249,18 @@ class WelcomeController(QObject):
         self.panel.show_found(self.found, self.engine, connected)
 
     def _send(self, prompt: str) -> None:
-        self.app.page.send(prompt)
+        self.page.send(prompt)
         self.refresh()
 
     def _on_server(self, _url: str, _api: str, model: str) -> None:
-        choice = self.app.servers.current
+        choice = self.servers.current
         if choice is not None:
             self._running = (server_name(choice), model, choice.is_local)
         self._show_running()
         self._show_found()
 
     def _show_running(self) -> None:
-        servers = self.app.servers
+        servers = self.servers
         if servers.waiting is not None:  # the chosen server does not answer yet
             self.panel.running_label.setText(servers.reach_bar.sentence())
             return
@@ -271,7 +271,7 @@ class WelcomeController(QObject):
         self.panel.show_running(server, model, self._state(is_local), is_local)
 
     def _state(self, is_local: bool) -> str:
-        warming = self.app.tachy.warming
+        warming = self.tachy.warming
         if warming is not None and warming.warmer.status.state is not None:
             from client.ui.common.status_text import model_state_text
 
@@ -281,8 +281,8 @@ class WelcomeController(QObject):
         return ""
 
     def should_show(self) -> bool:
-        window = self.app.window
-        empty = not window.chat_view.keys() and not self.app.page.busy
+        window = self.window
+        empty = not window.chat_view.keys() and not self.page.busy
         return empty and not window.composer.toPlainText().strip()
 
     def refresh(self) -> None:

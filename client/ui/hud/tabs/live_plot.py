@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QGraphicsItem, QLabel, QSizePolicy, QVBoxLayout, Q
 
 from client.services.hud.hud_live import LiveStream, PeakSeries
 from client.ui.common.locale_text import number
-from client.ui.hud.palette import GAP_COLOR, RATE_COLOR, STALL_COLOR
+from client.ui.hud.plots.palette import GAP_COLOR, RATE_COLOR, STALL_COLOR
 
 START_SPAN_S = 5.0
 START_RATE = 50.0

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from client.services.servers.welcome import FoundServer, LocalEngineFacts, found_servers
-from client.ui.chat.welcome import STARTERS, WelcomePanel
+from client.ui.servers.welcome import STARTERS, WelcomePanel
 from tests.ui.conftest import until
 
 
@@ -80,7 +80,7 @@ def test_connected_to_a_server_the_card_does_not_say_none_answered(
     async def none_found(*_: Any, **__: Any) -> list[FoundServer]:
         return []
 
-    monkeypatch.setattr("client.ui.chat.welcome.found_servers", none_found)
+    monkeypatch.setattr("client.ui.servers.welcome.found_servers", none_found)
     app = make_app(server.url)  # the scripted Ollama, on a port of its own
     panel = app.welcome.panel
     run(until(lambda: panel.found_label.text()))

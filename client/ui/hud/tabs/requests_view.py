@@ -31,9 +31,9 @@ from client.services.hud.hud_model import (
 )
 from client.ui.common.locale_text import NOTHING, number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.hud.palette import TIER_COLORS
-from client.ui.hud.tier_bands import TierBands
-from client.ui.hud.ttft_axes import RequestAxis, TtftAxis, duration_text, log_ms
+from client.ui.hud.plots.palette import TIER_COLORS
+from client.ui.hud.plots.tier_bands import TierBands
+from client.ui.hud.plots.ttft_axes import RequestAxis, TtftAxis, duration_text, log_ms
 
 SCOPE_NAMES = {  # shown through RequestsView.tr
     Scope.SESSION: QT_TRANSLATE_NOOP("RequestsView", "This session"),

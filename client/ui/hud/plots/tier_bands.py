@@ -1,6 +1,6 @@
 """The tier bands behind the Requests plot, each named at the plot's right edge with the
 product's tier name (instant, fast, typing, slow) in the window's language. The plot's
-y is log10(ms) (client.ui.hud.ttft_axes); a name sits in the middle of the part of its
+y is log10(ms) (client.ui.hud.plots.ttft_axes); a name sits in the middle of the part of its
 band in view, so the slow band's name stays on screen whatever its top."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from PySide6.QtGui import QColor
 
 from client.core.tiers import Tier, TierThresholds
 from client.ui.common.tier_words import tier_name
-from client.ui.hud.palette import BAND_ALPHA, TIER_COLORS
-from client.ui.hud.ttft_axes import log_ms
+from client.ui.hud.plots.palette import BAND_ALPHA, TIER_COLORS
+from client.ui.hud.plots.ttft_axes import log_ms
 
 FLOOR_MS = 0.01  # the instant band's bottom
 SLOW_BAND_TOP_MS = 1e7  # the slow band reaches beyond any plotted value
