@@ -22,17 +22,25 @@ from client.services.tools.server_settings import (
 
 NOT_JSON = "The file is not JSON: {detail} (line {line}, column {column})."
 NO_SERVERS = 'The file has no "mcpServers" object: it is not an MCP servers file.'
-NOT_AN_OBJECT = "{name}: its settings are not a JSON object."
-NO_COMMAND_OR_URL = "{name}: it has neither a command nor a url."
-BOTH = "{name}: it has both a command and a url."
-SSE_ONLY = "{name}: it uses the older SSE transport, which Tachy does not speak."
-UNKNOWN_TYPE = "{name}: its type '{kind}' is not one Tachy knows."
-WRONG_FIELD = "{name}: {field} is not what it should be ({detail})."
-UNUSABLE = "{name}: {detail}"
+NOT_AN_OBJECT = "Its settings are not a JSON object."
+NO_COMMAND_OR_URL = "It has neither a command nor a url."
+BOTH = "It has both a command and a url."
+SSE_ONLY = "It uses the older SSE transport, which Tachy does not speak."
+UNKNOWN_TYPE = "Its type '{kind}' is not one Tachy knows."
+WRONG_FIELD = "Its {field} is not what it should be ({detail})."
 TEMPLATES = (
     NOT_JSON, NO_SERVERS, NOT_AN_OBJECT, NO_COMMAND_OR_URL, BOTH, SSE_ONLY, UNKNOWN_TYPE,
-    WRONG_FIELD, UNUSABLE,
+    WRONG_FIELD,
 )  # fmt: skip
+
+# What a field should have been: Tachy's own words in WRONG_FIELD (the window translates them).
+A_LIST, AN_OBJECT, TEXT_VALUES, A_STRING = (
+    "a list of strings",
+    "an object",
+    "text values",
+    "a string",
+)
+DETAILS = (A_LIST, AN_OBJECT, TEXT_VALUES, A_STRING)
 
 STDIO_FIELDS = {"command", "args", "env", "cwd", "type", "transport", "disabled"}
 HTTP_FIELDS = {"url", "serverUrl", "headers", "type", "transport", "disabled"}
@@ -45,7 +53,8 @@ class McpJsonError(WordedError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class ImportedServer:
-    """One entry of the file: the settings it gives, or why it gives none."""
+    """One entry of the file: the settings it gives, or why it gives none (a sentence
+    about the entry, whose name the window shows beside it)."""
 
     name: str
     server: ToolServerSettings | None
@@ -81,14 +90,12 @@ def _entries(document: object) -> dict[str, object]:
 
 def _imported(name: str, entry: object) -> ImportedServer:
     if not isinstance(entry, dict):
-        return ImportedServer(name, None, WordedError(NOT_AN_OBJECT, name=name))
+        return ImportedServer(name, None, WordedError(NOT_AN_OBJECT))
     try:
         server, known = _settings(name, entry)
         server = checked(server)
-    except WordedError as problem:
+    except WordedError as problem:  # the entry's, or checked()'s
         return ImportedServer(name, None, problem)
-    except ValueError as error:  # checked(): a sentence of its own
-        return ImportedServer(name, None, WordedError(UNUSABLE, name=name, detail=str(error)))
     ignored = tuple(sorted(str(key) for key in entry if key not in known))
     return ImportedServer(name, server, None, ignored)
 
@@ -98,18 +105,18 @@ def _settings(name: str, entry: dict[str, object]) -> tuple[ToolServerSettings, 
     url = entry.get("url", entry.get("serverUrl"))
     command = entry.get("command")
     if command is not None and url is not None:
-        raise WordedError(BOTH, name=name)
+        raise WordedError(BOTH)
     on = entry.get("disabled") is not True
     if command is not None:
         if kind not in ("", "stdio"):
-            raise WordedError(UNKNOWN_TYPE, name=name, kind=kind)
+            raise WordedError(UNKNOWN_TYPE, kind=kind)
         return _stdio(name, entry, on), STDIO_FIELDS
     if url is None:
-        raise WordedError(NO_COMMAND_OR_URL, name=name)
+        raise WordedError(NO_COMMAND_OR_URL)
     if kind == "sse":
-        raise WordedError(SSE_ONLY, name=name)
+        raise WordedError(SSE_ONLY)
     if kind not in ("", *HTTP_TYPES):
-        raise WordedError(UNKNOWN_TYPE, name=name, kind=kind)
+        raise WordedError(UNKNOWN_TYPE, kind=kind)
     headers = _string_map(name, "headers", entry.get("headers", {}))
     return HttpServer(name, _string(name, "url", url), headers, on), HTTP_FIELDS
 
@@ -117,7 +124,7 @@ def _settings(name: str, entry: dict[str, object]) -> tuple[ToolServerSettings, 
 def _stdio(name: str, entry: dict[str, object], on: bool) -> StdioServer:
     args = entry.get("args", [])
     if not isinstance(args, list):
-        raise WordedError(WRONG_FIELD, name=name, field="args", detail="a list of strings")
+        raise WordedError(WRONG_FIELD, field="args", detail=A_LIST)
     env = _string_map(name, "env", entry.get("env", {}))
     command = _string(name, "command", entry["command"])
     cwd = _string(name, "cwd", entry.get("cwd", ""))
@@ -126,16 +133,16 @@ def _stdio(name: str, entry: dict[str, object], on: bool) -> StdioServer:
 
 def _string(name: str, field: str, value: object) -> str:
     if not isinstance(value, str):
-        raise WordedError(WRONG_FIELD, name=name, field=field, detail="a string")
+        raise WordedError(WRONG_FIELD, field=field, detail=A_STRING)
     return value
 
 
 def _string_map(name: str, field: str, value: object) -> dict[str, str]:
     """An env or headers object; numbers and booleans are written as the file has them."""
     if not isinstance(value, dict):
-        raise WordedError(WRONG_FIELD, name=name, field=field, detail="an object")
+        raise WordedError(WRONG_FIELD, field=field, detail=AN_OBJECT)
     if any(isinstance(item, dict | list) or item is None for item in value.values()):
-        raise WordedError(WRONG_FIELD, name=name, field=field, detail="text values")
+        raise WordedError(WRONG_FIELD, field=field, detail=TEXT_VALUES)
     return {str(key): _text(item) for key, item in value.items()}
 
 

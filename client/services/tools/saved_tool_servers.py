@@ -13,13 +13,14 @@ import json
 import logging
 from dataclasses import replace
 
+from client.services.tools.server_errors import SettingsProblem
 from client.services.tools.server_settings import (
+    NAME_TAKEN,
     HttpServer,
     StdioServer,
     ToolServerSettings,
     checked,
 )
-from client.store.secrets import delete_api_key, get_api_key, set_api_key
 from client.store.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -45,11 +46,11 @@ class SavedToolServers:
 
     async def save(self, server: ToolServerSettings, old_name: str | None = None) -> None:
         """Add a server or change one (`old_name`: the one it replaces, maybe renamed).
-        ValueError (a sentence) for bad settings or a name already taken; the keyring's
+        SettingsProblem (a ValueError) for bad settings or a name already taken; the keyring's
         SecretsUnavailable when it refuses the values."""
         server = checked(server)
         if server.name != old_name and self.get(server.name) is not None:
-            raise ValueError(f"A tool server is already called {server.name!r}.")
+            raise SettingsProblem(NAME_TAKEN, name=server.name)
         await asyncio.to_thread(_write_secrets, server)
         others = [s for s in self.servers() if s.name not in (old_name, server.name)]
         self._set(SERVERS_KEY, [_to_row(s) for s in [*others, server]])
@@ -158,6 +159,9 @@ def _account(name: str) -> str:
 
 
 def _write_secrets(server: ToolServerSettings) -> None:
+    # The keyring is imported here, on a worker thread: it takes a tenth of a second.
+    from client.store.secrets import delete_api_key, set_api_key
+
     values = server.env if isinstance(server, StdioServer) else server.headers
     if not values:
         delete_api_key(_account(server.name))
@@ -167,12 +171,16 @@ def _write_secrets(server: ToolServerSettings) -> None:
 
 
 def _delete_secrets(name: str) -> None:
+    from client.store.secrets import delete_api_key
+
     delete_api_key(_account(name))
 
 
 def secrets_filled(server: ToolServerSettings) -> ToolServerSettings:
     """The server with its values from the keyring (blocking); a name the keyring has no
     value for keeps "". Raises SecretsUnavailable when the keyring refuses."""
+    from client.store.secrets import get_api_key
+
     names = server.env if isinstance(server, StdioServer) else server.headers
     if not names:
         return server

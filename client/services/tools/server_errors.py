@@ -57,6 +57,10 @@ class ToolServerError(WordedError):
     """A server that cannot be started, reached or used."""
 
 
+class SettingsProblem(WordedError, ValueError):
+    """Settings that cannot be saved (a ValueError, as bad input is)."""
+
+
 def leaves(error: BaseException) -> Iterator[BaseException]:
     """The errors inside exception groups (the SDK's task groups wrap what went wrong)."""
     if isinstance(error, BaseExceptionGroup):

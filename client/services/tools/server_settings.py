@@ -12,9 +12,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from client.services.tools.server_errors import SettingsProblem
+
 NAME_MOST = 64
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP token (RFC 9110)
+NAME_LENGTH = "A tool server needs a name of 1 to {most} characters."
+NO_COMMAND = "A tool server started by Tachy needs a command."
+BAD_ENV_NAME = "'{name}' is not a name an environment variable can have."
+NOT_HTTP = "'{url}' is not an http:// or https:// address."
+BAD_HEADER_NAME = "'{name}' is not a name an HTTP header can have."
+UNCLOSED_QUOTE = "The command line cannot be read: {detail}."
+NAME_TAKEN = "A tool server is already called '{name}'."
+TEMPLATES = (
+    NAME_LENGTH, NO_COMMAND, BAD_ENV_NAME, NOT_HTTP, BAD_HEADER_NAME, UNCLOSED_QUOTE, NAME_TAKEN,
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +64,11 @@ ToolServerSettings = StdioServer | HttpServer
 
 
 def checked(server: ToolServerSettings) -> ToolServerSettings:
-    """The settings as they will be saved; ValueError with a sentence when they cannot be."""
+    """The settings as they will be saved; SettingsProblem (a ValueError with a sentence)
+    when they cannot be."""
     name = server.name.strip()
     if not name or len(name) > NAME_MOST:
-        raise ValueError(f"A tool server needs a name of 1 to {NAME_MOST} characters.")
+        raise SettingsProblem(NAME_LENGTH, most=str(NAME_MOST))
     if isinstance(server, StdioServer):
         return _checked_stdio(server, name)
     return _checked_http(server, name)
@@ -63,10 +76,10 @@ def checked(server: ToolServerSettings) -> ToolServerSettings:
 
 def _checked_stdio(server: StdioServer, name: str) -> StdioServer:
     if not server.command.strip():
-        raise ValueError("A tool server started by Tachy needs a command.")
+        raise SettingsProblem(NO_COMMAND)
     bad = [key for key in server.env if not _ENV_NAME.match(key)]
     if bad:
-        raise ValueError(f"'{bad[0]}' is not a name an environment variable can have.")
+        raise SettingsProblem(BAD_ENV_NAME, name=bad[0])
     return StdioServer(
         name, server.command.strip(), tuple(server.args), dict(server.env),
         server.cwd.strip(), server.on_by_default,
@@ -77,20 +90,20 @@ def _checked_http(server: HttpServer, name: str) -> HttpServer:
     url = server.url.strip()
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"'{url}' is not an http:// or https:// address.")
+        raise SettingsProblem(NOT_HTTP, url=url)
     bad = [key for key in server.headers if not _HEADER_NAME.match(key)]
     if bad:
-        raise ValueError(f"'{bad[0]}' is not a name an HTTP header can have.")
+        raise SettingsProblem(BAD_HEADER_NAME, name=bad[0])
     return HttpServer(name, url, dict(server.headers), server.on_by_default)
 
 
 def split_command_line(text: str) -> tuple[str, tuple[str, ...]]:
     """A command line typed in one field, split as a POSIX shell would (quotes kept whole);
-    ValueError (a sentence) for an unclosed quote."""
+    SettingsProblem for an unclosed quote."""
     try:
         words = shlex.split(text)
     except ValueError as error:
-        raise ValueError(f"The command line cannot be read: {error}.") from error
+        raise SettingsProblem(UNCLOSED_QUOTE, detail=str(error)) from error
     if not words:
         return "", ()
     return words[0], tuple(words[1:])

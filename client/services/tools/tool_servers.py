@@ -70,10 +70,10 @@ class ToolServers:
         names = list(dict.fromkeys(names))
         found = await asyncio.gather(*(self.server_tools(n) for n in names), return_exceptions=True)
         tools: list[ToolInfo] = []
-        problems: dict[str, str] = {}
+        problems: dict[str, ToolServerError] = {}
         for name, outcome in zip(names, found, strict=True):
             if isinstance(outcome, ToolServerError):
-                problems[name] = outcome.sentence
+                problems[name] = outcome
             elif isinstance(outcome, BaseException):
                 raise outcome  # a cancel, or a bug: not the server's to answer for
             else:
@@ -118,7 +118,7 @@ class ToolServers:
 
     async def restart(self, name: str) -> tuple[ToolInfo, ...]:
         """Leave the server and start it again now (the window's Try again)."""
-        await self._thread.run(self._forget(name))
+        await self._leave(name)
         return await self.server_tools(name)
 
     async def save(self, server: ToolServerSettings, old_name: str | None = None) -> None:
@@ -127,20 +127,25 @@ class ToolServers:
         await self.saved.save(server, old_name)
         if old_name is not None and old_name != server.name:
             self.approval.forget_server(old_name, renamed_to=server.name)
-            await self._thread.run(self._forget(old_name))
-        await self._thread.run(self._forget(server.name))
+            await self._leave(old_name)
+        await self._leave(server.name)
 
     async def remove(self, name: str) -> None:
         """Forget a server, its secrets and its always-allowed tools; stop it."""
         await self.saved.remove(name)
         self.approval.forget_server(name)
-        await self._thread.run(self._forget(name))
+        await self._leave(name)
 
     async def aclose(self) -> None:
         """Stop every server (each within a few seconds), then the tools thread."""
-        if self._thread.running:
-            await self._thread.run(self._close_all())
+        if not self._thread.running:
+            return
+        await self._thread.run(self._close_all())
         await asyncio.to_thread(self._thread.close)
+
+    async def _leave(self, name: str) -> None:
+        if self._thread.running:  # else no server was ever started: nothing to leave
+            await self._thread.run(self._forget(name))
 
     # --- on the tools thread -------------------------------------------------------------
     def _settings(self, name: str) -> ToolServerSettings:
@@ -179,7 +184,7 @@ class ToolServers:
             failure = error if isinstance(error, ToolServerError) else _other(name, error)
             connection.failure = failure
             self._failed_at[name] = time.monotonic()
-            self._set_state(ServerState(name, "failed", problem=failure.sentence))
+            self._set_state(ServerState(name, "failed", problem=failure))
             raise failure from None
         self._failed_at.pop(name, None)
         self._set_state(ServerState(name, "ready", tools))
@@ -205,7 +210,7 @@ class ToolServers:
         if connection.failure is None:
             self._set_state(ServerState(name, "idle"))
         else:
-            self._set_state(ServerState(name, "failed", problem=connection.failure.sentence))
+            self._set_state(ServerState(name, "failed", problem=connection.failure))
 
     async def _forget(self, name: str) -> None:
         connection = self._connections.pop(name, None)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from client.services.tools.server_errors import ToolServerError
+
 
 @dataclass(frozen=True, slots=True)
 class ToolInfo:
@@ -46,7 +48,7 @@ class ServerState:
     name: str
     phase: str  # "idle", "starting", "ready" or "failed"
     tools: tuple[ToolInfo, ...] = ()
-    problem: str = ""  # failed: why, in one sentence
+    problem: ToolServerError | None = None  # failed: why (str() is the sentence)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,4 +56,5 @@ class ToolListing:
     """The tools of the servers asked for, and why the others gave none."""
 
     tools: tuple[ToolInfo, ...] = ()
-    problems: dict[str, str] = field(default_factory=dict)  # server name -> sentence
+    # server name -> why it gave none (str() is the sentence)
+    problems: dict[str, ToolServerError] = field(default_factory=dict)

@@ -81,22 +81,22 @@ def test_unknown_fields_are_listed_as_not_used_and_disabled_imports_off() -> Non
 @pytest.mark.parametrize(
     ("entry", "sentence"),
     [
-        ({"args": ["x"]}, "bad: it has neither a command nor a url."),
-        ({"command": "a", "url": "http://h/mcp"}, "bad: it has both a command and a url."),
+        ({"args": ["x"]}, "It has neither a command nor a url."),
+        ({"command": "a", "url": "http://h/mcp"}, "It has both a command and a url."),
         (
             {"type": "sse", "url": "http://h/sse"},
-            "bad: it uses the older SSE transport, which Tachy does not speak.",
+            "It uses the older SSE transport, which Tachy does not speak.",
         ),
         (
             {"command": "a", "args": "x y"},
-            "bad: args is not what it should be (a list of strings).",
+            "Its args is not what it should be (a list of strings).",
         ),
         (
             {"command": "a", "env": {"K": {"v": 1}}},
-            "bad: env is not what it should be (text values).",
+            "Its env is not what it should be (text values).",
         ),
-        ({"url": "ftp://h/mcp"}, "bad: 'ftp://h/mcp' is not an http:// or https:// address."),
-        ("npx x", "bad: its settings are not a JSON object."),
+        ({"url": "ftp://h/mcp"}, "'ftp://h/mcp' is not an http:// or https:// address."),
+        ("npx x", "Its settings are not a JSON object."),
     ],
 )
 def test_an_entry_that_cannot_be_imported_says_why_and_the_rest_are_read(
