@@ -314,10 +314,15 @@ def _stopped_at_start(server: str, said: str) -> ToolServerError:
 
 def explain(error: BaseException, settings: ToolServerSettings, said: str) -> ToolServerError:
     """The first cause in `error` (maybe a group), as one sentence."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import CONNECTION_CLOSED
+
     found = next(leaves(error))
     if isinstance(found, ToolServerError):
         return found
     name = settings.name
+    if isinstance(found, MCPError) and found.code != CONNECTION_CLOSED:
+        return ToolServerError(words.OTHER, server=name, detail=found.message)  # it refused
     if isinstance(settings, StdioServer):
         if isinstance(found, FileNotFoundError):
             return ToolServerError(words.NOT_FOUND, command=settings.command, server=name)

@@ -143,17 +143,17 @@ class ToolServers:
         await self._thread.run(self._close_all())
         await asyncio.to_thread(self._thread.close)
 
-    async def _leave(self, name: str) -> None:
-        if self._thread.running:  # else no server was ever started: nothing to leave
-            await self._thread.run(self._forget(name))
-
-    # --- on the tools thread -------------------------------------------------------------
     def _settings(self, name: str) -> ToolServerSettings:
         server = self.saved.get(name)
         if server is None:
             raise ToolServerError(words.UNKNOWN_SERVER, server=name)
         return server
 
+    async def _leave(self, name: str) -> None:
+        if self._thread.running:  # else no server was ever started: nothing to leave
+            await self._thread.run(self._forget(name))
+
+    # --- on the tools thread -------------------------------------------------------------
     async def _connection(self, server: ToolServerSettings) -> ServerConnection:
         name = server.name
         connection = self._connections.get(name)

@@ -8,6 +8,7 @@ import socket
 import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,12 @@ class RequireToken:
 
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
+    with served_over_http() as url:
+        yield url
+
+
+@contextmanager
+def served_over_http() -> Iterator[str]:
     """The test server over Streamable HTTP, asking for TOKEN; its socket listens before
     uvicorn runs, so a client may connect at once."""
     sock = socket.socket()
@@ -53,10 +60,12 @@ def http_url() -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])))
     thread.start()
-    yield f"http://127.0.0.1:{port}/mcp"
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
 
 
 def http_test_server(url: str, name: str = "remote", token: str = TOKEN) -> HttpServer:
