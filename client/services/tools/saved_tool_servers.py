@@ -160,20 +160,24 @@ def _account(name: str) -> str:
 
 def _write_secrets(server: ToolServerSettings) -> None:
     # The keyring is imported here, on a worker thread: it takes a tenth of a second.
-    from client.store.secrets import delete_api_key, set_api_key
+    from client.store.secrets import set_api_key
 
     values = server.env if isinstance(server, StdioServer) else server.headers
     if not values:
-        delete_api_key(_account(server.name))
+        _delete_secrets(server.name)
         return
     field = "env" if isinstance(server, StdioServer) else "headers"
     set_api_key(_account(server.name), json.dumps({field: values}))
 
 
 def _delete_secrets(name: str) -> None:
-    from client.store.secrets import delete_api_key
+    """Forget a server's values; without a keyring there are none to forget."""
+    from client.store.secrets import SecretsUnavailable, delete_api_key
 
-    delete_api_key(_account(name))
+    try:
+        delete_api_key(_account(name))
+    except SecretsUnavailable:
+        log.info("no keyring: no values of %s to forget", name)
 
 
 def secrets_filled(server: ToolServerSettings) -> ToolServerSettings:

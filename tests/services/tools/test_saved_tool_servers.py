@@ -10,6 +10,7 @@ import pytest
 from client.services.tools.saved_tool_servers import SavedToolServers
 from client.services.tools.server_settings import HttpServer, StdioServer
 from client.store.db import Database
+from client.store.secrets import SecretsUnavailable
 from client.store.settings import Settings
 from tests.memory_keyring import MemoryKeyring
 
@@ -91,3 +92,21 @@ async def test_settings_that_cannot_work_are_refused_with_a_sentence(
 ) -> None:
     with pytest.raises(ValueError, match=sentence.replace("(", r"\(")):
         await SavedToolServers(None).save(server)
+
+
+async def test_without_a_keyring_a_server_without_values_is_still_saved() -> None:
+    import keyring
+    from keyring.backends.fail import Keyring as NoKeyring
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(NoKeyring())
+    try:
+        saved = SavedToolServers(None)
+        await saved.save(StdioServer("plain", "uvx", ("tool",)))
+        assert [server.name for server in saved.servers()] == ["plain"]
+        with pytest.raises(SecretsUnavailable):
+            await saved.save(GITHUB)  # its token has nowhere to go: refused, not lost
+        await saved.remove("plain")
+        assert saved.servers() == []
+    finally:
+        keyring.set_keyring(previous)
