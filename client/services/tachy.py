@@ -43,6 +43,7 @@ from client.services.servers.servers import (
 )
 from client.services.settings.chat_defaults import SavedChatDefaults
 from client.services.storage.stores import Stores
+from client.services.tools.tool_servers import ToolServers
 from client.services.warming.cold_start import cold_start_then_warm
 from client.services.warming.warming_policy import WarmingPolicy
 
@@ -79,6 +80,7 @@ class Tachy:
         self.chat_defaults = SavedChatDefaults(self.stores.settings)  # the Settings window's
         self.vision = ModelVision()  # which models can see, asked once each
         self.pools = SavedPools(self.stores)
+        self.tools = ToolServers(self.stores.settings)  # MCP servers, started when first used
         self._pool_backends: dict[ServerPool, PoolBackend] = {}  # their figures last
         self._before_cascade: tuple[Route, ...] | None = None  # the routes it replaced
 
@@ -286,6 +288,7 @@ class Tachy:
             for pool in self._pool_backends.values():
                 await pool.aclose()
             await self.backends.aclose()
+            await self.tools.aclose()
         finally:
             if self.engine is not None:
                 await self.engine.stop()

@@ -22,6 +22,16 @@
     </message>
 </context>
 <context>
+    <name>ImportDialog</name>
+    <message numerus="yes">
+        <source>Import %n server(s)</source>
+        <translation>
+            <numerusform>Import %n server</numerusform>
+            <numerusform>Import %n servers</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>KnowledgeController</name>
     <message numerus="yes">
         <source>Removed {path}: %Ln file(s) left your knowledge base.</source>
@@ -110,6 +120,23 @@
         <translation>
             <numerusform>Earlier turns summarised (%Ln message)</numerusform>
             <numerusform>Earlier turns summarised (%Ln messages)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ToolsWindow</name>
+    <message numerus="yes">
+        <source>%n tool(s)</source>
+        <translation>
+            <numerusform>%n tool</numerusform>
+            <numerusform>%n tools</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Ready: %n tool(s).</source>
+        <translation>
+            <numerusform>Ready: %n tool.</numerusform>
+            <numerusform>Ready: %n tools.</numerusform>
         </translation>
     </message>
 </context>

@@ -1444,6 +1444,63 @@ Last lines from the engine:
     </message>
 </context>
 <context>
+    <name>ImportDialog</name>
+    <message>
+        <source>Import MCP servers</source>
+        <translation>导入 MCP 服务器</translation>
+    </message>
+    <message>
+        <source>Paste the JSON here (“mcpServers” from Claude Desktop, LM Studio or Cursor)</source>
+        <translation>在此粘贴 JSON（Claude Desktop、LM Studio 或 Cursor 的“mcpServers”）</translation>
+    </message>
+    <message>
+        <source>Open a file…</source>
+        <translation>打开文件…</translation>
+    </message>
+    <message>
+        <source>Nothing starts now. A command runs on this computer, with your permissions, the first time one of its tools is used: import only commands you trust.</source>
+        <translation>现在不会启动任何东西。命令会在首次使用其工具时以你的权限在本机运行：只导入你信任的命令。</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>No servers.</source>
+        <translation>没有服务器。</translation>
+    </message>
+    <message>
+        <source>{name} cannot be imported: {why}</source>
+        <translation>{name} 无法导入：{why}</translation>
+    </message>
+    <message>
+        <source>{name} runs: {command}</source>
+        <translation>{name} 运行：{command}</translation>
+    </message>
+    <message>
+        <source>with the variables {names}</source>
+        <translation>环境变量：{names}</translation>
+    </message>
+    <message>
+        <source>{name} at {url}</source>
+        <translation>{name} 位于 {url}</translation>
+    </message>
+    <message>
+        <source>Not used by Tachy: {fields}</source>
+        <translation>Tachy 不使用的字段：{fields}</translation>
+    </message>
+    <message>
+        <source>Replaces the saved server of this name.</source>
+        <translation>将替换同名的已保存服务器。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Import %n server(s)</source>
+        <translation>
+            <numerusform>导入 %n 个服务器</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>KnowledgeController</name>
     <message>
         <source>&amp;Knowledge</source>
@@ -2560,6 +2617,10 @@ tokens/s</source>
         <translation>{page}…</translation>
     </message>
     <message>
+        <source>Tools (MCP servers)…</source>
+        <translation>工具（MCP 服务器）…</translation>
+    </message>
+    <message>
         <source>All settings…</source>
         <translation>全部设置…</translation>
     </message>
@@ -2984,6 +3045,374 @@ tokens/s</source>
     <message>
         <source>, </source>
         <translation>、</translation>
+    </message>
+</context>
+<context>
+    <name>ToolProblems</name>
+    <message>
+        <source>The command &apos;{command}&apos; of {server} was not found: check that it is installed.</source>
+        <translation>找不到 {server} 的命令“{command}”：请检查是否已安装。</translation>
+    </message>
+    <message>
+        <source>The command &apos;{command}&apos; of {server} cannot be run: {detail}.</source>
+        <translation>无法运行 {server} 的命令“{command}”：{detail}。</translation>
+    </message>
+    <message>
+        <source>{server} stopped before it answered.</source>
+        <translation>{server} 在应答之前就停止了。</translation>
+    </message>
+    <message>
+        <source>{server} stopped before it answered; it said: {said}</source>
+        <translation>{server} 在应答之前就停止了；它输出：{said}</translation>
+    </message>
+    <message>
+        <source>{server} did not answer within {seconds} s.</source>
+        <translation>{server} 在 {seconds} 秒内没有应答。</translation>
+    </message>
+    <message>
+        <source>Nothing answers at {url}: check that the server is running.</source>
+        <translation>{url} 没有应答：请检查服务器是否在运行。</translation>
+    </message>
+    <message>
+        <source>The server at {url} refused Tachy (HTTP {status}): check its headers.</source>
+        <translation>{url} 的服务器拒绝了 Tachy（HTTP {status}）：请检查请求头。</translation>
+    </message>
+    <message>
+        <source>The server at {url} answered HTTP {status}: it may not be an MCP server.</source>
+        <translation>{url} 的服务器返回 HTTP {status}：它可能不是 MCP 服务器。</translation>
+    </message>
+    <message>
+        <source>{server} stopped while {tool} was running.</source>
+        <translation>{server} 在运行 {tool} 时停止了。</translation>
+    </message>
+    <message>
+        <source>{server} stopped answering after a cancelled call, so Tachy stopped it.</source>
+        <translation>{server} 在调用取消后不再应答，Tachy 已将其停止。</translation>
+    </message>
+    <message>
+        <source>{tool} did not finish within {seconds} s, so it was cancelled.</source>
+        <translation>{tool} 没有在 {seconds} 秒内完成，已取消。</translation>
+    </message>
+    <message>
+        <source>There is no tool server called {server}.</source>
+        <translation>没有名为 {server} 的工具服务器。</translation>
+    </message>
+    <message>
+        <source>{server} failed: {detail}</source>
+        <translation>{server} 出错：{detail}</translation>
+    </message>
+    <message>
+        <source>The file is not JSON: {detail} (line {line}, column {column}).</source>
+        <translation>该文件不是 JSON：{detail}（第 {line} 行，第 {column} 列）。</translation>
+    </message>
+    <message>
+        <source>The file has no &quot;mcpServers&quot; object: it is not an MCP servers file.</source>
+        <translation>该文件没有“mcpServers”对象：它不是 MCP 服务器文件。</translation>
+    </message>
+    <message>
+        <source>Its settings are not a JSON object.</source>
+        <translation>它的设置不是 JSON 对象。</translation>
+    </message>
+    <message>
+        <source>It has neither a command nor a url.</source>
+        <translation>它既没有命令也没有地址。</translation>
+    </message>
+    <message>
+        <source>It has both a command and a url.</source>
+        <translation>它同时有命令和地址。</translation>
+    </message>
+    <message>
+        <source>It uses the older SSE transport, which Tachy does not speak.</source>
+        <translation>它使用旧的 SSE 传输方式，Tachy 不支持。</translation>
+    </message>
+    <message>
+        <source>Its type &apos;{kind}&apos; is not one Tachy knows.</source>
+        <translation>Tachy 不认识它的类型“{kind}”。</translation>
+    </message>
+    <message>
+        <source>Its {field} is not what it should be ({detail}).</source>
+        <translation>它的 {field} 格式不对（应为{detail}）。</translation>
+    </message>
+    <message>
+        <source>a list of strings</source>
+        <translation>字符串列表</translation>
+    </message>
+    <message>
+        <source>an object</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>text values</source>
+        <translation>文本值</translation>
+    </message>
+    <message>
+        <source>a string</source>
+        <translation>字符串</translation>
+    </message>
+    <message>
+        <source>A tool server needs a name of 1 to {most} characters.</source>
+        <translation>工具服务器需要一个 1 到 {most} 个字符的名称。</translation>
+    </message>
+    <message>
+        <source>A tool server started by Tachy needs a command.</source>
+        <translation>由 Tachy 启动的工具服务器需要一条命令。</translation>
+    </message>
+    <message>
+        <source>&apos;{name}&apos; is not a name an environment variable can have.</source>
+        <translation>“{name}”不能用作环境变量名。</translation>
+    </message>
+    <message>
+        <source>&apos;{url}&apos; is not an http:// or https:// address.</source>
+        <translation>“{url}”不是 http:// 或 https:// 地址。</translation>
+    </message>
+    <message>
+        <source>&apos;{name}&apos; is not a name an HTTP header can have.</source>
+        <translation>“{name}”不能用作 HTTP 请求头名称。</translation>
+    </message>
+    <message>
+        <source>The command line cannot be read: {detail}.</source>
+        <translation>无法解析命令行：{detail}。</translation>
+    </message>
+    <message>
+        <source>A tool server is already called &apos;{name}&apos;.</source>
+        <translation>已有名为“{name}”的工具服务器。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolServerDialog</name>
+    <message>
+        <source>Change tool server</source>
+        <translation>修改工具服务器</translation>
+    </message>
+    <message>
+        <source>Add tool server</source>
+        <translation>添加工具服务器</translation>
+    </message>
+    <message>
+        <source>A command Tachy starts (stdio)</source>
+        <translation>Tachy 启动的命令（stdio）</translation>
+    </message>
+    <message>
+        <source>An address (Streamable HTTP)</source>
+        <translation>网络地址（Streamable HTTP）</translation>
+    </message>
+    <message>
+        <source>On in conversations that have not chosen</source>
+        <translation>在未另行选择的对话中启用</translation>
+    </message>
+    <message>
+        <source>&amp;Name</source>
+        <translation>名称(&amp;N)</translation>
+    </message>
+    <message>
+        <source>&amp;Kind</source>
+        <translation>类型(&amp;K)</translation>
+    </message>
+    <message>
+        <source>NAME=value</source>
+        <translation>名称=值</translation>
+    </message>
+    <message>
+        <source>Tachy&apos;s own</source>
+        <translation>Tachy 自己的</translation>
+    </message>
+    <message>
+        <source>&amp;Command</source>
+        <translation>命令(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Environment</source>
+        <translation>环境变量(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Working folder</source>
+        <translation>工作文件夹(&amp;W)</translation>
+    </message>
+    <message>
+        <source>The command runs with your permissions. It gets only the variables above, with PATH, HOME, USER, LOGNAME, SHELL and TERM so it can start; their values are kept in the system keyring.</source>
+        <translation>该命令以你的权限运行。它只获得上面的变量，以及启动所需的 PATH、HOME、USER、LOGNAME、SHELL 和 TERM；变量的值保存在系统密钥环中。</translation>
+    </message>
+    <message>
+        <source>Name: value</source>
+        <translation>名称: 值</translation>
+    </message>
+    <message>
+        <source>&amp;Address</source>
+        <translation>地址(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Headers</source>
+        <translation>请求头(&amp;H)</translation>
+    </message>
+    <message>
+        <source>The headers&apos; values are kept in the system keyring.</source>
+        <translation>请求头的值保存在系统密钥环中。</translation>
+    </message>
+    <message>
+        <source>Line {number} is not “{form}”.</source>
+        <translation>第 {number} 行不是“{form}”格式。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsController</name>
+    <message>
+        <source>Remove tool server</source>
+        <translation>移除工具服务器</translation>
+    </message>
+    <message>
+        <source>Remove {name}? Its settings, the values kept in the keyring and its always allowed tools are forgotten.</source>
+        <translation>移除 {name}？它的设置、密钥环中保存的值以及始终允许的工具都会被删除。</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Open an MCP servers file</source>
+        <translation>打开 MCP 服务器文件</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json);;All files (*)</source>
+        <translation>JSON 文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>it is larger than 1 MB</source>
+        <translation>文件大于 1 MB</translation>
+    </message>
+    <message>
+        <source>{file} cannot be read: {why}</source>
+        <translation>无法读取 {file}：{why}</translation>
+    </message>
+    <message>
+        <source>{name} was not imported: {why}</source>
+        <translation>{name} 未导入：{why}</translation>
+    </message>
+</context>
+<context>
+    <name>ToolsWindow</name>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Tool servers</source>
+        <translation>工具服务器</translation>
+    </message>
+    <message>
+        <source>Tachy asks before a tool runs, unless you always allow it. A tool&apos;s result is data for the model: it never makes Tachy act on its own.</source>
+        <translation>工具运行前 Tachy 会先询问，除非你始终允许它。工具的结果只是给模型的数据：它绝不会让 Tachy 自行行动。</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>What it does</source>
+        <translation>用途</translation>
+    </message>
+    <message>
+        <source>Approval</source>
+        <translation>审批</translation>
+    </message>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Import JSON…</source>
+        <translation>导入 JSON…</translation>
+    </message>
+    <message>
+        <source>Change…</source>
+        <translation>修改…</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>移除…</translation>
+    </message>
+    <message>
+        <source>Add the demo server</source>
+        <translation>添加演示服务器</translation>
+    </message>
+    <message>
+        <source>{name} — {state}</source>
+        <translation>{name} — {state}</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n tool(s)</source>
+        <translation>
+            <numerusform>%n 个工具</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>出错</translation>
+    </message>
+    <message>
+        <source>not started</source>
+        <translation>未启动</translation>
+    </message>
+    <message>
+        <source>No tool servers yet</source>
+        <translation>还没有工具服务器</translation>
+    </message>
+    <message>
+        <source>Add one, import the JSON of another app, or add the demo server.</source>
+        <translation>添加一个，导入其他应用的 JSON，或添加演示服务器。</translation>
+    </message>
+    <message>
+        <source>Runs: {command}</source>
+        <translation>运行：{command}</translation>
+    </message>
+    <message>
+        <source>At: {url}</source>
+        <translation>地址：{url}</translation>
+    </message>
+    <message>
+        <source>Try again</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation>重新启动</translation>
+    </message>
+    <message>
+        <source>Start and list tools</source>
+        <translation>启动并列出工具</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Ready: %n tool(s).</source>
+        <translation>
+            <numerusform>就绪：%n 个工具。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Failed: {why}</source>
+        <translation>出错：{why}</translation>
+    </message>
+    <message>
+        <source>Not started: it starts when one of its tools is first used.</source>
+        <translation>未启动：首次使用其工具时启动。</translation>
+    </message>
+    <message>
+        <source>Approval of {tool}</source>
+        <translation>{tool} 的审批</translation>
+    </message>
+    <message>
+        <source>Ask first</source>
+        <translation>先询问</translation>
+    </message>
+    <message>
+        <source>Always allow</source>
+        <translation>始终允许</translation>
     </message>
 </context>
 <context>

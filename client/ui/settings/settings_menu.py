@@ -9,6 +9,8 @@ from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtGui import QAction, QKeySequence
 
 from client.ui.settings.settings_window import PAGES, Appearance, SettingsSources, SettingsWindow
+from client.ui.tools.tools_controller import ToolsController
+from client.ui.tools.tools_window import ToolsWindow
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMainWindow
@@ -30,6 +32,10 @@ class SettingsMenu(QObject):
             action.setObjectName(f"settingsPage{index}")
             action.triggered.connect(lambda _=False, i=index: self.open(i))
             self.page_actions.append(action)
+        self.tools_action = self.menu.addAction(self.tr("Tools (MCP servers)…"))
+        self.tools_action.setObjectName("toolsSettings")
+        self.tools_action.triggered.connect(self.open_tools)
+        self.tools: ToolsController | None = None
         self.menu.addSeparator()
         self.all_action = self.menu.addAction(self.tr("All settings…"))
         self.all_action.setShortcut(QKeySequence("Ctrl+,"))
@@ -43,3 +49,8 @@ class SettingsMenu(QObject):
         index = page if page is not None else self.window.tabs.currentIndex()
         self.window.show_page(index)
         return self.window
+
+    def open_tools(self) -> ToolsWindow:
+        if self.tools is None:
+            self.tools = ToolsController(self.sources.tachy.tools, self.main)
+        return self.tools.open()
