@@ -64,18 +64,9 @@ async def _models(args: argparse.Namespace) -> tuple[list[ModelInfo], str]:
     choice = ServerChoice(args)  # it reads the list, once the server has loaded its model
     async with choice as backend:
         models = choice.models if choice.models is not None else await backend.list_models()
-        name = SERVER_NAMES.get(await backend.server_kind() or "", "OpenAI-compatible")
+        name = (await backend.server_kind()).display_name
         count = f"{len(models)} model" + ("" if len(models) == 1 else "s")
         return models, f"{name} server at {backend.base_url}: {count}"
-
-
-# What /v1/models' owned_by (or the API) says the server is, as users call it.
-SERVER_NAMES = {
-    "ollama": "Ollama",
-    "vllm": "vLLM",
-    "llamacpp": "llama.cpp",
-    "llama-cpp-python": "llama-cpp-python",
-}
 
 
 def describe(model: ModelInfo) -> str:

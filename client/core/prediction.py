@@ -140,17 +140,14 @@ class TtftPredictor:
         tokens = prompt_tokens if prompt_tokens is not None else metrics.prompt_tokens
         if metrics.ttft_ms is None or tokens is None:
             return
-        llamacpp = metrics.server.get("llamacpp", {})
-        ollama = metrics.server.get("ollama", {})
-        prompt_ms = llamacpp.get("prompt_ms") or ollama.get("prompt_eval_duration_ms")
-        prompt_n = llamacpp.get("prompt_n") or ollama.get("prompt_eval_count")
+        server = metrics.server
         self.observe(
             tokens,
             metrics.ttft_ms,
             cold=cold,
-            server_prompt_ms=prompt_ms,
-            server_prompt_tokens=int(prompt_n) if prompt_n else None,
-            server_load_ms=ollama.get("load_duration_ms"),
+            server_prompt_ms=server.prompt_ms() or None,
+            server_prompt_tokens=server.prompt_tokens() or None,
+            server_load_ms=server.load_ms(),
             predicted_ms=predicted_ms,
         )
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.backends.engine_child import apply_spec, build_params
-from client.backends.engine_settings import SPEC_NAMES, EngineSettings
+from client.backends.engine.engine_child import apply_spec, build_params
+from client.backends.engine.engine_settings import SPEC_NAMES, EngineSettings
 
 xllamacpp = pytest.importorskip("xllamacpp")
 

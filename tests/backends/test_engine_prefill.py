@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from client.backends import make_backend
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Prefill, Token
@@ -27,7 +27,8 @@ async def prefill_events(engine: LocalEngine, text: str) -> tuple[list[Prefill],
                     events.append(event)
                 elif isinstance(event, Token):
                     break
-        return events, stream.metrics().server.get("llamacpp", {})
+        timings = stream.metrics().server.get("llamacpp")
+        return events, dict(timings.values) if timings is not None else {}
     finally:
         await backend.aclose()
 

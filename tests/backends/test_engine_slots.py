@@ -8,7 +8,7 @@ import json
 import httpx
 import pytest
 
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
 
 pytestmark = pytest.mark.engine
 

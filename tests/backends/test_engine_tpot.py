@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.backends.local_engine import LocalEngine
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
+from client.backends.engine.local_engine import LocalEngine
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 
 pytestmark = pytest.mark.engine
@@ -35,7 +35,7 @@ async def test_an_answer_ending_at_a_stop_token_counts_it_and_has_a_tpot(
                 continue
             stopped += 1
             assert metrics.output_tokens == metrics.chunks + 1  # the stop token, unsent
-            assert metrics.output_tokens == metrics.server["llamacpp"]["predicted_n"]
+            assert metrics.output_tokens == metrics.server["llamacpp"].values["predicted_n"]
             assert metrics.tpot_ms is not None and metrics.tpot_ms > 0
     finally:
         await backend.aclose()

@@ -21,15 +21,15 @@ import psutil
 import pytest
 
 from client.backends import make_backend
-from client.backends.errors import TachyError
-from client.backends.local_engine import (
+from client.backends.apis.openai.backend import OpenAICompatBackend
+from client.backends.engine.local_engine import (
     INSTALL_COMMAND,
     LOCAL_MODEL_NAME,
     LocalEngine,
     LocalEngineFailed,
     LocalEngineUnavailable,
 )
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.errors import TachyError
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, DoneReason, Token
@@ -134,7 +134,7 @@ async def test_streamed_chat_counts_text_chunks_only(local_engine: LocalEngine) 
     assert metrics.tier in {t.value for t in Tier}
     # llama-server reports its own counts (usage and timings), and they are believed
     assert not metrics.output_tokens_estimated
-    assert metrics.output_tokens == metrics.server["llamacpp"]["predicted_n"]
+    assert metrics.output_tokens == metrics.server["llamacpp"].values["predicted_n"]
     assert metrics.output_tokens >= len(texts)  # a stop token is counted, never sent
     if len(tokens) >= 2:
         assert metrics.tpot_ms is not None and metrics.tpot_ms > 0
@@ -198,7 +198,7 @@ def test_engine_dies_with_its_parent(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import sys, time
-        from client.backends.local_engine import LocalEngine
+        from client.backends.engine.local_engine import LocalEngine
         engine = LocalEngine()
         engine.start_sync()
         print(engine.pid, flush=True)
@@ -251,7 +251,7 @@ def test_missing_model_says_how_to_install(monkeypatch: pytest.MonkeyPatch, tmp_
 
 
 def test_missing_engine_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    from client.backends import local_engine
+    from client.backends.engine import local_engine
 
     monkeypatch.setattr(local_engine, "engine_installed", lambda: False)
     with pytest.raises(LocalEngineUnavailable, match="xllamacpp") as caught:
@@ -281,7 +281,7 @@ def test_the_supported_engine_range_is_the_local_extra() -> None:
     import importlib.metadata
     import tomllib
 
-    from client.backends.engine_child import SUPPORTED
+    from client.backends.engine.engine_child import SUPPORTED
 
     pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
     (requirement,) = pyproject["project"]["optional-dependencies"]["local"]

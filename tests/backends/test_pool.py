@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from client.backends.http_json import new_client
-from client.backends.pool import LinearPool
-from client.backends.socket_stream import AsyncioBackend
+from client.backends.transport.pool import LinearPool
+from client.backends.transport.socket_stream import AsyncioBackend
 
 REPLY = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 
@@ -135,7 +135,7 @@ async def test_a_wide_load_is_in_flight_at_once_and_keeps_its_connections(
     work that fell between the other streams' tokens)."""
     # Idle ones close after 5 s: on a busy machine, the first answers of a round of 110
     # can wait that long for the last.
-    monkeypatch.setattr("client.backends.transport.KEEPALIVE_S", 600.0)
+    monkeypatch.setattr("client.backends.transport.transport.KEEPALIVE_S", 600.0)
     state = RoundServer(width=110)
     async with serving(state) as url, new_client() as client:
         for _ in range(2):

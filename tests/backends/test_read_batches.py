@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import warnings
 
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.core.events import Done, DoneReason, Token, TokenKind
 from tests.backends.fakes import Recorder, sse, sse_delta, streaming
 from tests.backends.test_stream import REQUEST, ROLE, run

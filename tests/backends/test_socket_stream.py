@@ -17,9 +17,9 @@ import httpcore
 import httpx
 import pytest
 
-from client.backends import socket_stream
 from client.backends.http_json import new_client
-from client.backends.socket_stream import AsyncioBackend, AsyncioStream
+from client.backends.transport import socket_stream
+from client.backends.transport.socket_stream import AsyncioBackend, AsyncioStream
 
 
 class Server:

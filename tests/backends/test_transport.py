@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from client.backends.engine.local_engine import LocalEngine
 from client.backends.http_json import new_client
-from client.backends.local_engine import LocalEngine
-from client.backends.transport import RESENDS, ResendingTransport
+from client.backends.transport.transport import RESENDS, ResendingTransport
 
 REPLY = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok"
 

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from client.backends import make_backend
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, DoneReason, Token

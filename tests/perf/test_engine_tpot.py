@@ -12,8 +12,8 @@ import statistics
 
 import pytest
 
-from client.backends.local_engine import LocalEngine
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
+from client.backends.engine.local_engine import LocalEngine
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 
 pytestmark = [pytest.mark.perf, pytest.mark.engine]
@@ -34,7 +34,7 @@ async def test_tpot_follows_the_engines_predicted_per_token_ms(
                 async for _ in stream:
                     pass
             metrics = stream.metrics()
-            server = metrics.server["llamacpp"]
+            server = metrics.server["llamacpp"].values
             assert stream.timeline.finish_reason is not None
             if stream.timeline.finish_reason.value != "stop":
                 continue

@@ -46,7 +46,7 @@ async def found_servers(
 def local_engine_facts() -> LocalEngineFacts:
     """Whether the embedded engine and its model can run here (a look at installed
     packages, no import of the engine)."""
-    from client.backends import local_engine
+    from client.backends.engine import local_engine
 
     installed = local_engine.engine_installed()
     if installed:

@@ -3,7 +3,8 @@
 Pure: bytes in, events out. Handles what vLLM, llama.cpp server, LM Studio and
 Ollama's /v1 send: comment pings, CRLF, a role-only first chunk (not a token),
 reasoning deltas, a usage chunk with ``choices: []`` after the finish_reason,
-llama.cpp ``timings`` and ``prompt_progress``, vLLM per-request ``metrics``, error events.
+llama.cpp ``prompt_progress``, a kind's own timings under its chunk key (llama.cpp
+``timings``, vLLM per-request ``metrics``: client/backends/kinds/registry.py), error events.
 """
 
 from __future__ import annotations
@@ -24,13 +25,13 @@ from client.backends.decoders import (
     to_text,
 )
 from client.backends.errors import ProtocolError, TachyError
+from client.backends.kinds import registry
 from client.core.events import (
     DecodedEvent,
     Done,
     DoneReason,
     Finished,
     Prefill,
-    ServerTimings,
     Token,
     TokenKind,
     Usage,
@@ -38,6 +39,7 @@ from client.core.events import (
 
 FINISH_REASONS = {"stop": DoneReason.STOP, "length": DoneReason.LENGTH}
 IGNORED_FIELDS = ("id", "retry")
+_TIMINGS = registry.STREAM_TIMINGS  # chunk key -> the kind's timings type
 
 
 class OpenAIStreamDecoder:
@@ -145,7 +147,7 @@ class OpenAIStreamDecoder:
             if finish:
                 self._finish = FINISH_REASONS.get(str(finish), DoneReason.OTHER)
                 events.append(Finished(self._finish))
-        if "usage" in chunk or "timings" in chunk or "metrics" in chunk:
+        if "usage" in chunk or any(key in chunk for key in _TIMINGS):
             events.extend(_extras(chunk))
         if "prompt_progress" in chunk:
             progress = _prefill(chunk["prompt_progress"])
@@ -171,10 +173,10 @@ def _extras(chunk: dict[str, Any]) -> list[DecodedEvent]:
     if isinstance(usage, dict):
         prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
         events.append(Usage(_int_or_none(prompt), _int_or_none(completion)))
-    for key, source in (("timings", "llamacpp"), ("metrics", "vllm")):
+    for key, timings in _TIMINGS.items():
         values = _numbers(chunk.get(key))
         if values:
-            events.append(ServerTimings(source, values))
+            events.append(timings(values))
     return events
 
 

@@ -1,9 +1,9 @@
 """The local engine's child process: llama.cpp's own server (llama-server), embedded
 by the xllamacpp wheel, serving one model until SIGTERM.
 
-    python -m client.backends.engine_child MODEL.gguf ALIAS HOST PORT SETTINGS_JSON
+    python -m client.backends.engine.engine_child MODEL.gguf ALIAS HOST PORT SETTINGS_JSON
 
-Run by client/backends/local_engine.py, never imported by the app: a crash in the C++
+Run by client/backends/engine/local_engine.py, never imported by the app: a crash in the C++
 server takes down only this process. xllamacpp.Server starts the HTTP server and the
 model's loop on its own threads; this process's main thread only waits for a signal.
 """
@@ -15,7 +15,7 @@ import sys
 import threading
 from typing import Any
 
-from client.backends.engine_settings import EngineSettings
+from client.backends.engine.engine_settings import EngineSettings
 
 READY_LINE = "tachy-engine ready"  # written once the server answers, for the log
 EXIT_BAD_START = 3

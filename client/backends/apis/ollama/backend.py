@@ -1,4 +1,5 @@
-"""Ollama's native API: streaming /api/chat plus tags, ps, show and version."""
+"""Ollama's native API: streaming /api/chat plus tags, ps, show and version
+(the body: body.py; the stream's decoder: decoder.py)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ from typing import Any
 
 import httpx
 
-from client.backends import ollama_models
+from client.backends.apis.ollama import models as ollama_models
+from client.backends.apis.ollama.decoder import OllamaDecoder
+from client.backends.apis.ollama.models import PullProgress
 from client.backends.base import ModelInfo
 from client.backends.errors import TachyError
 from client.backends.http_json import as_dict, error_mapper, new_client, request_json, root_url
-from client.backends.ndjson import OllamaDecoder
-from client.backends.ollama_models import PullProgress
+from client.backends.kinds.kind import ServerKind
+from client.backends.kinds.ollama import OLLAMA
+from client.backends.kinds.ollama.body import chat_body
 from client.backends.stream import ChatStream, HttpCall, StreamTimeouts
-from client.core.conversation import ChatMessage, ChatRequest
+from client.core.conversation import ChatRequest
 
 DEFAULT_URL = "http://127.0.0.1:11434"
 
@@ -50,9 +54,7 @@ class OllamaBackend:
 
     @property
     def continues_trailing_assistant(self) -> bool:
-        # template/template.go renders a final assistant message unclosed (a legacy
-        # template is cut after {{ .Response }}): the model writes on from its last token.
-        return True
+        return OLLAMA.continues_trailing_assistant
 
     @property
     def supports_continue_final_message(self) -> bool:
@@ -118,8 +120,12 @@ class OllamaBackend:
         except TachyError:
             return None
 
-    async def server_kind(self) -> str | None:
-        return "ollama"
+    @property
+    def kind(self) -> ServerKind:
+        return OLLAMA
+
+    async def server_kind(self) -> ServerKind:
+        return OLLAMA
 
     async def count_tokens(self, text: str, model: str) -> int | None:
         return None  # Ollama has no tokenize endpoint
@@ -159,7 +165,7 @@ class OllamaBackend:
         )
 
     def pull(self, model: str) -> AsyncIterator[PullProgress]:
-        """Download a model; its progress (client/backends/ollama_models.py)."""
+        """Download a model; its progress (client/backends/apis/ollama/models.py)."""
         return ollama_models.pull(self.client, self.base_url, model)
 
     async def delete(self, model: str) -> None:
@@ -175,32 +181,6 @@ class OllamaBackend:
 
     async def _get(self, path: str) -> Any:
         return await request_json(self.client, "GET", f"{self.base_url}{path}")
-
-
-def chat_body(request: ChatRequest) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "model": request.model,
-        "messages": [_message(m) for m in request.messages],
-        "stream": True,
-    }
-    options = request.options.ollama_options()
-    if options:
-        body["options"] = options
-    if request.keep_alive is not None:
-        body["keep_alive"] = request.keep_alive
-    if request.think is not None:
-        body["think"] = request.think
-    # Ollama continues a trailing assistant message by itself: nothing to add
-    # for request.continue_final_message.
-    return body
-
-
-def _message(message: ChatMessage) -> dict[str, Any]:
-    """One message of /api/chat: images as a list of base64 strings beside the text."""
-    body: dict[str, Any] = {"role": message.role, "content": message.content}
-    if message.images:
-        body["images"] = [image.base64() for image in message.images]
-    return body
 
 
 def _model_entries(answer: Any) -> list[dict[str, Any]]:

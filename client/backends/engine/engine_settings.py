@@ -1,7 +1,7 @@
 """The local engine's settings: what the parent decides and the child applies.
 
 They cross the process boundary as one JSON argument, so the child needs no other
-part of Tachy to know what to build (client/backends/engine_child.py).
+part of Tachy to know what to build (client/backends/engine/engine_child.py).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ FLASH_ATTN = False
 CACHE_TYPE_K = "q8_0"  # llama.cpp's cache type names: f16, q8_0, ...
 DEFAULT_CACHE_RAM_MIB = 256  # host-RAM prompt cache; a 135M model's KV is ~23 KB/token
 NO_SLEEP = -1
-# Speculative decoding, as `--spec` spells it (client/backends/engine_child.py maps them
+# Speculative decoding, as `--spec` spells it (client/backends/engine/engine_child.py maps them
 # onto llama.cpp's common_speculative_type): guesses from the text so far, or a draft model.
 SPEC_NAMES = ("ngram-simple", "ngram-map-k", "ngram-mod", "ngram-cache")
 DRAFT_PREFIX = "draft:"

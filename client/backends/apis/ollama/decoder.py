@@ -11,12 +11,12 @@ from client.backends.decoders import (
     error_text,
     parse_json_object,
 )
+from client.backends.kinds.ollama.timings import OllamaTimings
 from client.core.events import (
     DecodedEvent,
     Done,
     DoneReason,
     Finished,
-    ServerTimings,
     Token,
     TokenKind,
 )
@@ -27,9 +27,6 @@ DONE_REASONS = {
     "load": DoneReason.LOAD,
     "unload": DoneReason.UNLOAD,
 }
-# Ollama reports durations in nanoseconds; Tachy keeps milliseconds.
-DURATIONS_NS = ("total_duration", "load_duration", "prompt_eval_duration", "eval_duration")
-COUNTS = ("prompt_eval_count", "eval_count")
 
 
 class OllamaDecoder:
@@ -73,7 +70,7 @@ class OllamaDecoder:
             # Ollama's runners count the end-of-sequence token in eval_count and send
             # the final line when they sample it: on "stop" that line ends e2el.
             events.append(Finished(reason))
-            events.append(ServerTimings("ollama", server_timings(obj)))
+            events.append(OllamaTimings.from_final_line(obj))
             events.append(Done(reason))
         return events
 
@@ -81,14 +78,3 @@ class OllamaDecoder:
 def _add_token(events: list[DecodedEvent], text: Any, kind: TokenKind) -> None:
     if isinstance(text, str) and text:
         events.append(Token(text, kind))
-
-
-def server_timings(obj: dict[str, Any]) -> dict[str, float]:
-    values: dict[str, float] = {}
-    for name in DURATIONS_NS:
-        if isinstance(obj.get(name), int | float):
-            values[f"{name}_ms"] = obj[name] / 1_000_000
-    for name in COUNTS:
-        if isinstance(obj.get(name), int | float):
-            values[name] = obj[name]
-    return values

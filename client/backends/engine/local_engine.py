@@ -1,6 +1,6 @@
 """The embedded local engine: llama.cpp's own server (llama-server, from the prebuilt
 xllamacpp wheel) running SmolLM2-135M-Instruct as a managed child process on a free
-loopback port (client/backends/engine_child.py is the child).
+loopback port (client/backends/engine/engine_child.py is the child).
 
     async with LocalEngine() as engine:          # or engine.start_sync() in a CLI
         backend = await make_backend(engine.url, "openai")
@@ -34,7 +34,7 @@ from typing import IO
 
 import httpx
 
-from client.backends.engine_settings import EngineSettings
+from client.backends.engine.engine_settings import EngineSettings
 from client.backends.errors import TachyError
 
 LOCAL_MODEL_LABEL = "Local model (SmolLM2-135M)"
@@ -262,7 +262,7 @@ class LocalEngine:
         return [
             sys.executable,
             "-m",
-            "client.backends.engine_child",
+            "client.backends.engine.engine_child",
             str(model_path),
             self.model,
             self.host,

@@ -9,7 +9,7 @@ engine: 9 of 60 back-to-back streamed requests on one client failed that way
 ("Server disconnected without sending a response"). Nothing of such a request was
 read by the server, so sending it again is safe; browsers do the same.
 
-Its sockets are plain asyncio ones (client/backends/socket_stream.py), cheaper per read
+Its sockets are plain asyncio ones (client/backends/transport/socket_stream.py), cheaper per read
 than httpx's default.
 """
 
@@ -19,8 +19,8 @@ import logging
 
 import httpx
 
-from client.backends.pool import LinearPool
-from client.backends.socket_stream import AsyncioBackend
+from client.backends.transport.pool import LinearPool
+from client.backends.transport.socket_stream import AsyncioBackend
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ KEEPALIVE_S = 5.0
 
 def http_transport() -> httpx.AsyncHTTPTransport:
     """httpx's transport over a pool whose connections AsyncioBackend makes and whose
-    bookkeeping is linear (client/backends/pool.py). httpx takes neither, so its pool is
+    bookkeeping is linear (client/backends/transport/pool.py). httpx takes neither, so its pool is
     replaced (tests/backends/test_socket_stream.py checks it)."""
     transport = httpx.AsyncHTTPTransport()
     transport._pool = LinearPool(

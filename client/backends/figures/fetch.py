@@ -1,10 +1,6 @@
 """The HTTP side of the HUD's server view: the few short GETs that read what a server
-says about itself. services/server_stats.py parses what these return.
-
-- Ollama: GET /api/ps (JSON).
-- OpenAI-compatible: GET /metrics (Prometheus text; vLLM, llama-server with --metrics,
-  the local engine), and for llama.cpp also GET /slots (JSON: one entry per slot,
-  `is_processing`, `n_ctx`) and GET /props (`total_slots`, `is_sleeping`).
+says about itself (each kind's folder, client/backends/kinds/<kind>/, says which paths
+and parses what they return).
 
 Never raises: a failure is a Reply with `error` set, in one plain sentence.
 """

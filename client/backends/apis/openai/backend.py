@@ -1,4 +1,9 @@
-"""OpenAI-compatible servers: vLLM, llama.cpp server, LM Studio, Ollama's /v1."""
+"""OpenAI-compatible servers: vLLM, llama.cpp server, LM Studio, Ollama's /v1.
+
+The backend starts as the generic OpenAI-compatible kind and learns which kind it talks
+to from what the server shows (client/backends/kinds/registry.py asks each kind); from
+then on the body, the stream's timings and the continuation follow that kind.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +11,24 @@ from typing import Any
 
 import httpx
 
+from client.backends.apis.openai.decoder import OpenAIStreamDecoder
+from client.backends.apis.openai.tokenizer import ServerTokenizer
 from client.backends.base import ModelInfo
 from client.backends.errors import TachyError
 from client.backends.http_json import as_dict, error_mapper, new_client, request_json, root_url
-from client.backends.sse import OpenAIStreamDecoder
+from client.backends.kinds import registry
+from client.backends.kinds.kind import ServerKind
+from client.backends.kinds.openai import OPENAI
+from client.backends.kinds.openai.body import chat_body
 from client.backends.stream import ChatStream, HttpCall, StreamTimeouts
-from client.backends.tokenizer import ServerTokenizer
-from client.core.conversation import ChatMessage, ChatRequest
+from client.core.conversation import ChatRequest
 
 # Where servers put a model's context window in /v1/models: vLLM max_model_len,
 # llama.cpp meta.n_ctx_train, LM Studio (api v0) max_context_length, others context_length.
 CONTEXT_KEYS = ("max_model_len", "context_length", "max_context_length", "n_ctx")
 META_CONTEXT_KEYS = ("n_ctx", "n_ctx_train")
-# What llama.cpp server, vLLM and llama-cpp-python put in /v1/models' owned_by.
-SERVER_OWNERS = (("llamacpp", "llamacpp"), ("vllm", "vllm"), ("me", "llama-cpp-python"))
-# How a llama.cpp server (llama-server, and so the local engine) shows itself: the
-# `Server` header of every answer, and `owned_by` in /v1/models.
-LLAMACPP_SERVER_HEADER = "llama.cpp"
-LLAMACPP_OWNER = "llamacpp"
-VLLM_OWNER = "vllm"
+
+__all__ = ["OpenAICompatBackend", "chat_body", "context_length"]
 
 
 class OpenAICompatBackend:
@@ -43,17 +47,15 @@ class OpenAICompatBackend:
         self._api_key = api_key
         self._own_client = client is None
         self.client = client or new_client()
-        # Off unless known (said here, or the server showed it is vLLM): the prompt
-        # fallback of client.services.planning.continuation works on every server, a
-        # flag a server does not know may be refused.
+        # Off unless known (said here, or the server showed its kind takes the flag): the
+        # prompt fallback of client.services.planning.continuation works on every server,
+        # a flag a server does not know may be refused.
         self._continue_final_message = supports_continue_final_message
-        self.vllm = False  # set once /v1/models said owned_by "vllm"
         self._tokenizer = ServerTokenizer(self.client, self.base_url, self._headers())
-        self._kind: str | None = None
-        self._kind_known = False
-        # Set once the server has shown it is llama.cpp's: from then on every request
-        # asks for prompt progress (other servers may refuse an unknown field).
-        self.llama_cpp = False
+        # Which kind it is, once the server showed it (never unsaid); until then the
+        # generic kind, whose body has no field another server might refuse.
+        self.kind: ServerKind = OPENAI
+        self._models_read = False
         self.client.event_hooks["response"].append(self._notice_server)
 
     @property
@@ -62,22 +64,17 @@ class OpenAICompatBackend:
 
     @property
     def continues_trailing_assistant(self) -> bool:
-        # llama-server continues a final assistant message unless started with
-        # --no-prefill-assistant (which no /props field shows).
-        return self.llama_cpp
+        return self.kind.continues_trailing_assistant
 
     @property
     def supports_continue_final_message(self) -> bool:
-        return self._continue_final_message or self.vllm
+        return self._continue_final_message or self.kind.continues_final_message_flag
 
     def chat(self, request: ChatRequest, timeouts: StreamTimeouts | None = None) -> ChatStream:
-        body = chat_body(request)
-        if self.llama_cpp:
-            body["return_progress"] = True  # prompt_progress chunks while it reads
         call = HttpCall(
             "POST",
             f"{self.base_url}/v1/chat/completions",
-            json=body,
+            json=self.kind.body(request),
             headers=self._headers(),
         )
         return ChatStream(
@@ -116,23 +113,18 @@ class OpenAICompatBackend:
             return None
         return next((m.context_length for m in models if m.name == model), None)
 
-    async def server_kind(self) -> str | None:
-        """llama.cpp server, vLLM and llama-cpp-python say who they are in /v1/models."""
-        if not self._kind_known:
-            self._kind = await self._read_kind()
-            self._kind_known = self._kind is not None  # a failed read is tried again
-        return self._kind
-
-    async def _read_kind(self) -> str | None:
-        try:
-            answer = await request_json(
-                self.client, "GET", f"{self.base_url}/v1/models", headers=self._headers()
-            )
-        except TachyError:
-            return None
-        owners = _owners(answer)
-        self._notice_owners(owners)
-        return next((kind for owner, kind in SERVER_OWNERS if owner in owners), None)
+    async def server_kind(self) -> ServerKind:
+        """The kind the server shows: by its answers' headers, else by /v1/models'
+        owned_by (read until it has answered once)."""
+        if self.kind is OPENAI and not self._models_read:
+            try:
+                answer = await request_json(
+                    self.client, "GET", f"{self.base_url}/v1/models", headers=self._headers()
+                )
+            except TachyError:
+                return self.kind  # not answering now: asked again next time
+            self._notice_owners(_owners(answer))
+        return self.kind
 
     async def count_tokens(self, text: str, model: str) -> int | None:
         return await self._tokenizer.count(text, model)
@@ -143,15 +135,14 @@ class OpenAICompatBackend:
 
     async def _notice_server(self, response: httpx.Response) -> None:
         # A client may be shared between servers: only this server's answers count.
-        if response.headers.get("server") == LLAMACPP_SERVER_HEADER and str(
-            response.request.url
-        ).startswith(f"{self.base_url}/"):
-            self.llama_cpp = True
+        if self.kind is OPENAI and str(response.request.url).startswith(f"{self.base_url}/"):
+            self.kind = registry.kind_by_header(response.headers.get("server", "")) or OPENAI
 
     def _notice_owners(self, owners: set[str]) -> None:
-        """What /v1/models' owned_by says of the server (it never unsays it)."""
-        self.llama_cpp = self.llama_cpp or LLAMACPP_OWNER in owners
-        self.vllm = self.vllm or VLLM_OWNER in owners
+        """What /v1/models' owned_by says of the server (it never unsays a kind)."""
+        self._models_read = True
+        if self.kind is OPENAI:
+            self.kind = registry.kind_by_owner(owners) or OPENAI
 
     def auth_headers(self) -> dict[str, str]:
         """The headers every request to this server carries (the API key, if any)."""
@@ -159,41 +150,6 @@ class OpenAICompatBackend:
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-
-
-def chat_body(request: ChatRequest) -> dict[str, Any]:
-    options = request.options
-    body: dict[str, Any] = {
-        "model": request.model,
-        "messages": [_message(m) for m in request.messages],
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
-    mapped = {
-        "max_tokens": options.max_tokens,
-        "temperature": options.temperature,
-        "seed": options.seed,
-        "stop": options.stop,
-    }
-    body.update({key: value for key, value in mapped.items() if value is not None})
-    if request.continue_final_message:
-        # vLLM's names; the trailing assistant message is continued, not answered.
-        body["continue_final_message"] = True
-        body["add_generation_prompt"] = False
-    return body
-
-
-def _message(message: ChatMessage) -> dict[str, Any]:
-    """One chat message; with images, its content is a list of parts: the text, then
-    each image as an `image_url` part holding a data URL (vLLM, llama-server with a
-    multimodal projector and LM Studio read these)."""
-    if not message.images:
-        return {"role": message.role, "content": message.content}
-    parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}]
-    parts += [
-        {"type": "image_url", "image_url": {"url": image.data_url()}} for image in message.images
-    ]
-    return {"role": message.role, "content": parts}
 
 
 def context_length(entry: dict[str, Any]) -> int | None:
