@@ -67,6 +67,12 @@ class Backend(Protocol):
         """The server's kind as far as it has shown it yet (client/backends/kinds)."""
         ...
 
+    @property
+    def server_name(self) -> str:
+        """The server as users call it: its kind's name, with what it said of itself
+        ("vLLM router · 2 workers"); complete once server_kind() was asked."""
+        ...
+
     async def server_kind(self) -> ServerKind:
         """The server's kind, asking it when it has not shown it yet; its API's
         generic kind when it does not say (never raises)."""

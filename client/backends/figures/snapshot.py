@@ -28,9 +28,19 @@ class LoadedModel:
         return None if left > FOREVER_AFTER_S else max(left, 0.0)
 
 
+@dataclass(frozen=True, slots=True)
+class WorkerState:
+    """One worker behind a router, as the router says."""
+
+    url: str
+    healthy: bool | None = None
+    load: float | None = None  # requests in flight through the router
+
+
 @dataclass(slots=True)
 class ServerSnapshot:
     kind: str  # the server kind's name (client/backends/kinds), "" when none was recognised
+    name: str = ""  # as users call it ("vLLM router · 2 workers"), when the kind says
     running: float | None = None
     waiting: float | None = None
     kv_cache_use: float | None = None  # 0..1
@@ -54,6 +64,7 @@ class ServerSnapshot:
     recent_s: float | None = None  # how long that window really is (shorter at first)
     counters: dict[str, float] = field(default_factory=dict)  # for the next poll's rates
     models: list[LoadedModel] = field(default_factory=list)
+    workers: list[WorkerState] = field(default_factory=list)  # a router's
     error: str = ""  # a sentence for the user when the server offers nothing
 
 

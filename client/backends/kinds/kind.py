@@ -15,6 +15,18 @@ from client.core.conversation import ChatRequest
 from client.core.server_timings import ServerTimings
 
 BodyMaker = Callable[[ChatRequest], dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class KindProbe:
+    """An endpoint of a kind's own, asked before anything it may forward is believed (a
+    router answers /v1/models, /version and /metrics with one worker's answer)."""
+
+    path: str
+    # The JSON answer -> the server's name ("vLLM router · 2 workers"); None: not this kind.
+    name_of: Callable[[object], str | None]
+
+
 MetricsParser = Callable[[str, str | None, dict[str, float] | None], ServerSnapshot]
 
 
@@ -29,6 +41,7 @@ class ServerKind:
     timings: type[ServerTimings] | None = None
     stream_timings_key: str | None = None
     # How it shows itself: /v1/models' owned_by, the `Server` header, its /metrics prefix.
+    probe: KindProbe | None = None
     owned_by: tuple[str, ...] = ()
     server_header: str | None = None
     metrics_prefix: str | None = None
@@ -47,3 +60,8 @@ class ServerKind:
 
     def __str__(self) -> str:
         return self.display_name
+
+    @property
+    def server_name(self) -> str:
+        """What the server is called when it says no more: "vLLM server"."""
+        return f"{self.display_name} server"

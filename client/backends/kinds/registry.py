@@ -16,9 +16,11 @@ from client.backends.kinds.llamacpp import LLAMACPP
 from client.backends.kinds.ollama import OLLAMA
 from client.backends.kinds.openai import OPENAI
 from client.backends.kinds.vllm import VLLM
+from client.backends.kinds.vllm_router import VLLM_ROUTER
 from client.core.server_timings import ServerReport, ServerTimings
 
 KINDS: tuple[ServerKind, ...] = (
+    VLLM_ROUTER,
     OLLAMA,
     VLLM,
     LLAMACPP,
@@ -36,6 +38,12 @@ STREAM_TIMINGS: Mapping[str, type[ServerTimings]] = {
 
 def kind_named(name: str) -> ServerKind | None:
     return next((kind for kind in KINDS if kind.name == name), None)
+
+
+def probed_kinds(api: str) -> tuple[ServerKind, ...]:
+    """The kinds of this API known by an endpoint of their own, to ask before anything
+    such a server may forward (a router's /v1/models, /version, /metrics) is believed."""
+    return tuple(kind for kind in KINDS if kind.api == api and kind.probe is not None)
 
 
 def kind_for_api(api: str) -> ServerKind:

@@ -124,6 +124,10 @@ class PoolBackend:
     def kind(self) -> ServerKind:
         return self._first().kind
 
+    @property
+    def server_name(self) -> str:
+        return self._first().server_name
+
     async def server_kind(self) -> ServerKind:
         return await self._first().server_kind()
 

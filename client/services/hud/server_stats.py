@@ -1,8 +1,10 @@
 """What the server says about itself, for the HUD's server view. Qt-free.
 
-Each poll reads the path its kind names (GET /api/ps for Ollama, /metrics for an
-OpenAI-compatible server), asks the registry which kind wrote the answer, and hands it
-to that kind's reader (client/backends/kinds/<kind>/), kept between polls for its rates.
+The first poll asks the endpoints of the kinds known by one of their own (a router's
+/list_workers). Each poll reads the path its kind names (GET /api/ps for Ollama,
+/workers for a router, /metrics for an OpenAI-compatible server, whose text tells the
+kind), and hands it to that kind's reader (client/backends/kinds/<kind>/), kept between
+polls for its rates.
 Never raises: a failure becomes a snapshot with `error` set, in one plain sentence.
 """
 
@@ -31,17 +33,36 @@ class ServerStatsPoller:
         self.model = model
         self.clock: Callable[[], float] = time.monotonic
         self._readers: dict[str, FiguresReader] = {}  # by kind name, kept for rates
+        self._known: ServerKind | None = None  # once probed
 
     async def poll(self) -> ServerSnapshot:
-        family = registry.kind_for_api(self.api)
-        reply = await self._figures.get(self.base_url, family.figures_path)
+        kind = self._known or await self._probe()
+        reply = await self._figures.get(self.base_url, kind.figures_path)
         failed = failure(reply)
         if failed is not None:
             return failed
-        kind = family if family.figures_reader else registry.kind_by_metrics(reply.text)
-        if kind is None or kind.figures_reader is None:
+        if kind.figures_reader is None:  # the API's generic kind: its /metrics tells which
+            kind = registry.kind_by_metrics(reply.text) or kind
+        if kind.figures_reader is None:
             return ServerSnapshot("", error=registry.no_figures_sentence())
-        return await self._reader(kind).read(reply)
+        snap = await self._reader(kind).read(reply)
+        snap.name = snap.name or (kind.display_name if snap.kind else "")
+        return snap
+
+    async def _probe(self) -> ServerKind:
+        """A kind known by an endpoint of its own (a router: its /metrics and /version
+        are one worker's), asked on the first poll that gets an answer; else the API's."""
+        family = registry.kind_for_api(self.api)
+        for kind in registry.probed_kinds(self.api):
+            assert kind.probe is not None
+            reply = await self._figures.get(self.base_url, kind.probe.path)
+            if reply.error:
+                return family  # not answering: asked again at the next poll
+            if failure(reply) is None and kind.probe.name_of(reply.json()) is not None:
+                self._known = kind
+                return kind
+        self._known = family
+        return family
 
     def _reader(self, kind: ServerKind) -> FiguresReader:
         if kind.name not in self._readers:

@@ -103,13 +103,14 @@ async def detected_choices() -> list[ServerChoice]:
     from client.backends import discover_local_servers
 
     return [
-        ServerChoice(_detected_name(s.api, s.url), s.url, s.api)
+        ServerChoice(_detected_name(s.api, s.url, s.name), s.url, s.api)
         for s in await discover_local_servers()
     ]
 
 
-def _detected_name(api: str, url: str) -> str:
-    kind = "Ollama" if api == "ollama" else "OpenAI-compatible server"
+def _detected_name(api: str, url: str, name: str = "") -> str:
+    """A router by its own name ("vLLM router · 2 workers"), others by their API."""
+    kind = name or ("Ollama" if api == "ollama" else "OpenAI-compatible server")
     return f"{kind} on this computer ({url.rsplit(':', 1)[-1]})"
 
 

@@ -35,7 +35,7 @@ async def found_servers(
     found = await discover_local_servers(ports or USUAL_PORTS, budget_s=budget_s)
     return [
         FoundServer(
-            "Ollama" if server.api == "ollama" else "OpenAI-compatible",
+            server.name or ("Ollama" if server.api == "ollama" else "OpenAI-compatible"),
             urlsplit(server.url).port or 0,
             len(server.models),
         )

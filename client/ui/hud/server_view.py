@@ -170,7 +170,7 @@ class ServerView(QWidget):
         self.snapshot = snap
         self.polls += 1
         known = SERVER_NAMES.get(snap.kind)
-        kind = self.tr(known) if known else snap.kind or self.tr("Server")
+        kind = self.tr(known) if known else snap.name or snap.kind or self.tr("Server")
         if snap.version:
             kind = f"{kind} {snap.version}"
         updated = self.tr("{kind} · updated {clock}").format(kind=kind, clock=clock(time.time()))

@@ -127,6 +127,10 @@ class OllamaBackend:
     async def server_kind(self) -> ServerKind:
         return OLLAMA
 
+    @property
+    def server_name(self) -> str:
+        return OLLAMA.server_name
+
     async def count_tokens(self, text: str, model: str) -> int | None:
         return None  # Ollama has no tokenize endpoint
 

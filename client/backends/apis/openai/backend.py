@@ -14,7 +14,7 @@ import httpx
 from client.backends.apis.openai.decoder import OpenAIStreamDecoder
 from client.backends.apis.openai.tokenizer import ServerTokenizer
 from client.backends.base import ModelInfo
-from client.backends.errors import TachyError
+from client.backends.errors import BackendUnreachable, TachyError
 from client.backends.http_json import as_dict, error_mapper, new_client, request_json, root_url
 from client.backends.kinds import registry
 from client.backends.kinds.kind import ServerKind
@@ -55,7 +55,9 @@ class OpenAICompatBackend:
         # Which kind it is, once the server showed it (never unsaid); until then the
         # generic kind, whose body has no field another server might refuse.
         self.kind: ServerKind = OPENAI
+        self.server_name = OPENAI.server_name  # as users call it ("vLLM router · 2 workers")
         self._models_read = False
+        self._probed = False  # asked the kinds' own endpoints (a router's) once
         self.client.event_hooks["response"].append(self._notice_server)
 
     @property
@@ -114,8 +116,11 @@ class OpenAICompatBackend:
         return next((m.context_length for m in models if m.name == model), None)
 
     async def server_kind(self) -> ServerKind:
-        """The kind the server shows: by its answers' headers, else by /v1/models'
-        owned_by (read until it has answered once)."""
+        """The kind the server shows: by an endpoint of its kind's own (a router's, asked
+        once: what it forwards is one worker's), else by its answers' headers, else by
+        /v1/models' owned_by (read until it has answered once)."""
+        if not self._probed:
+            await self._probe()
         if self.kind is OPENAI and not self._models_read:
             try:
                 answer = await request_json(
@@ -133,16 +138,37 @@ class OpenAICompatBackend:
         if self._own_client:
             await self.client.aclose()
 
+    async def _probe(self) -> None:
+        for kind in registry.probed_kinds(self.api):
+            assert kind.probe is not None
+            try:
+                answer = await request_json(
+                    self.client, "GET", f"{self.base_url}{kind.probe.path}", headers=self._headers()
+                )
+            except BackendUnreachable:
+                return  # not answering now: asked again next time
+            except TachyError:
+                continue  # answered, but not as this kind (404 on a server)
+            name = kind.probe.name_of(answer)
+            if name is not None:
+                self.kind, self.server_name = kind, name
+                break
+        self._probed = True
+
     async def _notice_server(self, response: httpx.Response) -> None:
         # A client may be shared between servers: only this server's answers count.
         if self.kind is OPENAI and str(response.request.url).startswith(f"{self.base_url}/"):
-            self.kind = registry.kind_by_header(response.headers.get("server", "")) or OPENAI
+            self._become(registry.kind_by_header(response.headers.get("server", "")))
 
     def _notice_owners(self, owners: set[str]) -> None:
         """What /v1/models' owned_by says of the server (it never unsays a kind)."""
         self._models_read = True
         if self.kind is OPENAI:
-            self.kind = registry.kind_by_owner(owners) or OPENAI
+            self._become(registry.kind_by_owner(owners))
+
+    def _become(self, kind: ServerKind | None) -> None:
+        if kind is not None:
+            self.kind, self.server_name = kind, kind.server_name
 
     def auth_headers(self) -> dict[str, str]:
         """The headers every request to this server carries (the API key, if any)."""

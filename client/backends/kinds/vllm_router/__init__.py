@@ -1,0 +1,22 @@
+"""A router in front of several workers: vLLM's `vllm-router` (and SGLang's router, which
+answers the same way). Known by its own endpoints (/list_workers, /workers), never by
+what it forwards; named "vLLM router · 2 workers"; its figures are its workers'.
+May import: client.core, client.backends.figures, client.backends.kinds (kind, openai body).
+"""
+
+from __future__ import annotations
+
+from client.backends.kinds.kind import KindProbe, ServerKind
+from client.backends.kinds.openai.body import chat_body
+from client.backends.kinds.vllm_router.figures import KIND_NAME, RouterFigures
+from client.backends.kinds.vllm_router.workers import DISPLAY_NAME, router_name
+
+VLLM_ROUTER = ServerKind(
+    name=KIND_NAME,
+    display_name=DISPLAY_NAME,
+    api="openai",
+    body=chat_body,  # as sent: the workers' own flags are theirs to take or refuse
+    probe=KindProbe("/list_workers", router_name),
+    figures_path="/workers",
+    figures_reader=RouterFigures,
+)
