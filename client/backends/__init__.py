@@ -1,5 +1,4 @@
-"""Talking to LLM servers: all the HTTP. A folder per server kind (kinds/), the sockets
-and pool (transport/), the managed local engine (engine/), the server view's GETs (figures/).
+"""Talking to LLM servers, all the HTTP: apis/, kinds/ (one per server), transport/, engine/.
 May import: client.core, httpx; never client.store, client.services, client.ui, client.cli.
 
 backend = await make_backend("http://127.0.0.1:11434")       # api detected

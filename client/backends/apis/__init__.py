@@ -1,4 +1,3 @@
-"""The two wire protocols Tachy speaks, a folder each: Ollama's native API (ollama/) and
-the OpenAI-compatible one (openai/): the backend, its stream's decoder, its own endpoints.
+"""The two wire protocols, a folder each: Ollama's native API and the OpenAI-compatible one.
 May import: client.core, client.backends (kinds through kinds.registry), httpx.
 """

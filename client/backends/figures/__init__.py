@@ -1,4 +1,3 @@
-"""What a server says about itself for the HUD's server view: the short GETs, the
-Prometheus text parser and the snapshot every kind's reader fills in.
+"""The server view's short GETs, Prometheus parsing, and the snapshot kinds' readers fill.
 May import: client.core, client.backends (errors, reasons), httpx; never a kind folder.
 """

@@ -1,4 +1,3 @@
-"""How bytes reach a server: asyncio sockets under httpcore, Tachy's connection pool,
-the httpx transport over them, and one network read's tokens handed on as one.
-May import: client.core, client.backends (errors, reasons), httpx, httpcore; never a kind folder.
+"""How bytes reach a server: asyncio sockets, Tachy's pool, the httpx transport, read batches.
+May import: client.core, client.backends (errors, reasons), httpx, httpcore; never a kind.
 """

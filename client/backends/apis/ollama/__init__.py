@@ -1,4 +1,3 @@
-"""Ollama's native API: the backend (/api/chat, tags, ps, show, version), the NDJSON
-decoder and model pulls. The kind's own parts are in client/backends/kinds/ollama.
+"""Ollama's native API: the backend (/api/chat, tags, ps, show), NDJSON decoder, pulls.
 May import: client.core, client.backends (kinds), httpx.
 """

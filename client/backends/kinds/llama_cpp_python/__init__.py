@@ -1,5 +1,4 @@
-"""llama-cpp-python's server (OpenAI-compatible): only its name and how it shows itself
-(owned_by "me" in /v1/models); everything else is the generic OpenAI-compatible kind's.
+"""llama-cpp-python's server: only its name and how it shows itself (owned_by "me").
 May import: client.backends.kinds (kind, openai body).
 """
 

@@ -1,5 +1,4 @@
-"""llama.cpp's server, llama-server (and so the local engine): its kind, body (asking
-for prompt progress), timings and /metrics, /slots, /props figures.
+"""llama.cpp's server (and the local engine): kind, body, timings, /metrics /slots /props.
 May import: client.core, client.backends.figures, client.backends.kinds (kind, openai body).
 """
 

@@ -1,5 +1,4 @@
-"""Ollama's kind: its name, request body, timings and /api/ps figures (the API's
-backend and decoder: client/backends/apis/ollama).
+"""Ollama's kind: its name, request body, typed timings and /api/ps figures.
 May import: client.core, client.backends.figures, client.backends.kinds.kind.
 """
 

@@ -1,5 +1,4 @@
-"""The generic OpenAI-compatible kind (a server that says no more) and the request body
-every OpenAI-compatible kind starts from (the API's backend: client/backends/apis/openai).
+"""The generic OpenAI-compatible kind, and the body every OpenAI-compatible kind starts from.
 May import: client.core, client.backends.kinds.kind.
 """
 

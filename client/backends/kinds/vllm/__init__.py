@@ -1,4 +1,4 @@
-"""vLLM (OpenAI-compatible): its kind, per-request timings and /metrics figures.
+"""vLLM: its kind, per-request timings (usage chunk `metrics`) and /metrics figures.
 May import: client.core, client.backends.figures, client.backends.kinds (kind, openai body).
 """
 

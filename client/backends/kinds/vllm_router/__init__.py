@@ -1,6 +1,4 @@
-"""A router in front of several workers: vLLM's `vllm-router` (and SGLang's router, which
-answers the same way). Known by its own endpoints (/list_workers, /workers), never by
-what it forwards; named "vLLM router · 2 workers"; its figures are its workers'.
+"""A router (vllm-router, SGLang's): known by /list_workers, named by its workers' count.
 May import: client.core, client.backends.figures, client.backends.kinds (kind, openai body).
 """
 
