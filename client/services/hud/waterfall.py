@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from client.backends.kinds.registry import decode_report
+from client.backends.kinds.registry import decode_report, kind_named
 from client.services.cascade.route_record import RouteNote
 from client.services.chat.session_events import Stage
 from client.services.chat.turn_state import STATE_WORDS, TurnState, stage_state, wait_parts
@@ -48,7 +48,8 @@ class WaterfallRow:
 @dataclass(slots=True)
 class Waterfall:
     rows: list[WaterfallRow]
-    server_source: str | None = None
+    server_source: str | None = None  # the kind's name ("vllm")
+    server_name: str | None = None  # as users call it ("vLLM")
     server_ttft_ms: float | None = None  # the server's own time to its first token
     transport_and_queue_ms: float | None = None  # client ttft minus server ttft
 
@@ -65,6 +66,8 @@ def build_waterfall(record: HudRecord) -> Waterfall:
         phases = timings.phases()
         if phases and server_ttft is not None:
             fall.server_source = timings.source
+            kind = kind_named(timings.source)
+            fall.server_name = kind.display_name if kind is not None else timings.source
             fall.server_ttft_ms = server_ttft
             ttft = record.ttft_ms
             rows.extend(

@@ -40,6 +40,7 @@ from client.core.events import (
 FINISH_REASONS = {"stop": DoneReason.STOP, "length": DoneReason.LENGTH}
 IGNORED_FIELDS = ("id", "retry")
 _TIMINGS = registry.STREAM_TIMINGS  # chunk key -> the kind's timings type
+_TIMINGS_KEYS = frozenset(_TIMINGS)
 
 
 class OpenAIStreamDecoder:
@@ -147,7 +148,7 @@ class OpenAIStreamDecoder:
             if finish:
                 self._finish = FINISH_REASONS.get(str(finish), DoneReason.OTHER)
                 events.append(Finished(self._finish))
-        if "usage" in chunk or any(key in chunk for key in _TIMINGS):
+        if "usage" in chunk or not _TIMINGS_KEYS.isdisjoint(chunk):
             events.extend(_extras(chunk))
         if "prompt_progress" in chunk:
             progress = _prefill(chunk["prompt_progress"])
