@@ -51,6 +51,8 @@ class ServerKind:
     figures_reader: FiguresReaderMaker | None = None
     metrics_parser: MetricsParser | None = None
     lists_loaded_models: bool = False  # its figures are the models loaded, not counts
+    # The ServerSnapshot figures it never fills (the server view hides their rows).
+    figures_not_given: frozenset[str] = frozenset()
     # Continuing a final assistant message: by itself, or when asked by a flag.
     continues_trailing_assistant: bool = False
     continues_final_message_flag: bool = False

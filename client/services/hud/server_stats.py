@@ -18,7 +18,27 @@ from client.backends.figures.snapshot import FiguresReader, LoadedModel, ServerS
 from client.backends.kinds import registry
 from client.backends.kinds.kind import ServerKind
 
-__all__ = ["LoadedModel", "ServerFigures", "ServerSnapshot", "ServerStatsPoller"]
+__all__ = [
+    "LoadedModel",
+    "ServerFigures",
+    "ServerSnapshot",
+    "ServerStatsPoller",
+    "lists_models",
+    "not_given",
+]
+
+
+def not_given(snap: ServerSnapshot) -> frozenset[str]:
+    """The snapshot's figures its server's kind never fills (the view hides their rows)."""
+    kind = registry.kind_named(snap.kind)
+    return kind.figures_not_given if kind is not None else frozenset()
+
+
+def lists_models(snap: ServerSnapshot | None, api: str = "") -> bool:
+    """Whether the server's figures are its loaded models (a table), by its snapshot's
+    kind, or before one by its API's."""
+    kind = registry.kind_named(snap.kind) if snap is not None else registry.kind_for_api(api)
+    return kind is not None and kind.lists_loaded_models
 
 
 class ServerStatsPoller:

@@ -20,6 +20,7 @@ LLAMACPP = ServerKind(
     server_header="llama.cpp",  # the `Server` header of every answer
     metrics_prefix=PREFIX,
     figures_reader=LlamacppFigures,
+    figures_not_given=frozenset({"ttft_p50_ms", "recent_ttft_p50_ms"}),  # no TTFT histogram
     metrics_parser=parse_metrics,
     # llama-server continues a final assistant message unless started with
     # --no-prefill-assistant (which no /props field shows).

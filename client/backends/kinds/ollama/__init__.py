@@ -17,7 +17,21 @@ OLLAMA = ServerKind(
     timings=OllamaTimings,
     figures_path="/api/ps",
     figures_reader=OllamaFigures,
-    lists_loaded_models=True,
+    lists_loaded_models=True,  # its loaded models are the view's table, not counts
+    figures_not_given=frozenset(
+        {
+            "running",
+            "waiting",
+            "kv_cache_use",
+            "ttft_p50_ms",
+            "recent_ttft_p50_ms",
+            "spec_acceptance",
+            "prompt_tokens_per_s",
+            "decode_tokens_per_s",
+            "cache_hit_rate",
+            "busy_slots",
+        }
+    ),
     # template/template.go renders a final assistant message unclosed (a legacy
     # template is cut after {{ .Response }}): the model writes on from its last token.
     continues_trailing_assistant=True,

@@ -19,6 +19,7 @@ VLLM = ServerKind(
     owned_by=("vllm",),
     metrics_prefix=PREFIX,
     figures_reader=VllmFigures,
+    figures_not_given=frozenset({"busy_slots"}),
     metrics_parser=parse_vllm_metrics,
     continues_final_message_flag=True,  # continue_final_message + add_generation_prompt
     keeps_models_loaded_as="vLLM",

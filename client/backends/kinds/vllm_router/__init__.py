@@ -17,4 +17,17 @@ VLLM_ROUTER = ServerKind(
     probe=KindProbe("/list_workers", router_name),
     figures_path="/workers",
     figures_reader=RouterFigures,
+    figures_not_given=frozenset(
+        {
+            "waiting",
+            "kv_cache_use",
+            "ttft_p50_ms",
+            "recent_ttft_p50_ms",
+            "spec_acceptance",
+            "prompt_tokens_per_s",
+            "decode_tokens_per_s",
+            "cache_hit_rate",
+            "busy_slots",
+        }
+    ),  # its workers' are forwarded
 )
