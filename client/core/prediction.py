@@ -3,9 +3,9 @@
 Model: ttft = base overhead + prompt tokens / prefill rate (+ load time when cold).
 Both are learned from the current model's recent requests by a least-squares fit of
 the relative error (with a small n^2 term once enough sizes were seen: attention
-grows with the prompt); the server's own prompt timings (llama.cpp `timings`,
-Ollama `prompt_eval_*`) give the rate while there are too few requests,
-and Ollama's `load_duration` measures loads directly. predict() is a few multiplies and
+grows with the prompt); the server's own prompt timings (ServerTimings.prompt_ms and
+prompt_tokens, where its kind reports them) give the rate while there are too few
+requests, and its load_ms measures loads directly. predict() is a few multiplies and
 adds, so the composer can call it on every keystroke.
 
 Token counts must be in the same unit on both sides (the caller's counter: the
@@ -28,7 +28,7 @@ from client.core.metrics import RequestMetrics
 
 WINDOW = 32  # recent requests that shape the fit (the server's speed drifts)
 ERROR_WINDOW = 200
-LOAD_SEEN_MS = 100.0  # an Ollama load_duration above this was a real load
+LOAD_SEEN_MS = 100.0  # a server's own load time above this was a real load
 
 
 class ModelState(StrEnum):
