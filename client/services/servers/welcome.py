@@ -31,11 +31,12 @@ async def found_servers(
 ) -> list[FoundServer]:
     """The LLM servers answering on this computer's usual ports (or `ports`)."""
     from client.backends.detect import USUAL_PORTS, discover_local_servers
+    from client.backends.kinds.registry import kind_for_api
 
     found = await discover_local_servers(ports or USUAL_PORTS, budget_s=budget_s)
     return [
         FoundServer(
-            server.name or ("Ollama" if server.api == "ollama" else "OpenAI-compatible"),
+            server.name or kind_for_api(server.api).display_name,
             urlsplit(server.url).port or 0,
             len(server.models),
         )
