@@ -3,7 +3,7 @@ in predicted_n and sends it as a last chunk without text (finish_reason "stop"),
 e2el ends there and Tachy's TPOT follows timings.predicted_per_token_ms. Ending at the
 last text instead read 9-11 % low on 10- to 18-token answers. The server's figure is the
 baseline, from the same requests; the goal is a median ratio within 4 %. Two clocks on a
-busy machine drift apart: a benchmark. tests/backends/test_engine_tpot.py checks the
+busy machine drift apart: a benchmark. tests/backends/engine/test_engine_tpot.py checks the
 counts."""
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ KEEPALIVE_S = 5.0
 def http_transport() -> httpx.AsyncHTTPTransport:
     """httpx's transport over a pool whose connections AsyncioBackend makes and whose
     bookkeeping is linear (client/backends/transport/pool.py). httpx takes neither, so its pool is
-    replaced (tests/backends/test_socket_stream.py checks it)."""
+    replaced (tests/backends/transport/test_socket_stream.py checks it)."""
     transport = httpx.AsyncHTTPTransport()
     transport._pool = LinearPool(
         ssl_context=transport._pool._ssl_context,  # made once, with the system's CAs

@@ -283,7 +283,7 @@ def test_the_supported_engine_range_is_the_local_extra() -> None:
 
     from client.backends.engine.engine_child import SUPPORTED
 
-    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    pyproject = tomllib.loads((Path(__file__).parents[3] / "pyproject.toml").read_text())
     (requirement,) = pyproject["project"]["optional-dependencies"]["local"]
     assert SUPPORTED == f'"{requirement}"'
     low, high = (part.split("=")[-1].lstrip("<") for part in requirement.split(","))
