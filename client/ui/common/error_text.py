@@ -131,7 +131,7 @@ SENTENCES = (
         "The knowledge index {path} is damaged ({error}); remove the file and add your "
         "folders again (your documents are not in it, only their index).",
     ),
-    # client/services/hud/server_stats.py and client/backends/figures/fetch.py
+    # client/backends/kinds/registry.py (no_figures_sentence), client/backends/figures/
     QT_TRANSLATE_NOOP("Errors", "This server's /metrics has no vLLM or llama.cpp figures."),
     QT_TRANSLATE_NOOP("Errors", "The server's {path} did not answer JSON."),
     QT_TRANSLATE_NOOP(
