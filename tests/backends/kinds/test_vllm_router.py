@@ -19,6 +19,7 @@ from client.backends.detect import detect_server, discover_local_servers
 from client.backends.figures.fetch import ServerFigures
 from client.backends.kinds.vllm import VLLM
 from client.backends.kinds.vllm_router import VLLM_ROUTER
+from client.backends.kinds.vllm_router.figures import parse_workers
 from client.backends.kinds.vllm_router.workers import router_name, workers
 from client.cli import main
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
@@ -84,6 +85,9 @@ def test_a_router_is_named_by_its_own_list_of_workers() -> None:
     answer = {"workers": [{"url": "http://a", "is_healthy": False, "load": -1}, {"nope": 1}]}
     (only,) = workers(answer) or []
     assert (only.url, only.healthy, only.load) == ("http://a", False, None)
+    assert parse_workers({"detail": "Not Found"}).error == (
+        "The server's /workers did not answer JSON."
+    )
 
 
 async def test_detection_names_the_router_not_the_worker_it_forwards_to(router: Router) -> None:

@@ -15,7 +15,8 @@ KIND_NAME = "vllm_router"
 def parse_workers(answer: object) -> ServerSnapshot:
     found = workers(answer)
     if found is None:
-        return ServerSnapshot("", error="The router's /workers did not list its workers.")
+        # The view's sentence for an answer it cannot read (translated as it is).
+        return ServerSnapshot("", error="The server's /workers did not answer JSON.")
     snap = ServerSnapshot(KIND_NAME, named(len(found)))
     snap.workers = [WorkerState(w.url, w.healthy, w.load) for w in found]
     loads = [w.load for w in found if w.load is not None]
