@@ -20,7 +20,7 @@ from typing import TextIO
 
 from client.backends import make_backend
 from client.backends.base import Backend
-from client.backends.engine_settings import parse_spec
+from client.backends.engine.engine_settings import parse_spec
 from client.backends.errors import TachyError
 from client.backends.reasons import os_words
 from client.cli import (

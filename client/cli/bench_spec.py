@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from client.backends import OpenAICompatBackend
-from client.backends.engine_settings import EngineSettings
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.engine_settings import EngineSettings
+from client.backends.engine.local_engine import LocalEngine
 from client.services.bench.runner import BenchReport, BenchSettings, run_bench
 
 
@@ -47,14 +47,15 @@ class SpecRun:
 
 
 def spec_run(spec: str, report: BenchReport) -> SpecRun:
-    timings = [r.metrics.server.get("llamacpp", {}) for r in report.warm_results if r.ok]
-    rates = [t["predicted_per_second"] for t in timings if t.get("predicted_per_second")]
+    servers = [r.metrics.server for r in report.warm_results if r.ok]
+    rates = [rate for s in servers if (rate := s.figures().get("server_tokens_per_s"))]
+    drafts = [d for s in servers for t in s.values() if (d := t.drafts()) is not None]
     return SpecRun(
         spec,
         statistics.median(rates) if rates else None,
-        int(sum(t.get("draft_n", 0) for t in timings)),
-        int(sum(t.get("draft_n_accepted", 0) for t in timings)),
-        len(timings),
+        sum(drafted for drafted, _ in drafts),
+        sum(accepted for _, accepted in drafts),
+        len(servers),
     )
 
 

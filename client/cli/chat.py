@@ -16,10 +16,10 @@ import sys
 from collections.abc import Sequence
 
 from client.backends import discover_local_servers, make_backend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.base import Backend, ModelInfo
+from client.backends.engine.local_engine import LocalEngineUnavailable
 from client.backends.errors import TachyError
-from client.backends.local_engine import LocalEngineUnavailable
-from client.backends.openai_compat import OpenAICompatBackend
 from client.cli import cascade_args, chat_cascade, chat_kb, chat_pool, images, pool_args
 from client.cli.chat_common import (
     EXIT_FAILED,

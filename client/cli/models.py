@@ -64,18 +64,9 @@ async def _models(args: argparse.Namespace) -> tuple[list[ModelInfo], str]:
     choice = ServerChoice(args)  # it reads the list, once the server has loaded its model
     async with choice as backend:
         models = choice.models if choice.models is not None else await backend.list_models()
-        name = SERVER_NAMES.get(await backend.server_kind() or "", "OpenAI-compatible")
+        await backend.server_kind()  # a router says so by an endpoint of its own
         count = f"{len(models)} model" + ("" if len(models) == 1 else "s")
-        return models, f"{name} server at {backend.base_url}: {count}"
-
-
-# What /v1/models' owned_by (or the API) says the server is, as users call it.
-SERVER_NAMES = {
-    "ollama": "Ollama",
-    "vllm": "vLLM",
-    "llamacpp": "llama.cpp",
-    "llama-cpp-python": "llama-cpp-python",
-}
+        return models, f"{backend.server_name} at {backend.base_url}: {count}"
 
 
 def describe(model: ModelInfo) -> str:

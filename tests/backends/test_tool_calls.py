@@ -8,8 +8,8 @@ from random import Random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from client.backends.ndjson import OllamaDecoder
-from client.backends.sse import OpenAIStreamDecoder
+from client.backends.apis.ollama.decoder import OllamaDecoder
+from client.backends.apis.openai.decoder import OpenAIStreamDecoder
 from client.core.events import Done, DoneReason, Finished, Token, Usage
 from client.core.tools import (
     ToolCall,

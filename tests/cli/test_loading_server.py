@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from client.backends.local_engine import free_port
+from client.backends.engine.local_engine import free_port
 from client.cli import main
 from client.lab import RunningLab, run_in_thread, scenario_from_dict
 from client.lab.llamacpp_wire import LOADING_BODY

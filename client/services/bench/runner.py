@@ -27,8 +27,8 @@ from client.core.conversation import ChatRequest, GenerationOptions
 from client.core.events import Done, Failed
 from client.core.images import ImagePart
 from client.core.metrics import RequestMetrics
+from client.core.server_timings import ServerReport
 from client.core.stats import Summary, summarize
-from client.core.vllm_timings import VllmTimings, vllm_timings
 from client.services.bench.figures import RunFigures, goodput, run_figures
 from client.services.bench.load import poisson_offsets, send_all
 from client.services.fleet.fleet_stream import FleetStream
@@ -138,43 +138,14 @@ class RequestResult:
             "outcome": self.outcome,
             "error": self.error,
             "sent": self.sent,
-            "server_timings": m.server,
+            "server_timings": m.server.encode(),
         }
 
 
-def server_figures(server: dict[str, dict[str, float]]) -> dict[str, float]:
-    """The server's own load / prompt / decode figures, in one vocabulary."""
-    figures: dict[str, float] = {}
-    if ollama := server.get("ollama"):
-        if "load_duration_ms" in ollama:
-            figures["server_load_ms"] = ollama["load_duration_ms"]
-        if "prompt_eval_duration_ms" in ollama:
-            figures["server_prompt_ms"] = ollama["prompt_eval_duration_ms"]
-        count, duration = ollama.get("eval_count"), ollama.get("eval_duration_ms")
-        if count and duration:
-            figures["server_tokens_per_s"] = count / duration * 1000.0
-    if llamacpp := server.get("llamacpp"):
-        if "prompt_ms" in llamacpp:
-            figures["server_prompt_ms"] = llamacpp["prompt_ms"]
-        if "predicted_per_second" in llamacpp:
-            figures["server_tokens_per_s"] = llamacpp["predicted_per_second"]
-    if (vllm := server.get("vllm")) and (timings := vllm_timings(vllm)) is not None:
-        figures.update(_vllm_figures(timings))
-    return figures
-
-
-def _vllm_figures(timings: VllmTimings) -> dict[str, float]:
-    """vLLM's TTFT, queue, prefill and mean gap; its decode rate from that gap (its own
-    tokens_per_second spans the first-token wait too, unlike the others' rates)."""
-    figures = {"server_ttft_ms": timings.ttft_ms}
-    if timings.queue_ms is not None:
-        figures["server_queue_ms"] = timings.queue_ms
-    if timings.prefill_ms is not None:
-        figures["server_prompt_ms"] = timings.prefill_ms
-    if timings.itl_ms:
-        figures["server_tpot_ms"] = timings.itl_ms
-        figures["server_tokens_per_s"] = 1000.0 / timings.itl_ms
-    return figures
+def server_figures(server: ServerReport) -> dict[str, float]:
+    """The server's own load / prompt / decode figures, in one vocabulary (each kind's
+    timings say theirs: client/core/server_timings.py `figures`)."""
+    return server.figures()
 
 
 @dataclass(slots=True)

@@ -73,8 +73,6 @@ class WaterfallView(QWidget):
         self.labels.set_colour(colour)
 
 
-# The servers whose own timings the waterfall shows, by the names users know them by.
-SOURCE_NAMES = {"ollama": "Ollama", "llamacpp": "llama.cpp", "vllm": "vLLM"}
 # The rows client.services.hud.hud_model.build_waterfall names, but its stages (said as
 # the turn's states, with the window's one set of words: client/ui/common/turn_words.py);
 # tests/ui/shell/test_translations.py checks a full waterfall's rows.
@@ -169,7 +167,7 @@ def _summary(w: Waterfall) -> str:
         parts = [QCoreApplication.translate("WaterfallView", "no first token")]
     if w.server_ttft_ms is not None and w.transport_and_queue_ms is not None:
         server = QCoreApplication.translate("WaterfallView", "server ({source}) {ms} ms")
-        source = SOURCE_NAMES.get(w.server_source or "", w.server_source)
+        source = w.server_name
         parts.append(server.format(source=source, ms=number(w.server_ttft_ms, 1)))
         transport = QCoreApplication.translate("WaterfallView", "transport + queue {ms} ms")
         parts.append(transport.format(ms=number(w.transport_and_queue_ms, 1)))
