@@ -5,13 +5,17 @@ client leave); the Race… dialog picks 2 to 4 routes."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
+from PIL import Image
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from client.lab import LabServer, scenario_from_dict
+from client.services.chat import turn_store as turns
 from client.services.chat.session_events import Outcome
+from client.services.images.preparation import prepare_image
 from client.services.race.race_routes import RoutePick
 from client.services.servers.servers import ServerChoice
 from client.ui.race.race_dialog import RaceDialog
@@ -194,3 +198,30 @@ def test_a_race_asked_from_the_composer_takes_its_text(make_app, run) -> None:
         assert question is not None and question.content == "Why is the sky blue?"
     finally:
         run(lab.stop())
+
+
+def test_the_lab_demo_race_answers_after_an_image_earlier_in_the_conversation(
+    make_app, server, run
+) -> None:
+    """Issue 39, item 2: the race's question has no image, so its text-only columns
+    answer with a note where the earlier image was, as a normal turn would."""
+    app = make_app(server.url)
+    history = app.tachy.stores.history
+    turn = turns.ask(history, None, "what is this?", None, turns.Origin("Lab", "seer"), [_photo()])
+    history.append_text(turn.assistant_message_id, "A green field.")
+    app.page.show_conversation(turn.conversation_id)
+    app.window.composer.setPlainText("And why is it green?")
+    _demo_action(app, "raceLabFastStrong").trigger()
+    controller = app.race.controller
+    run(until(lambda: controller.race is not None and controller.task is not None))
+    run(until(lambda: controller.task.done()))
+    race = controller.race
+    assert race.conversation_id == turn.conversation_id
+    assert [c.finished.outcome for c in race.columns] == [Outcome.COMPLETE] * 2
+    assert all(c.problem.text() == "" for c in app.race.race_window.columns.columns)
+
+
+def _photo() -> Any:
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), (90, 160, 40)).save(out, "PNG")
+    return prepare_image(out.getvalue(), "field.png")
