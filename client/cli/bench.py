@@ -182,7 +182,7 @@ async def _bench_spec(args: argparse.Namespace, prompt: str) -> int:
     settings = BenchSettings(
         model="", prompt=prompt, n=args.n, warmup=args.warmup, max_tokens=args.max_tokens
     )
-    return await bench_spec.compare(spec, settings, args.json)
+    return await bench_spec.compare(spec, settings, args)
 
 
 def _cold_hook(
@@ -253,6 +253,11 @@ def format_report(report: BenchReport) -> str:
     if server:
         lines.append("server-reported:")
         lines.extend(_summary_row(name, summary) for name, summary in server.items())
+    if empty := report.empty_answers:
+        lines.append(
+            f"{empty} of {len(report.warm_results)} answers had no text (the model stopped "
+            "at once): counted as completed, with no first token to time"
+        )
     lines.extend(["", *bench_modes.run_lines(report)])
     if (cold := report.cold_result) is not None:
         lines.extend(["", _cold_line(cold, s.warming)])

@@ -208,6 +208,12 @@ class BenchReport:
         return sum(not r.ok for r in self.results)
 
     @property
+    def empty_answers(self) -> int:
+        """Measured answers that completed with no text (the model stopped at once):
+        counted as completed, with no first token to time."""
+        return sum(r.ok and r.metrics.ttft_ms is None for r in self.warm_results)
+
+    @property
     def output_tokens_estimated(self) -> bool:
         return any(r.metrics.output_tokens_estimated for r in self.results if r.ok)
 
@@ -238,6 +244,7 @@ class BenchReport:
             "model": self.settings.model,
             "n": len(self.warm_results),
             "errors": self.errors,
+            "empty_answers": self.empty_answers,
             "concurrency": self.settings.concurrency,
             "max_tokens": self.settings.max_tokens,
             "output_tokens_estimated": self.output_tokens_estimated,
