@@ -2049,6 +2049,18 @@ tokens/s</source>
         <translation>正在等待第一个词元…</translation>
     </message>
     <message>
+        <source>The model answered with no text.</source>
+        <translation>模型的回答没有文字。</translation>
+    </message>
+    <message>
+        <source>Stopped before the first token.</source>
+        <translation>在第一个词元之前已停止。</translation>
+    </message>
+    <message>
+        <source>No answer: the reason is below.</source>
+        <translation>没有回答：原因见下方。</translation>
+    </message>
+    <message>
         <source>⚡ first token</source>
         <translation>⚡ 首个词元</translation>
     </message>
@@ -2066,6 +2078,14 @@ tokens/s</source>
     <message>
         <source>Stop every column (Esc)</source>
         <translation>停止所有列（Esc）</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Close the race (Esc once it has ended)</source>
+        <translation>关闭竞速（结束后也可按 Esc）</translation>
     </message>
 </context>
 <context>
@@ -2178,6 +2198,14 @@ tokens/s</source>
     <message>
         <source>finished {at}</source>
         <translation>{at}完成</translation>
+    </message>
+    <message>
+        <source>stopped {at}</source>
+        <translation>{at}停止</translation>
+    </message>
+    <message>
+        <source>failed {at}</source>
+        <translation>{at}失败</translation>
     </message>
     <message>
         <source>Race</source>

@@ -104,6 +104,12 @@ def test_stop_stops_every_column_and_the_lab_sees_each_leave(make_app, server, r
         race = controller.race
         assert [c.finished.outcome for c in race.columns] == [Outcome.STOPPED] * 2
         assert columns.status.text() == "Stopped."
+        # Issue 39, item 9: a stopped column never finished, so none is first to finish.
+        assert race.first_finish is None
+        assert all("first to finish" not in c.marks.text() for c in columns.columns)
+        assert all("first to finish" not in table.item(r, 5).text() for r in range(2))
+        assert all("stopped at" in c.figures.text() for c in columns.columns)
+        assert all(table.item(r, 4).text().startswith("stopped at") for r in range(2))
         stored = [app.stores.history.get_message(c.finished.message_id) for c in race.columns]
         assert [m.state.value for m in stored] == ["stopped", "stopped"]
     finally:
@@ -162,6 +168,9 @@ def test_a_column_whose_server_is_down_says_why_and_the_other_wins(make_app, ser
         run(until(lambda: controller.task.done()))
         failed, answered = app.race.race_window.columns.columns
         assert failed.problem.isVisible() and "Can't reach the server" in failed.problem.text()
+        # Issue 39, item 9: a failed column no longer says it waits for a token.
+        assert "Waiting" not in failed.answer.placeholderText()
+        assert "failed at" in failed.figures.text()
         assert failed.text == "" and not answered.problem.isVisible() and answered.text
         race = controller.race
         assert race.columns[0].finished.outcome is Outcome.UNREACHABLE
@@ -225,3 +234,38 @@ def _photo() -> Any:
     out = io.BytesIO()
     Image.new("RGB", (64, 48), (90, 160, 40)).save(out, "PNG")
     return prepare_image(out.getvalue(), "field.png")
+
+
+def test_the_race_window_closes_and_its_text_is_the_chats_size(make_app, run) -> None:
+    """Issue 39, item 9: a Close button, Esc closes it once nothing runs, and its
+    answers' text follows the chat's size and zoom."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from client.ui.common.reading_style import reading_style
+
+    lab = LabServer(scenario_from_dict({"ttft": 5, "tpot_ms": 5, "output_tokens": 5}))
+    url = run(lab.start())
+    app = make_app()
+    window = app.race.race_window
+    try:
+        choice = ServerChoice("lab", url, "openai")
+        app.race.start([RoutePick(choice, "tachy-lab"), RoutePick(choice, "tachy-lab")], "hi")
+        run(until(lambda: app.race.controller.task is not None))
+        run(until(lambda: app.race.controller.task.done()))
+        column = window.columns.columns[0]
+        chat = app.window.chat_view
+        assert column.answer.font().pixelSize() == chat.font().pixelSize()
+        reading_style().zoom_in()
+        try:
+            assert column.answer.font().pixelSize() == chat.font().pixelSize()
+        finally:
+            reading_style().reset_zoom()
+        assert window.isVisible()
+        QTest.keyClick(window, Qt.Key.Key_Escape)  # nothing runs: Esc closes it
+        assert not window.isVisible()
+        window.show()
+        window.columns.close_button.click()
+        assert not window.isVisible()
+    finally:
+        run(lab.stop())
