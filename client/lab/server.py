@@ -26,7 +26,7 @@ from aiohttp.typedefs import Middleware
 
 from client.lab import control_api, ollama_api, openai_api, pulling
 from client.lab.live import change
-from client.lab.llamacpp_wire import loading_response
+from client.lab.llamacpp_wire import llamacpp_not_found, loading_response
 from client.lab.recorder import Recorder
 from client.lab.scenario import Scenario, load_scenario
 from client.lab.state import ARRIVAL, LabState, LabStats
@@ -55,6 +55,8 @@ def arrivals(state: LabState) -> Middleware:
         now = asyncio.get_running_loop().time()
         ARRIVAL.set(now)
         state.arrived(now)
+        if state.scenario.server == "llamacpp" and request.path.startswith("/api/"):
+            return llamacpp_not_found()  # llama-server speaks no Ollama API
         loading = request.path.startswith(STARTING_PATHS)
         if loading and state.starting(now) and request.path not in LISTED_WHILE_LOADING:
             return loading_response()
