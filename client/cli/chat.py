@@ -124,6 +124,8 @@ async def _chat(args: argparse.Namespace) -> int:
     async with choice as backend:
         model = args.model or first_listed(backend, choice.models)
         attached = await images.prepare(args, backend, model)
+        if isinstance(printer, JsonPrinter):
+            printer.images([images.image_record(a) for a in attached])
         request = _request(choice.use(backend, model), args, text, found, attached)
         limits = timeouts(args, spent_s=choice.waited_s)
         # A 503 "Loading model" to the request itself is the loading state, waited out.

@@ -182,6 +182,11 @@ class JsonPrinter:
             self._state(stream.outcome, stream)
         self._write({"event": "metrics", **stream.metrics().as_dict()})
 
+    def images(self, records: Sequence[dict[str, object]]) -> None:
+        """The images sent with the question (client/cli/images.py image_record)."""
+        for record in records:
+            self._write(record)
+
     def model_loading(self) -> None:
         """Before the request: the server said it is loading its model (the loading
         state; stderr says its words)."""

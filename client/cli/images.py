@@ -72,6 +72,26 @@ async def prepare(
     return attachments
 
 
+def image_record(attachment: Attachment) -> dict[str, object]:
+    """`tachy chat --json`'s image event: the original and what was sent, and what
+    preparing it cost in this process."""
+    sent = attachment.sent
+    return {
+        "event": "image",
+        "name": attachment.name,
+        "original_width": attachment.original_width,
+        "original_height": attachment.original_height,
+        "original_bytes": len(attachment.original),
+        "sent_width": sent.width,
+        "sent_height": sent.height,
+        "sent_bytes": len(sent.data),
+        "sent_pixels": sent.pixels,
+        "mime": sent.mime,
+        "downscaled": attachment.downscaled,
+        "prepare_ms": round(attachment.prepare_ms, 3),
+    }
+
+
 def cost_line(attachment: Attachment) -> str:
     """image cat.jpg: 4000x3000, 5.1 MB -> sent 1024x768, 182 KB (prepared in 85 ms)"""
     sent = attachment.sent
