@@ -152,6 +152,10 @@
         <translation>图片问题</translation>
     </message>
     <message>
+        <source>Use {model}, which can see</source>
+        <translation>改用能识图的 {model}</translation>
+    </message>
+    <message>
         <source>Attach an image for the model to see (or paste one, or drop it here)</source>
         <translation>附加一张图片给模型看（也可以粘贴或拖放到这里）</translation>
     </message>
@@ -1441,6 +1445,29 @@ Last lines from the engine:
     <message>
         <source>No timing was recorded for that answer.</source>
         <translation>该回答没有记录计时。</translation>
+    </message>
+</context>
+<context>
+    <name>ImageCost</name>
+    <message>
+        <source>{original}, sent as it is</source>
+        <translation>{original}，按原样发送</translation>
+    </message>
+    <message>
+        <source>{original} → sent {sent}</source>
+        <translation>{original} → 发送 {sent}</translation>
+    </message>
+    <message>
+        <source>{n} MB</source>
+        <translation>{n} MB</translation>
+    </message>
+    <message>
+        <source>{n} KB</source>
+        <translation>{n} KB</translation>
+    </message>
+    <message>
+        <source>{width}×{height}, {amount}</source>
+        <translation>{width}×{height}，{amount}</translation>
     </message>
 </context>
 <context>

@@ -71,6 +71,17 @@ class ModelVision:
         side = self.known(route).image_size
         return Preparation(longest_side=side or DEFAULT_LONGEST_SIDE)
 
+    async def first_that_sees(self, candidates: Sequence[Route]) -> Route | None:
+        """The first candidate whose server says its model can see (a text model was
+        offered an image: the window offers this one instead); None when none says so."""
+        for route in candidates:
+            try:
+                if (await self.support(route)).sees is True:
+                    return route
+            except Exception:  # a server that cannot be asked now is passed over
+                continue
+        return None
+
     async def route_for_images(self, choice: RouteChoice, routes: Sequence[Route]) -> RouteChoice:
         """A message with images goes to a model that can see: the chosen one unless
         its server says it cannot and another candidate (a cascade's other model) may."""
