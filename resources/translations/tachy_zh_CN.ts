@@ -3244,6 +3244,10 @@ tokens/s</source>
         <translation>预计等待</translation>
     </message>
     <message>
+        <source>{prediction} (the image&apos;s tokens estimated)</source>
+        <translation>{prediction}（图片的词元数为估计值）</translation>
+    </message>
+    <message>
         <source>Prediction error: not measured yet</source>
         <translation>预测误差：尚未测量</translation>
     </message>

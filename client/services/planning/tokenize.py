@@ -48,6 +48,7 @@ class PromptTokenCounter:
         # An image's prompt tokens per 512 px tile: the lab's rule until the server's
         # first reply to an image showed its own (learn_images).
         self.tokens_per_tile: float = TOKENS_PER_TILE
+        self.images_learned = False  # False: an image's tokens are the rule's estimate
 
     @classmethod
     def for_backend(cls, backend: Backend, model: str) -> PromptTokenCounter:
@@ -84,6 +85,7 @@ class PromptTokenCounter:
         if per_tile < MIN_TOKENS_PER_TILE:  # not the images' count (a cache, a proxy)
             return False
         self.tokens_per_tile = per_tile
+        self.images_learned = True
         return True
 
     def count_text(self, text: str) -> int:

@@ -205,6 +205,13 @@ class WarmingPolicy:
         self._draft = Draft(text.strip(), tokens, predicted)
         return prediction
 
+    def images_estimated(self) -> bool:
+        """The draft's images are counted by the 512 px tile rule, not yet at the rate
+        the server showed (the prediction says it is an estimate)."""
+        if not self.draft_images():
+            return False
+        return self.counter is None or not self.counter.images_learned
+
     def _image_tokens(self, images: Sequence[ImagePart]) -> int:
         if self.counter is not None:
             return self.counter.image_tokens(images)

@@ -63,6 +63,8 @@ async def test_the_servers_count_after_the_first_image_reply_sets_the_rate(
     policy.retarget(session, None, "test")
     counter = policy.counter
     assert counter is not None and counter.tokens_per_tile == 256  # the rule, before
+    policy.draft_images = lambda: [photo().sent]
+    assert policy.images_estimated()  # issue 39, item 14: said as an estimate until ...
     try:
         first = session.generate(None, "what is this?", images=[photo()])  # 2 x 2 tiles
         policy.request_started(first, "what is this?")
@@ -70,6 +72,7 @@ async def test_the_servers_count_after_the_first_image_reply_sets_the_rate(
             pass
         policy.request_finished(first)
         assert 90 <= counter.tokens_per_tile <= 110  # the lab's 100, less the text's error
+        assert not policy.images_estimated()  # ... the server counted one
         assert first.conversation_id is not None
         history, ids = session.stored_context(first.conversation_id)
         follow = session.plan_question(history, "and the colour?", ids)
