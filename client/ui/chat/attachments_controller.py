@@ -151,7 +151,11 @@ class AttachmentsController(QObject):
 
     async def _prepare(self, offered: list[Offered]) -> None:
         route = self._route
-        how = self.tachy.vision.preparation(route) if route is not None else Preparation()
+        how = Preparation()
+        if route is not None:
+            warming = self.tachy.warming
+            learned = warming.learned_image_side(route.backend, route.model) if warming else None
+            how = self.tachy.vision.preparation(route, learned)
         problems = await self.waiting.offer(offered, how)
         self._show_waiting()
         self.tray.say(" ".join(error_text(problem) for problem in problems))
