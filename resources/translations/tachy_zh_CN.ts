@@ -152,6 +152,10 @@
         <translation>图片问题</translation>
     </message>
     <message>
+        <source>Use a model that can see</source>
+        <translation>改用能识图的模型</translation>
+    </message>
+    <message>
         <source>Use {model}, which can see</source>
         <translation>改用能识图的 {model}</translation>
     </message>

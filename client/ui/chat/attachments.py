@@ -65,6 +65,7 @@ class AttachmentTray(QWidget):
         self.problem.setAccessibleName(self.tr("Image problem"))
         self.offer_button = QToolButton(self)  # a model that can see, when one is known
         self.offer_button.setObjectName("useSeeingModel")
+        self.offer_button.setAccessibleName(self.tr("Use a model that can see"))
         self.offer_button.hide()
         self.offer_button.clicked.connect(self.offerTaken)
         self._thumbs = QHBoxLayout()
