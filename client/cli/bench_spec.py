@@ -10,6 +10,7 @@ so the two runs differ only by the speculation.
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -20,6 +21,8 @@ from typing import Any
 from client.backends import OpenAICompatBackend
 from client.backends.engine.engine_settings import EngineSettings
 from client.backends.engine.local_engine import LocalEngine
+from client.cli import bench_modes
+from client.services.bench.export import exported
 from client.services.bench.runner import BenchReport, BenchSettings, run_bench
 
 
@@ -59,7 +62,7 @@ def spec_run(spec: str, report: BenchReport) -> SpecRun:
     )
 
 
-async def measure(spec: str, settings: BenchSettings, base: EngineSettings) -> SpecRun:
+async def measure(spec: str, settings: BenchSettings, base: EngineSettings) -> BenchReport:
     engine = LocalEngine(settings=base.with_changes(spec=spec))
     await engine.start()
     backend = OpenAICompatBackend(engine.url)
@@ -68,15 +71,18 @@ async def measure(spec: str, settings: BenchSettings, base: EngineSettings) -> S
     finally:
         await backend.aclose()
         await engine.stop()
-    return spec_run(spec, report)
+    return report
 
 
-async def compare(spec: str, settings: BenchSettings, json_target: str | None) -> int:
+async def compare(spec: str, settings: BenchSettings, args: argparse.Namespace) -> int:
     base = EngineSettings.default()
     if settings.temperature is None:
         settings = replace(settings, temperature=0.0)
-    runs = [await measure("", settings, base), await measure(spec, settings, base)]
-    baseline, speculative = runs
+    reports = [await measure("", settings, base), await measure(spec, settings, base)]
+    baseline, speculative = spec_run("", reports[0]), spec_run(spec, reports[1])
+    named = zip(("off", spec), reports, strict=True)
+    bench_modes.export([r for name, rep in named for r in exported(rep.results, name)], args)
+    json_target: str | None = args.json
     speed_up = (
         speculative.decode_tokens_per_s / baseline.decode_tokens_per_s
         if speculative.decode_tokens_per_s and baseline.decode_tokens_per_s

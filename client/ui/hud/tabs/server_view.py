@@ -34,16 +34,10 @@ from client.services.servers.servers import EngineSettings
 from client.ui.common.error_text import error_text
 from client.ui.common.locale_text import NOTHING, clock, number, percent, short_number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.server_kinds import server_kind_name
 
 POLL_INTERVAL_MS = 1000
 
-
-# The poller's internal names, as users know the servers.
-SERVER_NAMES = {
-    "vllm": "vLLM",
-    "llamacpp": QT_TRANSLATE_NOOP("ServerView", "llama.cpp server"),
-    "ollama": "Ollama",
-}
 
 # vLLM's engine_sleep_state, in words (ServerView.tr)
 ENGINE_STATES = {
@@ -184,8 +178,7 @@ class ServerView(QWidget):
     def show_snapshot(self, snap: ServerSnapshot) -> None:
         self.snapshot = snap
         self.polls += 1
-        known = SERVER_NAMES.get(snap.kind)
-        kind = self.tr(known) if known else snap.name or snap.kind or self.tr("Server")
+        kind = server_kind_name(snap.kind, unknown=snap.name or self.tr("Server"))
         if snap.version:
             kind = f"{kind} {snap.version}"
         updated = self.tr("{kind} · updated {clock}").format(kind=kind, clock=clock(time.time()))
