@@ -7,7 +7,7 @@ The decision is written on the stage that was running while it was made (the
      "decided_ms": 0.1, "by": "rules"}                      (+ "classifier": "out_of_budget")
 
 so the live HUD (client/services/hud/hud_model.py reads the timeline) and the stored record
-(client/services/chat/stage_record.py, redrawn when a conversation is reopened) both carry
+(client/services/chat/answer_writer.py, redrawn when a conversation is reopened) both carry
 it. A fallback's second "understanding" stage says which model took over and why.
 """
 

@@ -79,7 +79,7 @@ LOADING_SHOWN_MS = 50.0  # a shorter load reads "0.0 s": the model was as good a
 
 def loading_ms(stages: object) -> float | None:
     """How long the request waited in the loading stage (its stages as stored:
-    client/services/chat/stage_record.py); None when it did not load a model, or
+    client/services/chat/answer_writer.py); None when it did not load a model, or
     loaded it in less than LOADING_SHOWN_MS."""
     if not isinstance(stages, list):
         return None
