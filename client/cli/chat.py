@@ -27,6 +27,7 @@ from client.cli.chat_common import (
     EXIT_UNREACHABLE,
     JsonPrinter,
     TextPrinter,
+    answer_finished,
     api_key,
     exit_code,
     failure_exit,
@@ -39,14 +40,16 @@ from client.cli.chat_common import (
     with_ticks,
 )
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
-from client.core.conversation import ChatRequest
 from client.core.events import Failed
 from client.core.images import Attachment
 from client.services.chat.session import ChatSession
 from client.services.knowledge.retrieval import Retrieval, as_passages
+from client.services.planning.planner import RequestPlan
 from client.services.servers.servers import ServerChoice as Server
 from client.services.storage.stores import Stores
 from client.services.tachy import Tachy
+from client.store.recovery import open_history
+from client.store.settings import Settings
 
 __all__ = ["EXIT_FAILED", "EXIT_UNREACHABLE", "prefill_line", "summary_line"]
 _say = say
@@ -121,9 +124,12 @@ async def _chat(args: argparse.Namespace) -> int:
     async with choice as backend:
         model = args.model or first_listed(backend, choice.models)
         attached = await images.prepare(args, backend, model)
-        request = _request(choice.use(backend, model), args, text, found, attached)
-        stream = backend.chat(request, timeouts(args, spent_s=choice.waited_s))
+        plan = _plan(choice.use(backend, model), args, text, found, attached)
+        request = plan.request()
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
+        if isinstance(printer, JsonPrinter):  # the wait predicted from earlier answers
+            printer.plan(plan)
+        stream = backend.chat(request, timeouts(args, spent_s=choice.waited_s))
         try:
             async with stream:
                 ticking = args.json or args.stages  # the states before the first byte
@@ -133,6 +139,8 @@ async def _chat(args: argparse.Namespace) -> int:
             printer.finish(stream)
             raise
         printer.finish(stream)
+        # The root's policies hear the answer as the window's: the predictor learns.
+        choice.tachy.events.publish(answer_finished(plan, request, stream))
         if args.json and isinstance(stream.outcome, Failed):
             _say(stream.outcome.message)
         if found is not None:
@@ -148,7 +156,10 @@ class ServerChoice:
 
     def __init__(self, args: argparse.Namespace) -> None:
         self._args = args
-        self.tachy = Tachy(Stores(), warm_models=False)
+        # The settings store only: what earlier answers taught the TTFT predictors.
+        self._db = open_history(check=False).db
+        self.tachy = Tachy(Stores(settings=Settings(self._db)), warm_models=False)
+        self._local = False  # the local engine answers
         self._backend: Backend | None = None
         self.models: list[ModelInfo] | None = None  # None: not read
         self.waited_s = 0.0  # for the server to load its model: part of the first token's wait
@@ -164,6 +175,7 @@ class ServerChoice:
                 _say(f"using {found[0].api} server at {found[0].url}")
         if url is None:
             url, api = await self._start_engine(), "openai"
+            self._local = True
         try:
             self._backend = await make_backend(url, api, key)
             await self._read_models(self._backend)
@@ -188,7 +200,7 @@ class ServerChoice:
 
     def use(self, backend: Backend, model: str) -> ChatSession:
         """The session the request is planned in, as the window plans a first message."""
-        where = Server(backend.base_url, backend.base_url, backend.api)
+        where = Server(backend.base_url, backend.base_url, backend.api, is_local=self._local)
         return self.tachy.use(backend, model, where)
 
     async def _start_engine(self) -> str:
@@ -206,18 +218,22 @@ class ServerChoice:
     async def __aexit__(self, *exc: object) -> None:
         if self._backend is not None:
             await self._backend.aclose()
-        await self.tachy.aclose()  # stops the local engine, if it started one
+        try:
+            await self.tachy.aclose()  # saves what was learned; stops the local engine
+        finally:
+            self._db.close()
 
 
-def _request(
+def _plan(
     session: ChatSession,
     args: argparse.Namespace,
     text: str,
     found: Retrieval | None = None,
     attached: Sequence[Attachment] = (),
-) -> ChatRequest:
-    """The request, planned by the session as the app plans a first message."""
+) -> RequestPlan:
+    """The request's plan, made by the session as the app plans a first message (with
+    the wait its model's predictor expects)."""
     passages = as_passages(found.passages) if found is not None else []
     session.configure(system_prompt=args.system or None, options=options(args))
     sent = tuple(a.sent for a in attached)
-    return session.plan_question([], text, passages=passages, images=sent).request()
+    return session.plan_question([], text, passages=passages, images=sent)

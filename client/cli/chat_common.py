@@ -16,13 +16,25 @@ from typing import TextIO
 from client.backends.base import Backend, ModelInfo
 from client.backends.errors import BackendUnreachable, StreamInterrupted, TachyError
 from client.backends.stream import ChatStream, StreamTimeouts
-from client.core.conversation import GenerationOptions
-from client.core.events import Failed, Prefill, Started, StreamEvent, Token, TokenKind, as_dict
+from client.core.conversation import ChatRequest, GenerationOptions
+from client.core.events import (
+    Done,
+    DoneReason,
+    Failed,
+    Prefill,
+    Started,
+    StreamEvent,
+    Token,
+    TokenKind,
+    as_dict,
+)
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
 from client.services.cascade.fallback import FallbackStream
 from client.services.chat.turn_state import STATE_WORDS, StreamStates
+from client.services.events import AnswerFinished
 from client.services.fleet.fleet_stream import FleetStream
+from client.services.planning.planner import RequestPlan
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
@@ -161,6 +173,19 @@ class JsonPrinter:
         if event is not None:
             self._write(as_dict(event))
 
+    def plan(self, plan: RequestPlan) -> None:
+        """Before the request: where it goes and the wait predicted from earlier
+        answers to that server and model (null: none measured yet)."""
+        route = plan.route
+        self._write(
+            {
+                "event": "plan",
+                "model": route.model,
+                "prompt_tokens": plan.prompt_tokens,
+                "predicted_ttft_ms": plan.predicted_ttft_ms,
+            }
+        )
+
     def finish(self, stream: AnswerStream) -> None:
         if stream.outcome is not None:  # e.g. stopped by Ctrl-C: no event said so
             self._state(stream.outcome, stream)
@@ -249,3 +274,24 @@ def _number(value: float | None) -> str:
 
 def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+def answer_finished(
+    plan: RequestPlan, request: ChatRequest, stream: AnswerStream
+) -> AnswerFinished:
+    """The root's event for an answer the command streamed itself (the TTFT predictor
+    of its server and model learns from it, as from the window's)."""
+    timeline, outcome = stream.timeline, stream.outcome
+    if isinstance(outcome, Done):
+        ended = "stopped" if outcome.reason is DoneReason.CANCELLED else "complete"
+    else:
+        ended = "failed"
+    return AnswerFinished(
+        metrics=stream.metrics(),
+        route=plan.route,
+        outcome=ended,
+        plan=plan,
+        request=request,
+        predicted_ttft_ms=plan.predicted_ttft_ms,
+        server_answered=timeline.headers_ns is not None or timeline.first_byte_ns is not None,
+    )

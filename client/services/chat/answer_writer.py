@@ -15,13 +15,15 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from client.core.conversation import ChatRequest
 from client.core.events import TokenKind
 from client.core.timeline import RequestTimeline
 from client.services.chat.session_events import Finished, Stage
 from client.services.chat.turn_store import Turn, name_fallback, name_pool_server
+from client.services.events import AnswerFinished
 from client.services.knowledge.knowledge_stage import sources_record
 from client.services.knowledge.retrieval import Retrieval
-from client.services.planning.planner import Route
+from client.services.planning.planner import RequestPlan, Route
 from client.services.storage import full_disk as saving
 from client.store.history import HistoryStore, MessageState
 from client.store.metrics_store import MetricsStore
@@ -148,12 +150,33 @@ class TurnRecord:
 
     finished: Finished
     turn: Turn | None  # None: Stop came before the question was stored
+    kind: str
+    plan: RequestPlan | None  # None: nothing was planned
+    request: ChatRequest | None
     fallback: Route | None  # a cascade's second attempt answered
     answered_by: tuple[str, str] | None  # a pool's server and model
-    server: str
-    model: str
     cold: bool
+    server_answered: bool  # a header or a byte came back
     stages: list[dict[str, Any]] | None  # None: nothing was sent, nothing to measure
+
+    @property
+    def route(self) -> Route | None:
+        return self.plan.route if self.plan is not None else None
+
+    def answer_finished(self) -> AnswerFinished:
+        """The root's event for it (the TTFT predictor, warming and the HUD hear it)."""
+        plan = self.plan
+        return AnswerFinished(
+            metrics=self.finished.metrics,
+            route=self.route,
+            outcome=self.finished.outcome.value,
+            kind=self.kind,
+            plan=plan,
+            request=self.request,
+            predicted_ttft_ms=plan.predicted_ttft_ms if plan is not None else None,
+            cold=self.cold,
+            server_answered=self.server_answered,
+        )
 
 
 async def record_turn(
@@ -174,13 +197,15 @@ async def record_turn(
                 await history.db.run(name_fallback, history, answer_id, record.fallback)
             if record.answered_by is not None:
                 await history.db.run(name_pool_server, history, answer_id, *record.answered_by)
-    if store is None or record.stages is None:
+    route = record.route
+    if store is None or record.stages is None or route is None:
         return None
+    answered_by = record.answered_by
     keep = functools.partial(
         store.record,
         finished.metrics,
-        server=record.server,
-        model=record.model,
+        server=answered_by[0] if answered_by else route.server_name,
+        model=route.model,
         outcome=finished.outcome.value,
         message_id=finished.message_id,
         cold=record.cold,

@@ -24,8 +24,6 @@ import asyncio
 import logging
 from collections.abc import AsyncGenerator
 
-from client.backends.errors import BackendUnreachable, TachyError
-from client.backends.reasons import without_errno
 from client.backends.stream import StreamTimeouts
 from client.core.budget import FittedPrompt
 from client.core.conversation import ChatRequest
@@ -64,6 +62,7 @@ from client.services.chat.session_events import (
     SlowStart,
     Stage,
     StageChanged,
+    failure_outcome,
     next_steps,
 )
 from client.services.chat.stream_opener import LoadingRetryStream, StreamOpener, opener_for
@@ -81,6 +80,7 @@ from client.services.chat.turn_steps import (
     TurnSteps,
 )
 from client.services.chat.turn_store import Turn
+from client.services.events import TurnStarted
 from client.services.images.cost import note_images
 from client.services.knowledge.knowledge_stage import Retrieved
 from client.services.knowledge.retrieval import Retrieval
@@ -179,6 +179,7 @@ class Generation(FirstTokenWait):
 
     async def _run(self) -> AsyncGenerator[SessionEvent, None]:
         self._watch_consumer()
+        self._publish(TurnStarted(self.kind.value, self.ask.question or ""))
         try:
             yield self._enter(self._first_stage())
             for told in self._restate():
@@ -322,7 +323,9 @@ class Generation(FirstTokenWait):
         if state is self._state_told:
             return []
         self._state_told = state
-        return [StateChanged(state, at_ns if at_ns is not None else now_ns())]
+        told = StateChanged(state, at_ns if at_ns is not None else now_ns())
+        self._publish(told)
+        return [told]
 
     def _on_other(self, item: Item) -> list[SessionEvent]:
         if isinstance(item, SlowStart | StageChanged | StateChanged):
@@ -365,11 +368,7 @@ class Generation(FirstTokenWait):
 
     def _conclude_failed(self, error: Exception) -> None:
         self.error = error
-        if isinstance(error, BackendUnreachable):
-            outcome = Outcome.UNREACHABLE
-        else:
-            outcome = Outcome.INTERRUPTED if self._has_new_text() else Outcome.FAILED
-        self._conclude(outcome, _sentence(error))
+        self._conclude(*failure_outcome(error, self._has_new_text()))
 
     def _conclude_cancelled(self) -> None:
         if self.finished is not None:
@@ -385,8 +384,8 @@ class Generation(FirstTokenWait):
     def _conclude_error(self, error: Exception) -> None:
         if self.finished is None:
             log.exception("the generation failed")
-            outcome = Outcome.INTERRUPTED if self._has_new_text() else Outcome.FAILED
-            self._conclude(outcome, _sentence(error))
+            outcome, sentence = failure_outcome(error, self._has_new_text())
+            self._conclude(Outcome.FAILED if outcome is Outcome.UNREACHABLE else outcome, sentence)
 
     def _has_new_text(self) -> bool:
         return bool(self._text_parts or self._thinking_parts)
@@ -446,23 +445,29 @@ class Generation(FirstTokenWait):
                 finished = self.finished
         load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
         self._loading.server_loaded(load_ms)
-        route, answered_by = self.route, self.answered_by
-        measured = self._stream is not None and route is not None
+        timeline, plan = self.timeline, self.plan
         record = TurnRecord(
             finished=finished,
             turn=self._turn,
+            kind=self.kind.value,
+            plan=plan,
+            request=self.request,
             fallback=self.fell_back.plan.route if self.fell_back is not None else None,
-            answered_by=answered_by,
-            server=answered_by[0] if answered_by else route.server_name if route else "",
-            model=route.model if route is not None else "",
+            answered_by=self.answered_by,
             cold=self.cold,
-            stages=stage_record(self.timeline, self.retrieval) if measured else None,
+            server_answered=timeline.headers_ns is not None or timeline.first_byte_ns is not None,
+            stages=stage_record(timeline, self.retrieval) if self._stream and plan else None,
         )
         settings = self._settings
         # A full disk: the figures wait for room too (None until then).
         self.metrics_record_id = await record_turn(
             settings.history, settings.metrics_store, self._writer, record
         )
+        self._publish(record.answer_finished())
+
+    def _publish(self, event: object) -> None:
+        if self._settings.bus is not None:
+            self._settings.bus.publish(event)
 
     # ---- when the consumer goes away without closing us ---------------------------------
 
@@ -489,9 +494,3 @@ class Generation(FirstTokenWait):
             return False
         self._conclude_cancelled()
         return True
-
-
-def _sentence(error: Exception) -> str:
-    if isinstance(error, TachyError):
-        return error.user_message
-    return f"Something went wrong: {without_errno(str(error) or type(error).__name__)}"

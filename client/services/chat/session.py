@@ -37,6 +37,7 @@ from client.services.chat.turn_steps import (
     TurnKind,
     TurnSteps,
 )
+from client.services.events import EventBus
 from client.services.images.vision import ModelVision
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.compression import StoredSummary
@@ -62,6 +63,7 @@ class ChatSession:
     # A misspelt or retired setting fails loudly instead of being ignored.
     __slots__ = (
         "_owned_db",
+        "events",
         "history",
         "knowledge",
         "load_estimate",
@@ -109,6 +111,7 @@ class ChatSession:
         self.vision: ModelVision | None = None  # which models can see (images' routes)
         # What the server's prompt cache is known to hold (the warmer's knowledge).
         self.prompt_cache: Callable[[], CachedPrompt | None] | None = None
+        self.events: EventBus | None = None  # the root's: its turns publish there
         # Kept in the store: a reopened conversation sends its summary again.
         self.summaries = ConversationSummaries(SummaryStore(history.db))
 
@@ -323,4 +326,5 @@ class ChatSession:
             load_estimate=self.load_estimate,
             flush_interval_s=own.flush_interval_s,
             max_model_calls=own.max_model_calls,
+            bus=self.events,
         )

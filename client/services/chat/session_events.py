@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from client.backends.errors import BackendUnreachable, TachyError
+from client.backends.reasons import without_errno
 from client.core.metrics import RequestMetrics
 
 
@@ -67,6 +69,18 @@ def next_steps(
     if is_local and NextStep.USE_LOCAL in steps:
         steps.remove(NextStep.USE_LOCAL)
     return tuple(steps)
+
+
+def failure_outcome(error: Exception, has_text: bool) -> tuple[Outcome, str]:
+    """How an answer that failed with `error` ended, and its sentence for the user."""
+    if isinstance(error, BackendUnreachable):
+        outcome = Outcome.UNREACHABLE
+    else:
+        outcome = Outcome.INTERRUPTED if has_text else Outcome.FAILED
+    if isinstance(error, TachyError):
+        return outcome, error.user_message
+    reason = without_errno(str(error) or type(error).__name__)
+    return outcome, f"Something went wrong: {reason}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from client.services.chat.answer_writer import FLUSH_INTERVAL_S
 from client.services.chat.loading_stage import LoadEstimate, ModelStateProvider
 from client.services.chat.session_settings import MAX_MODEL_CALLS
 from client.services.chat.turn_store import Turn
+from client.services.events import EventBus
 from client.services.images.stored import stored_images
 from client.services.images.vision import ModelVision
 from client.services.knowledge.knowledge_stage import KnowledgeStage
@@ -111,6 +112,7 @@ class RunSettings:
     load_estimate: LoadEstimate | None = None  # the model's learned load time, ms
     flush_interval_s: float = FLUSH_INTERVAL_S
     max_model_calls: int = MAX_MODEL_CALLS
+    bus: EventBus | None = None  # the root's: TurnStarted, StateChanged, AnswerFinished
 
 
 @dataclass(frozen=True, slots=True)

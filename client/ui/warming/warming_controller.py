@@ -61,7 +61,6 @@ class WarmingController(QObject):
         self.warmer = policy.warmer
         self.warmer.add_listener(self._on_status)
         policy.prefix_provider(self._current)
-        self._first_token_seen = False
         self._build_widgets()
         self.tasks = KeptTasks()  # reading a context length, counting tokens
         self._typing_timer = self._timer(TYPING_WARM_MS, self._typed)
@@ -257,19 +256,15 @@ class WarmingController(QObject):
             report(error, "predicting the wait")
 
     # --- requests ------------------------------------------------------------------
-    def request_started(self, generation: Generation) -> None:
-        self._first_token_seen = False
-        self.policy.request_started(generation, self.page.last_question)
+    # The policy hears each turn on the root's events (client/services/events.py);
+    # the window only redraws the prediction and its error.
+    def request_started(self, _generation: Generation) -> None:
         self.prediction_label.setText("")
 
     def token(self, _kind: TokenKind, _chars: int, _at_ns: int) -> None:
-        if not self._first_token_seen:
-            self._first_token_seen = True
-            self.policy.first_token()
+        pass
 
-    def request_finished(self, generation: Generation) -> None:
-        if self.policy.request_finished(generation):
-            self._save_timer.start()
+    def request_finished(self, _generation: Generation) -> None:
         self._show_hud_error()
 
     def _show_hud_error(self) -> None:
