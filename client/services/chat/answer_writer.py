@@ -12,8 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 from client.core.conversation import ChatRequest
 from client.core.events import TokenKind
@@ -21,12 +20,18 @@ from client.core.timeline import RequestTimeline
 from client.services.chat.session_events import Finished, Stage
 from client.services.chat.turn_store import Turn, name_fallback, name_pool_server
 from client.services.events import AnswerFinished
-from client.services.knowledge.knowledge_stage import sources_record
 from client.services.knowledge.retrieval import Retrieval
 from client.services.planning.planner import RequestPlan, Route
 from client.services.storage import full_disk as saving
 from client.store.history import HistoryStore, MessageState
 from client.store.metrics_store import MetricsStore
+from client.store.stage_records import (
+    SourcePlace,
+    StageRecord,
+    StoredStage,
+    encode_stages,
+    stage_from_counts,
+)
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +162,7 @@ class TurnRecord:
     answered_by: tuple[str, str] | None  # a pool's server and model
     cold: bool
     server_answered: bool  # a header or a byte came back
-    stages: list[dict[str, Any]] | None  # None: nothing was sent, nothing to measure
+    stages: list[StageRecord] | None  # None: nothing was sent, nothing to measure
 
     @property
     def route(self) -> Route | None:
@@ -222,23 +227,35 @@ def stored_state(finished: Finished, turn: Turn | None) -> MessageState:
     return state
 
 
-def stage_record(timeline: RequestTimeline, retrieval: Retrieval | None) -> list[dict[str, Any]]:
-    """Stages in ms since the request was written (the part before is negative), with
-    their counts (retrieving: passages and tokens; a cascade's fallback: attempt 2)."""
+def stage_record(timeline: RequestTimeline, retrieval: Retrieval | None) -> list[StoredStage]:
+    """The stages as the metrics store keeps them (JSON: the waterfall redraws them)."""
+    return encode_stages(stage_records(timeline, retrieval))
+
+
+def stage_records(timeline: RequestTimeline, retrieval: Retrieval | None) -> list[StageRecord]:
+    """One StageRecord per stage, in ms since the request was written (the part before
+    is negative), with its typed parts (client/store/stage_records.py); the retrieving
+    stage names the answer's sources, for when it is reopened."""
     origin = timeline.request_written_ns
     if origin is None and timeline.stages:
         origin = timeline.stages[0].start_ns
-    record: list[dict[str, Any]] = [
-        {
-            "stage": s.name,
-            "start_ms": (s.start_ns - (origin or 0)) / 1e6,
-            "end_ms": None if s.end_ns is None else (s.end_ns - (origin or 0)) / 1e6,
-            **(s.counts or {}),
-        }
+    records = [
+        stage_from_counts(
+            s.name,
+            (s.start_ns - (origin or 0)) / 1e6,
+            None if s.end_ns is None else (s.end_ns - (origin or 0)) / 1e6,
+            s.counts or {},
+        )
         for s in timeline.stages
     ]
-    if retrieval is not None:  # the answer's sources, for when it is reopened
-        for stage in record:
-            if stage["stage"] == Stage.RETRIEVING.value:
-                stage["sources"] = sources_record(retrieval)
-    return record
+    if retrieval is None:
+        return records
+    sources = tuple(
+        SourcePlace(h.path, h.line_start, h.line_end, h.unit) for h in retrieval.passages
+    )
+    return [
+        replace(r, retrieval=replace(r.retrieval, sources=sources))
+        if r.stage == Stage.RETRIEVING.value and r.retrieval is not None
+        else r
+        for r in records
+    ]

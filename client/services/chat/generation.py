@@ -46,7 +46,7 @@ from client.services.chat.answer_writer import (
     AnswerWriter,
     TurnRecord,
     record_turn,
-    stage_record,
+    stage_records,
 )
 from client.services.chat.loading_stage import LoadingWatch
 from client.services.chat.model_call import (
@@ -85,6 +85,7 @@ from client.services.images.cost import note_images
 from client.services.knowledge.knowledge_stage import Retrieved
 from client.services.knowledge.retrieval import Retrieval
 from client.services.planning.planner import RequestPlan, Route, RouteChoice
+from client.store.stage_records import RetrievalPart, part_counts
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +260,8 @@ class Generation(FirstTokenWait):
 
     async def _retrieve(self, turn: Turn) -> Retrieval:
         found = self.retrieval = await self._steps.retrieve(turn)
-        self.timeline.stages[-1].counts = {"passages": len(found.passages), "tokens": found.tokens}
+        found_part = RetrievalPart(len(found.passages), found.tokens)
+        self.timeline.stages[-1].counts = part_counts(found_part)
         return found
 
     def _open(self, outgoing: Outgoing) -> LoadingRetryStream:
@@ -456,7 +458,7 @@ class Generation(FirstTokenWait):
             answered_by=self.answered_by,
             cold=self.cold,
             server_answered=timeline.headers_ns is not None or timeline.first_byte_ns is not None,
-            stages=stage_record(timeline, self.retrieval) if self._stream and plan else None,
+            stages=stage_records(timeline, self.retrieval) if self._stream and plan else None,
         )
         settings = self._settings
         # A full disk: the figures wait for room too (None until then).
