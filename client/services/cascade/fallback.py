@@ -47,6 +47,7 @@ class FellBack:
     failed_model: str
     error: str
     plan: RequestPlan  # the fallback's plan, now answering
+    request: ChatRequest  # what it sent (built once from that plan)
 
     @property
     def note(self) -> str:
@@ -150,11 +151,12 @@ class FallbackStream(Forwarding[ChatStream | FleetStream]):
         timeline.close_stages()
         timeline.enter_stage("understanding")
         mark_fallback(timeline, plan.route, failed)  # attempt 2, and which model takes over
-        second = answer_stream_of(plan.route.backend, plan.request(), self._timeouts)
+        request = plan.request()
+        second = answer_stream_of(plan.route.backend, request, self._timeouts)
         second.timeline = timeline
         self._current = second
         why = failure_sentence(first.outcome.error)
-        self.fell_back = FellBack(failed.tier, failed.model, why, plan)
+        self.fell_back = FellBack(failed.tier, failed.model, why, plan, request)
         if self._on_fallback is not None:
             self._on_fallback(self.fell_back)
         return second

@@ -39,7 +39,6 @@ from client.core.events import (
 )
 from client.core.metrics import RequestMetrics, compute_metrics
 from client.core.timeline import RequestTimeline, now_ns
-from client.services.cascade.cascade import first_token_limit
 from client.services.cascade.fallback import FellBack
 from client.services.cascade.route_record import mark_route
 from client.services.chat.answer_writer import (
@@ -274,8 +273,7 @@ class Generation(FirstTokenWait):
         sent = [image for message in outgoing.request.messages for image in message.images]
         note_images(self.timeline, sent, self.images_prepare_ms)  # the waterfall's image row
         timeouts = StreamTimeouts(first_byte_s=None, stall_s=settings.stall_timeout_s)
-        limit = first_token_limit(plan, settings.fallback_after_s, settings.first_token_timeout_s)
-        self._opener = opener_for(plan, limit)
+        self._opener = opener_for(plan, settings.fallback_after_s, settings.first_token_timeout_s)
         # A 503 "Loading model" before the first token: the loading stage, asked again.
         stream = LoadingRetryStream(
             self._opener, outgoing.request, timeouts, settings.first_token_timeout_s
@@ -289,7 +287,7 @@ class Generation(FirstTokenWait):
     def _take_fallback(self, fell_back: FellBack) -> None:
         """A cascade's other model answers: its plan and request are the answer's."""
         self.fell_back, self.plan = fell_back, fell_back.plan
-        self.request = fell_back.plan.request()
+        self.request = fell_back.request
         self._waiting_since = asyncio.get_running_loop().time()  # its own Keep waiting
 
     def _take_turn(self, turn: Turn) -> None:

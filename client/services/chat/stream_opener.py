@@ -1,6 +1,6 @@
 """Opening a model call's stream: one StreamOpener, chosen once from the plan.
 
-    opener = opener_for(plan, first_token_s)     # plain, cascade (its fallback) or pool
+    opener = opener_for(plan, 10.0, 60.0)        # plain, cascade (its fallback) or pool
     stream = LoadingRetryStream(opener, request, timeouts, within_s)
     async with stream:
         async for event in stream: ...            # Started, Prefill, Token ..., Done | Failed
@@ -33,6 +33,7 @@ from client.core.conversation import ChatRequest
 from client.core.events import Done, Failed, ServerTimings, Started, StreamEvent, Usage
 from client.core.metrics import RequestMetrics
 from client.core.timeline import RequestTimeline
+from client.services.cascade.cascade import first_token_limit
 from client.services.cascade.fallback import CascadeOpener
 from client.services.fleet.pool_backend import PoolBackend, PoolOpener
 from client.services.planning.planner import RequestPlan
@@ -92,11 +93,15 @@ class PlainOpener:
         return None
 
 
-def opener_for(plan: RequestPlan, first_token_s: float | None = None) -> StreamOpener:
-    """The plan's opener, chosen once: a cascade's (its route gets `first_token_s` for
-    its first token, then the fallback answers), a pool's, or the server's own."""
+def opener_for(
+    plan: RequestPlan, fallback_after_s: float, first_token_limit_s: float | None
+) -> StreamOpener:
+    """The plan's opener, chosen once: a cascade's (its route gets `fallback_after_s`,
+    longer when the plan predicts a long wait, never past `first_token_limit_s`, for its
+    first token; then the fallback answers), a pool's, or the server's own."""
     if plan.fallback is not None:
-        return CascadeOpener(plan, first_token_s)
+        limit = first_token_limit(plan, fallback_after_s, first_token_limit_s)
+        return CascadeOpener(plan, limit)
     backend = plan.route.backend
     if isinstance(backend, PoolBackend):
         return PoolOpener(backend)
