@@ -32,6 +32,7 @@ from client.cli.chat_common import (
     exit_code,
     failure_exit,
     first_listed,
+    learning_root,
     options,
     prefill_line,
     say,
@@ -46,10 +47,6 @@ from client.services.chat.session import ChatSession
 from client.services.knowledge.retrieval import Retrieval, as_passages
 from client.services.planning.planner import RequestPlan
 from client.services.servers.servers import ServerChoice as Server
-from client.services.storage.stores import Stores
-from client.services.tachy import Tachy
-from client.store.recovery import open_history
-from client.store.settings import Settings
 
 __all__ = ["EXIT_FAILED", "EXIT_UNREACHABLE", "prefill_line", "summary_line"]
 _say = say
@@ -157,8 +154,7 @@ class ServerChoice:
     def __init__(self, args: argparse.Namespace) -> None:
         self._args = args
         # The settings store only: what earlier answers taught the TTFT predictors.
-        self._db = open_history(check=False).db
-        self.tachy = Tachy(Stores(settings=Settings(self._db)), warm_models=False)
+        self.tachy, self._db = learning_root()
         self._local = False  # the local engine answers
         self._backend: Backend | None = None
         self.models: list[ModelInfo] | None = None  # None: not read

@@ -35,6 +35,11 @@ from client.services.chat.turn_state import STATE_WORDS, StreamStates
 from client.services.events import AnswerFinished
 from client.services.fleet.fleet_stream import FleetStream
 from client.services.planning.planner import RequestPlan
+from client.services.storage.stores import Stores
+from client.services.tachy import Tachy
+from client.store.db import Database
+from client.store.recovery import open_history
+from client.store.settings import Settings
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
@@ -295,3 +300,11 @@ def answer_finished(
         predicted_ttft_ms=plan.predicted_ttft_ms,
         server_answered=timeline.headers_ns is not None or timeline.first_byte_ns is not None,
     )
+
+
+def learning_root() -> tuple[Tachy, Database]:
+    """The app's root for a command: no stored history, but the settings store, where
+    the TTFT predictors keep what they learn from every answer (close the database
+    after the root)."""
+    db = open_history(check=False).db
+    return Tachy(Stores(settings=Settings(db)), warm_models=False), db

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from client.cli import main
 from client.lab import run_in_thread, scenario_from_dict
 from client.services.servers.servers import ServerChoice
 from client.services.storage.stores import open_stores
@@ -70,4 +71,20 @@ async def test_a_new_chat_process_predicts_from_an_answer_the_app_got(
     assert plan["predicted_ttft_ms"] is None  # no answer of this server and model yet
     assert second[0]["event"] == "plan"  # before the request
     predicted = second[0]["predicted_ttft_ms"]
+    assert isinstance(predicted, float) and predicted > 0
+
+
+def test_tachy_bench_teaches_the_same_predictor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TACHY_DATA_DIR", str(tmp_path))
+    running = run_in_thread(scenario_from_dict({"ttft": 40, "tpot_ms": 1, "output_tokens": 3}))
+    try:
+        args = ["bench", "--url", running.url, "--api", "openai", "-m", MODEL, "-n", "2"]
+        assert main(args) == 0
+        plan = next(line for line in _chat_json(running.url, tmp_path) if line["event"] == "plan")
+    finally:
+        running.stop()
+    capsys.readouterr()
+    predicted = plan["predicted_ttft_ms"]
     assert isinstance(predicted, float) and predicted > 0
