@@ -23,12 +23,11 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QLabel, QMenu, QToolButton
 
 from client.core.conversation import ChatMessage
-from client.core.events import TokenKind
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.servers.model_status import ModelStatus
 from client.services.warming.warming_policy import WarmingPolicy
-from client.ui.chat.run_listener import ChainedListener
+from client.ui.chat.run_listener import TachyEvents
 from client.ui.common.async_errors import KeptTasks, report
 from client.ui.common.error_text import error_text
 from client.ui.common.locale_text import number
@@ -46,7 +45,6 @@ TYPING_WARM_MS = 300  # the first keystroke warms this soon after; later ones ri
 # request wait for the prefill of a conversation only passed through on the way.
 OPENED_WARM_MS = 1000
 REFRESH_MS = 30_000  # "warm · N min left" is re-read this often
-SAVE_DELAY_MS = 200  # saved this long after an answer ends: its last paint comes first
 CUT_MARKER = QT_TRANSLATE_NOOP("WarmingController", "Earlier messages not sent: context budget")
 
 
@@ -67,7 +65,6 @@ class WarmingController(QObject):
         self._opened_timer = self._timer(OPENED_WARM_MS, self._warm_opened)
         self._refresh_timer = self._timer(REFRESH_MS, self._show_status, single=False)
         self._refresh_timer.start()
-        self._save_timer = self._timer(SAVE_DELAY_MS, policy.save_learned)
         self._connect()
         self.engine_sleep = EngineSleepController(app, self.warmer, self.tasks)
 
@@ -145,9 +142,10 @@ class WarmingController(QObject):
             signal.connect(lambda *_: QTimer.singleShot(0, self._on_conversation_opened))
         # After ChatPage's own slot: the question has its stored id by then.
         self.page.runner.ended.connect(self._on_ended)
-        self.page.runner.listener = ChainedListener(
-            self, self.page.runner.listener, "keeping the model warm"
-        )
+        # The policy hears each turn on the root's events; the window only redraws.
+        self.events = TachyEvents(self.tachy.events, self)
+        self.events.turnStarted.connect(lambda _: self.prediction_label.setText(""))
+        self.events.answerFinished.connect(lambda _: self._show_hud_error())
 
     def _on_server_changed(self, _url: str, _api: str, _model: str) -> None:
         self._retarget("app start" if self.warmer.backend is None else "server changed")
@@ -256,17 +254,6 @@ class WarmingController(QObject):
             report(error, "predicting the wait")
 
     # --- requests ------------------------------------------------------------------
-    # The policy hears each turn on the root's events (client/services/events.py);
-    # the window only redraws the prediction and its error.
-    def request_started(self, _generation: Generation) -> None:
-        self.prediction_label.setText("")
-
-    def token(self, _kind: TokenKind, _chars: int, _at_ns: int) -> None:
-        pass
-
-    def request_finished(self, _generation: Generation) -> None:
-        self._show_hud_error()
-
     def _show_hud_error(self) -> None:
         self.prediction_note = self._prediction_error_text()
         if self.app.hud is not None:
@@ -314,7 +301,7 @@ class WarmingController(QObject):
         """Timers and tasks stop; the policy saves and stops with the app's Tachy."""
         for timer in (self._typing_timer, self._opened_timer, self._refresh_timer):
             timer.stop()
-        self._save_timer.stop()
+        self.events.close()
         self.policy.save_learned()
         await self.tasks.aclose()
 
