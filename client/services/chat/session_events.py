@@ -95,10 +95,14 @@ def failure_outcome(error: Exception, has_text: bool) -> tuple[Outcome, str]:
         outcome = Outcome.UNREACHABLE
     else:
         outcome = Outcome.INTERRUPTED if has_text else Outcome.FAILED
+    return outcome, failure_sentence(error)
+
+
+def failure_sentence(error: Exception) -> str:
+    """What the user reads of an error: its own sentence, else a plain one."""
     if isinstance(error, TachyError):
-        return outcome, error.user_message
-    reason = without_errno(str(error) or type(error).__name__)
-    return outcome, f"Something went wrong: {reason}"
+        return error.user_message
+    return f"Something went wrong: {without_errno(str(error) or type(error).__name__)}"
 
 
 @dataclass(frozen=True, slots=True)

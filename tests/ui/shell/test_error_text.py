@@ -39,7 +39,7 @@ from client.backends.local_engine import (
     find_model_file,
 )
 from client.backends.server_figures import Reply
-from client.services.chat import generation
+from client.services.chat import session_events
 from client.services.hud import server_stats
 from client.services.images.preparation import _too_big, prepare_image
 from client.services.images.vision import CANNOT_SEE
@@ -213,7 +213,7 @@ CASES: list[tuple[str, list[str]]] = [
     ),  # type: ignore[union-attr]
     ("The server's /api/ps did not answer JSON.", []),
     ("A saved server is already called 'Home'.", ["'Home'"]),
-    (generation._sentence(KeyError("surprise")), ["'surprise'"]),
+    (session_events.failure_sentence(KeyError("surprise")), ["'surprise'"]),
     (INTERRUPTED_BY_EXIT, []),
     (
         str(ImagesRefused("smollm2", "smollm2 is not a multimodal model")),
