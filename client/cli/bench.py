@@ -33,7 +33,13 @@ from client.cli import (
     images,
     pool_args,
 )
-from client.cli.chat_common import EXIT_FAILED, EXIT_UNREACHABLE, failure_exit, first_listed
+from client.cli.chat_common import (
+    EXIT_FAILED,
+    EXIT_UNREACHABLE,
+    failure_exit,
+    first_listed,
+    learning_root,
+)
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.stats import Summary
 from client.services.bench.runner import (
@@ -45,7 +51,8 @@ from client.services.bench.runner import (
     unload_ollama_model,
 )
 from client.services.bench.sweep import run_sweep
-from client.services.storage.stores import Stores
+from client.services.events import AnswerFinished
+from client.services.planning.planner import Route
 from client.services.tachy import ManagedEngine, Tachy
 from client.services.warming.cold_start import cold_start_then_warm
 
@@ -127,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
 async def _bench(args: argparse.Namespace, prompt: str) -> int:
     if args.spec:
         return await _bench_spec(args, prompt)
-    tachy = Tachy(Stores(), warm_models=False)  # the app's composition root: its engine
+    tachy, db = learning_root()  # the app's composition root: its engine, its predictors
     engine: ManagedEngine | None = None
     if args.local or not args.url:
         engine = tachy.local_engine()
@@ -164,13 +171,28 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
                 make_cold = cold_start_then_warm(make_cold, backend, model, engine=engine)
             report = await run_bench(backend, settings, make_cold, progress)
             progress.finish()
+            _teach(tachy, Route(backend, model, backend.base_url, engine is not None), report)
         finally:
             await backend.aclose()
     finally:
-        await tachy.aclose()  # stops the local engine, if it started one
+        try:
+            await tachy.aclose()  # saves what was learned; stops the local engine
+        finally:
+            db.close()
     _write_outputs(report, args.json)
     bench_modes.write_files(report, args)
     return _exit_code(report)
+
+
+def _teach(tachy: Tachy, route: Route, report: BenchReport) -> None:
+    """The root's TTFT predictor of this server and model learns from each answer, as
+    from the window's."""
+    for result in report.results:
+        if result.ok:
+            outcome = AnswerFinished(
+                result.metrics, route, "complete", kind="bench", cold=result.cold
+            )
+            tachy.events.publish(outcome)
 
 
 async def _bench_spec(args: argparse.Namespace, prompt: str) -> int:

@@ -27,10 +27,12 @@ from client.cli.chat_common import (
     EXIT_UNREACHABLE,
     JsonPrinter,
     TextPrinter,
+    answer_finished,
     api_key,
     exit_code,
     failure_exit,
     first_listed,
+    learning_root,
     options,
     prefill_line,
     say,
@@ -39,15 +41,13 @@ from client.cli.chat_common import (
     with_ticks,
 )
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
-from client.core.conversation import ChatRequest
 from client.core.events import Failed
 from client.core.images import Attachment
-from client.services.cascade.loading_retry import LoadingRetryStream
 from client.services.chat.session import ChatSession
+from client.services.chat.stream_opener import LoadingRetryStream, PlainOpener
 from client.services.knowledge.retrieval import Retrieval, as_passages
+from client.services.planning.planner import RequestPlan
 from client.services.servers.servers import ServerChoice as Server
-from client.services.storage.stores import Stores
-from client.services.tachy import Tachy
 
 __all__ = ["EXIT_FAILED", "EXIT_UNREACHABLE", "prefill_line", "summary_line"]
 _say = say
@@ -126,23 +126,30 @@ async def _chat(args: argparse.Namespace) -> int:
         attached = await images.prepare(args, backend, model)
         if isinstance(printer, JsonPrinter):
             printer.images([images.image_record(a) for a in attached])
-        request = _request(choice.use(backend, model), args, text, found, attached)
+        plan = _plan(choice.use(backend, model), args, text, found, attached)
+        request = plan.request()
+        if isinstance(printer, JsonPrinter):  # the wait predicted from earlier answers
+            printer.plan(plan)
         limits = timeouts(args, spent_s=choice.waited_s)
         # A 503 "Loading model" to the request itself is the loading state, waited out.
         stream = LoadingRetryStream(
-            lambda: backend.chat(request, limits),
-            limits.first_byte_s or LOAD_WAIT_S,
-            lambda on: printer.loading(on, stream),
+            PlainOpener(backend), request, limits, limits.first_byte_s or LOAD_WAIT_S
         )
         try:
             async with stream:
-                ticking = args.json or args.stages  # the states before the first byte
-                async for event in with_ticks(stream) if ticking else stream:
+                loading = False  # the server answers 503 "Loading model" for now
+                # Ticks: the states before the first byte, the loading retries' among them.
+                async for event in with_ticks(stream):
+                    if stream.server_loading != loading:
+                        loading = stream.server_loading
+                        printer.loading(loading, stream)
                     printer.show(event, stream)
         except asyncio.CancelledError:  # Ctrl-C: the text so far stays on screen
             printer.finish(stream)
             raise
         printer.finish(stream)
+        # The root's policies hear the answer as the window's: the predictor learns.
+        choice.tachy.events.publish(answer_finished(plan, request, stream))
         if args.json and isinstance(stream.outcome, Failed):
             _say(stream.outcome.message)
         if found is not None:
@@ -161,7 +168,9 @@ class ServerChoice:
     ) -> None:
         self._args = args
         self._on_loading = on_loading  # the server said it is loading its model
-        self.tachy = Tachy(Stores(), warm_models=False)
+        # The settings store only: what earlier answers taught the TTFT predictors.
+        self.tachy, self._db = learning_root()
+        self._local = False  # the local engine answers
         self._backend: Backend | None = None
         self.models: list[ModelInfo] | None = None  # None: not read
         self.waited_s = 0.0  # for the server to load its model: part of the first token's wait
@@ -177,6 +186,7 @@ class ServerChoice:
                 _say(f"using {found[0].api} server at {found[0].url}")
         if url is None:
             url, api = await self._start_engine(), "openai"
+            self._local = True
         try:
             self._backend = await make_backend(url, api, key)
             await self._read_models(self._backend)
@@ -201,7 +211,7 @@ class ServerChoice:
 
     def use(self, backend: Backend, model: str) -> ChatSession:
         """The session the request is planned in, as the window plans a first message."""
-        where = Server(backend.base_url, backend.base_url, backend.api)
+        where = Server(backend.base_url, backend.base_url, backend.api, is_local=self._local)
         return self.tachy.use(backend, model, where)
 
     async def _start_engine(self) -> str:
@@ -219,18 +229,22 @@ class ServerChoice:
     async def __aexit__(self, *exc: object) -> None:
         if self._backend is not None:
             await self._backend.aclose()
-        await self.tachy.aclose()  # stops the local engine, if it started one
+        try:
+            await self.tachy.aclose()  # saves what was learned; stops the local engine
+        finally:
+            self._db.close()
 
 
-def _request(
+def _plan(
     session: ChatSession,
     args: argparse.Namespace,
     text: str,
     found: Retrieval | None = None,
     attached: Sequence[Attachment] = (),
-) -> ChatRequest:
-    """The request, planned by the session as the app plans a first message."""
+) -> RequestPlan:
+    """The request's plan, made by the session as the app plans a first message (with
+    the wait its model's predictor expects)."""
     passages = as_passages(found.passages) if found is not None else []
     session.configure(system_prompt=args.system or None, options=options(args))
     sent = tuple(a.sent for a in attached)
-    return session.plan_question([], text, passages=passages, images=sent).request()
+    return session.plan_question([], text, passages=passages, images=sent)

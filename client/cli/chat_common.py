@@ -16,14 +16,31 @@ from typing import TextIO
 from client.backends.base import Backend, ModelInfo
 from client.backends.errors import BackendUnreachable, StreamInterrupted, TachyError
 from client.backends.stream import ChatStream, StreamTimeouts
-from client.core.conversation import GenerationOptions
-from client.core.events import Failed, Prefill, Started, StreamEvent, Token, TokenKind, as_dict
+from client.core.conversation import ChatRequest, GenerationOptions
+from client.core.events import (
+    Done,
+    DoneReason,
+    Failed,
+    Prefill,
+    Started,
+    StreamEvent,
+    Token,
+    TokenKind,
+    as_dict,
+)
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
 from client.services.cascade.fallback import FallbackStream
-from client.services.cascade.loading_retry import LoadingRetryStream
+from client.services.chat.stream_opener import LoadingRetryStream
 from client.services.chat.turn_state import STATE_WORDS, StreamStates, TurnState
+from client.services.events import AnswerFinished
 from client.services.fleet.fleet_stream import FleetStream
+from client.services.planning.planner import RequestPlan
+from client.services.storage.stores import Stores
+from client.services.tachy import Tachy
+from client.store.db import Database
+from client.store.recovery import open_history
+from client.store.settings import Settings
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
@@ -177,6 +194,19 @@ class JsonPrinter:
         if event is not None:
             self._write(as_dict(event))
 
+    def plan(self, plan: RequestPlan) -> None:
+        """Before the request: where it goes and the wait predicted from earlier
+        answers to that server and model (null: none measured yet)."""
+        route = plan.route
+        self._write(
+            {
+                "event": "plan",
+                "model": route.model,
+                "prompt_tokens": plan.prompt_tokens,
+                "predicted_ttft_ms": plan.predicted_ttft_ms,
+            }
+        )
+
     def finish(self, stream: AnswerStream) -> None:
         if stream.outcome is not None:  # e.g. stopped by Ctrl-C: no event said so
             self._state(stream.outcome, stream)
@@ -290,3 +320,32 @@ def loading_line() -> str:
 
 def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+def answer_finished(
+    plan: RequestPlan, request: ChatRequest, stream: AnswerStream
+) -> AnswerFinished:
+    """The root's event for an answer the command streamed itself (the TTFT predictor
+    of its server and model learns from it, as from the window's)."""
+    timeline, outcome = stream.timeline, stream.outcome
+    if isinstance(outcome, Done):
+        ended = "stopped" if outcome.reason is DoneReason.CANCELLED else "complete"
+    else:
+        ended = "failed"
+    return AnswerFinished(
+        metrics=stream.metrics(),
+        route=plan.route,
+        outcome=ended,
+        plan=plan,
+        request=request,
+        predicted_ttft_ms=plan.predicted_ttft_ms,
+        server_answered=timeline.headers_ns is not None or timeline.first_byte_ns is not None,
+    )
+
+
+def learning_root() -> tuple[Tachy, Database]:
+    """The app's root for a command: no stored history, but the settings store, where
+    the TTFT predictors keep what they learn from every answer (close the database
+    after the root)."""
+    db = open_history(check=False).db
+    return Tachy(Stores(settings=Settings(db)), warm_models=False), db

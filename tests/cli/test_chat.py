@@ -66,11 +66,12 @@ def test_json_events_and_metrics(capsys: pytest.CaptureFixture[str]) -> None:
     every = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     lines = [line for line in every if line["event"] != "state"]
     names = [line["event"] for line in lines]
-    assert names == ["started", "token", "token", "usage", "done", "metrics"]
+    # The plan first: its predicted wait (tests/cli/test_chat_learns.py), then the stream.
+    assert names == ["plan", "started", "token", "token", "usage", "done", "metrics"]
     states = [line["state"] for line in every if line["event"] == "state"]
     assert states[-3:] == ["reading", "answering", "done"]  # the window's states
-    assert lines[1] == {"event": "token", "text": "x", "kind": "answer"}
-    assert lines[4]["reason"] == "stop" and lines[4]["text"] == "xy"
+    assert lines[2] == {"event": "token", "text": "x", "kind": "answer"}
+    assert lines[5]["reason"] == "stop" and lines[5]["text"] == "xy"
     assert lines[-1]["output_tokens"] == 2 and lines[-1]["ttft_ms"] > 0
 
 

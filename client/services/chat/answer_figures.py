@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from client.services.chat.session_events import Stage
+from client.store.stage_records import decode_stages
 
 
 class AnswerFigures(Protocol):
@@ -78,16 +79,10 @@ LOADING_SHOWN_MS = 50.0  # a shorter load reads "0.0 s": the model was as good a
 
 
 def loading_ms(stages: object) -> float | None:
-    """How long the request waited in the loading stage (its stages as stored:
-    client/services/chat/stage_record.py); None when it did not load a model, or
-    loaded it in less than LOADING_SHOWN_MS."""
-    if not isinstance(stages, list):
-        return None
-    total, loaded = 0.0, False
-    for stage in stages:
-        if not isinstance(stage, dict) or stage.get("stage") != Stage.LOADING.value:
-            continue
-        start, end = stage.get("start_ms"), stage.get("end_ms")
-        if isinstance(start, int | float) and isinstance(end, int | float) and end > start:
-            total, loaded = total + (end - start), True
+    """How long the request waited in the loading stage (its stages as stored, read by
+    client/store/stage_records.py); None when it did not load a model, or loaded it in
+    less than LOADING_SHOWN_MS."""
+    loads = [r.ms for r in decode_stages(stages) if r.stage == Stage.LOADING.value]
+    total = sum(ms for ms in loads if ms is not None and ms > 0)
+    loaded = any(ms is not None and ms > 0 for ms in loads)
     return total if loaded and total >= LOADING_SHOWN_MS else None

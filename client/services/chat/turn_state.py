@@ -13,27 +13,10 @@ model state (the loading stage), the knowledge stage, and how the turn ended.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from client.core.events import Done, DoneReason, Failed, Token, TokenKind
 from client.core.timeline import RequestTimeline
-from client.services.chat.session_events import Outcome, Stage
-
-
-class TurnState(StrEnum):
-    QUEUED = "queued"  # no server yet: the route is decided, the turn stored
-    CONNECTING = "connecting"  # the request is being sent
-    WAITING = "waiting"  # the request was written; nothing came back yet
-    LOADING = "loading"  # a signal says the server is loading the model
-    READING = "reading"  # the server accepted it (headers or a byte): reading the question
-    RETRIEVING = "retrieving"  # the knowledge stage
-    THINKING = "thinking"  # a reasoning model streams its reasoning
-    ANSWERING = "answering"  # answer tokens flowing
-    DONE = "done"
-    STOPPED = "stopped"
-    FAILED = "failed"
-    INTERRUPTED = "interrupted"
-
+from client.services.chat.session_events import Outcome, Stage, TurnState
 
 # The one set of words for the states, in English: `tachy chat --stages` prints them, the
 # waterfall's rows say them in the command line's text; the window's translatable copy
@@ -43,6 +26,7 @@ STATE_WORDS = {
     TurnState.CONNECTING: "Connecting",
     TurnState.WAITING: "Waiting for the server",
     TurnState.LOADING: "Loading the model",
+    TurnState.UNDERSTANDING: "Reading your question",  # the stage, said as its state
     TurnState.READING: "Reading your question",
     TurnState.RETRIEVING: "Searching your notes",
     TurnState.THINKING: "Thinking",
@@ -62,15 +46,11 @@ ENDED = (TurnState.DONE, TurnState.STOPPED, TurnState.FAILED, TurnState.INTERRUP
 QUEUED_ROW = "queued"
 WAITING_ROW = "waiting"
 
-# Where each stage of the timeline (the waterfall's rows, the stored stages) stands.
+# Where each stage of the timeline (the waterfall's rows, the stored stages) stands:
+# a stage is its state, but "understanding", said as reading (the rows split it).
 STAGE_STATES = {
-    QUEUED_ROW: TurnState.QUEUED,
-    WAITING_ROW: TurnState.WAITING,
-    Stage.LOADING.value: TurnState.LOADING,
+    **{state.value: state for state in TurnState},
     Stage.UNDERSTANDING.value: TurnState.READING,
-    Stage.RETRIEVING.value: TurnState.RETRIEVING,
-    Stage.THINKING.value: TurnState.THINKING,
-    Stage.ANSWERING.value: TurnState.ANSWERING,
 }
 
 OUTCOME_STATES = {

@@ -155,6 +155,27 @@ def _forget(asking: set[asyncio.Future[list[ModelInfo]]]) -> Callable[[Any], Non
     return done
 
 
+class PoolOpener:
+    """A pool's StreamOpener (client/services/chat/stream_opener.py): one answer by
+    its policy, named by the server of the pool that gave it."""
+
+    fell_back: None = None  # a pool has no other model
+
+    def __init__(self, pool: PoolBackend) -> None:
+        self._pool = pool
+        self.stream: FleetStream | None = None  # the one opened last
+
+    def open(self, request: ChatRequest, timeouts: StreamTimeouts) -> FleetStream:
+        self.stream = self._pool.answer(request, timeouts)
+        return self.stream
+
+    def answered_by(self) -> tuple[str, str] | None:
+        stream = self.stream
+        if stream is not None and stream.winner is not None:
+            return stream.winner_name, stream.winner_model
+        return None
+
+
 def answer_stream_of(
     backend: Backend, request: ChatRequest, timeouts: StreamTimeouts | None = None
 ) -> ChatStream | FleetStream:

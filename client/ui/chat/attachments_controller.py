@@ -6,10 +6,11 @@ off the GUI thread, which model can see is asked of its server once."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QBoxLayout, QFileDialog, QWidget
 
@@ -34,6 +35,22 @@ if TYPE_CHECKING:
 FOLLOW_MS = 500  # how often the model in use is compared with the one last asked about
 
 
+class ModelPicker(Protocol):
+    """The server bar's picker, as offering a model that can see uses it (the shell
+    hands it over: the chat area does not know the servers' area)."""
+
+    modelChosen: SignalInstance
+    modelOnServerChosen: SignalInstance
+
+    @property
+    def server_in_use(self) -> ServerChoice | None: ...
+    def model_groups(self) -> list[ServerChoice]: ...
+    def models_of(self, choice: ServerChoice) -> list[str]: ...
+    def set_models(
+        self, models: Sequence[str], current: str | None, server: ServerChoice | None = None
+    ) -> None: ...
+
+
 class AttachmentsController(QObject):
     waitingChanged = Signal()  # images attached or removed (the predicted wait follows)
 
@@ -53,6 +70,7 @@ class AttachmentsController(QObject):
         self._tokens = itertools.count(1)
         self._route: Route | None = None
         self._refused: list[Offered] = []  # offered to a model that cannot see
+        self.picker: ModelPicker | None = None  # the server bar's (set by the shell)
         self._offered: tuple[ServerChoice, str] | None = None  # a model that can see
         self._connect()
         if tachy.warming is not None:  # the waiting images count in the predicted wait
@@ -121,7 +139,9 @@ class AttachmentsController(QObject):
     async def _offer_seeing(self) -> None:
         """A text model was offered an image: offer the first model in the picker whose
         server says it can see (the same server's first, then the others')."""
-        bar = self.window.server_bar
+        bar = self.picker
+        if bar is None:
+            return
         in_use = bar.server_in_use
         candidates: list[tuple[ServerChoice, Route]] = []
         for choice in sorted(bar.model_groups(), key=lambda c: c != in_use):
@@ -141,7 +161,9 @@ class AttachmentsController(QObject):
         if self._offered is None:
             return
         choice, model = self._offered
-        bar = self.window.server_bar
+        bar = self.picker
+        if bar is None:
+            return
         self.tray.offer_model("")
         if choice == bar.server_in_use:
             bar.set_models(bar.models_of(choice), model, choice)

@@ -14,11 +14,11 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from client.core.images import Attachment
 from client.services.chat.answer_figures import RequestFigures, loading_ms, whole_answer
+from client.services.chat.answer_writer import stage_record
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
 from client.services.chat.shown_history import ShownHistory, StoredMessage
-from client.services.chat.stage_record import stage_record
 from client.services.chat.turn_state import TurnState
 from client.services.chat.turn_store import POOL_ROUTE
 from client.services.planning.router import RouteDecision

@@ -15,6 +15,7 @@ TURN_WORDS = {
     TurnState.CONNECTING: QT_TRANSLATE_NOOP("TurnState", "Connecting"),
     TurnState.WAITING: QT_TRANSLATE_NOOP("TurnState", "Waiting for the server"),
     TurnState.LOADING: QT_TRANSLATE_NOOP("TurnState", "Loading the model"),
+    TurnState.UNDERSTANDING: QT_TRANSLATE_NOOP("TurnState", "Reading your question"),
     TurnState.READING: QT_TRANSLATE_NOOP("TurnState", "Reading your question"),
     TurnState.RETRIEVING: QT_TRANSLATE_NOOP("TurnState", "Searching your notes"),
     TurnState.THINKING: QT_TRANSLATE_NOOP("TurnState", "Thinking"),

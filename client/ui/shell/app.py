@@ -190,6 +190,7 @@ class TachyApp:
         from client.ui.chat.attachments_controller import AttachmentsController
 
         self.attachments = AttachmentsController(self.page, self.tachy)
+        self.attachments.picker = self.window.server_bar  # offering a model that can see
         if self.warming is not None:  # the images' tokens are part of the predicted wait
             self.attachments.waitingChanged.connect(self.warming.show_prediction)
 

@@ -23,12 +23,11 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMenu, QToolButton
 
 from client.core.conversation import ChatMessage
-from client.core.events import TokenKind
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.servers.model_status import ModelStatus
 from client.services.warming.warming_policy import WarmingPolicy
-from client.ui.chat.run_listener import ChainedListener
+from client.ui.chat.run_listener import TachyEvents
 from client.ui.common.async_errors import KeptTasks, report
 from client.ui.common.error_text import error_text
 from client.ui.common.locale_text import number
@@ -46,7 +45,6 @@ TYPING_WARM_MS = 300  # the first keystroke warms this soon after; later ones ri
 # request wait for the prefill of a conversation only passed through on the way.
 OPENED_WARM_MS = 1000
 REFRESH_MS = 30_000  # "warm · N min left" is re-read this often
-SAVE_DELAY_MS = 200  # saved this long after an answer ends: its last paint comes first
 CUT_MARKER = QT_TRANSLATE_NOOP("WarmingController", "Earlier messages not sent: context budget")
 
 
@@ -68,14 +66,12 @@ class WarmingController(QObject):
         self.warmer = policy.warmer
         self.warmer.add_listener(self._on_status)
         policy.prefix_provider(self._current)
-        self._first_token_seen = False
         self._build_widgets()
         self.tasks = KeptTasks()  # reading a context length, counting tokens
         self._typing_timer = self._timer(TYPING_WARM_MS, self._typed)
         self._opened_timer = self._timer(OPENED_WARM_MS, self._warm_opened)
         self._refresh_timer = self._timer(REFRESH_MS, self._show_status, single=False)
         self._refresh_timer.start()
-        self._save_timer = self._timer(SAVE_DELAY_MS, policy.save_learned)
         self._connect()
         self.engine_sleep = EngineSleepController(self.tachy, self.page, self.warmer, self.tasks)
 
@@ -148,9 +144,10 @@ class WarmingController(QObject):
         self.page.conversationChanged.connect(lambda _: self._recount_base())
         # After ChatPage's own slot: the question has its stored id by then.
         self.page.runner.ended.connect(self._on_ended)
-        self.page.runner.listener = ChainedListener(
-            self, self.page.runner.listener, "keeping the model warm"
-        )
+        # The policy hears each turn on the root's events; the window only redraws.
+        self.events = TachyEvents(self.tachy.events, self)
+        self.events.turnStarted.connect(lambda _: self.prediction_label.setText(""))
+        self.events.answerFinished.connect(lambda _: self._show_hud_error())
 
     def _on_server_changed(self, _url: str, _api: str, _model: str) -> None:
         self._retarget("app start" if self.warmer.backend is None else "server changed")
@@ -262,21 +259,6 @@ class WarmingController(QObject):
             report(error, "predicting the wait")
 
     # --- requests ------------------------------------------------------------------
-    def request_started(self, generation: Generation) -> None:
-        self._first_token_seen = False
-        self.policy.request_started(generation, self.page.last_question)
-        self.prediction_label.setText("")
-
-    def token(self, _kind: TokenKind, _chars: int, _at_ns: int) -> None:
-        if not self._first_token_seen:
-            self._first_token_seen = True
-            self.policy.first_token()
-
-    def request_finished(self, generation: Generation) -> None:
-        if self.policy.request_finished(generation):
-            self._save_timer.start()
-        self._show_hud_error()
-
     def _show_hud_error(self) -> None:
         self.prediction_note = self._prediction_error_text()
         self.predictionNoteChanged.emit(self.prediction_note)
@@ -328,6 +310,6 @@ class WarmingController(QObject):
         """Timers and tasks stop; the policy saves and stops with the app's Tachy."""
         for timer in (self._typing_timer, self._opened_timer, self._refresh_timer):
             timer.stop()
-        self._save_timer.stop()
+        self.events.close()
         self.policy.save_learned()
         await self.tasks.aclose()

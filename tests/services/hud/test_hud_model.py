@@ -436,7 +436,7 @@ def test_a_cascade_route_is_drawn_on_its_stage_live_and_stored() -> None:
         compute_metrics(timeline, None, []), timeline, at=1.0, model="smol", server="s",
         cold=False, outcome="complete",
     )  # fmt: skip
-    from client.services.chat.stage_record import stage_record
+    from client.services.chat.answer_writer import stage_record
 
     kept = json.dumps(stage_record(timeline, None))  # as the metrics store keeps it
     stored = record_from_stored({"time": 1.0, "stages": kept})

@@ -14,6 +14,7 @@ from client.core.conversation import ChatMessage
 from client.core.images import Attachment, ImagePart
 from client.lab import LabServer, scenario_from_dict
 from client.services.chat.session import ChatSession
+from client.services.events import EventBus
 from client.services.images.preparation import prepare_image
 from client.services.planning.tokenize import PromptTokenCounter
 from client.services.warming.warming_policy import WarmingPolicy
@@ -61,16 +62,16 @@ async def test_the_servers_count_after_the_first_image_reply_sets_the_rate(
     session = ChatSession(backend, "seer", HistoryStore(db), server_name="Lab")
     policy = WarmingPolicy()
     policy.retarget(session, None, "test")
+    session.events = EventBus()  # the policy hears each turn there, as under Tachy
+    policy.subscribe(session.events)
     counter = policy.counter
     assert counter is not None and counter.tokens_per_tile == 256  # the rule, before
     policy.draft_images = lambda: [photo().sent]
     assert policy.images_estimated()  # issue 39, item 14: said as an estimate until ...
     try:
         first = session.generate(None, "what is this?", images=[photo()])  # 2 x 2 tiles
-        policy.request_started(first, "what is this?")
         async for _event in first:
             pass
-        policy.request_finished(first)
         assert 90 <= counter.tokens_per_tile <= 110  # the lab's 100, less the text's error
         assert not policy.images_estimated()  # ... the server counted one
         assert first.conversation_id is not None

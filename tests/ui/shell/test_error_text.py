@@ -42,7 +42,7 @@ from client.backends.errors import (
 from client.backends.figures.fetch import Reply
 from client.backends.figures.snapshot import failure
 from client.backends.kinds import registry
-from client.services.chat import generation
+from client.services.chat import session_events
 from client.services.images.preparation import _too_big, prepare_image
 from client.services.images.vision import CANNOT_SEE
 from client.services.servers.model_admin import ModelsNotManaged
@@ -215,7 +215,7 @@ CASES: list[tuple[str, list[str]]] = [
     ),
     ("The server's /api/ps did not answer JSON.", []),
     ("A saved server is already called 'Home'.", ["'Home'"]),
-    (generation._sentence(KeyError("surprise")), ["'surprise'"]),
+    (session_events.failure_sentence(KeyError("surprise")), ["'surprise'"]),
     (INTERRUPTED_BY_EXIT, []),
     (
         str(ImagesRefused("smollm2", "smollm2 is not a multimodal model")),
