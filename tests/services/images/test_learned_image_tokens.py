@@ -14,6 +14,7 @@ from PIL import Image
 from client.backends import OpenAICompatBackend
 from client.core.images import Attachment
 from client.services.chat.session import ChatSession
+from client.services.events import EventBus
 from client.services.images.preparation import prepare_image
 from client.services.warming.warming_policy import WarmingPolicy
 from client.store.db import Database
@@ -38,6 +39,8 @@ async def test_the_first_image_reply_teaches_the_servers_count(
     session.configure(options=session.settings.options.__class__(max_tokens=2))
     policy = WarmingPolicy()
     policy.retarget(session, None, "test")
+    session.events = EventBus()  # the policy hears each turn there, as under Tachy
+    policy.subscribe(session.events)
     counter = policy.counter
     assert counter is not None
     first, second = _noise((320, 256), 1), _noise((320, 256), 2)
@@ -46,10 +49,8 @@ async def test_the_first_image_reply_teaches_the_servers_count(
     assert guessed == 256 and policy.images_estimated()  # the rule's guess, said as one
     try:
         asked = session.generate(None, "What is this?", images=[first])
-        policy.request_started(asked, "What is this?")
         async for _event in asked:
             pass
-        policy.request_finished(asked)
         assert asked.finished is not None and asked.finished.metrics.prompt_tokens
         again = session.generate(None, "And this?", images=[second])
         async for _event in again:
