@@ -20,7 +20,15 @@ from client.backends.base import Backend, ModelInfo
 from client.backends.errors import TachyError
 from client.backends.local_engine import LocalEngineUnavailable
 from client.backends.openai_compat import OpenAICompatBackend
-from client.cli import cascade_args, chat_cascade, chat_kb, chat_pool, images, pool_args
+from client.cli import (
+    cascade_args,
+    chat_cascade,
+    chat_kb,
+    chat_pool,
+    chat_tools,
+    images,
+    pool_args,
+)
 from client.cli.chat_common import (
     EXIT_FAILED,
     EXIT_STOPPED,
@@ -80,6 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     chat_cascade.add_arguments(parser)
     images.add_arguments(parser)
     pool_args.add_arguments(parser)
+    chat_tools.add_arguments(parser)
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
@@ -122,6 +131,9 @@ async def _chat(args: argparse.Namespace) -> int:
         model = args.model or first_listed(backend, choice.models)
         attached = await images.prepare(args, backend, model)
         request = _request(choice.use(backend, model), args, text, found, attached)
+        if chat_tools.wanted(args):  # the tool loop: model calls and tool calls
+            limits = timeouts(args, spent_s=choice.waited_s)
+            return await chat_tools.run(args, choice.tachy.tools, backend, request, limits)
         stream = backend.chat(request, timeouts(args, spent_s=choice.waited_s))
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
         try:
