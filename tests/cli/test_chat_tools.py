@@ -125,3 +125,22 @@ def test_ctrl_c_during_a_hung_tool_exits_130_and_ends_the_server(
 
 def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def test_bench_splits_each_turn_into_model_and_tool_time(
+    lab_url: str, mcp_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "Use add for 2 and 3, then slow_count for 0.05 seconds in 2 steps."
+    args = ["bench", "--url", lab_url, "--api", "openai", "-m", "tachy-lab", "-n", "2"]
+    code = main([*args, "--mcp", str(mcp_file), "--allow-tools", "all", "--prompt", text,
+                 "--json"])  # fmt: skip
+    out, err = capsys.readouterr()
+    assert code == 0
+    report = json.loads(out)
+    assert [t["outcome"] for t in report["turns"]] == ["answered", "answered"]
+    turn = report["turns"][0]
+    assert (turn["model_calls"], turn["tool_calls"]) == (2, 2)
+    assert turn["model_ms"] > 0 and turn["tools_ms"] > 0
+    assert turn["model_ms"] + turn["tools_ms"] <= turn["ms"]  # the parallel calls overlap
+    assert report["summaries"]["result_ttft_ms"]["n"] == 2
+    assert "time in tools:" in err and "result ttft" in err

@@ -224,7 +224,17 @@ class LoopFigures:
 
     @property
     def tools_ms(self) -> float:
-        return sum(call.run_ms for call in self.tool_calls)
+        """The time while any tool ran (parallel calls overlap: not their sum)."""
+        runs = sorted(
+            (call.run_started_ns, call.run_ended_ns)
+            for call in self.tool_calls
+            if call.run_started_ns is not None and call.run_ended_ns is not None
+        )
+        total, reached = 0, 0
+        for start, end in runs:
+            total += max(0, end - max(start, reached))
+            reached = max(reached, end)
+        return total / 1e6
 
     @property
     def approval_ms(self) -> float:

@@ -197,3 +197,12 @@ async def test_stop_during_the_second_model_call_keeps_its_words(
 
 def _is(kind: type) -> Callable[[object], bool]:
     return lambda item: isinstance(item, kind)
+
+
+def test_tool_time_counts_parallel_runs_once() -> None:
+    figures = ev.LoopFigures()
+    for start, end in ((0, 10_000_000), (2_000_000, 6_000_000), (12_000_000, 13_000_000)):
+        timing = ev.ToolCallTiming(1, f"call_{start}", "add")
+        timing.run_started_ns, timing.run_ended_ns = start, end
+        figures.tool_calls.append(timing)
+    assert figures.tools_ms == 11.0
