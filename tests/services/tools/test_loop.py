@@ -11,10 +11,14 @@ import pytest
 from client.core.events import Done, Token, ToolCallsRequested
 from client.services.tools import loop_events as ev
 from client.services.tools.approval import DENIED_BY_USER, ApprovalChoice
+from client.services.tools.loop import STEP_LIMIT_KEY, step_limit
 from client.services.tools.server_settings import DEMO_SERVER_NAME
 from client.services.tools.tool_offer import ToolOffer
 from client.services.tools.tool_servers import ToolServers
 from client.services.tools.tool_types import ToolInfo
+from client.store.db import Database
+from client.store.settings import Settings
+from tests.services.tools.conftest import http_test_server
 from tests.services.tools.loop_parts import (
     Approver,
     Lab,
@@ -206,3 +210,26 @@ def test_tool_time_counts_parallel_runs_once() -> None:
         timing.run_started_ns, timing.run_ended_ns = start, end
         figures.tool_calls.append(timing)
     assert figures.tools_ms == 11.0
+
+
+async def test_a_streamable_http_servers_tool_through_the_loop(
+    tool_servers: ToolServers, http_url: str
+) -> None:
+    await tool_servers.save(http_test_server(http_url))
+    offer = ToolOffer.of(await tool_servers.listing(["remote"]))
+    approver = Approver()
+    async with Lab("ollama-done-line") as lab:
+        loop = lab.loop(tool_servers, offer, approver)
+        await whole_turn(loop, question(ADD))
+    assert [a.server for a in approver.asked] == ["remote"]
+    assert loop.transcript[1].content == "5.0"
+    assert isinstance(loop.outcome, ev.Answered)
+
+
+def test_the_step_limit_is_a_setting(db: Database) -> None:
+    settings = Settings(db)
+    assert step_limit(settings) == ev.STEP_LIMIT == 8
+    settings.set(STEP_LIMIT_KEY, 3)
+    assert step_limit(settings) == 3
+    settings.set(STEP_LIMIT_KEY, 0)
+    assert step_limit(settings) == 8
