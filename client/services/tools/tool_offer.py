@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from client.core.tools import ToolSpec
+from client.services.tools.server_errors import ToolServerError
+from client.services.tools.tool_servers import ToolServers
 from client.services.tools.tool_types import ToolInfo, ToolListing
 
 NAME_MOST = 64
@@ -56,3 +58,12 @@ class ToolOffer:
 
     def __bool__(self) -> bool:
         return bool(self._by_name)
+
+
+async def conversation_offer(
+    servers: ToolServers, conversation_id: int | None
+) -> tuple[ToolOffer, dict[str, ToolServerError]]:
+    """The tools of the servers a conversation uses (each started if need be), and why
+    each that gave none did not (str() is the sentence)."""
+    listing = await servers.listing(servers.saved.enabled_for(conversation_id))
+    return ToolOffer.of(listing), listing.problems

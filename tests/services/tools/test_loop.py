@@ -5,15 +5,18 @@ MCP server over stdio, through ToolServers."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 import pytest
 
+from client.core.conversation import ChatRequest
 from client.core.events import Done, Token, ToolCallsRequested
 from client.services.tools import loop_events as ev
 from client.services.tools.approval import DENIED_BY_USER, ApprovalChoice
-from client.services.tools.loop import STEP_LIMIT_KEY, step_limit
-from client.services.tools.server_settings import DEMO_SERVER_NAME
-from client.services.tools.tool_offer import ToolOffer
+from client.services.tools.loop import STEP_LIMIT_KEY, ToolLoop, step_limit
+from client.services.tools.server_settings import DEMO_SERVER_NAME, demo_tool_server
+from client.services.tools.tool_offer import ToolOffer, conversation_offer
 from client.services.tools.tool_servers import ToolServers
 from client.services.tools.tool_types import ToolInfo
 from client.store.db import Database
@@ -233,3 +236,29 @@ def test_the_step_limit_is_a_setting(db: Database) -> None:
     assert step_limit(settings) == 3
     settings.set(STEP_LIMIT_KEY, 0)
     assert step_limit(settings) == 8
+
+
+async def test_a_call_made_after_a_result_is_asked_about_again(tool_servers: ToolServers) -> None:
+    """A result is data, never a permission: the model's next call needs its own yes.
+    (The model is shown only the question each time, so it calls add again.)"""
+    offer = await demo_offer(tool_servers)
+    approver = Approver()
+    async with Lab("ollama") as lab:
+
+        def forgetful(request: ChatRequest) -> Any:
+            return lab.backend.chat(replace(request, messages=request.messages[:1]))
+
+        loop = ToolLoop(forgetful, offer, tool_servers, approver, step_limit=3)
+        await whole_turn(loop, question(ADD))
+    assert [a.step for a in approver.asked] == [1, 2]
+    assert loop.outcome == ev.StepLimitReached(3)
+    assert [m.role for m in loop.transcript] == ["assistant", "tool"] * 3
+
+
+async def test_the_offer_is_the_conversations_enabled_servers(tool_servers: ToolServers) -> None:
+    await tool_servers.save(demo_tool_server())
+    offer, problems = await conversation_offer(tool_servers, None)
+    assert not problems
+    assert [spec.name for spec in offer.specs] == ["add", "slow_count", "fail", "hang", "die"]
+    found = offer.find("add")
+    assert found is not None and (found.server, found.tool) == (DEMO_SERVER_NAME, "add")
