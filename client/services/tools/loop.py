@@ -110,7 +110,7 @@ def step_limit(settings: Settings | None) -> int:
 class ToolLoop:
     def __init__(
         self,
-        model_call: ModelCall,
+        model_call: ModelCall | None,  # None: the caller makes the calls (start_call ...)
         offer: ToolOffer,
         runner: ToolRunner,
         approver: Approver,
@@ -142,45 +142,62 @@ class ToolLoop:
         """The turn's events; the request's messages are the conversation so far."""
         try:
             while self.outcome is None:
-                self.step += 1
-                asked = replace(
-                    request, messages=[*request.messages, *self.transcript], tools=self.offer.specs
-                )
-                async for item in self._one_step(asked):
+                asked, starting = self.start_call(request)
+                yield starting
+                outcome: Done | Failed | None = None
+                async for event in self._stream(asked):
+                    yield event
+                    if isinstance(event, Done | Failed):
+                        outcome = event
+                async for item in self.end_call(outcome):
                     yield item
         except BaseException:  # cancelled (or a bug): keep what arrived, results included
-            self._keep_partial()
+            self.stop()
             raise
-        assert self.outcome is not None
-        yield ev.LoopEnded(self.outcome, now_ns())
 
-    async def _one_step(self, request: ChatRequest) -> AsyncIterator[LoopItem]:
-        step = self.step
-        timing = ev.ModelCallTiming(step, now_ns())
+    # --- one model call at a time (a pipeline that makes the model calls itself) ---------
+    def start_call(self, request: ChatRequest) -> tuple[ChatRequest, ev.ModelCallStarting]:
+        """The next model call's request: the conversation (`request`'s messages), what
+        this turn added, the offered tools. Hand each of its stream's events to `hear`."""
+        self.step += 1
+        self._words = []
+        timing = ev.ModelCallTiming(self.step, now_ns())
         self.figures.model_calls.append(timing)
-        yield ev.ModelCallStarting(step, timing.started_ns)
-        outcome: Done | Failed | None = None
-        async for event in self._stream(request, timing):
-            yield event
-            if isinstance(event, Done | Failed):
-                outcome = event
+        messages = [*request.messages, *self.transcript]
+        asked = replace(request, messages=messages, tools=self.offer.specs)
+        return asked, ev.ModelCallStarting(self.step, timing.started_ns)
+
+    def hear(self, event: StreamEvent) -> None:
+        """One event of the current model call's stream (stamps, words, calls)."""
+        self._note(event, self.figures.model_calls[-1])
+
+    async def end_call(self, outcome: Done | Failed | None) -> AsyncIterator[ev.LoopEvent]:
+        """After the model call ended: its tools asked about and run (then `outcome` is
+        still None: call `start_call` again), or the turn's end (`LoopEnded`)."""
+        timing = self.figures.model_calls[-1]
         timing.ended_ns = now_ns()
-        yield ev.ModelCallEnded(step, outcome, timing.ended_ns)
+        yield ev.ModelCallEnded(self.step, outcome, timing.ended_ns)
         if isinstance(outcome, Done) and outcome.wants_tools:
             async for item in self._tool_step(outcome):
                 yield item
         else:
             self._end(outcome)
+        if self.outcome is not None:
+            yield ev.LoopEnded(self.outcome, now_ns())
 
-    async def _stream(
-        self, request: ChatRequest, timing: ev.ModelCallTiming
-    ) -> AsyncIterator[StreamEvent]:
-        self._words = []
+    def stop(self) -> None:
+        """The turn was cancelled: keep the words that arrived and a result for every
+        call (call it from the cancelled task's cleanup; `run` does)."""
+        self._keep_partial()
+
+    async def _stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        if self._model_call is None:
+            raise TypeError("run() needs a model_call (else use start_call, hear, end_call)")
         stream = self._model_call(request)
         events = aiter(stream)
         try:
             async for event in events:
-                self._note(event, timing)
+                self.hear(event)
                 yield event
                 if isinstance(event, Done | Failed):
                     return

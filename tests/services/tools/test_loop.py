@@ -262,3 +262,21 @@ async def test_the_offer_is_the_conversations_enabled_servers(tool_servers: Tool
     assert [spec.name for spec in offer.specs] == ["add", "slow_count", "fail", "hang", "die"]
     found = offer.find("add")
     assert found is not None and (found.server, found.tool) == (DEMO_SERVER_NAME, "add")
+
+
+async def test_a_pipeline_can_make_the_model_calls_itself(tool_servers: ToolServers) -> None:
+    """The step API: start_call -> the caller's own stream, each event heard -> end_call."""
+    offer = await demo_offer(tool_servers)
+    async with Lab("vllm") as lab:
+        loop = ToolLoop(None, offer, tool_servers, Approver())
+        ended: list[object] = []
+        while loop.outcome is None:
+            asked, _ = loop.start_call(question(ADD))
+            async with lab.backend.chat(asked) as stream:
+                async for event in stream:
+                    loop.hear(event)
+            ended += [item async for item in loop.end_call(stream.outcome)]
+    assert isinstance(loop.outcome, ev.Answered) and loop.step == 2
+    assert [m.content for m in loop.transcript[1:]] == ["5.0", loop.outcome.done.text]
+    assert isinstance(ended[-1], ev.LoopEnded)
+    assert loop.figures.model_calls[1].ttft_ms is not None
