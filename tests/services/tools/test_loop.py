@@ -65,11 +65,12 @@ async def test_an_approved_call_runs_and_the_model_reads_its_result(
     assert figures.as_dict()["tool_calls"] == 1
 
 
-async def test_interleaved_parallel_calls_each_get_their_result_in_order(
-    tool_servers: ToolServers,
+@pytest.mark.parametrize("dialect", ["vllm-interleaved", "ollama-done-line"])
+async def test_parallel_calls_each_get_their_result_in_order(
+    tool_servers: ToolServers, dialect: str
 ) -> None:
     offer = await demo_offer(tool_servers)
-    async with Lab("vllm-interleaved") as lab:
+    async with Lab(dialect) as lab:
         loop = lab.loop(tool_servers, offer, Approver())
         text = "Use add for 2 and 3, then slow_count for 0.1 seconds in 2 steps."
         items = await whole_turn(loop, question(text))
