@@ -20,7 +20,7 @@ from typing import TextIO
 
 from client.backends import make_backend
 from client.backends.base import Backend
-from client.backends.engine_settings import parse_spec
+from client.backends.engine.engine_settings import parse_spec
 from client.backends.errors import TachyError
 from client.backends.reasons import os_words
 from client.cli import (
@@ -155,6 +155,7 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
                 cold=args.cold,
                 warming=args.cold and args.warming,
                 images=tuple(a.sent for a in attached),
+                attached=tuple(attached),
                 **bench_modes.settings_extras(args),
             )
             progress = ProgressBar(sys.stderr)
@@ -187,7 +188,7 @@ async def _bench_spec(args: argparse.Namespace, prompt: str) -> int:
     settings = BenchSettings(
         model="", prompt=prompt, n=args.n, warmup=args.warmup, max_tokens=args.max_tokens
     )
-    return await bench_spec.compare(spec, settings, args.json)
+    return await bench_spec.compare(spec, settings, args)
 
 
 def _cold_hook(
@@ -258,6 +259,18 @@ def format_report(report: BenchReport) -> str:
     if server:
         lines.append("server-reported:")
         lines.extend(_summary_row(name, summary) for name, summary in server.items())
+    for attachment in s.attached:  # what every request carried, and what it cost
+        lines.append(images.cost_line(attachment))
+    if s.attached and s.varies_start:
+        lines.append(
+            "each request starts with its own word, so the server encodes the images "
+            "every time (no prompt cache reuses them)"
+        )
+    if empty := report.empty_answers:
+        lines.append(
+            f"{empty} of {len(report.warm_results)} answers had no text (the model stopped "
+            "at once): counted as completed, with no first token to time"
+        )
     lines.extend(["", *bench_modes.run_lines(report)])
     if (cold := report.cold_result) is not None:
         lines.extend(["", _cold_line(cold, s.warming)])

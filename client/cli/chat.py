@@ -13,13 +13,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from client.backends import discover_local_servers, make_backend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.base import Backend, ModelInfo
+from client.backends.engine.local_engine import LocalEngineUnavailable
 from client.backends.errors import TachyError
-from client.backends.local_engine import LocalEngineUnavailable
-from client.backends.openai_compat import OpenAICompatBackend
 from client.cli import (
     cascade_args,
     chat_cascade,
@@ -50,6 +50,7 @@ from client.cli.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.conversation import ChatRequest
 from client.core.events import Failed
 from client.core.images import Attachment
+from client.services.cascade.loading_retry import LoadingRetryStream
 from client.services.chat.session import ChatSession
 from client.services.knowledge.retrieval import Retrieval, as_passages
 from client.services.servers.servers import ServerChoice as Server
@@ -126,16 +127,24 @@ async def _chat(args: argparse.Namespace) -> int:
         if found is not None:
             chat_kb.report_sources(found)
         return code
-    choice = ServerChoice(args)
+    printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
+    told = printer.model_loading if isinstance(printer, JsonPrinter) else None
+    choice = ServerChoice(args, on_loading=told)
     async with choice as backend:
         model = args.model or first_listed(backend, choice.models)
         attached = await images.prepare(args, backend, model)
+        if isinstance(printer, JsonPrinter):
+            printer.images([images.image_record(a) for a in attached])
         request = _request(choice.use(backend, model), args, text, found, attached)
+        limits = timeouts(args, spent_s=choice.waited_s)
         if chat_tools.wanted(args):  # the tool loop: model calls and tool calls
-            limits = timeouts(args, spent_s=choice.waited_s)
             return await chat_tools.run(args, choice.tachy.tools, backend, request, limits)
-        stream = backend.chat(request, timeouts(args, spent_s=choice.waited_s))
-        printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
+        # A 503 "Loading model" to the request itself is the loading state, waited out.
+        stream = LoadingRetryStream(
+            lambda: backend.chat(request, limits),
+            limits.first_byte_s or LOAD_WAIT_S,
+            lambda on: printer.loading(on, stream),
+        )
         try:
             async with stream:
                 ticking = args.json or args.stages  # the states before the first byte
@@ -158,8 +167,11 @@ class ServerChoice:
     The command builds the app's own composition root (client/services/tachy.py, with
     no stored history): its local engine, and its chat session to plan the request."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(
+        self, args: argparse.Namespace, on_loading: Callable[[], None] | None = None
+    ) -> None:
         self._args = args
+        self._on_loading = on_loading  # the server said it is loading its model
         self.tachy = Tachy(Stores(), warm_models=False)
         self._backend: Backend | None = None
         self.models: list[ModelInfo] | None = None  # None: not read
@@ -191,7 +203,7 @@ class ServerChoice:
         named = getattr(self._args, "model", None)
         if named and not isinstance(backend, OpenAICompatBackend):
             return
-        wait = ModelWait()
+        wait = ModelWait(self._on_loading)
         within = getattr(self._args, "first_token_timeout", LOAD_WAIT_S) or None
         try:
             self.models = await wait.models(backend, within, needed=not named)

@@ -21,7 +21,8 @@ from client.core.events import Failed, Prefill, Started, StreamEvent, Token, Tok
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
 from client.services.cascade.fallback import FallbackStream
-from client.services.chat.turn_state import STATE_WORDS, StreamStates
+from client.services.cascade.loading_retry import LoadingRetryStream
+from client.services.chat.turn_state import STATE_WORDS, StreamStates, TurnState
 from client.services.fleet.fleet_stream import FleetStream
 
 EXIT_FAILED = 1
@@ -29,8 +30,8 @@ EXIT_UNREACHABLE = 2
 EXIT_INTERRUPTED = 3
 EXIT_STOPPED = 130
 # A lone model's stream, a cascade's (the other model takes over before a first token),
-# or a pool's (client/services/fleet).
-AnswerStream = ChatStream | FallbackStream | FleetStream
+# a pool's (client/services/fleet), or one waiting out a model still loading.
+AnswerStream = ChatStream | FallbackStream | FleetStream | LoadingRetryStream
 TICK_S = 0.1  # --json, before the first byte: how often the request's stamps are read
 
 
@@ -125,6 +126,21 @@ class TextPrinter:
         stream.timeline.close_stages()
         say(summary_line(stream.metrics()))
 
+    def loading(self, on: bool, stream: AnswerStream) -> None:
+        """The server answered 503 "Loading model" (on) or took the request (off)."""
+        if self._states is None:
+            self._states = StreamStates(stream.timeline)
+        state = self._states.loading(on)
+        if state is TurnState.LOADING:
+            self._end_line()
+            say(
+                f"[{_since_written_ms(stream):7.1f} ms] {STATE_WORDS[state]}"
+                if self._stages
+                else loading_line()
+            )
+        elif state is not None and self._stages:
+            say(f"[{_since_written_ms(stream):7.1f} ms] {STATE_WORDS[state]}")
+
     def _say_state(self, event: object | None, stream: AnswerStream) -> None:
         if self._states is None:
             self._states = StreamStates(stream.timeline)
@@ -165,6 +181,26 @@ class JsonPrinter:
         if stream.outcome is not None:  # e.g. stopped by Ctrl-C: no event said so
             self._state(stream.outcome, stream)
         self._write({"event": "metrics", **stream.metrics().as_dict()})
+
+    def images(self, records: Sequence[dict[str, object]]) -> None:
+        """The images sent with the question (client/cli/images.py image_record)."""
+        for record in records:
+            self._write(record)
+
+    def model_loading(self) -> None:
+        """Before the request: the server said it is loading its model (the loading
+        state; stderr says its words)."""
+        self._write({"event": "state", "state": TurnState.LOADING.value})
+
+    def loading(self, on: bool, stream: AnswerStream) -> None:
+        """The server answered 503 "Loading model" (on) or took the request (off)."""
+        if self._states is None:
+            self._states = StreamStates(stream.timeline)
+        state = self._states.loading(on)
+        if state is not None:
+            self._write({"event": "state", "state": state.value})
+        if state is TurnState.LOADING:
+            say(loading_line())
 
     def _state(self, event: object | None, stream: AnswerStream) -> None:
         if self._states is None:
@@ -245,6 +281,11 @@ def _ms(value: float | None) -> str:
 
 def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
+
+
+def loading_line() -> str:
+    """What stderr says when the server is loading its model: the loading state's words."""
+    return f"{STATE_WORDS[TurnState.LOADING]}…"
 
 
 def say(text: str) -> None:

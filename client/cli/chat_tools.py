@@ -18,15 +18,18 @@ import asyncio
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from client.backends.base import Backend
 from client.backends.errors import TachyError
 from client.backends.reasons import os_words
-from client.backends.stream import ChatStream, StreamTimeouts
+from client.backends.stream import StreamTimeouts
 from client.cli import tool_printer
 from client.cli.chat_common import say
+from client.cli.server_wait import LOAD_WAIT_S
 from client.core.conversation import ChatRequest
+from client.services.cascade.loading_retry import LoadingRetryStream
 from client.services.tools.approval import ApprovalChoice
 from client.services.tools.loop import ApprovalAsk, ToolLoop
 from client.services.tools.loop_events import STEP_LIMIT
@@ -126,16 +129,27 @@ async def open_tools(servers: ToolServers, settings: list[ToolServerSettings]) -
 
 
 class ModelCalls:
-    """Opens each model call of the turn and keeps the latest stream (for its figures)."""
+    """Opens each model call of the turn, as `tachy chat` opens its one (a 503 "Loading
+    model" waited out), and keeps the latest stream (for its figures)."""
 
     def __init__(self, backend: Backend, timeouts: StreamTimeouts) -> None:
         self._backend = backend
         self._timeouts = timeouts
-        self.current: ChatStream | None = None
+        self.current: LoadingRetryStream | None = None
+        self.on_loading: Callable[[bool, LoadingRetryStream], None] | None = None
 
-    def open(self, request: ChatRequest) -> ChatStream:
-        self.current = self._backend.chat(request, self._timeouts)
+    def open(self, request: ChatRequest) -> LoadingRetryStream:
+        limits = self._timeouts
+        self.current = LoadingRetryStream(
+            lambda: self._backend.chat(request, limits),
+            limits.first_byte_s or LOAD_WAIT_S,
+            self._loading,
+        )
         return self.current
+
+    def _loading(self, on: bool) -> None:
+        if self.on_loading is not None and self.current is not None:
+            self.on_loading(on, self.current)
 
 
 class TerminalApprover:

@@ -16,11 +16,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
-from client.backends.stream import ChatStream
 from client.cli.chat_common import EXIT_FAILED, EXIT_STOPPED, JsonPrinter, TextPrinter, exit_code
 from client.cli.chat_common import say as _say
+from client.services.cascade.loading_retry import LoadingRetryStream
 from client.services.tools import loop_events as ev
 from client.services.tools.loop import LoopItem, ToolLoop
 
@@ -34,8 +35,10 @@ SHOWN_RESULT_CHARS = 200  # of a result, in the text mode's line
 
 
 class Calls(Protocol):
+    on_loading: Callable[[bool, LoadingRetryStream], None] | None
+
     @property
-    def current(self) -> ChatStream | None: ...
+    def current(self) -> LoadingRetryStream | None: ...
 
 
 class ToolTurnPrinter:
@@ -45,6 +48,11 @@ class ToolTurnPrinter:
         self._stages = stages
         self._printer: JsonPrinter | TextPrinter | None = None
         self._out: TextIO = sys.stdout
+        calls.on_loading = self._loading
+
+    def _loading(self, on: bool, stream: LoadingRetryStream) -> None:
+        if self._printer is not None:
+            self._printer.loading(on, stream)
 
     def show(self, item: LoopItem) -> None:
         stream = self._calls.current

@@ -67,8 +67,13 @@ class Plan:
 
 
 def make_plan(
-    scenario: Scenario, rng: random.Random, want_thinking: bool, max_tokens: int | None
+    scenario: Scenario,
+    rng: random.Random,
+    want_thinking: bool,
+    max_tokens: int | None,
+    continues: str = "",
 ) -> Plan:
+    """The reply's pieces and deadlines; `continues`: the partial answer it goes on from."""
     answer_count = scenario.output_tokens
     if scenario.output_tokens_min is not None:
         answer_count = rng.randint(scenario.output_tokens_min, scenario.output_tokens)
@@ -79,7 +84,7 @@ def make_plan(
     thinking_count = scenario.reasoning_tokens if want_thinking else 0
     text_file = scenario.text_file
     thinking = pick_tokens(rng, thinking_count, scenario.corpus, text_file, reasoning=True)
-    answer = pick_tokens(rng, answer_count, scenario.corpus, text_file)
+    answer = pick_tokens(rng, answer_count, scenario.corpus, text_file, after=continues)
     pieces = _chunks("thinking", thinking, scenario.tokens_per_chunk)
     pieces += _chunks("answer", answer, scenario.tokens_per_chunk)
     if finish == "length" and pieces:  # vLLM says so on the last token's chunk

@@ -125,7 +125,7 @@ class MetricsStore:
             cold=bool(cold),
             outcome=str(outcome),
             stages=json.dumps(stages if stages is not None else {}),
-            server_timings=json.dumps(metrics.server),
+            server_timings=json.dumps(metrics.server.encode()),
         )
         names = ", ".join(values)
         cursor = self.db.execute(

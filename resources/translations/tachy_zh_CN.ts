@@ -175,6 +175,14 @@
         <source>Remove this image</source>
         <translation>移除这张图片</translation>
     </message>
+    <message>
+        <source>Use a model that can see</source>
+        <translation>改用能识图的模型</translation>
+    </message>
+    <message>
+        <source>Use {model}, which can see</source>
+        <translation>改用能识图的 {model}</translation>
+    </message>
 </context>
 <context>
     <name>AttachmentsController</name>
@@ -1444,6 +1452,29 @@ Last lines from the engine:
     </message>
 </context>
 <context>
+    <name>ImageCost</name>
+    <message>
+        <source>{original}, sent as it is</source>
+        <translation>{original}，按原样发送</translation>
+    </message>
+    <message>
+        <source>{original} → sent {sent}</source>
+        <translation>{original} → 发送 {sent}</translation>
+    </message>
+    <message>
+        <source>{n} MB</source>
+        <translation>{n} MB</translation>
+    </message>
+    <message>
+        <source>{n} KB</source>
+        <translation>{n} KB</translation>
+    </message>
+    <message>
+        <source>{width}×{height}, {amount}</source>
+        <translation>{width}×{height}，{amount}</translation>
+    </message>
+</context>
+<context>
     <name>ImportDialog</name>
     <message>
         <source>Import MCP servers</source>
@@ -2113,6 +2144,18 @@ tokens/s</source>
         <source>🏁 first to finish</source>
         <translation>🏁 最先完成</translation>
     </message>
+    <message>
+        <source>The model answered with no text.</source>
+        <translation>模型的回答没有文字。</translation>
+    </message>
+    <message>
+        <source>Stopped before the first token.</source>
+        <translation>在第一个词元之前已停止。</translation>
+    </message>
+    <message>
+        <source>No answer: the reason is below.</source>
+        <translation>没有回答：原因见下方。</translation>
+    </message>
 </context>
 <context>
     <name>RaceColumns</name>
@@ -2123,6 +2166,14 @@ tokens/s</source>
     <message>
         <source>Stop every column (Esc)</source>
         <translation>停止所有列（Esc）</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Close the race (Esc once it has ended)</source>
+        <translation>关闭竞速（结束后也可按 Esc）</translation>
     </message>
 </context>
 <context>
@@ -2263,6 +2314,14 @@ tokens/s</source>
     <message>
         <source>Won</source>
         <translation>胜出</translation>
+    </message>
+    <message>
+        <source>stopped {at}</source>
+        <translation>{at}停止</translation>
+    </message>
+    <message>
+        <source>failed {at}</source>
+        <translation>{at}失败</translation>
     </message>
 </context>
 <context>
@@ -3630,6 +3689,10 @@ tokens/s</source>
     <message>
         <source>The last warm-up failed: {error}</source>
         <translation>上次预热失败：{error}</translation>
+    </message>
+    <message>
+        <source>{prediction} (the image&apos;s tokens estimated)</source>
+        <translation>{prediction}（图片的词元数为估计值）</translation>
     </message>
 </context>
 <context>

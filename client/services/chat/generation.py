@@ -457,7 +457,7 @@ class Generation(FirstTokenWait):
                     fallback,
                     self.answered_by,
                 )
-        load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
+        load_ms = finished.metrics.server.load_ms() or 0.0
         self._loading.server_loaded(load_ms)
         route = self.route
         if self._stream is not None and route is not None:

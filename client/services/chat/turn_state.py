@@ -146,6 +146,12 @@ class StreamStates:
         self._ended: TurnState | None = None
         self._told: TurnState | None = None
 
+    def loading(self, on: bool) -> TurnState | None:
+        """The server answered 503 "Loading model" (on) or took the request (off):
+        the loading state, as a generation's loading stage; the state when it changed."""
+        self._stage = Stage.LOADING.value if on else None
+        return self.after(None)
+
     def after(self, event: object | None) -> TurnState | None:
         """The state after `event` (None: time passed), when it changed."""
         if isinstance(event, Token):

@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from client.backends.base import Backend, ModelInfo
+from client.backends.kinds.kind import ServerKind
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.conversation import ChatRequest
 from client.services.fleet.book import FleetBook
@@ -119,7 +120,15 @@ class PoolBackend:
     async def context_length(self, model: str) -> int | None:
         return await self._first().context_length(model)
 
-    async def server_kind(self) -> str | None:
+    @property
+    def kind(self) -> ServerKind:
+        return self._first().kind
+
+    @property
+    def server_name(self) -> str:
+        return self._first().server_name
+
+    async def server_kind(self) -> ServerKind:
         return await self._first().server_kind()
 
     async def count_tokens(self, text: str, model: str) -> int | None:

@@ -105,7 +105,7 @@ def record_from_request(
     outcome: str,
     message_id: int | None = None,
 ) -> HudRecord:
-    load = metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
+    load = metrics.server.load_ms() or 0.0
     return HudRecord(
         time=at,
         server=server,
@@ -115,7 +115,7 @@ def record_from_request(
         outcome=outcome,
         message_id=message_id,
         stages=stages_from_timeline(timeline) if timeline else [],
-        server_timings={k: dict(v) for k, v in metrics.server.items()},
+        server_timings=metrics.server.encode(),
     )
 
 

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from client.backends.base import Backend
 from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
 from client.core.conversation import ChatMessage
 from client.core.images import ImagePart, estimate_image_tokens
@@ -204,6 +205,21 @@ class WarmingPolicy:
         predicted = prediction.ttft_ms if prediction is not None else None
         self._draft = Draft(text.strip(), tokens, predicted)
         return prediction
+
+    def learned_image_side(self, backend: Backend, model: str) -> int | None:
+        """The longest side worth sending to this model's encoder, as its server's count
+        of a first image showed (None: not learned)."""
+        counter = self.counter
+        if counter is None or not counter.counts_for(backend, model):
+            return None
+        return counter.useful_side
+
+    def images_estimated(self) -> bool:
+        """The draft's images are counted by the 512 px tile rule, not yet at the rate
+        the server showed (the prediction says it is an estimate)."""
+        if not self.draft_images():
+            return False
+        return self.counter is None or not self.counter.images_learned
 
     def _image_tokens(self, images: Sequence[ImagePart]) -> int:
         if self.counter is not None:

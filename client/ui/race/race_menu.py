@@ -85,7 +85,14 @@ class RaceMenu(QObject):
             routes = await setup.routes(picks)
             stores = self.tachy.stores
             conversation = self.servers.page.conversation_id
-            race = Race(stores.history, stores.metrics, routes, question, conversation)
+            race = Race(
+                stores.history,
+                stores.metrics,
+                routes,
+                question,
+                conversation,
+                vision=self.tachy.vision,
+            )
             running = self.controller.start(race)
             self._take_from_composer(composer_text)
             await asyncio.wait({running})

@@ -23,6 +23,7 @@ from PySide6.QtCore import QObject, Signal
 from client.services.errors import InvalidServerAddress, SecretsUnavailable, user_message
 from client.services.fleet.pool import pool_name
 from client.services.servers.reachability import WAITS, Waiting, WaitKind
+from client.services.servers.readiness import listed_when_ready
 from client.services.servers.servers import (
     NOT_STARTED_URL,
     ServerChoice,
@@ -176,7 +177,7 @@ class ServerController(QObject):
 
     async def _model_names(self, backend: Backend) -> list[str]:
         try:
-            return [info.name for info in await backend.list_models()]
+            return [info.name for info in await listed_when_ready(backend)]
         except WAITS:
             raise
         except Exception as error:

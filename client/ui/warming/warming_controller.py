@@ -224,7 +224,10 @@ class WarmingController(QObject):
         if text is None:
             text = self.window.composer.toPlainText()
         prediction = self.policy.predict_draft(text)
-        self.prediction_label.setText(prediction_text(prediction) if prediction else "")
+        shown = prediction_text(prediction) if prediction else ""
+        if shown and self.policy.images_estimated():  # before the server counted an image
+            shown = self.tr("{prediction} (the image's tokens estimated)").format(prediction=shown)
+        self.prediction_label.setText(shown)
 
     def _recount_base(self) -> None:
         session = self.tachy.session

@@ -11,7 +11,8 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from client.core.events import ServerTimings, TokenKind
+from client.backends.kinds.registry import timings_of
+from client.core.events import TokenKind
 from client.core.metrics import MetricFigures, RequestMetrics, compute_metrics, figures_of
 from client.core.tiers import Tier, TierThresholds
 from client.core.timeline import RequestTimeline
@@ -162,7 +163,7 @@ def _finished(source: str, timings: dict[str, float], message_id: int | None = N
     """The record of _timeline()'s request, its server having reported `timings`."""
     timeline = _timeline()
     return record_from_request(
-        compute_metrics(timeline, None, [ServerTimings(source, timings)]),
+        compute_metrics(timeline, None, [timings_of(source, timings)]),
         timeline,
         at=1.0,
         model="m",

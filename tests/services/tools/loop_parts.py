@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from client.backends.ollama import OllamaBackend
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.apis.ollama.backend import OllamaBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.timeline import now_ns
 from client.lab import LabServer, scenario_from_dict

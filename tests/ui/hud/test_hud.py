@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QTimer
 
+from client.backends.kinds.registry import timings_of
 from client.core.events import ServerTimings, TokenKind
 from client.core.metrics import compute_metrics
 from client.core.tiers import Tier, TierThresholds
@@ -116,7 +117,7 @@ def test_scripted_replies_give_exact_series_tiers_and_stats(hud: LatencyHud) -> 
 
 
 def test_waterfall_of_the_latest_and_of_a_chosen_message(hud: LatencyHud) -> None:
-    timings = [ServerTimings("llamacpp", {"prompt_ms": 80.0, "predicted_ms": 190.0})]
+    timings = [timings_of("llamacpp", {"prompt_ms": 80.0, "predicted_ms": 190.0})]
     _reply(hud, 100.0, message_id=7, timings=timings)
     _reply(hud, 60.0, message_id=8)
     labels = [r.label for r in hud.waterfall.waterfall.rows]  # type: ignore[union-attr]

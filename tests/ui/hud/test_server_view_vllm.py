@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from client.services.hud.server_stats import ServerSnapshot, parse_vllm_metrics
+from client.backends.kinds.vllm.metrics import parse_vllm_metrics
+from client.services.hud.server_stats import ServerSnapshot
 from client.ui.hud.tabs.server_view import ServerView
 from tests.services.hud.test_server_stats import VLLM_AFTER, VLLM_BEFORE
 

@@ -234,8 +234,11 @@ def test_every_fixed_waterfall_row_has_a_translatable_name() -> None:
     from client.ui.common.turn_words import stage_word
     from client.ui.hud.tabs.waterfall_view import ROW_LABELS
 
-    source = Path(waterfall.__file__).read_text(encoding="utf-8")
-    fixed = set(re.findall(r'WaterfallRow\(\s*"([^"]+)"', source))
+    # The server's rows are each kind's phases (client/backends/kinds/<kind>/timings.py).
+    kinds = Path(waterfall.__file__).parents[3] / "client" / "backends" / "kinds"
+    files = [Path(waterfall.__file__), *sorted(kinds.glob("*/timings.py"))]
+    source = "".join(path.read_text(encoding="utf-8") for path in files)
+    fixed = set(re.findall(r'(?:WaterfallRow|ServerPhase)\(\s*"([^"]+)"', source))
     assert len(fixed) >= 10
     assert fixed - {s.value for s in Stage} <= set(ROW_LABELS), fixed - set(ROW_LABELS)
     # A stage's row is said as the turn's state, with the status line's words.

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from client.services.chat.session_events import Outcome
 from client.services.race.column import ColumnFigures
 from client.ui.common.locale_text import NOTHING, number
 from client.ui.common.status_text import duration_text
@@ -50,8 +51,17 @@ def figures_line(figures: ColumnFigures) -> str:
     if figures.tier is not None:
         parts.append(tier_name(figures.tier))
     if figures.finished_at_ms is not None:
-        parts.append(translate("RaceView", "finished {at}").format(at=finished_text(figures)))
+        parts.append(ended_words(figures).format(at=finished_text(figures)))
     return " · ".join(parts)
+
+
+def ended_words(figures: ColumnFigures) -> str:
+    """How the column ended, around "{at}": only a complete answer "finished"."""
+    if figures.outcome is Outcome.COMPLETE:
+        return translate("RaceView", "finished {at}")
+    if figures.outcome is Outcome.STOPPED:
+        return translate("RaceView", "stopped {at}")
+    return translate("RaceView", "failed {at}")
 
 
 class RaceView(QWidget):
@@ -89,8 +99,16 @@ class RaceView(QWidget):
                 ttft_text(figures),
                 number(figures.tokens_per_s, 1),
                 tier,
-                duration_text(finished) if finished is not None else NOTHING,
+                _ended_cell(figures) if finished is not None else NOTHING,
                 marks_text(figures),
             )
             for column, text in enumerate(cells):
                 self.table.setItem(row, column, QTableWidgetItem(text))
+
+
+def _ended_cell(figures: ColumnFigures) -> str:
+    """The Finished column: the time, and for a column that did not complete, how it ended."""
+    assert figures.finished_at_ms is not None
+    if figures.outcome is Outcome.COMPLETE:
+        return duration_text(figures.finished_at_ms)
+    return ended_words(figures).format(at=finished_text(figures))
