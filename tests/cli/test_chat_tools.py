@@ -144,3 +144,40 @@ def test_bench_splits_each_turn_into_model_and_tool_time(
     assert turn["model_ms"] + turn["tools_ms"] <= turn["ms"]  # the parallel calls overlap
     assert report["summaries"]["result_ttft_ms"]["n"] == 2
     assert "time in tools:" in err and "result ttft" in err
+
+
+def _on_a_terminal(args: list[str]) -> tuple[subprocess.Popen[bytes], int]:
+    """The command with a terminal (a pty) as stdin, waiting at its y/n question."""
+    primary, secondary = os.openpty()
+    chat = subprocess.Popen(
+        [sys.executable, "-m", "client", *args], stdin=secondary, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=_env(),
+    )  # fmt: skip
+    os.close(secondary)
+    assert chat.stderr is not None
+    said = b""
+    while b"[N]o: " not in said:
+        chunk = os.read(chat.stderr.fileno(), 4096)
+        assert chunk, f"the command ended without asking: {said!r}"
+        said += chunk
+    assert b'Run add {"a": 2, "b": 3} on demo?' in said
+    return chat, primary
+
+
+def test_a_terminal_is_asked_and_yes_runs_the_tool(lab_url: str, mcp_file: Path) -> None:
+    chat, terminal = _on_a_terminal(_chat(lab_url, mcp_file, ADD))
+    os.write(terminal, b"y\n")
+    out, _ = chat.communicate(timeout=60)
+    os.close(terminal)
+    assert chat.returncode == 0
+    assert out.decode() == "The tools answered: add gave 5.0."
+
+
+def test_ctrl_c_at_the_question_exits_130(lab_url: str, mcp_file: Path) -> None:
+    chat, terminal = _on_a_terminal(_chat(lab_url, mcp_file, "--json", ADD))
+    chat.send_signal(signal.SIGINT)
+    out, err = chat.communicate(timeout=60)
+    os.close(terminal)
+    assert chat.returncode == 130 and b"Traceback" not in err
+    last = json.loads(out.decode().splitlines()[-1])
+    assert (last["event"], last["outcome"], last["approval_ms"] > 0) == ("tools", "stopped", True)
