@@ -12,10 +12,10 @@ Studio, a proxy) is taken at its list.
 
 from __future__ import annotations
 
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.base import Backend, ModelInfo
 from client.backends.errors import ModelLoading, TachyError
 from client.backends.http_json import request_json
-from client.backends.apis.openai.backend import OpenAICompatBackend
 
 
 async def listed_when_ready(backend: Backend) -> list[ModelInfo]:

@@ -187,7 +187,7 @@ def test_the_waterfall_names_the_server_kind_as_the_server_tab(qapp: QApplicatio
     """Issue 39, item 17: one name for a kind of server in every view."""
     from client.services.hud.waterfall import Waterfall
     from client.ui.common.server_kinds import server_kind_name
-    from client.ui.hud import waterfall_view
+    from client.ui.hud.tabs import waterfall_view
 
     for kind in ("llamacpp", "vllm", "ollama"):
         fall = Waterfall([], server_source=kind, server_ttft_ms=5.0, transport_and_queue_ms=1.0)

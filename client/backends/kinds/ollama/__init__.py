@@ -1,5 +1,5 @@
 """Ollama's kind: its name, request body, typed timings and /api/ps figures.
-May import: client.core, client.backends.figures, client.backends.kinds.kind.
+May import: client.core, client.backends.figures, client.backends.kinds.kind, client.backends.tool_wire.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The generic OpenAI-compatible kind, and the body every OpenAI-compatible kind starts from.
-May import: client.core, client.backends.kinds.kind.
+May import: client.core, client.backends.kinds.kind, client.backends.tool_wire.
 """
 
 from __future__ import annotations
