@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -169,9 +170,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(refused, file=sys.stderr)
             return EXIT_BAD_ADDRESS
     try:
-        return int(_command_module(module_name).run(args))
+        code = int(_command_module(module_name).run(args))
     except KeyboardInterrupt:
-        return 130
+        code = 130
+    if code == 130 and argv is None and args.command == "chat":
+        _exit_at_once(code)
+    return code
+
+
+def _exit_at_once(code: int) -> None:
+    """Stopped by Ctrl-C, with everything closed and said: end now. The interpreter's
+    own teardown of the MCP SDK's modules alone takes a second on a busy machine."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

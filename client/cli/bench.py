@@ -29,7 +29,9 @@ from client.cli import (
     bench_modes,
     bench_race,
     bench_spec,
+    bench_tools,
     cascade_args,
+    chat_tools,
     images,
     pool_args,
 )
@@ -104,6 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     bench_race.add_arguments(parser)
     images.add_arguments(parser)
     pool_args.add_arguments(parser, several_policies=True)
+    chat_tools.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -119,6 +122,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_FAILED
     try:
+        if bench_tools.wanted(args):
+            return asyncio.run(bench_tools.run(args, prompt))
         if bench_race.wanted(args):
             return asyncio.run(bench_race.run(args, prompt))
         if args.pool:

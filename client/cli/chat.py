@@ -20,7 +20,15 @@ from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.base import Backend, ModelInfo
 from client.backends.engine.local_engine import LocalEngineUnavailable
 from client.backends.errors import TachyError
-from client.cli import cascade_args, chat_cascade, chat_kb, chat_pool, images, pool_args
+from client.cli import (
+    cascade_args,
+    chat_cascade,
+    chat_kb,
+    chat_pool,
+    chat_tools,
+    images,
+    pool_args,
+)
 from client.cli.chat_common import (
     EXIT_FAILED,
     EXIT_STOPPED,
@@ -81,6 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     chat_cascade.add_arguments(parser)
     images.add_arguments(parser)
     pool_args.add_arguments(parser)
+    chat_tools.add_arguments(parser)
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
@@ -131,6 +140,8 @@ async def _chat(args: argparse.Namespace) -> int:
         if isinstance(printer, JsonPrinter):  # the wait predicted from earlier answers
             printer.plan(plan)
         limits = timeouts(args, spent_s=choice.waited_s)
+        if chat_tools.wanted(args):  # the tool loop: model calls and tool calls
+            return await chat_tools.run(args, choice.tachy.tools, backend, request, limits)
         # A 503 "Loading model" to the request itself is the loading state, waited out.
         stream = LoadingRetryStream(
             PlainOpener(backend), request, limits, limits.first_byte_s or LOAD_WAIT_S
