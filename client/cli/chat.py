@@ -146,14 +146,11 @@ async def _chat(args: argparse.Namespace) -> int:
         stream = LoadingRetryStream(
             PlainOpener(backend), request, limits, limits.first_byte_s or LOAD_WAIT_S
         )
+        stream.on_loading = lambda on: printer.loading(on, stream)
         try:
             async with stream:
-                loading = False  # the server answers 503 "Loading model" for now
-                # Ticks: the states before the first byte, the loading retries' among them.
-                async for event in with_ticks(stream):
-                    if stream.server_loading != loading:
-                        loading = stream.server_loading
-                        printer.loading(loading, stream)
+                ticking = args.json or args.stages  # the states before the first byte
+                async for event in with_ticks(stream) if ticking else stream:
                     printer.show(event, stream)
         except asyncio.CancelledError:  # Ctrl-C: the text so far stays on screen
             printer.finish(stream)

@@ -29,7 +29,7 @@ from client.cli import tool_printer
 from client.cli.chat_common import say
 from client.cli.server_wait import LOAD_WAIT_S
 from client.core.conversation import ChatRequest
-from client.services.cascade.loading_retry import LoadingRetryStream
+from client.services.chat.stream_opener import LoadingRetryStream, PlainOpener
 from client.services.tools.approval import ApprovalChoice
 from client.services.tools.loop import ApprovalAsk, ToolLoop
 from client.services.tools.loop_events import STEP_LIMIT
@@ -141,10 +141,9 @@ class ModelCalls:
     def open(self, request: ChatRequest) -> LoadingRetryStream:
         limits = self._timeouts
         self.current = LoadingRetryStream(
-            lambda: self._backend.chat(request, limits),
-            limits.first_byte_s or LOAD_WAIT_S,
-            self._loading,
+            PlainOpener(self._backend), request, limits, limits.first_byte_s or LOAD_WAIT_S
         )
+        self.current.on_loading = self._loading
         return self.current
 
     def _loading(self, on: bool) -> None:

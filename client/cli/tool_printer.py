@@ -21,7 +21,7 @@ from typing import Any, Protocol, TextIO
 
 from client.cli.chat_common import EXIT_FAILED, EXIT_STOPPED, JsonPrinter, TextPrinter, exit_code
 from client.cli.chat_common import say as _say
-from client.services.cascade.loading_retry import LoadingRetryStream
+from client.services.chat.stream_opener import LoadingRetryStream
 from client.services.tools import loop_events as ev
 from client.services.tools.loop import LoopItem, ToolLoop
 

@@ -22,7 +22,7 @@ answer ends the stream as it would have (a failure saying how long it waited).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -125,6 +125,9 @@ class LoadingRetryStream:
         self._current = opener.open(request, timeouts)
         self.asked = 1  # requests sent, this one included
         self.server_loading = False  # the server answers "Loading model" for now
+        # A command's printer says the loading state as it changes (the window's turn
+        # reads server_loading on its own clock instead).
+        self.on_loading: Callable[[bool], None] | None = None
 
     # ---- the figures: the stream asked now ----------------------------------------------
     @property
@@ -175,14 +178,20 @@ class LoadingRetryStream:
                         break
                     if isinstance(event, Failed) and self.server_loading:  # past within_s
                         event = self._waited_too_long(event, started)
-                    if isinstance(event, Started):  # the server took it
-                        self.server_loading = False
+                    if isinstance(event, Started) and self.server_loading:  # it took it
+                        self._loading(False)
                     yield event
             if not again:
                 return
-            self.server_loading = True
+            if not self.server_loading:
+                self._loading(True)
             await asyncio.sleep(min(self._poll_s, self._left(started) or self._poll_s))
             self._ask_again(stream.timeline)
+
+    def _loading(self, on: bool) -> None:
+        self.server_loading = on
+        if self.on_loading is not None:
+            self.on_loading(on)
 
     def _waits(self, failed: Failed, stream: AnswerStream, started: float) -> bool:
         """A "Loading model" answer before any text, with time left to wait."""
