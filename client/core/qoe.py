@@ -25,9 +25,10 @@ a ramp), not sampled.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from client.core.stats import percentile
 from client.core.timeline import RequestTimeline
 
 NS_PER_S = 1_000_000_000
@@ -125,3 +126,23 @@ def timeline_qoe(
 ) -> float | None:
     """QoE of the answer a timeline recorded (None without tokens)."""
     return qoe(arrivals_of(timeline, server_tokens), reader)
+
+
+@dataclass(frozen=True, slots=True)
+class QoeSpread:
+    """QoE over answers: the median and the 5th percentile (the low tail a reader
+    remembers, where TTFT's is the high one), with n."""
+
+    n: int  # answers with a QoE (a request that wrote no token has none)
+    p50: float | None = None
+    p5: float | None = None
+
+    def as_dict(self) -> dict[str, float | int | None]:
+        return {"n": self.n, "p50": self.p50, "p5": self.p5}
+
+
+def qoe_spread(qoes: Iterable[float | None]) -> QoeSpread:
+    values = sorted(q for q in qoes if q is not None)
+    if not values:
+        return QoeSpread(0)
+    return QoeSpread(len(values), percentile(values, 50), percentile(values, 5))

@@ -43,10 +43,13 @@ def marks_text(figures: ColumnFigures) -> str:
 
 
 def figures_line(figures: ColumnFigures) -> str:
-    """ "TTFT 120 ms · 48.0 tokens/s · fast · finished at 1.3 s" (as far as known)."""
+    """ "TTFT 120 ms · 48.0 tokens/s · QoE 1.00 · fast · finished at 1.3 s" (as far as
+    known)."""
     parts = [translate("RaceView", "TTFT {ttft}").format(ttft=ttft_text(figures))]
     if figures.tokens_per_s is not None:
         parts.append(rate_text(figures))
+    if figures.qoe is not None:
+        parts.append(translate("RaceView", "QoE {q}").format(q=number(figures.qoe, 2)))
     if figures.tier is not None:
         parts.append(tier_name(figures.tier))
     if figures.finished_at_ms is not None:
