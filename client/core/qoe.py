@@ -15,8 +15,8 @@ Where Tachy differs from the paper:
 - The reader is fixed per view (default 6 tokens a second after 1 s): Andes takes
   each request's expected TTFT and pace as given by its application.
 - Times count from the request written (this process's clock), not from the user's
-  click; a chunk carrying several tokens is spread over them by its characters when
-  the server's count is known, so the curve climbs by the server's tokens.
+  click; each chunk counts one token, and the server's tokens beyond one a chunk
+  (several to a chunk) go to the chunks by their characters.
 - Thinking text counts like answer text (it is shown, and the server counts it).
 The areas are integrated exactly (the actual curve is a staircase, the expected one
 a ramp), not sampled.
@@ -104,21 +104,18 @@ def _area_under_min(reader: Reader, total: float, have: float, t0: float, t1: fl
 
 
 def arrivals_of(timeline: RequestTimeline, server_tokens: int | None = None) -> list[Arrival]:
-    """The timeline's token chunks as arrivals counted from the request written. With
-    the server's count (chunks may hold several tokens), each chunk carries its share
-    of that count by its characters; without, one token a chunk."""
+    """The timeline's token chunks as arrivals counted from the request written. A
+    chunk holds one token at least; with the server's count, the tokens it counts
+    beyond one a chunk (several to a chunk: speculative decoding, a batching server)
+    go to the chunks by their characters."""
     written = timeline.request_written_ns
     if written is None or not timeline.tokens:
         return []
-    chars = sum(t.chars for t in timeline.tokens)
-    per_char = server_tokens / chars if server_tokens and chars else None
-    return [
-        Arrival(
-            (t.at_ns - written) / NS_PER_S,
-            t.chars * per_char if per_char is not None else 1.0,
-        )
-        for t in timeline.tokens
-    ]
+    stamps = timeline.tokens
+    chars = sum(t.chars for t in stamps)
+    extra = (server_tokens or 0) - len(stamps)
+    per_char = extra / chars if extra > 0 and chars else 0.0
+    return [Arrival((t.at_ns - written) / NS_PER_S, 1.0 + t.chars * per_char) for t in stamps]
 
 
 def timeline_qoe(

@@ -129,6 +129,10 @@
         <translation>{n} 词元/秒</translation>
     </message>
     <message>
+        <source>QoE {q}</source>
+        <translation>QoE {q}</translation>
+    </message>
+    <message>
         <source>{n} tokens in {parts} parts</source>
         <translation>{n} 个词元，分 {parts} 段</translation>
     </message>
@@ -646,6 +650,14 @@
         <translation>繁忙的服务器，回答按固定批次</translation>
     </message>
     <message>
+        <source>Steady answer (6 tokens a second)</source>
+        <translation>平稳的回答（每秒 6 个词元）</translation>
+    </message>
+    <message>
+        <source>Bursty answer (same rate, in bursts)</source>
+        <translation>突发的回答（同样的速率，成批到达）</translation>
+    </message>
+    <message>
         <source>Overloaded server (busy errors)</source>
         <translation>过载的服务器（繁忙错误）</translation>
     </message>
@@ -673,6 +685,10 @@
         <translation>实验室：快速模型对比强大模型</translation>
     </message>
     <message>
+        <source>Lab: steady against bursty (QoE)</source>
+        <translation>实验室：平稳对突发（QoE）</translation>
+    </message>
+    <message>
         <source>Local engine, cold</source>
         <translation>本地引擎，冷</translation>
     </message>
@@ -687,6 +703,14 @@
     <message>
         <source>Lab, strong model</source>
         <translation>实验室，强大模型</translation>
+    </message>
+    <message>
+        <source>Lab, steady answer</source>
+        <translation>实验室，平稳的回答</translation>
+    </message>
+    <message>
+        <source>Lab, bursty answer</source>
+        <translation>实验室，突发的回答</translation>
     </message>
     <message>
         <source>Why is the sky blue?</source>
@@ -2176,6 +2200,10 @@ tokens/s</source>
         <translation>首字延迟 {ttft}</translation>
     </message>
     <message>
+        <source>QoE {q}</source>
+        <translation>QoE {q}</translation>
+    </message>
+    <message>
         <source>finished {at}</source>
         <translation>{at}完成</translation>
     </message>
@@ -2289,8 +2317,20 @@ tokens/s</source>
         <translation>排除冷启动</translation>
     </message>
     <message>
+        <source>QoE: the share of an answer a reader at {rate} tokens a second, who expects the first token within {wait} s, could read on time (Andes, arXiv 2404.16283). 1.00: never waited for text.</source>
+        <translation>QoE：读者以每秒 {rate} 个词元的速度阅读、期望 {wait} 秒内看到第一个词元时，能按时读到的回答比例（Andes，arXiv 2404.16283）。1.00：从未等待文字。</translation>
+    </message>
+    <message>
         <source>Scope:</source>
         <translation>范围：</translation>
+    </message>
+    <message>
+        <source>QoE: no answers yet</source>
+        <translation>QoE：还没有回答</translation>
+    </message>
+    <message>
+        <source>QoE: P50 {p50} · P5 {p5} · n {n}</source>
+        <translation>QoE：P50 {p50} · P5 {p5} · n {n}</translation>
     </message>
     <message numerus="yes">
         <source>P99 needs at least %Ln requests</source>
@@ -2311,6 +2351,10 @@ tokens/s</source>
     <message>
         <source>Request {n}: {ttft} to first token</source>
         <translation>第 {n} 个请求：首个词元 {ttft}</translation>
+    </message>
+    <message>
+        <source>{request}, QoE {qoe}</source>
+        <translation>{request}，QoE {qoe}</translation>
     </message>
 </context>
 <context>

@@ -63,13 +63,14 @@ def test_no_tokens_no_figure() -> None:
     assert timeline_qoe(RequestTimeline()) is None
 
 
-def test_chunks_carry_the_servers_tokens_by_their_characters() -> None:
+def test_chunks_carry_the_servers_extra_tokens_by_their_characters() -> None:
     timeline = RequestTimeline(request_written_ns=0)
     timeline.mark_token(TokenKind.ANSWER, 30, at_ns=NS // 2)
     timeline.mark_token(TokenKind.ANSWER, 10, at_ns=NS)
-    arrivals = arrivals_of(timeline, server_tokens=8)
-    assert [(a.at_s, a.tokens) for a in arrivals] == [(0.5, 6.0), (1.0, 2.0)]
+    arrivals = arrivals_of(timeline, server_tokens=10)
+    assert [(a.at_s, a.tokens) for a in arrivals] == [(0.5, 7.0), (1.0, 3.0)]
     assert [a.tokens for a in arrivals_of(timeline)] == [1.0, 1.0]  # no count: a chunk each
+    assert [a.tokens for a in arrivals_of(timeline, 2)] == [1.0, 1.0]  # a token a chunk
 
 
 def test_compute_metrics_fills_qoe() -> None:
