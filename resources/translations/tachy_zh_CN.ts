@@ -3155,6 +3155,14 @@ tokens/s</source>
         <translation>实际大小</translation>
     </message>
     <message>
+        <source>Smooth streaming</source>
+        <translation>平滑显示</translation>
+    </message>
+    <message>
+        <source>Show an answer&apos;s words at a steady pace, at most a second behind</source>
+        <translation>以平稳的节奏显示回答的文字，最多落后一秒</translation>
+    </message>
+    <message>
         <source>Theme</source>
         <translation>主题</translation>
     </message>

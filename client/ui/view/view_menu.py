@@ -1,6 +1,7 @@
 """The View menu: the conversations and the latency panel shown or hidden, full screen,
-zoom in / out / reset, the theme (system, light, dark) and Present. Zoom and theme are
-remembered in the window's QSettings (needed before the first paint, like the language).
+zoom in / out / reset, Smooth streaming, the theme (system, light, dark) and Present.
+Zoom, theme and Smooth streaming are remembered in the window's QSettings (zoom and theme
+are needed before the first paint, like the language).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu
 
+from client.ui.chat.render.paced_text import SMOOTH_KEY, smooth_streaming
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_style import ReadingStyle
 from client.ui.common.theme import THEMES, scheme_follower
@@ -62,6 +64,13 @@ class ViewMenu(QObject):
         self.zoom_out_action.triggered.connect(self.zoom_out)
         self.zoom_reset_action = self._action(self.tr("Actual size"), "Ctrl+0")
         self.zoom_reset_action.triggered.connect(lambda: self.zoom.set_zoom(1.0))
+        self.smooth_action = self._check(
+            self.tr("Smooth streaming"), "", smooth_streaming(window.settings)
+        )
+        self.smooth_action.setToolTip(
+            self.tr("Show an answer's words at a steady pace, at most a second behind")
+        )
+        self.smooth_action.toggled.connect(self._remember_smooth)
         self.menu.addSeparator()
         self.theme_actions = self._theme_menu()
         zoom.zoom_changed.connect(self._remember_zoom)
@@ -128,6 +137,10 @@ class ViewMenu(QObject):
             self.window.showFullScreen()
         elif not on and self.window.isFullScreen():
             self.window.showNormal()
+
+    def _remember_smooth(self, on: bool) -> None:
+        """Read by the chat view when an answer starts (client/ui/chat/render/paced_text.py)."""
+        self.settings.setValue(SMOOTH_KEY, on)
 
     def _remember_zoom(self, factor: float) -> None:
         self.settings.setValue(ZOOM_KEY, factor)
