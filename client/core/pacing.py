@@ -3,8 +3,8 @@ streaming), in the spirit of the Vercel AI SDK's `smoothStream` (which releases 
 stream word by word, `/\\S+\\s+/`, with a fixed delay between words).
 
 Unlike smoothStream the pace follows the answer: the mean rate it has arrived at so
-far, faster while much is held (what is held drains within about half of MAX_LAG_S),
-so a burst is spread over the time before the next one rather than shown at once,
+far, faster while much is held (it drains with a time constant of a third of
+`max_lag_s`), so a burst is spread over the time before the next one rather than shown at once,
 and a fast answer is never slowed to a fixed pace. Rules the window relies on:
 - the first text of an answer is never held (the first token is painted at once);
 - nothing is held longer than `max_lag_s`, nor more than `max_held_chars` at once;
@@ -91,7 +91,7 @@ class Pacer:
         rate = limits.least_chars_per_s
         if self._first_s is not None and now_s - self._first_s >= limits.rate_known_after_s:
             rate = max(rate, self._arrived_chars / (now_s - self._first_s))
-        return max(rate, self._held_chars / (limits.max_lag_s / 2))
+        return max(rate, self._held_chars / (limits.max_lag_s / 3))
 
     def _overdue_chars(self, now_s: float) -> int:
         """Characters held since before now - max_lag_s: they go now."""
