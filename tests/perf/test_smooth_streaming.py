@@ -1,4 +1,4 @@
-"""View > Smooth streaming (client/core/pacing.py, client/ui/chat/render/paced_text.py):
+"""View > Smooth streaming (client/core/pacing.py, client/ui/chat/paced_text.py):
 what it does to QoE as displayed, and what it costs a frame.
 
 1. QoE as displayed, bursty answer: the lab's `bursty` preset (73 tokens at 6 a second,
@@ -10,23 +10,28 @@ what it does to QoE as displayed, and what it costs a frame.
 2. Cost per frame at 5,000 tokens/s: one-token chunks into a real ChatView (offscreen)
    frame by frame in real time, each frame's work timed (the chunks handed over, the
    pacing tick, the view's flush), paced against unpaced rounds alternated in the same
-   run. Goal: the paced frame's p95 within the paint budget (one frame, 16.7 ms), and
-   pacing adds at most ADDED_MS_GOAL to the median frame.
+   run. Goal: pacing adds at most ADDED_MS_GOAL to the median frame (always judged),
+   and the paced frame's p95 stays within the paint budget (one frame, 16.7 ms), judged
+   on the rounds where the machine was quiet (tests/machine.py's LoadMeter); an xfail
+   naming the figure when none was.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import time
 from typing import Any
+
+import pytest
 
 from client.core.pacing import Pacer
 from client.core.qoe import Arrival, qoe
 from client.lab import PRESETS
 from client.lab.plan import make_plan
 from client.ui.chat.render.chat_view import ChatView
-from client.ui.chat.render.paced_text import SMOOTH_KEY
+from tests.machine import LoadMeter
 from tests.perf.test_ui_perf import FRAME_MS, report
 
 FRAME_S = FRAME_MS / 1000
@@ -107,7 +112,7 @@ def _round(qtbot: Any, paced: bool) -> list[float]:
     qtbot.addWidget(view)
     view.resize(640, 480)
     view.show()
-    view.pacing.settings = _Setting(paced)  # type: ignore[assignment]
+    view.pacing.enabled = paced
     view.begin_stream(1)
     view.append_token(1, "First ")
     per_frame = round(RATE * FRAME_S)
@@ -127,30 +132,29 @@ def _round(qtbot: Any, paced: bool) -> list[float]:
     return costs
 
 
-class _Setting:
-    """A QSettings stand-in with Smooth streaming on or off."""
-
-    def __init__(self, on: bool) -> None:
-        self.on = on
-
-    def value(self, key: str, default: object = None) -> object:
-        return self.on if key == SMOOTH_KEY else default
-
-
 def test_smooth_streaming_costs_little_a_frame_at_5000_tokens_a_second(qtbot: Any) -> None:
     paced: list[float] = []
     plain: list[float] = []
+    quiet_paced: list[float] = []
     for _ in range(ROUNDS):
+        meter = LoadMeter(os.getpid())
         plain += _round(qtbot, paced=False)
-        paced += _round(qtbot, paced=True)
+        paced_round = _round(qtbot, paced=True)
+        paced += paced_round
+        if meter.quiet():
+            quiet_paced += paced_round
     p95 = statistics.quantiles(paced, n=20)[-1]
     added = statistics.median(paced) - statistics.median(plain)
+    quiet_p95 = statistics.quantiles(quiet_paced, n=20)[-1] if quiet_paced else None
     report(
         "smooth streaming at 5,000 tokens/s",
         f"frame work p50 {statistics.median(paced):.2f} ms, p95 {p95:.2f} ms paced (goal p95 "
-        f"< {FRAME_MS:.1f}); unpaced p50 {statistics.median(plain):.2f} ms, p95 "
-        f"{statistics.quantiles(plain, n=20)[-1]:.2f} ms; added {added:+.2f} ms at the median "
-        f"(goal <= {ADDED_MS_GOAL}); n={len(paced)} frames each",
+        f"< {FRAME_MS:.1f} in quiet rounds: "
+        f"{'none quiet' if quiet_p95 is None else f'{quiet_p95:.2f} ms'}); unpaced p50 "
+        f"{statistics.median(plain):.2f} ms, p95 {statistics.quantiles(plain, n=20)[-1]:.2f} ms;"
+        f" added {added:+.2f} ms at the median (goal <= {ADDED_MS_GOAL}); n={len(paced)} frames",
     )
-    assert p95 < FRAME_MS
-    assert added <= ADDED_MS_GOAL
+    assert added <= ADDED_MS_GOAL  # against the same run's unpaced frames: judged always
+    if quiet_p95 is None:
+        pytest.xfail(f"no quiet round to judge the p95 (paced p95 {p95:.2f} ms on a busy machine)")
+    assert quiet_p95 < FRAME_MS

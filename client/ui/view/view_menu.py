@@ -12,7 +12,6 @@ from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QMenu
 
-from client.ui.chat.render.paced_text import SMOOTH_KEY, smooth_streaming
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_style import ReadingStyle
 from client.ui.common.theme import THEMES, scheme_follower
@@ -21,12 +20,18 @@ if TYPE_CHECKING:
     from client.ui.shell.main_window import MainWindow
 
 ZOOM_KEY = "view/zoom"
+SMOOTH_KEY = "view/smooth_streaming"
 THEME_KEY = "view/theme"
 THEME_NAMES = {
     "system": QT_TRANSLATE_NOOP("ViewMenu", "System theme"),
     "light": QT_TRANSLATE_NOOP("ViewMenu", "Light"),
     "dark": QT_TRANSLATE_NOOP("ViewMenu", "Dark"),
 }
+
+
+def smooth_streaming(settings: QSettings) -> bool:
+    """Whether View > Smooth streaming is on (off until it is switched on)."""
+    return str(settings.value(SMOOTH_KEY, "false")).lower() in ("true", "1")
 
 
 def chosen_theme(settings: QSettings) -> str:
@@ -70,7 +75,7 @@ class ViewMenu(QObject):
         self.smooth_action.setToolTip(
             self.tr("Show an answer's words at a steady pace, at most a second behind")
         )
-        self.smooth_action.toggled.connect(self._remember_smooth)
+        self.smooth_action.toggled.connect(self._set_smooth)
         self.menu.addSeparator()
         self.theme_actions = self._theme_menu()
         zoom.zoom_changed.connect(self._remember_zoom)
@@ -107,7 +112,8 @@ class ViewMenu(QObject):
 
     # --- what the menu and the Settings window set ---------------------------------
     def restore(self) -> None:
-        """The remembered zoom and theme (at start)."""
+        """The remembered zoom, theme and Smooth streaming (at start)."""
+        self.window.chat_view.pacing.enabled = self.smooth_action.isChecked()
         stored = self.settings.value(ZOOM_KEY, 1.0)
         try:
             self.zoom.set_zoom(float(str(stored)))
@@ -138,9 +144,10 @@ class ViewMenu(QObject):
         elif not on and self.window.isFullScreen():
             self.window.showNormal()
 
-    def _remember_smooth(self, on: bool) -> None:
-        """Read by the chat view when an answer starts (client/ui/chat/render/paced_text.py)."""
+    def _set_smooth(self, on: bool) -> None:
+        """The chat view paces answers from the next one (client/ui/chat/paced_text.py)."""
         self.settings.setValue(SMOOTH_KEY, on)
+        self.window.chat_view.pacing.enabled = on
 
     def _remember_zoom(self, factor: float) -> None:
         self.settings.setValue(ZOOM_KEY, factor)

@@ -4,43 +4,25 @@ ends is shown whole at once, and a hidden window is never paced."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QWidget
 
 from client.ui.chat.render.chat_view import ChatView
-from client.ui.chat.render.paced_text import SMOOTH_KEY, smooth_streaming
 from client.ui.shell.app import TachyApp
+from client.ui.view.view_menu import smooth_streaming
 
 BURST = "".join(f"word{i} " for i in range(30))
 
 
-class Window(QWidget):
-    """Stands for the main window: the chat view reads its `settings`."""
-
-    def __init__(self, settings: QSettings) -> None:
-        super().__init__()
-        self.settings = settings
-
-
 @pytest.fixture
-def settings(tmp_path: Path) -> QSettings:
-    return QSettings(str(tmp_path / "tachy.ini"), QSettings.Format.IniFormat)
-
-
-@pytest.fixture
-def view(qtbot: Any, settings: QSettings) -> Iterator[ChatView]:
-    window = Window(settings)
-    qtbot.addWidget(window)
-    chat = ChatView(window)
+def view(qtbot: Any) -> ChatView:
+    chat = ChatView()
+    qtbot.addWidget(chat)
     chat.resize(640, 480)
-    window.show()
-    yield chat  # (the window lives as long as the test)
-    window.close()
+    chat.show()
+    return chat
 
 
 def _burst(view: ChatView, key: int) -> None:
@@ -50,10 +32,8 @@ def _burst(view: ChatView, key: int) -> None:
     view.append_token(key, BURST)
 
 
-def test_a_burst_is_shown_over_several_frames(
-    view: ChatView, settings: QSettings, qtbot: Any
-) -> None:
-    settings.setValue(SMOOTH_KEY, True)
+def test_a_burst_is_shown_over_several_frames(view: ChatView, qtbot: Any) -> None:
+    view.pacing.enabled = True
     _burst(view, 1)
     view.flush()
     assert BURST not in view.toPlainText()  # held, shown at a pace
@@ -68,20 +48,20 @@ def test_a_burst_is_shown_over_several_frames(
     view.end_stream(1, "complete")
 
 
-def test_an_ended_answer_is_shown_whole_at_once(view: ChatView, settings: QSettings) -> None:
-    settings.setValue(SMOOTH_KEY, True)
+def test_an_ended_answer_is_shown_whole_at_once(view: ChatView) -> None:
+    view.pacing.enabled = True
     _burst(view, 2)
     view.end_stream(2, "stopped")
     assert BURST.strip() in view.toPlainText()
     assert view.message(2).text == "First " + BURST
 
 
-def test_off_or_hidden_nothing_is_held(view: ChatView, settings: QSettings) -> None:
+def test_off_or_hidden_nothing_is_held(view: ChatView) -> None:
     _burst(view, 3)  # off by default
     view.flush()
     assert BURST.strip() in view.toPlainText()
-    settings.setValue(SMOOTH_KEY, True)
-    view.window().hide()
+    view.pacing.enabled = True
+    view.hide()
     _burst(view, 4)
     view.flush()
     assert view.toPlainText().count(BURST.strip()) == 2
@@ -96,4 +76,7 @@ def test_the_view_menu_switches_it_and_remembers(
     assert not smooth_streaming(app.window.settings)
     action.trigger()
     assert smooth_streaming(app.window.settings)
-    assert app.window.chat_view.pacing.settings is app.window.settings
+    assert app.window.chat_view.pacing.enabled
+    action.trigger()
+    assert not smooth_streaming(app.window.settings)
+    assert not app.window.chat_view.pacing.enabled

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from functools import partial
 
-from PySide6.QtCore import QSettings, QTimer, QUrl, Signal
+from PySide6.QtCore import QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
     QDesktopServices,
@@ -25,6 +25,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QWidget
 
+from client.ui.chat.paced_text import PacedText
 from client.ui.chat.render.blocks import MessageBlock, ShownMessage
 from client.ui.chat.render.code_highlight import highlight
 from client.ui.chat.render.content import render_full, render_tail
@@ -44,7 +45,6 @@ from client.ui.chat.render.look import (
     who_format,
 )
 from client.ui.chat.render.markers import ChatMarkers
-from client.ui.chat.render.paced_text import PacedText
 from client.ui.chat.render.reading_view import ReadingLayout
 from client.ui.chat.render.reasoning import ReasoningFrames
 from client.ui.chat.render.safe_markdown import WEB_SCHEMES, SafeDocument
@@ -93,10 +93,7 @@ class ChatView(ChatMarkers, ReadingLayout):
         self._pending: set[int] = set()
         self._pending_thinking: set[int] = set()
         self._pending_meta: set[int] = set()  # answers whose label is due (see _unreserve)
-        settings = getattr(parent, "settings", None)  # the window's: View > Smooth streaming
-        self.pacing = PacedText(
-            self, self._show_streamed, settings if isinstance(settings, QSettings) else None
-        )
+        self.pacing = PacedText(self, self._show_streamed)  # View > Smooth streaming
         self._earlier: list[ShownMessage] = []  # not rendered yet, oldest first
         self._earlier_by_key: dict[int, ShownMessage] = {}
         self._earlier_timer = QTimer(self)

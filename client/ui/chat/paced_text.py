@@ -1,8 +1,9 @@
 """View > Smooth streaming: the chat shows a streaming answer's words at a steady pace
 (client/core/pacing.py) instead of in the lumps they arrive in.
 
-Off by default; remembered in the window's QSettings under SMOOTH_KEY and read when an
-answer starts, so switching it applies from the next answer. Never paced: an answer's
+Off by default; View > Smooth streaming (client/ui/view/view_menu.py) sets `enabled` and
+remembers it. Decided once per answer, at its second chunk, so switching it applies
+from the next answer. Never paced: an answer's
 first text (painted in its own loop turn as always), a window that is hidden or
 minimised (what is held is shown at once), an answer that has ended (ChatView's
 end_stream takes what is held first). The HUD and the metrics measure arrival, never
@@ -14,30 +15,21 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QSettings, QTimer
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QWidget
 
 from client.core.pacing import Pacer
 
-SMOOTH_KEY = "view/smooth_streaming"
 FRAME_MS = 16
-
-
-def smooth_streaming(settings: QSettings | None) -> bool:
-    """Whether View > Smooth streaming is on (off until it is switched on)."""
-    if settings is None:
-        return False
-    return str(settings.value(SMOOTH_KEY, "false")).lower() in ("true", "1")
 
 
 class PacedText(QObject):
     """The held text of the chat's streaming answers, released once a frame."""
 
-    def __init__(
-        self, view: QWidget, show: Callable[[int, str], object], settings: QSettings | None
-    ) -> None:
+    def __init__(self, view: QWidget, show: Callable[[int, str], object]) -> None:
         super().__init__(view)
-        self.view, self.show, self.settings = view, show, settings
+        self.view, self.show = view, show
+        self.enabled = False  # View > Smooth streaming
         self.pacers: dict[int, Pacer | None] = {}  # by message key; None: not paced
         self.timer = QTimer(self)
         self.timer.setInterval(FRAME_MS)
@@ -46,7 +38,7 @@ class PacedText(QObject):
     def arrive(self, key: int, text: str) -> str:
         """A streamed chunk after the first: what to show now (the rest is held)."""
         if key not in self.pacers:  # the answer's second chunk: paced or not, decided once
-            paced = Pacer() if smooth_streaming(self.settings) else None
+            paced = Pacer() if self.enabled else None
             if paced is not None:
                 paced.arrive("", time.perf_counter())  # its first text was shown already
             self.pacers[key] = paced
