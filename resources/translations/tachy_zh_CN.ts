@@ -2235,6 +2235,10 @@ tokens/s</source>
         <source>Won</source>
         <translation>胜出</translation>
     </message>
+    <message>
+        <source>QoE</source>
+        <translation>QoE</translation>
+    </message>
 </context>
 <context>
     <name>RaceWindow</name>

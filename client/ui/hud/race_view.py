@@ -1,6 +1,6 @@
 """The HUD's Race tab: the last race's columns side by side in one table (time to
-first token, rate, tier, when each finished, and which won the first token and the
-finish). The words each race column shows under its answer come from here too."""
+first token, rate, tier, when each finished, which won the first token and the finish,
+and each answer's QoE). The words each race column shows under its answer come from here too."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def figures_line(figures: ColumnFigures) -> str:
 class RaceView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.table = QTableWidget(0, 6, self)
+        self.table = QTableWidget(0, 7, self)
         self.table.setObjectName("raceTable")
         self.table.setAccessibleName(self.tr("Race"))
         self.table.setHorizontalHeaderLabels(
@@ -71,6 +71,7 @@ class RaceView(QWidget):
                 self.tr("Tier"),
                 self.tr("Finished"),
                 self.tr("Won"),
+                self.tr("QoE"),  # Andes' figure (client/core/qoe.py)
             ]
         )
         self.table.verticalHeader().setVisible(False)
@@ -94,6 +95,7 @@ class RaceView(QWidget):
                 tier,
                 duration_text(finished) if finished is not None else NOTHING,
                 marks_text(figures),
+                number(figures.qoe, 2),
             )
             for column, text in enumerate(cells):
                 self.table.setItem(row, column, QTableWidgetItem(text))

@@ -89,6 +89,8 @@ def test_the_qoe_demo_race_shows_equal_rates_and_different_qoe(make_app, server,
     steady, bursty = (c.figures.text() for c in columns)
     assert "6.0 tokens/s" in steady and "6.0 tokens/s" in bursty, (steady, bursty)
     assert "QoE 1.00" in steady and "QoE 0.8" in bursty, (steady, bursty)
+    table = app.hud.race.table  # side by side in the HUD too
+    assert table.item(0, 6).text() == "1.00" and table.item(1, 6).text().startswith("0.8")
 
 
 def test_stop_stops_every_column_and_the_lab_sees_each_leave(make_app, server, run) -> None:
