@@ -43,6 +43,7 @@ from client.cli.chat_common import (
     learning_root,
 )
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
+from client.core.qoe import QoeSpread
 from client.core.stats import Summary
 from client.services.bench.runner import (
     DEFAULT_PROMPT,
@@ -277,6 +278,7 @@ def format_report(report: BenchReport) -> str:
     ]
     for name, summary in report.summaries().items():
         lines.append(_summary_row(name, summary))
+    lines.append(_qoe_row(report.qoe()))
     server = report.server_summaries()
     if server:
         lines.append("server-reported:")
@@ -315,6 +317,14 @@ def _summary_row(name: str, summary: Summary | None) -> str:
     return _row(name, str(summary.n), *(f"{v:.1f}" for v in values))
 
 
+def _qoe_row(spread: QoeSpread) -> str:
+    """Andes' QoE (client/core/qoe.py): its median and low tail, for a reader at the
+    default pace; higher is better, 1.00 at most."""
+    if spread.p50 is None or spread.p5 is None:
+        return _row("qoe", "0", "-", "-")
+    return _row("qoe", str(spread.n), f"P50 {spread.p50:.2f}", f"P5 {spread.p5:.2f}")
+
+
 def _cold_line(cold: RequestResult, warmed: bool = False) -> str:
     m = cold.metrics
     label = "first request after warming" if warmed else "cold first request"
@@ -325,6 +335,7 @@ def _cold_line(cold: RequestResult, warmed: bool = False) -> str:
         f"ttfo {_fmt(m.ttfo_ms)} ms",
         f"tpot {_fmt(m.tpot_ms)} ms",
         f"{_fmt(m.tokens_per_s)} tokens/s",
+        f"qoe {'-' if m.qoe is None else format(m.qoe, '.2f')}",
         f"e2el {_fmt(m.e2el_ms)} ms",
     ]
     parts += [f"{name} {value:.1f}" for name, value in cold.server_figures().items()]

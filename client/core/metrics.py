@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from client.core.events import Usage
+from client.core.qoe import timeline_qoe
 from client.core.server_timings import ServerReport, ServerTimings
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline
@@ -41,6 +42,7 @@ class MetricFigures:
     output_tokens: int | None = None
     output_tokens_estimated: bool = False
     chunks: int = 0
+    qoe: float | None = None  # Andes' QoE for the default reader (client/core/qoe.py)
 
 
 # The figures' names, in their order (stored columns, export fields, HUD records).
@@ -105,6 +107,7 @@ def compute_metrics(
         metrics.prompt_tokens = server.prompt_tokens()
     metrics.output_tokens, metrics.output_tokens_estimated = output_tokens, estimated
     _fill_decode_rate(metrics)
+    metrics.qoe = timeline_qoe(timeline, None if estimated else output_tokens)
     if metrics.ttft_ms is not None:
         metrics.tier = thresholds.tier_of(metrics.ttft_ms).value
     return metrics

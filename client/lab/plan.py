@@ -6,6 +6,7 @@ so a late wake-up never shifts the tokens after it: jitter does not accumulate.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field, replace
 
@@ -102,7 +103,14 @@ def make_plan(
             offset += rng.gauss(0.0, jitter)
         previous = max(previous, offset)  # jitter may bunch chunks, never reorder them
         offsets.append(previous)
+    if scenario.burst_ms > 0:
+        offsets = _in_bursts(offsets, scenario.burst_ms / 1000.0)
     return Plan(ttft_s, tuple(pieces), tuple(offsets), finish)
+
+
+def _in_bursts(offsets: list[float], burst_s: float) -> list[float]:
+    """Each chunk held until the next burst (the first goes at once, so TTFT stays)."""
+    return [0.0] + [math.ceil(o / burst_s - 1e-6) * burst_s for o in offsets[1:]]
 
 
 def _chunks(kind: str, tokens: list[str], per_chunk: int) -> list[Piece]:

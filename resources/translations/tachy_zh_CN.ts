@@ -136,6 +136,10 @@
         <source>{n} tokens</source>
         <translation>{n} 个词元</translation>
     </message>
+    <message>
+        <source>QoE {q}</source>
+        <translation>QoE {q}</translation>
+    </message>
 </context>
 <context>
     <name>AttachmentTray</name>
@@ -665,6 +669,14 @@
         <source>Stop latency lab</source>
         <translation>停止延迟实验室</translation>
     </message>
+    <message>
+        <source>Steady answer (6 tokens a second)</source>
+        <translation>平稳的回答（每秒 6 个词元）</translation>
+    </message>
+    <message>
+        <source>Bursty answer (same rate, in bursts)</source>
+        <translation>突发的回答（同样的速率，成批到达）</translation>
+    </message>
 </context>
 <context>
     <name>DemoRaces</name>
@@ -699,6 +711,18 @@
     <message>
         <source>Why is the sky blue?</source>
         <translation>天空为什么是蓝色的？</translation>
+    </message>
+    <message>
+        <source>Lab: steady against bursty (QoE)</source>
+        <translation>实验室：平稳对突发（QoE）</translation>
+    </message>
+    <message>
+        <source>Lab, steady answer</source>
+        <translation>实验室，平稳的回答</translation>
+    </message>
+    <message>
+        <source>Lab, bursty answer</source>
+        <translation>实验室，突发的回答</translation>
     </message>
 </context>
 <context>
@@ -2323,6 +2347,14 @@ tokens/s</source>
         <source>failed {at}</source>
         <translation>{at}失败</translation>
     </message>
+    <message>
+        <source>QoE {q}</source>
+        <translation>QoE {q}</translation>
+    </message>
+    <message>
+        <source>QoE</source>
+        <translation>QoE</translation>
+    </message>
 </context>
 <context>
     <name>RaceWindow</name>
@@ -2427,6 +2459,22 @@ tokens/s</source>
     <message>
         <source>Request {n}: {ttft} to first token</source>
         <translation>第 {n} 个请求：首个词元 {ttft}</translation>
+    </message>
+    <message>
+        <source>QoE: the share of an answer a reader at {rate} tokens a second, who expects the first token within {wait} s, could read on time (Andes, arXiv 2404.16283). 1.00: never waited for text.</source>
+        <translation>QoE：读者以每秒 {rate} 个词元的速度阅读、期望 {wait} 秒内看到第一个词元时，能按时读到的回答比例（Andes，arXiv 2404.16283）。1.00：从未等待文字。</translation>
+    </message>
+    <message>
+        <source>QoE: no answers yet</source>
+        <translation>QoE：还没有回答</translation>
+    </message>
+    <message>
+        <source>QoE: P50 {p50} · P5 {p5} · n {n}</source>
+        <translation>QoE：P50 {p50} · P5 {p5} · n {n}</translation>
+    </message>
+    <message>
+        <source>{request}, QoE {qoe}</source>
+        <translation>{request}，QoE {qoe}</translation>
     </message>
 </context>
 <context>
@@ -3601,6 +3649,14 @@ tokens/s</source>
     <message>
         <source>Theme</source>
         <translation>主题</translation>
+    </message>
+    <message>
+        <source>Smooth streaming</source>
+        <translation>平滑显示</translation>
+    </message>
+    <message>
+        <source>Show an answer&apos;s words at a steady pace, at most a second behind</source>
+        <translation>以平稳的节奏显示回答的文字，最多落后一秒</translation>
     </message>
 </context>
 <context>

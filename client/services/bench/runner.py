@@ -30,6 +30,7 @@ from client.core.conversation import ChatRequest, GenerationOptions
 from client.core.events import Done, Failed
 from client.core.images import Attachment, ImagePart
 from client.core.metrics import RequestMetrics
+from client.core.qoe import QoeSpread, qoe_spread
 from client.core.server_timings import ServerReport
 from client.core.stats import Summary, summarize
 from client.services.bench.figures import RunFigures, goodput, run_figures
@@ -139,6 +140,7 @@ class RequestResult:
             "ttfo_ms": m.ttfo_ms,
             "tpot_ms": m.tpot_ms,
             "tokens_per_s": m.tokens_per_s,
+            "qoe": m.qoe,
             "e2el_ms": m.e2el_ms,
             "prompt_tokens": m.prompt_tokens,
             "output_tokens": m.output_tokens,
@@ -213,6 +215,10 @@ class BenchReport:
         table["prompt_tokens"] = summarize(m.prompt_tokens for m in ok)  # the server's count
         return table
 
+    def qoe(self) -> QoeSpread:
+        """Andes' QoE over the successful warm answers: P50, P5 and n."""
+        return qoe_spread(r.metrics.qoe for r in self.warm_results if r.ok)
+
     def server_summaries(self) -> dict[str, Summary]:
         """The server's own figures, only those it reported."""
         ok = [r.server_figures() for r in self.warm_results if r.ok]
@@ -240,6 +246,7 @@ class BenchReport:
             **self.figures().as_dict(),
             "goodput": self.goodput(),
             **{name: _summary_dict(summary) for name, summary in summaries.items()},
+            "qoe": self.qoe().as_dict(),
             "server_timings": {
                 name: summary.as_dict() for name, summary in self.server_summaries().items()
             },

@@ -28,6 +28,8 @@ class AnswerFigures(Protocol):
     def output_tokens(self) -> int | None: ...
     @property
     def tier(self) -> str | None: ...
+    @property
+    def qoe(self) -> float | None: ...
 
 
 class RequestFigures(AnswerFigures, Protocol):
@@ -44,6 +46,7 @@ class WholeAnswer:
     output_tokens: int | None = None
     tier: str | None = None
     parts: int = 1  # the requests that wrote some of it
+    qoe: float | None = None  # one request's answer only (client/core/qoe.py)
 
 
 def whole_answer(requests: Sequence[RequestFigures]) -> WholeAnswer | None:
@@ -54,7 +57,9 @@ def whole_answer(requests: Sequence[RequestFigures]) -> WholeAnswer | None:
     first = next((r for r in requests if r.ttft_ms is not None), requests[0])
     if len(writing) <= 1:
         only = writing[0] if writing else first
-        return WholeAnswer(first.ttft_ms, only.tokens_per_s, only.output_tokens, first.tier)
+        return WholeAnswer(
+            first.ttft_ms, only.tokens_per_s, only.output_tokens, first.tier, qoe=only.qoe
+        )
     return WholeAnswer(
         ttft_ms=first.ttft_ms,
         tokens_per_s=_rate(writing),

@@ -1,6 +1,7 @@
 """The View menu: the conversations and the latency panel shown or hidden, full screen,
-zoom in / out / reset, the theme (system, light, dark) and Present. Zoom and theme are
-remembered in the window's QSettings (needed before the first paint, like the language).
+zoom in / out / reset, Smooth streaming, the theme (system, light, dark) and Present.
+Zoom, theme and Smooth streaming are remembered in the window's QSettings (zoom and theme
+are needed before the first paint, like the language).
 """
 
 from __future__ import annotations
@@ -21,12 +22,18 @@ if TYPE_CHECKING:
     from client.ui.chat.chat_window import ChatWindow
 
 ZOOM_KEY = "view/zoom"
+SMOOTH_KEY = "view/smooth_streaming"
 THEME_KEY = "view/theme"
 THEME_NAMES = {
     "system": QT_TRANSLATE_NOOP("ViewMenu", "System theme"),
     "light": QT_TRANSLATE_NOOP("ViewMenu", "Light"),
     "dark": QT_TRANSLATE_NOOP("ViewMenu", "Dark"),
 }
+
+
+def smooth_streaming(settings: QSettings) -> bool:
+    """Whether View > Smooth streaming is on (off until it is switched on)."""
+    return str(settings.value(SMOOTH_KEY, "false")).lower() in ("true", "1")
 
 
 def chosen_theme(settings: QSettings) -> str:
@@ -67,6 +74,13 @@ class ViewMenu(QObject):
         self.zoom_out_action.triggered.connect(self.zoom_out)
         self.zoom_reset_action = self._action(self.tr("Actual size"), "Ctrl+0")
         self.zoom_reset_action.triggered.connect(lambda: self.zoom.set_zoom(1.0))
+        self.smooth_action = self._check(
+            self.tr("Smooth streaming"), "", smooth_streaming(window.settings)
+        )
+        self.smooth_action.setToolTip(
+            self.tr("Show an answer's words at a steady pace, at most a second behind")
+        )
+        self.smooth_action.toggled.connect(self._set_smooth)
         self.menu.addSeparator()
         self.theme_actions = self._theme_menu()
         zoom.zoom_changed.connect(self._remember_zoom)
@@ -103,7 +117,8 @@ class ViewMenu(QObject):
 
     # --- what the menu and the Settings window set ---------------------------------
     def restore(self) -> None:
-        """The remembered zoom and theme (at start)."""
+        """The remembered zoom, theme and Smooth streaming (at start)."""
+        self.window.chat_view.pacing.enabled = self.smooth_action.isChecked()
         stored = self.settings.value(ZOOM_KEY, 1.0)
         try:
             self.zoom.set_zoom(float(str(stored)))
@@ -133,6 +148,11 @@ class ViewMenu(QObject):
             self.window.showFullScreen()
         elif not on and self.window.isFullScreen():
             self.window.showNormal()
+
+    def _set_smooth(self, on: bool) -> None:
+        """The chat view paces answers from the next one (client/ui/chat/paced_text.py)."""
+        self.settings.setValue(SMOOTH_KEY, on)
+        self.window.chat_view.pacing.enabled = on
 
     def _remember_zoom(self, factor: float) -> None:
         self.settings.setValue(ZOOM_KEY, factor)

@@ -72,7 +72,7 @@ def test_one_slow_reply_keeps_every_tier_band_in_view_and_named(hud: LatencyHud)
     assert bottom < 1.6 and top > 4.47  # 40 ms and 30 s both in view
     point = hud.requests.points.points()[-1]
     tip = hud.requests.point_tip(point.pos().x(), point.pos().y())
-    assert tip == "Request 4: 30 s to first token"
+    assert tip == "Request 4: 30 s to first token, QoE 0.00"  # all its text 29 s late
 
 
 def test_the_statistics_read_in_words_with_p99_waiting_for_100_requests(

@@ -77,6 +77,26 @@ def test_the_lab_demo_race_streams_two_columns_with_their_marks(make_app, server
     assert shown[-1].text == race.columns[0].text and shown[-1].version == (1, 2)
 
 
+def test_the_qoe_demo_race_shows_equal_rates_and_different_qoe(make_app, server, run) -> None:
+    """Steady against bursty: the same TTFT and tokens/s, told apart by QoE (12 s each)."""
+    app = make_app(server.url)
+    _demo_action(app, "raceLabSteadyBursty").trigger()
+    window, controller = app.race.race_window, app.race.controller
+
+    async def raced() -> None:
+        await until(lambda: controller.race is not None and controller.task is not None)
+        await until(lambda: controller.task.done(), timeout_s=60)
+
+    run(raced())
+    columns = window.columns.columns
+    assert [c.title.text() for c in columns] == ["Lab, steady answer", "Lab, bursty answer"]
+    steady, bursty = (c.figures.text() for c in columns)
+    assert "6.0 tokens/s" in steady and "6.0 tokens/s" in bursty, (steady, bursty)
+    assert "QoE 1.00" in steady and "QoE 0.8" in bursty, (steady, bursty)
+    table = app.hud.race.table  # side by side in the HUD too
+    assert table.item(0, 6).text() == "1.00" and table.item(1, 6).text().startswith("0.8")
+
+
 def test_stop_stops_every_column_and_the_lab_sees_each_leave(make_app, server, run) -> None:
     app = make_app(server.url)
     lab = LabServer(scenario_from_dict(ENDLESS))

@@ -53,6 +53,7 @@ KEPT = {
     "Markdown", "JSON", "CSV", "PNG", "SVG", "Ctrl", "Shift", "Enter", "Esc", "KV", "GiB",
     "ttft_ms", "tpot_ms", "tokens_per_s", "P50", "P95", "P99", "ms",
     "MCP",  # the Model Context Protocol, as "API": Settings > Tools (MCP servers)
+    "QoE", "P5", "Andes", "arXiv",  # the QoE figure, its low tail, the paper it follows
     "English",  # the Language menu names each language in that language
 }  # fmt: skip
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.]+")  # one letter is a key (Ctrl+F) or N

@@ -1,6 +1,6 @@
 """The HUD's Race tab: the last race's columns side by side in one table (time to
-first token, rate, tier, when each finished, and which won the first token and the
-finish). The words each race column shows under its answer come from here too."""
+first token, rate, tier, when each finished, which won the first token and the finish,
+and each answer's QoE). The words each race column shows under its answer come from here too."""
 
 from __future__ import annotations
 
@@ -44,10 +44,13 @@ def marks_text(figures: ColumnFigures) -> str:
 
 
 def figures_line(figures: ColumnFigures) -> str:
-    """ "TTFT 120 ms · 48.0 tokens/s · fast · finished at 1.3 s" (as far as known)."""
+    """ "TTFT 120 ms · 48.0 tokens/s · QoE 1.00 · fast · finished at 1.3 s" (as far as
+    known)."""
     parts = [translate("RaceView", "TTFT {ttft}").format(ttft=ttft_text(figures))]
     if figures.tokens_per_s is not None:
         parts.append(rate_text(figures))
+    if figures.qoe is not None:
+        parts.append(translate("RaceView", "QoE {q}").format(q=number(figures.qoe, 2)))
     if figures.tier is not None:
         parts.append(tier_name(figures.tier))
     if figures.finished_at_ms is not None:
@@ -67,7 +70,7 @@ def ended_words(figures: ColumnFigures) -> str:
 class RaceView(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.table = QTableWidget(0, 6, self)
+        self.table = QTableWidget(0, 7, self)
         self.table.setObjectName("raceTable")
         self.table.setAccessibleName(self.tr("Race"))
         self.table.setHorizontalHeaderLabels(
@@ -78,6 +81,7 @@ class RaceView(QWidget):
                 self.tr("Tier"),
                 self.tr("Finished"),
                 self.tr("Won"),
+                self.tr("QoE"),  # Andes' figure (client/core/qoe.py)
             ]
         )
         self.table.verticalHeader().setVisible(False)
@@ -101,6 +105,7 @@ class RaceView(QWidget):
                 tier,
                 _ended_cell(figures) if finished is not None else NOTHING,
                 marks_text(figures),
+                number(figures.qoe, 2),
             )
             for column, text in enumerate(cells):
                 self.table.setItem(row, column, QTableWidgetItem(text))
