@@ -1444,6 +1444,21 @@ Last lines from the engine:
     </message>
 </context>
 <context>
+    <name>KeyringNotice</name>
+    <message>
+        <source>Keyring warning</source>
+        <translation>密钥环警告</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Servers without an API key work as usual; a key you enter in Add server is used until Tachy quits and saved nowhere.</source>
+        <translation>不需要 API 密钥的服务器照常可用；在“添加服务器”中输入的密钥只用到 Tachy 退出为止，不保存在任何地方。</translation>
+    </message>
+</context>
+<context>
     <name>KnowledgeController</name>
     <message>
         <source>&amp;Knowledge</source>
@@ -1789,13 +1804,6 @@ tokens/s</source>
     <message>
         <source>TTFT {time}</source>
         <translation>首字延迟 {time}</translation>
-    </message>
-</context>
-<context>
-    <name>ModelPickerController</name>
-    <message>
-        <source>its API key cannot be read: no system keyring</source>
-        <translation>无法读取其 API 密钥：没有系统密钥环</translation>
     </message>
 </context>
 <context>
@@ -2373,6 +2381,14 @@ tokens/s</source>
     <message>
         <source>Server at {where}</source>
         <translation>{where} 上的服务器</translation>
+    </message>
+    <message>
+        <source>{name} cannot be used: {why}</source>
+        <translation>无法使用 {name}：{why}</translation>
+    </message>
+    <message>
+        <source>{name} cannot be used: {why} Answers still come from {current}.</source>
+        <translation>无法使用 {name}：{why} 回答仍来自 {current}。</translation>
     </message>
     <message>
         <source>Your question is kept and goes out when the model is loaded.</source>

@@ -21,7 +21,6 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
 from client.core.printable import visible
 from client.services.cascade.saved_cascade import CascadeProfile
-from client.services.errors import SecretsUnavailable
 from client.services.servers.model_overview import last_ttfts, loaded_models, model_names
 from client.services.servers.model_status import ModelStatus
 from client.services.servers.servers import is_started
@@ -120,15 +119,12 @@ class ModelPickerController(QObject):
 
     async def _list(self, choice: ServerChoice) -> None:
         names: list[str] | None = None
-        note = ""
         try:
             names = await model_names(await self.servers.tachy.backend(choice))
             self._listed_at[choice.key] = time.monotonic()  # (a failure: tried again)
-        except SecretsUnavailable:
-            note = self.tr("its API key cannot be read: no system keyring")
         except Exception as error:  # refused, timed out, not an LLM server: "not reachable"
             log.info("listing the models of %s failed: %r", choice.name, error)
-        self.bar.set_server_models(choice, names, note)
+        self.bar.set_server_models(choice, names)
 
     async def _read_states(self) -> None:
         states: dict[tuple[object, str], ModelStatus] = {}

@@ -44,6 +44,7 @@ from client.ui.common.async_errors import KeptTasks
 from client.ui.common.error_text import error_text
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.server_names import shown_name
+from client.ui.servers.keyring_notice import KeyringNotice
 from client.ui.servers.reach_bar import ReachBar
 from client.ui.servers.server_dialog import AddServerDialog
 
@@ -77,6 +78,9 @@ class ServerController(QObject):
         self.waiting: Waiting | None = None  # the chosen server does not answer yet
         self.reach_bar = ReachBar(window)
         window.centre_layout.insertWidget(0, self.reach_bar)
+        self.keyring_notice = KeyringNotice(window)
+        window.centre_layout.insertWidget(0, self.keyring_notice)
+        tachy.backends.keyring_listeners.append(self.keyring_notice.show_refusal)
         self.reach_bar.tryNowRequested.connect(tachy.try_now)
         self.reach_bar.useLocalRequested.connect(self.use_local)
         window.composer.submitted.connect(lambda _text: self.say_question_kept())
@@ -163,12 +167,16 @@ class ServerController(QObject):
         if not is_started(choice):  # the local engine, listed before its start
             self.use_local()
             return
-        self.current = choice
+        previous, self.current = self.current, choice
         try:
             backend = await self.tachy.backend(choice)
             names = await self._model_names(backend)
         except WAITS as error:  # not answering now, or loading its model: wait for it
             await self._wait_for(choice, model, error)
+            return
+        except Exception as error:  # (a pool's server unknown ...): the chat stays where it was
+            if self.current is choice:
+                self._not_switched(choice, previous, error)
             return
         if self.current is not choice:
             return  # another server was chosen while this one listed its models
@@ -193,6 +201,23 @@ class ServerController(QObject):
         url, api = (backend.base_url, backend.api) if pool else (choice.url, choice.api)
         self.serverChanged.emit(normalize_url(url), api, chosen)
         self.saved.remember(choice)
+
+    def _not_switched(
+        self, choice: ServerChoice, previous: ServerChoice | None, error: Exception
+    ) -> None:
+        """The picker goes back to the server that answers, and the window says why."""
+        self.current = previous
+        bar = self.window.server_bar
+        bar.set_choices(bar.choices, bar.server_in_use or previous)
+        why = error_text(user_message(error))
+        in_use = bar.server_in_use
+        if in_use is None:
+            text = self.tr("{name} cannot be used: {why}")
+        else:
+            text = self.tr("{name} cannot be used: {why} Answers still come from {current}.")
+        name = shown_name(choice)
+        current = shown_name(in_use) if in_use is not None else ""
+        self.window.stage_label.setText(text.format(name=name, why=why, current=current))
 
     # --- a chosen server that does not answer yet ---------------------------------
     async def _wait_for(self, choice: ServerChoice, model: str | None, error: Exception) -> None:
