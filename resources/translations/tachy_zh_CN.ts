@@ -3048,6 +3048,10 @@ tokens/s</source>
         <translation>正在回答</translation>
     </message>
     <message>
+        <source>No token for a while</source>
+        <translation>一段时间没有新词元</translation>
+    </message>
+    <message>
         <source>Done</source>
         <translation>完成</translation>
     </message>
@@ -3140,6 +3144,10 @@ tokens/s</source>
     <message>
         <source>{stage}… {seconds} s</source>
         <translation>{stage}… {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>No token for {seconds} s…</source>
+        <translation>已有 {seconds} 秒没有新词元…</translation>
     </message>
     <message>
         <source>{stage}… {percent} % ({done} / {total} tokens)</source>

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from client.core.events import Done, DoneReason, Failed, Token, TokenKind
-from client.core.timeline import RequestTimeline
+from client.core.timeline import STALL_AFTER_MS, RequestTimeline, now_ns
 from client.services.chat.session_events import Outcome, Stage
 
 
@@ -29,6 +29,7 @@ class TurnState(StrEnum):
     RETRIEVING = "retrieving"  # the knowledge stage
     THINKING = "thinking"  # a reasoning model streams its reasoning
     ANSWERING = "answering"  # answer tokens flowing
+    STALLED = "stalled"  # tokens had come, and none for STALL_AFTER_MS: read on a timer
     DONE = "done"
     STOPPED = "stopped"
     FAILED = "failed"
@@ -47,6 +48,7 @@ STATE_WORDS = {
     TurnState.RETRIEVING: "Searching your notes",
     TurnState.THINKING: "Thinking",
     TurnState.ANSWERING: "Answering",
+    TurnState.STALLED: "No token for a while",
     TurnState.DONE: "Done",
     TurnState.STOPPED: "Stopped",
     TurnState.FAILED: "Failed",
@@ -91,10 +93,17 @@ class StateChanged:
     at_ns: int
 
 
-def live_state(stage: str | None, timeline: RequestTimeline, sending: bool) -> TurnState:
+def live_state(
+    stage: str | None, timeline: RequestTimeline, sending: bool, at_ns: int | None = None
+) -> TurnState:
     """The state of a turn under way: its stage (from the warmer, the knowledge stage
     and the tokens), and before the first token the request's own stamps. `sending`:
-    the request has been handed to its server."""
+    the request has been handed to its server; `at_ns`: now (the clock is a signal too:
+    tokens that stop coming mid-answer are a stall, whether or not they resume)."""
+    if stage in (Stage.ANSWERING.value, Stage.THINKING.value) and timeline.tokens:
+        silent_ns = (at_ns if at_ns is not None else now_ns()) - timeline.tokens[-1].at_ns
+        if silent_ns > STALL_AFTER_MS * 1e6:
+            return TurnState.STALLED
     if stage is not None and stage != Stage.UNDERSTANDING.value:
         return STAGE_STATES.get(stage, TurnState.READING)
     if not sending:

@@ -62,6 +62,14 @@ def waiting_text(
     return text
 
 
+def stalled_text(timeline: RequestTimeline, at_ns: int) -> str:
+    """Mid-answer, no token for a while (TurnState.STALLED): "No token for 6 s…"."""
+    last = timeline.last_token_ns
+    seconds = math.floor((at_ns - last) / 1e9) if last is not None else 0
+    text = QCoreApplication.translate("Waiting", "No token for {seconds} s…")
+    return text.format(seconds=QLocale().toString(seconds))
+
+
 def _as_state(state: TurnState | str | None) -> TurnState:
     if isinstance(state, TurnState):
         return state

@@ -19,6 +19,7 @@ TURN_WORDS = {
     TurnState.RETRIEVING: QT_TRANSLATE_NOOP("TurnState", "Searching your notes"),
     TurnState.THINKING: QT_TRANSLATE_NOOP("TurnState", "Thinking"),
     TurnState.ANSWERING: QT_TRANSLATE_NOOP("TurnState", "Answering"),
+    TurnState.STALLED: QT_TRANSLATE_NOOP("TurnState", "No token for a while"),
     TurnState.DONE: QT_TRANSLATE_NOOP("TurnState", "Done"),
     TurnState.STOPPED: QT_TRANSLATE_NOOP("TurnState", "Stopped"),
     TurnState.FAILED: QT_TRANSLATE_NOOP("TurnState", "Failed"),

@@ -120,6 +120,14 @@ class LivePlot(QWidget):
         if summary_now or time.monotonic() - self._summary_at >= SUMMARY_INTERVAL_S:
             self.show_summary(stream, rate_now)
 
+    def show_silence(self, stream: LiveStream, rate_now: int, stall_counted: bool) -> None:
+        """A frame without tokens: the rate now (falling), and a stall once counted."""
+        if stall_counted:
+            self._stalls_shown = stream.stalls
+            self.stall_marks.setData(stream.stall_x.view, stream.stall_ms.view)
+        if stall_counted or time.monotonic() - self._summary_at >= SUMMARY_INTERVAL_S:
+            self.show_summary(stream, rate_now)
+
     def show_summary(self, stream: LiveStream, rate_now: int) -> None:
         self._summary_at = time.monotonic()
         rate = self.tr("{rate} tokens/s now").format(rate=number(rate_now))
