@@ -341,10 +341,6 @@
         <translation>此回答失败。</translation>
     </message>
     <message>
-        <source>Starting local model… your question is kept and goes out when it is ready.</source>
-        <translation>正在启动本地模型……你的问题已保留，模型就绪后立即发送。</translation>
-    </message>
-    <message>
         <source>Stopped. The text so far is kept.</source>
         <translation>已停止。已生成的文字已保留。</translation>
     </message>
@@ -2377,6 +2373,10 @@ tokens/s</source>
     <message>
         <source>Starting local model…</source>
         <translation>正在启动本地模型…</translation>
+    </message>
+    <message>
+        <source>Starting local model… your question is kept and goes out when it is ready.</source>
+        <translation>正在启动本地模型……你的问题已保留，模型就绪后立即发送。</translation>
     </message>
     <message>
         <source>Server at {where}</source>

@@ -48,9 +48,6 @@ RESUMABLE = {  # the sentences are shown through ChatPage.tr
         (NextStep.RETRY, NextStep.EDIT_QUESTION),
     ),
 }
-NO_SERVER_YET = QT_TRANSLATE_NOOP(
-    "ChatPage", "Starting local model… your question is kept and goes out when it is ready."
-)
 
 
 class ChatPage(QObject):
@@ -63,6 +60,7 @@ class ChatPage(QObject):
     imagesSent = Signal(int, object)  # a question's key and its images (list[Attachment])
     answerEnded = Signal(object, int)  # the Generation and its answer's key (cascade label)
     continueOtherRequested = Signal(int)  # an answer's key (ui/cascade_link.py)
+    questionKept = Signal()  # asked with no server answering: the server controller says why
 
     def __init__(
         self,
@@ -78,6 +76,7 @@ class ChatPage(QObject):
         self.runner = GenerationRunner(window.chat_view, window.stage_label, self)
         self._editing: int | None = None  # the earlier question being edited
         self._pending_question: str | None = None
+        self._held = False  # the chosen server does not answer yet: questions are kept
         self._last_question = ""
         self._question_key: int | None = None
         self._outcome_key = 0  # the answer the outcome bar's buttons act on
@@ -104,7 +103,17 @@ class ChatPage(QObject):
     def set_session(self, session: ChatSession | None) -> None:
         self.session = session
         self.sessionChanged.emit(session)
-        if session is not None and self._pending_question is not None:
+        self._send_kept_question()
+
+    def hold_questions(self, held: bool) -> None:
+        """While the chosen server does not answer, questions are kept (never sent to
+        the server chosen before, nor failed as unreachable); released, one goes out."""
+        self._held = held
+        self._send_kept_question()
+
+    def _send_kept_question(self) -> None:
+        session = self.session
+        if session is not None and not self._held and self._pending_question is not None:
             question, self._pending_question = self._pending_question, None
             self._last_question = question  # already shown in the chat
             self.window.stage_label.setText("")
@@ -126,20 +135,20 @@ class ChatPage(QObject):
         text = text.strip()
         if not text or self.busy:
             return
-        images = self.take_images() if self.session and self._editing is None else []
+        images = self.take_images() if self.session and not self._held and not self._editing else []
         if images is None:
             return  # the attachments said why (a model that cannot see); the text stays
         self.window.composer.clear()
         self.window.outcome_bar.clear()
         session = self.session
-        if session is None:
+        if session is None or self._held:
             if self._pending_question is not None:  # one waiting question at a time
                 self.window.composer.setPlainText(text)
                 return
             self._pending_question = text
             self._show_question(text)
-            self.window.stage_label.setText(self.tr(NO_SERVER_YET))
             self.window.set_busy(True)  # Stop takes the kept question back
+            self.questionKept.emit()
             return
         self._last_question = text
         if self._editing is not None:

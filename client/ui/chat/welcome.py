@@ -223,6 +223,7 @@ class WelcomeController(QObject):
         window.composer.textChanged.connect(self.refresh)
         app.page.conversationChanged.connect(lambda _: self.refresh())
         app.page.conversationShown.connect(self.refresh)
+        app.page.questionKept.connect(self.refresh)  # the kept question is on screen now
         self.panel.show_starting(local=False)
         self.refresh()
 

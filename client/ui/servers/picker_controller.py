@@ -78,6 +78,7 @@ class ModelPickerController(QObject):
         self.bar.cascadeChosen.connect(self.cascade.use_cascade)
         self.cascade.changed.connect(self.show_cascade)
         self.app.page.runner.ended.connect(self._on_answer_ended)
+        self.servers.waitingChanged.connect(lambda _waiting: self.show_details())
         warming = self.app.tachy.warming
         if warming is not None:
             warming.warmer.add_listener(lambda _status: self.show_details())
@@ -159,7 +160,10 @@ class ModelPickerController(QObject):
         texts = {key: model_state_text(status) for key, status in self._states.items()}
         in_use, session = self.bar.server_in_use, self.app.page.session
         warming = self.app.tachy.warming
-        if in_use is not None and session is not None and warming is not None:
+        if in_use is not None and self.servers.waiting is not None:
+            # It does not answer now: no state it had before (warm, N min left) holds.
+            texts = {key: text for key, text in texts.items() if key[0] != in_use.key}
+        elif in_use is not None and session is not None and warming is not None:
             if warming.warmer.status.state is not None:  # the warmer knows best
                 texts[(in_use.key, session.model)] = model_state_text(warming.warmer.status)
         keys = {choice.name: choice.key for choice in self.bar.model_groups()}

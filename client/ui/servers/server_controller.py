@@ -53,6 +53,10 @@ if TYPE_CHECKING:
     from client.ui.shell.main_window import MainWindow
 
 STARTING_LOCAL = QT_TRANSLATE_NOOP("ServerController", "Starting local model…")
+KEPT_FOR_LOCAL = QT_TRANSLATE_NOOP(
+    "ServerController",
+    "Starting local model… your question is kept and goes out when it is ready.",
+)
 
 
 class ServerController(QObject):
@@ -83,7 +87,7 @@ class ServerController(QObject):
         tachy.backends.keyring_listeners.append(self.keyring_notice.show_refusal)
         self.reach_bar.tryNowRequested.connect(tachy.try_now)
         self.reach_bar.useLocalRequested.connect(self.use_local)
-        window.composer.submitted.connect(lambda _text: self.say_question_kept())
+        page.questionKept.connect(self.say_question_kept)
         bar = window.server_bar
         self.tasks = KeptTasks()  # choosing, detecting, starting the engine, saving
         # Called before a server or model the user picked goes on the session (the
@@ -181,6 +185,7 @@ class ServerController(QObject):
         if self.current is not choice:
             return  # another server was chosen while this one listed its models
         self._chosen(choice, backend, names, model)
+        self.page.hold_questions(False)  # it answers: a question kept meanwhile goes out
 
     async def _model_names(self, backend: Backend) -> list[str]:
         try:
@@ -221,6 +226,7 @@ class ServerController(QObject):
 
     # --- a chosen server that does not answer yet ---------------------------------
     async def _wait_for(self, choice: ServerChoice, model: str | None, error: Exception) -> None:
+        self.page.hold_questions(True)  # asked meanwhile: kept for it, sent when it answers
         if choice in self.tachy.backends:  # its API is known: as before, the chat goes
             self._chosen(choice, await self.tachy.backend(choice), [], model)  # there
         self._reaching = self.tasks.spawn(self._reach(choice, model, error), "reach the server")
@@ -235,6 +241,7 @@ class ServerController(QObject):
             self.window.stage_label.setText("")  # (before the kept question goes out)
         if self.current is choice:
             self._chosen(choice, backend, names, model)
+            self.page.hold_questions(False)
 
     def _show_waiting(self, choice: ServerChoice, waiting: Waiting | None) -> None:
         self.waiting = waiting
@@ -252,17 +259,17 @@ class ServerController(QObject):
             self.waitingChanged.emit(None)
 
     def say_question_kept(self) -> None:
-        """With no server yet, a question asked is kept: say until when (the chat's own
-        sentence speaks of the local model)."""
+        """A question asked while no server answers is kept: say until when, from what
+        this controller knows (a server's wait, the local engine starting)."""
         page = self.page
-        if self.waiting is None or page.session is not None or page.busy:
-            return
-        if page.kept_question is not None:  # asked, and not taken back with Stop
+        if page.kept_question is not None and not page.busy:  # not taken back with Stop
             self.window.stage_label.setText(self._kept_text())
 
     def _kept_text(self) -> str:
         if self.waiting is not None and self.waiting.kind is WaitKind.LOADING:
             return self.tr("Your question is kept and goes out when the model is loaded.")
+        if self.waiting is None and self.starting_local:
+            return self.tr(KEPT_FOR_LOCAL)
         return self.tr("Your question is kept and goes out when the server answers.")
 
     def _use(self, backend: Backend, model: str, choice: ServerChoice) -> None:
