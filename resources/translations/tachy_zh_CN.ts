@@ -125,8 +125,8 @@
         <translation>首个词元 {s} 秒</translation>
     </message>
     <message>
-        <source>{n} tok/s</source>
-        <translation>{n} 词元/秒</translation>
+        <source>{n} tok/s average</source>
+        <translation>平均 {n} 词元/秒</translation>
     </message>
     <message>
         <source>{n} tokens in {parts} parts</source>
@@ -340,10 +340,6 @@
         <source>This answer failed.</source>
         <translation>此回答失败。</translation>
     </message>
-    <message>
-        <source>Stopped. The text so far is kept.</source>
-        <translation>已停止。已生成的文字已保留。</translation>
-    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -384,6 +380,10 @@
         <translation>编辑</translation>
     </message>
     <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
         <source>Timing</source>
         <translation>计时</translation>
     </message>
@@ -413,6 +413,14 @@
 </context>
 <context>
     <name>ComposerChips</name>
+    <message>
+        <source>Editing your question</source>
+        <translation>正在编辑你的问题</translation>
+    </message>
+    <message>
+        <source>Enter sends the edit as a new version of the question. Click to ask it as a new question instead.</source>
+        <translation>按 Enter 将修改作为该问题的新版本发送。点击则改为作为新问题提问。</translation>
+    </message>
     <message>
         <source>Searching your documents</source>
         <translation>正在搜索你的文档</translation>
@@ -1720,8 +1728,8 @@ tokens/s</source>
         <translation>本次回复尚无词元。</translation>
     </message>
     <message>
-        <source>{rate} tokens/s now</source>
-        <translation>当前 {rate} 词元/秒</translation>
+        <source>{rate} tokens/s in the last second</source>
+        <translation>最近一秒 {rate} 词元/秒</translation>
     </message>
     <message numerus="yes">
         <source>%Ln chunk(s)</source>

@@ -81,7 +81,7 @@ OUTCOME_STATES = {
     Outcome.INTERRUPTED: TurnState.INTERRUPTED,
     Outcome.FAILED: TurnState.FAILED,
     Outcome.UNREACHABLE: TurnState.FAILED,
-    Outcome.TIMED_OUT: TurnState.FAILED,
+    Outcome.TIMED_OUT: TurnState.STOPPED,  # the user cancelled the wait: nothing failed
 }
 
 

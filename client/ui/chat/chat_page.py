@@ -61,6 +61,7 @@ class ChatPage(QObject):
     answerEnded = Signal(object, int)  # the Generation and its answer's key (cascade label)
     continueOtherRequested = Signal(int)  # an answer's key (ui/cascade_link.py)
     questionKept = Signal()  # asked with no server answering: the server controller says why
+    editingChanged = Signal(bool)  # an earlier question is being edited in the composer
 
     def __init__(
         self,
@@ -153,6 +154,7 @@ class ChatPage(QObject):
         self._last_question = text
         if self._editing is not None:
             edited, self._editing = self._editing, None
+            self.editingChanged.emit(False)
             self._truncate_view(edited)
             self._show_question(text)
             self._start(partial(session.edit_and_resend, edited, text))
@@ -204,8 +206,11 @@ class ChatPage(QObject):
         self.window.set_busy(False)
         self.window.composer.put_back(text)
 
-    def regenerate(self, decision: RouteDecision | None = None) -> None:
-        key, session = self.last_answer_key(), self.session
+    def regenerate(
+        self, decision: RouteDecision | None = None, answer_key: int | None = None
+    ) -> None:
+        """A new answer beside the last one (or `answer_key`'s: an answer's own link)."""
+        key, session = answer_key or self.last_answer_key(), self.session
         if key is None or self.busy or session is None:
             return
         self._last_question = self._question_before(key)
@@ -353,10 +358,17 @@ class ChatPage(QObject):
         if action == "edit" and not self.busy:
             self._editing = key if key > 0 else None
             self.window.composer.put_back(self.window.chat_view.message(key).text)
+            self.editingChanged.emit(self._editing is not None)
+        elif action == "regenerate":
+            self.regenerate(answer_key=key)
         elif action == "timing":
             self.timingRequested.emit(key)
         elif action in ("prev", "next"):
             self.switch_version(key, -1 if action == "prev" else 1)
+
+    def stop_editing(self) -> None:
+        """The composer's text goes out as a new question, not as the edit."""
+        self._editing = None
 
     def switch_version(self, key: int, step: int) -> None:
         if not self.stored.available or self.busy:
@@ -481,5 +493,5 @@ class ChatPage(QObject):
 
 def _outcome_sentence(finished: Finished) -> str:
     if finished.outcome is Outcome.STOPPED:
-        return QCoreApplication.translate("ChatPage", "Stopped. The text so far is kept.")
+        return QCoreApplication.translate("ChatPage", STOPPED_KEPT)  # one wording, reopened too
     return error_text(finished.error_message or "")

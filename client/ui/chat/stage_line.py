@@ -47,7 +47,9 @@ def waiting_text(
         if elapsed_ms < TYPING_AFTER_MS:
             return ""
         if elapsed_ms < STAGE_AFTER_MS:
-            return QCoreApplication.translate("Waiting", TYPING)
+            # Typing only once the server took the question up (its headers or a byte).
+            typing = state is TurnState.READING
+            return QCoreApplication.translate("Waiting", TYPING) if typing else ""
     words = turn_word(state)
     if with_image and state is TurnState.READING:
         words = QCoreApplication.translate("TurnState", READING_IMAGE)

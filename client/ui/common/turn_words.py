@@ -55,7 +55,7 @@ def slow_start_sentence(state: TurnState, waited_s: float) -> str:
 
 def outcome_words(outcome: str) -> str | None:
     """How a turn ended (an Outcome's value, as stored) said as its state: "Stopped",
-    "Failed · cancelled while waiting"; None for a value that is no outcome."""
+    "Stopped · cancelled while waiting"; None for a value that is no outcome."""
     if outcome not in set(Outcome):
         return None
     known = Outcome(outcome)

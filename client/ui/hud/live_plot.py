@@ -130,7 +130,7 @@ class LivePlot(QWidget):
 
     def show_summary(self, stream: LiveStream, rate_now: int) -> None:
         self._summary_at = time.monotonic()
-        rate = self.tr("{rate} tokens/s now").format(rate=number(rate_now))
+        rate = self.tr("{rate} tokens/s in the last second").format(rate=number(rate_now))
         chunks = self.tr("%Ln chunk(s)", "", stream.tokens)
         stalls = self.tr("%Ln stall(s)", "", stream.stalls)
         self.summary.setText(" · ".join((rate, chunks, stalls)))

@@ -1,5 +1,5 @@
 """The line under each answer, beside Copy and Timing, as LM Studio and Open WebUI show
-it: "0.21 s to first token · 48 tok/s · 312 tokens · fast"; an answer whose request waited
+it: "0.21 s to first token · 48 tok/s average · 312 tokens · fast"; an answer whose request waited
 for its model to load says so first, with the status line's words ("Loading the model
 2.4 s · 2.61 s to first token ...", client/ui/common/turn_words.py).
 
@@ -40,7 +40,7 @@ def footer_text(
         )
     if figures.tokens_per_s is not None and figures.tokens_per_s > 0:
         rate = locale.toString(round(figures.tokens_per_s))
-        shown.append(QCoreApplication.translate("AnswerFooter", "{n} tok/s").format(n=rate))
+        shown.append(QCoreApplication.translate("AnswerFooter", "{n} tok/s average").format(n=rate))
     if figures.output_tokens:
         count = locale.toString(figures.output_tokens)
         words = (
