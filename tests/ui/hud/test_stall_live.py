@@ -42,7 +42,8 @@ def test_a_stall_is_said_counted_and_the_rate_falls(
         assert generation is not None and generation.state is TurnState.STALLED
         # Counted while it lasts, not when it ends; the rate has fallen to nothing.
         summary = hud.live.summary
-        await until(lambda: "0 tokens/s in the last second" in summary.text() and "1 stall" in summary.text())
+        fallen = "0 tokens/s in the last second"
+        await until(lambda: fallen in summary.text() and "1 stall" in summary.text())
         assert hud.streaming and hud.stream.stalls == 1
         await until(lambda: not app.page.busy)
 
