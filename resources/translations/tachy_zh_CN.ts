@@ -2738,6 +2738,10 @@ tokens/s</source>
         <translation>用另一个模型重新提问（级联）</translation>
     </message>
     <message>
+        <source>Race one question on several routes</source>
+        <translation>在多条路线上同时竞速一个问题</translation>
+    </message>
+    <message>
         <source>Search my documents in this conversation</source>
         <translation>在此对话中搜索我的文档</translation>
     </message>

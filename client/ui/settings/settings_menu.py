@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtGui import QAction, QKeySequence
 
+from client.ui.common.shortcuts import key_of
 from client.ui.settings.settings_window import PAGES, Appearance, SettingsWindow
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ class SettingsMenu(QObject):
             self.page_actions.append(action)
         self.menu.addSeparator()
         self.all_action = self.menu.addAction(self.tr("All settings…"))
-        self.all_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.all_action.setShortcut(QKeySequence(key_of("settings")))
         app.window.addAction(self.all_action)
         self.all_action.triggered.connect(lambda: self.open(None))
         self.window: SettingsWindow | None = None
