@@ -140,10 +140,14 @@ class TextPrinter:
         stream.timeline.enter_stage(stage, at_ns if at_ns is not None else now_ns())
 
     def _end_line(self) -> None:
-        # A terminal prompt should not start mid-line; a pipe gets exactly the text.
+        # A terminal prompt should not start mid-line; a pipe or a file gets exactly the
+        # text, and the next line on stderr (the figures, a state) starts a line of its
+        # own there, so `tachy chat … | cat` shows the figures under the answer.
         if self._wrote_text and self._out.isatty():
             self._out.write("\n")
             self._out.flush()
+        elif self._wrote_text:
+            sys.stderr.write("\n")
         self._wrote_text = False
 
 

@@ -22,8 +22,10 @@ def test_streams_exactly_the_text_and_a_summary(capsys: pytest.CaptureFixture[st
         code = main(["chat", "--url", server.url, "-m", "fake-model", "hi"])
     out, err = capsys.readouterr()
     assert code == 0
-    assert out == "Hello, wörld 🚀"
+    assert out == "Hello, wörld 🚀"  # exactly the text: a pipe gets no added newline
     assert "ttft" in err and "tokens/s" in err and "3 output tokens" in err
+    # ... and the figures start a line of their own (`tachy chat … | cat` on a terminal).
+    assert err.startswith("\n") and err.count("\n") >= 2
     assert "Traceback" not in err
 
 
