@@ -1689,6 +1689,10 @@ Last lines from the engine:
         <translation>延迟</translation>
     </message>
     <message>
+        <source>◂ open the panel</source>
+        <translation>◂ 打开面板</translation>
+    </message>
+    <message>
         <source>waiting…</source>
         <translation>等待中…</translation>
     </message>
