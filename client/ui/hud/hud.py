@@ -279,8 +279,8 @@ class LatencyHud(QWidget):
     def _quiet_frame(self) -> None:
         """No token this frame: an open gap becomes a stall once long enough, and the
         rate now falls as time passes without tokens, whether or not they resume."""
-        if not self.streaming or not self.frames:
-            return
+        if not self.streaming or not self.stream.tokens:
+            return  # no token of this reply yet: the Live tab says it waits
         counted = self.stream.note_silence(now_ns())
         if self.isVisible() and not self._clear_live:
             self.live.show_silence(self.stream, self.stream.rate_now(now_ns()), counted)

@@ -33,9 +33,9 @@ from client.ui.common.async_errors import KeptTasks, report
 from client.ui.common.error_text import error_text
 from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.common.shrinking_label import ShrinkingLabel
 from client.ui.common.status_text import model_state_text, policy_text, prediction_text
 from client.ui.servers.engine_sleep_controller import EngineSleepController
+from client.ui.warming.shrinking_label import ShrinkingLabel
 from client.ui.warming.warming_menu import BUDGET_CHOICES, KEEP_ALIVE_CHOICES, add_choices
 
 if TYPE_CHECKING:
