@@ -7,10 +7,12 @@ welcome card goes, and a server that cannot be reached is not shown as warm."""
 from __future__ import annotations
 
 import socket
+import time
 from typing import Any
 
 import pytest
 
+from client.services.servers.model_status import ModelState, ModelStatus
 from client.services.servers.reachability import Backoff
 from tests.ui.conftest import last_answer_text, until
 from tests.ui.scripted_server import ScriptedOllama
@@ -38,8 +40,13 @@ def test_a_question_for_a_server_still_down_is_kept_then_sent(
     said = w.stage_label.text()
     assert "goes out when the server answers" in said and "local model" not in said
     assert not app.welcome.panel.isVisible()  # not drawn over the kept question
-    details = " ".join(w.server_bar._lists.details.values())
-    assert "warm" not in details
+    # What the picker knew of the model before (warm, N min left) is not shown now.
+    in_use = w.server_bar.server_in_use
+    assert in_use is not None and app.servers.waiting is not None
+    warm = ModelStatus(ModelState.WARM, unloads_at=time.monotonic() + 1800)
+    app.model_picker._states = {(in_use.key, "scripted:1b"): warm}
+    app.model_picker.show_details()
+    assert "warm" not in " ".join(w.server_bar._lists.details.values())
 
     server = ScriptedOllama()
     run(server.start(port))
