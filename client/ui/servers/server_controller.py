@@ -160,6 +160,7 @@ class ServerController(QObject):
     def choose(self, choice: ServerChoice, model: str | None = None) -> None:
         """The user picked a server (and maybe one of its models) in the window."""
         self._user_chose()
+        self.page.hold_questions(True)  # now: a question asked next waits for this server
         self.tasks.spawn(self.select(choice, model), "choose server")
 
     def _user_chose(self) -> None:
@@ -172,6 +173,7 @@ class ServerController(QObject):
             self.use_local()
             return
         previous, self.current = self.current, choice
+        self.page.hold_questions(True)  # until it answers: never to the one picked before
         try:
             backend = await self.tachy.backend(choice)
             names = await self._model_names(backend)
@@ -181,6 +183,7 @@ class ServerController(QObject):
         except Exception as error:  # (a pool's server unknown ...): the chat stays where it was
             if self.current is choice:
                 self._not_switched(choice, previous, error)
+                self.page.hold_questions(False)
             return
         if self.current is not choice:
             return  # another server was chosen while this one listed its models

@@ -113,3 +113,22 @@ def test_a_server_that_cannot_be_used_leaves_the_picker_on_the_one_that_answers(
     assert "Box B" in bar.server_picker.currentText()
     assert app.servers.current is not None and app.servers.current.name == "Box B"
     assert "Answers still come from Box B" in app.window.stage_label.text()
+
+
+def test_a_question_asked_while_a_picked_server_is_being_asked_goes_to_it(
+    make_app: Any, server: Any, run: Any, two_labs: tuple[str, str]
+) -> None:
+    app = make_app(server.url)
+    run(app.servers._save_server("Box A", two_labs[0], "ollama", ""))
+    first = len(server.requests)
+    bar = app.window.server_bar
+    back = next(i for i, c in enumerate(bar.choices) if c.url == server.url)
+
+    async def pick_then_ask() -> None:
+        bar.server_picker.setCurrentIndex(back)  # the scripted server again, being asked
+        app.page.send("who answers?")  # before it listed its models
+        await until(lambda: not app.page.busy and app.page.kept_question is None)
+        await until(lambda: len(server.requests) > first)
+
+    run(pick_then_ask())
+    assert server.requests[-1]["messages"][-1]["content"] == "who answers?"
