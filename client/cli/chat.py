@@ -34,6 +34,7 @@ from client.cli.chat_common import (
     options,
     prefill_line,
     say,
+    stall_watch,
     summary_line,
     timeouts,
     with_ticks,
@@ -125,7 +126,7 @@ async def _chat(args: argparse.Namespace) -> int:
         stream = backend.chat(request, timeouts(args, spent_s=choice.waited_s))
         printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
         try:
-            async with stream:
+            async with stream, stall_watch(printer, stream):
                 ticking = args.json or args.stages  # the states before the first byte
                 async for event in with_ticks(stream) if ticking else stream:
                     printer.show(event, stream)

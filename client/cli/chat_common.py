@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -32,6 +33,7 @@ EXIT_STOPPED = 130
 # or a pool's (client/services/fleet).
 AnswerStream = ChatStream | FallbackStream | FleetStream
 TICK_S = 0.1  # --json, before the first byte: how often the request's stamps are read
+STALL_TICK_S = 0.5  # after it: how often a silence is checked for the stalled state
 
 
 async def first_model(backend: Backend) -> str:
@@ -209,6 +211,28 @@ async def with_ticks(
         if pending is not None and not pending.done():
             pending.cancel()
             await asyncio.wait({pending})
+
+
+@contextlib.asynccontextmanager
+async def stall_watch(
+    printer: TextPrinter | JsonPrinter, stream: AnswerStream
+) -> AsyncIterator[None]:
+    """While the answer streams, its state is read every STALL_TICK_S without an event
+    too: tokens that stop are the stalled state, as in the window. (A task of its own:
+    the stream itself is read in the caller's task, where its connection was opened.)"""
+
+    async def watch() -> None:
+        while True:
+            await asyncio.sleep(STALL_TICK_S)
+            if stream.timeline.first_byte_ns is not None:
+                printer.show(None, stream)
+
+    task = asyncio.ensure_future(watch())
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.wait({task})
 
 
 def _since_written_ms(stream: AnswerStream) -> float:
