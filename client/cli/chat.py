@@ -44,6 +44,7 @@ from client.cli.chat_common import (
     options,
     prefill_line,
     say,
+    stall_watch,
     summary_line,
     timeouts,
     with_ticks,
@@ -148,7 +149,7 @@ async def _chat(args: argparse.Namespace) -> int:
         )
         stream.on_loading = lambda on: printer.loading(on, stream)
         try:
-            async with stream:
+            async with stream, stall_watch(printer, stream):
                 ticking = args.json or args.stages  # the states before the first byte
                 async for event in with_ticks(stream) if ticking else stream:
                     printer.show(event, stream)

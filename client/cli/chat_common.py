@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -50,6 +51,7 @@ EXIT_STOPPED = 130
 # a pool's (client/services/fleet), or one waiting out a model still loading.
 AnswerStream = ChatStream | FallbackStream | FleetStream | LoadingRetryStream
 TICK_S = 0.1  # --json, before the first byte: how often the request's stamps are read
+STALL_TICK_S = 0.5  # after it: how often a silence is checked for the stalled state
 
 
 async def first_model(backend: Backend) -> str:
@@ -173,10 +175,14 @@ class TextPrinter:
         stream.timeline.enter_stage(stage, at_ns if at_ns is not None else now_ns())
 
     def _end_line(self) -> None:
-        # A terminal prompt should not start mid-line; a pipe gets exactly the text.
+        # A terminal prompt should not start mid-line; a pipe or a file gets exactly the
+        # text, and the next line on stderr (the figures, a state) starts a line of its
+        # own there, so `tachy chat … | cat` shows the figures under the answer.
         if self._wrote_text and self._out.isatty():
             self._out.write("\n")
             self._out.flush()
+        elif self._wrote_text:
+            sys.stderr.write("\n")
         self._wrote_text = False
 
 
@@ -271,6 +277,28 @@ async def with_ticks(
         if pending is not None and not pending.done():
             pending.cancel()
             await asyncio.wait({pending})
+
+
+@contextlib.asynccontextmanager
+async def stall_watch(
+    printer: TextPrinter | JsonPrinter, stream: AnswerStream
+) -> AsyncIterator[None]:
+    """While the answer streams, its state is read every STALL_TICK_S without an event
+    too: tokens that stop are the stalled state, as in the window. (A task of its own:
+    the stream itself is read in the caller's task, where its connection was opened.)"""
+
+    async def watch() -> None:
+        while True:
+            await asyncio.sleep(STALL_TICK_S)
+            if stream.timeline.first_byte_ns is not None:
+                printer.show(None, stream)
+
+    task = asyncio.ensure_future(watch())
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.wait({task})
 
 
 def _since_written_ms(stream: AnswerStream) -> float:

@@ -125,10 +125,6 @@
         <translation>首个词元 {s} 秒</translation>
     </message>
     <message>
-        <source>{n} tok/s</source>
-        <translation>{n} 词元/秒</translation>
-    </message>
-    <message>
         <source>{n} tokens in {parts} parts</source>
         <translation>{n} 个词元，分 {parts} 段</translation>
     </message>
@@ -139,6 +135,10 @@
     <message>
         <source>QoE {q}</source>
         <translation>QoE {q}</translation>
+    </message>
+    <message>
+        <source>{n} tok/s average</source>
+        <translation>平均 {n} 词元/秒</translation>
     </message>
 </context>
 <context>
@@ -352,14 +352,6 @@
         <source>This answer failed.</source>
         <translation>此回答失败。</translation>
     </message>
-    <message>
-        <source>Starting local model… your question is kept and goes out when it is ready.</source>
-        <translation>正在启动本地模型……你的问题已保留，模型就绪后立即发送。</translation>
-    </message>
-    <message>
-        <source>Stopped. The text so far is kept.</source>
-        <translation>已停止。已生成的文字已保留。</translation>
-    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -415,6 +407,10 @@
         <source>code</source>
         <translation>代码</translation>
     </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
 </context>
 <context>
     <name>Composer</name>
@@ -444,6 +440,14 @@
     <message>
         <source>The cascade chooses the fast or the strong model. Click to stop.</source>
         <translation>级联会选择快速模型或强模型。点击停止。</translation>
+    </message>
+    <message>
+        <source>Editing your question</source>
+        <translation>正在编辑你的问题</translation>
+    </message>
+    <message>
+        <source>Enter sends the edit as a new version of the question. Click to ask it as a new question instead.</source>
+        <translation>按 Enter 将修改作为该问题的新版本发送。点击则改为作为新问题提问。</translation>
     </message>
 </context>
 <context>
@@ -1556,6 +1560,21 @@ Last lines from the engine:
     </message>
 </context>
 <context>
+    <name>KeyringNotice</name>
+    <message>
+        <source>Keyring warning</source>
+        <translation>密钥环警告</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Servers without an API key work as usual; a key you enter in Add server is used until Tachy quits and saved nowhere.</source>
+        <translation>不需要 API 密钥的服务器照常可用；在“添加服务器”中输入的密钥只用到 Tachy 退出为止，不保存在任何地方。</translation>
+    </message>
+</context>
+<context>
     <name>KnowledgeController</name>
     <message>
         <source>&amp;Knowledge</source>
@@ -1797,6 +1816,10 @@ tokens/s</source>
         <translation>{rate}
 词元/秒</translation>
     </message>
+    <message>
+        <source>◂ open the panel</source>
+        <translation>◂ 打开面板</translation>
+    </message>
 </context>
 <context>
     <name>LivePlot</name>
@@ -1820,10 +1843,6 @@ tokens/s</source>
         <source>No tokens yet in this reply.</source>
         <translation>本次回复尚无词元。</translation>
     </message>
-    <message>
-        <source>{rate} tokens/s now</source>
-        <translation>当前 {rate} 词元/秒</translation>
-    </message>
     <message numerus="yes">
         <source>%Ln chunk(s)</source>
         <translation>
@@ -1835,6 +1854,10 @@ tokens/s</source>
         <translation>
             <numerusform>%Ln 次停顿</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>{rate} tokens/s in the last second</source>
+        <translation>最近一秒 {rate} 词元/秒</translation>
     </message>
 </context>
 <context>
@@ -1901,13 +1924,6 @@ tokens/s</source>
     <message>
         <source>TTFT {time}</source>
         <translation>首字延迟 {time}</translation>
-    </message>
-</context>
-<context>
-    <name>ModelPickerController</name>
-    <message>
-        <source>its API key cannot be read: no system keyring</source>
-        <translation>无法读取其 API 密钥：没有系统密钥环</translation>
     </message>
 </context>
 <context>
@@ -2546,6 +2562,18 @@ tokens/s</source>
         <source>Your question is kept and goes out when the server answers.</source>
         <translation>你的问题已保留，服务器响应后即会发送。</translation>
     </message>
+    <message>
+        <source>Starting local model… your question is kept and goes out when it is ready.</source>
+        <translation>正在启动本地模型……你的问题已保留，模型就绪后立即发送。</translation>
+    </message>
+    <message>
+        <source>{name} cannot be used: {why}</source>
+        <translation>无法使用 {name}：{why}</translation>
+    </message>
+    <message>
+        <source>{name} cannot be used: {why} Answers still come from {current}.</source>
+        <translation>无法使用 {name}：{why} 回答仍来自 {current}。</translation>
+    </message>
 </context>
 <context>
     <name>ServerEditor</name>
@@ -2932,6 +2960,10 @@ tokens/s</source>
     <message>
         <source>Quit</source>
         <translation>退出</translation>
+    </message>
+    <message>
+        <source>Race one question on several routes</source>
+        <translation>在多条路线上同时竞速一个问题</translation>
     </message>
 </context>
 <context>
@@ -3599,6 +3631,10 @@ tokens/s</source>
         <source>Reading your question and image</source>
         <translation>正在读取你的问题和图片</translation>
     </message>
+    <message>
+        <source>No token for a while</source>
+        <translation>一段时间没有新词元</translation>
+    </message>
 </context>
 <context>
     <name>ViewMenu</name>
@@ -3676,6 +3712,10 @@ tokens/s</source>
     <message>
         <source>{progress}, about {seconds} s left</source>
         <translation>{progress}，还需约 {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>No token for {seconds} s…</source>
+        <translation>已有 {seconds} 秒没有新词元…</translation>
     </message>
 </context>
 <context>

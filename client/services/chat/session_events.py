@@ -31,6 +31,7 @@ class TurnState(StrEnum):
     RETRIEVING = "retrieving"  # the knowledge stage (only when knowledge is on)
     THINKING = "thinking"  # a reasoning model streams its reasoning
     ANSWERING = "answering"  # answer tokens flowing
+    STALLED = "stalled"  # tokens had come, and none for STALL_AFTER_MS: read on a timer
     DONE = "done"
     STOPPED = "stopped"
     FAILED = "failed"

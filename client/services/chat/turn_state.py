@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from client.core.events import Done, DoneReason, Failed, Token, TokenKind
-from client.core.timeline import RequestTimeline
+from client.core.timeline import STALL_AFTER_MS, RequestTimeline, now_ns
 from client.services.chat.session_events import Outcome, Stage, TurnState
 
 # The one set of words for the states, in English: `tachy chat --stages` prints them, the
@@ -31,6 +31,7 @@ STATE_WORDS = {
     TurnState.RETRIEVING: "Searching your notes",
     TurnState.THINKING: "Thinking",
     TurnState.ANSWERING: "Answering",
+    TurnState.STALLED: "No token for a while",
     TurnState.DONE: "Done",
     TurnState.STOPPED: "Stopped",
     TurnState.FAILED: "Failed",
@@ -59,7 +60,7 @@ OUTCOME_STATES = {
     Outcome.INTERRUPTED: TurnState.INTERRUPTED,
     Outcome.FAILED: TurnState.FAILED,
     Outcome.UNREACHABLE: TurnState.FAILED,
-    Outcome.TIMED_OUT: TurnState.FAILED,
+    Outcome.TIMED_OUT: TurnState.STOPPED,  # the user cancelled the wait: nothing failed
 }
 
 
@@ -71,10 +72,17 @@ class StateChanged:
     at_ns: int
 
 
-def live_state(stage: str | None, timeline: RequestTimeline, sending: bool) -> TurnState:
+def live_state(
+    stage: str | None, timeline: RequestTimeline, sending: bool, at_ns: int | None = None
+) -> TurnState:
     """The state of a turn under way: its stage (from the warmer, the knowledge stage
     and the tokens), and before the first token the request's own stamps. `sending`:
-    the request has been handed to its server."""
+    the request has been handed to its server; `at_ns`: now (the clock is a signal too:
+    tokens that stop coming mid-answer are a stall, whether or not they resume)."""
+    if stage in (Stage.ANSWERING.value, Stage.THINKING.value) and timeline.tokens:
+        silent_ns = (at_ns if at_ns is not None else now_ns()) - timeline.tokens[-1].at_ns
+        if silent_ns > STALL_AFTER_MS * 1e6:
+            return TurnState.STALLED
     if stage is not None and stage != Stage.UNDERSTANDING.value:
         return STAGE_STATES.get(stage, TurnState.READING)
     if not sending:

@@ -248,6 +248,11 @@ class BackendPool:
     ) -> None:
         self._key_lookup = key_lookup
         self._factory = factory
+        # The keyring could not be read (none on this machine, locked, refusing): the
+        # first refusal, kept so the window says it once. Servers are made without a key
+        # then: one that needs none works; one that needs its key answers "unauthorized".
+        self.keyring_refused: Exception | None = None
+        self.keyring_listeners: list[Callable[[Exception], None]] = []
         self._backends: dict[tuple[str, str], asyncio.Task[Backend]] = {}
         self._key_names: dict[tuple[str, str], str | None] = {}
         # Backends replaced while a request may still use them; closed on aclose().
@@ -284,9 +289,23 @@ class BackendPool:
         if choice.api_key_name and self._key_lookup is not None:
             # Keyring calls may block (D-Bus, an unlock prompt): keep them off the loop.
             # Wrapped: qasync's executor logs each call's result at DEBUG.
-            found = await asyncio.to_thread(_hidden_lookup, self._key_lookup, choice.api_key_name)
+            found = await self._look_up(choice.api_key_name)
             api_key = found.value if found is not None else None
         return await self._factory(normalize_url(choice.url), choice.api, api_key)
+
+    async def _look_up(self, account: str) -> _HiddenKey | None:
+        from client.store.secrets import SecretsUnavailable
+
+        assert self._key_lookup is not None
+        try:
+            return await asyncio.to_thread(_hidden_lookup, self._key_lookup, account)
+        except SecretsUnavailable as error:
+            # A server with no key needs no keyring: go on without one, and say it once.
+            if self.keyring_refused is None:
+                self.keyring_refused = error
+                for listener in self.keyring_listeners:
+                    listener(error)
+            return None
 
     def __contains__(self, choice: object) -> bool:
         return isinstance(choice, ServerChoice) and choice.key in self._backends

@@ -20,6 +20,7 @@ TURN_WORDS = {
     TurnState.RETRIEVING: QT_TRANSLATE_NOOP("TurnState", "Searching your notes"),
     TurnState.THINKING: QT_TRANSLATE_NOOP("TurnState", "Thinking"),
     TurnState.ANSWERING: QT_TRANSLATE_NOOP("TurnState", "Answering"),
+    TurnState.STALLED: QT_TRANSLATE_NOOP("TurnState", "No token for a while"),
     TurnState.DONE: QT_TRANSLATE_NOOP("TurnState", "Done"),
     TurnState.STOPPED: QT_TRANSLATE_NOOP("TurnState", "Stopped"),
     TurnState.FAILED: QT_TRANSLATE_NOOP("TurnState", "Failed"),
@@ -55,7 +56,7 @@ def slow_start_sentence(state: TurnState, waited_s: float) -> str:
 
 def outcome_words(outcome: str) -> str | None:
     """How a turn ended (an Outcome's value, as stored) said as its state: "Stopped",
-    "Failed · cancelled while waiting"; None for a value that is no outcome."""
+    "Stopped · cancelled while waiting"; None for a value that is no outcome."""
     if outcome not in set(Outcome):
         return None
     known = Outcome(outcome)

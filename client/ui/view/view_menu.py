@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QMenu
 
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_style import ReadingStyle
+from client.ui.common.shortcuts import key_of, sequences
 from client.ui.common.theme import THEMES, scheme_follower
 
 if TYPE_CHECKING:
@@ -55,24 +56,24 @@ class ViewMenu(QObject):
         first = bar.actions()[0] if bar.actions() else None
         bar.insertMenu(first, self.menu) if first is not None else bar.addMenu(self.menu)
         self.conversations_action = self._check(
-            self.tr("Conversations"), "Ctrl+Shift+L", not conversations.isHidden()
+            self.tr("Conversations"), key_of("conversations"), not conversations.isHidden()
         )
         self.conversations_action.toggled.connect(conversations.setVisible)
         self.panel_action = panel.toggleViewAction()
         self.panel_action.setText(self.tr("Latency panel"))
-        self.panel_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        self.panel_action.setShortcut(QKeySequence(key_of("latency_panel")))
         self.menu.addAction(self.panel_action)
         self.menu.addSeparator()
-        self.full_screen_action = self._check(self.tr("Full screen"), "F11", False)
+        self.full_screen_action = self._check(self.tr("Full screen"), key_of("full_screen"), False)
         self.full_screen_action.toggled.connect(self.set_full_screen)
-        self.present_action = self._action(self.tr("Present"), "F5")
+        self.present_action = self._action(self.tr("Present"), key_of("present"))
         self.menu.addSeparator()
-        self.zoom_in_action = self._action(self.tr("Zoom in"), "Ctrl++")
-        self.zoom_in_action.setShortcuts([QKeySequence("Ctrl++"), QKeySequence("Ctrl+=")])
+        self.zoom_in_action = self._action(self.tr("Zoom in"), key_of("zoom_in"))
+        self.zoom_in_action.setShortcuts(sequences("zoom_in"))
         self.zoom_in_action.triggered.connect(self.zoom_in)
-        self.zoom_out_action = self._action(self.tr("Zoom out"), "Ctrl+-")
+        self.zoom_out_action = self._action(self.tr("Zoom out"), key_of("zoom_out"))
         self.zoom_out_action.triggered.connect(self.zoom_out)
-        self.zoom_reset_action = self._action(self.tr("Actual size"), "Ctrl+0")
+        self.zoom_reset_action = self._action(self.tr("Actual size"), key_of("zoom_reset"))
         self.zoom_reset_action.triggered.connect(lambda: self.zoom.set_zoom(1.0))
         self.smooth_action = self._check(
             self.tr("Smooth streaming"), "", smooth_streaming(window.settings)

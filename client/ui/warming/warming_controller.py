@@ -34,6 +34,7 @@ from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.status_text import model_state_text, policy_text, prediction_text
 from client.ui.servers.engine_sleep_controller import EngineSleepController
+from client.ui.warming.shrinking_label import ShrinkingLabel
 from client.ui.warming.warming_menu import BUDGET_CHOICES, KEEP_ALIVE_CHOICES, add_choices
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ class WarmingController(QObject):
     # --- widgets -------------------------------------------------------------------
     def _build_widgets(self) -> None:
         bar = self.window.server_bar
-        self.state_label = QLabel("", bar)
+        self.state_label = ShrinkingLabel("", bar)  # gives way to the bar's buttons
         self.state_label.setObjectName("modelState")
         self.state_label.setAccessibleName(self.tr("Model state"))
         self.options_button = QToolButton(bar)

@@ -76,9 +76,20 @@ def test_gaps_and_stalls() -> None:
     assert stream.stalls == 1
 
 
-def test_a_gap_over_a_second_is_a_stall_even_early_and_few_gaps_mark_nothing() -> None:
-    stream = _stream([0.0, 10.0, 90.0, 1200.0])  # 80 ms is 8x the only gap: too few to judge
-    assert stream.stall_ms.view.tolist() == pytest.approx([1110.0])
+def test_a_gap_over_two_seconds_is_a_stall_even_early_and_few_gaps_mark_nothing() -> None:
+    stream = _stream([0.0, 10.0, 90.0, 2200.0])  # 80 ms is 8x the only gap: too few to judge
+    assert stream.stall_ms.view.tolist() == pytest.approx([2110.0])
+
+
+def test_an_open_gap_is_counted_once_while_it_lasts() -> None:
+    stream = _stream([0.0, 10.0, 20.0])
+    assert not stream.note_silence(T0 + int(1000 * MS))  # not yet a stall
+    assert stream.note_silence(T0 + int(2100 * MS)) and stream.stalls == 1
+    assert not stream.note_silence(T0 + int(3000 * MS)) and stream.stalls == 1
+    stream.add(T0 + int(4020 * MS))  # the stream resumes: the same stall, its whole length
+    stream.flush()
+    assert stream.stalls == 1 and stream.stall_ms.view.tolist() == pytest.approx([4000.0])
+    assert stream.stall_x.view.tolist() == pytest.approx([4.02])
 
 
 def test_running_median_is_exact() -> None:

@@ -101,10 +101,10 @@ def test_counts_use_plural_forms(hud: LatencyHud) -> None:
     stream = LiveStream()
     stream.tokens, stream.stalls = 1, 1
     hud.live.show_summary(stream, 3)
-    assert hud.live.summary.text() == "3 tokens/s now · 1 chunk · 1 stall"
+    assert hud.live.summary.text() == "3 tokens/s in the last second · 1 chunk · 1 stall"
     stream.tokens, stream.stalls = 1200, 2
     hud.live.show_summary(stream, 3)
-    assert hud.live.summary.text() == "3 tokens/s now · 1,200 chunks · 2 stalls"
+    assert hud.live.summary.text() == "3 tokens/s in the last second · 1,200 chunks · 2 stalls"
 
 
 def test_the_hud_in_chinese(chinese: None, qtbot: Any) -> None:
@@ -124,7 +124,7 @@ def test_the_hud_in_chinese(chinese: None, qtbot: Any) -> None:
     stream = LiveStream()
     stream.tokens, stream.stalls = 1, 2
     hud.live.show_summary(stream, 3)
-    assert hud.live.summary.text() == "当前 3 词元/秒 · 1 个片段 · 2 次停顿"
+    assert hud.live.summary.text() == "最近一秒 3 词元/秒 · 1 个片段 · 2 次停顿"
 
 
 def test_the_tier_word_takes_the_new_scheme_s_colour(hud: LatencyHud, qapp: Any) -> None:

@@ -75,14 +75,18 @@ def _rate(
     now: dict[str, float], before: dict[str, float], tokens: str, seconds: str
 ) -> float | None:
     """Tokens per second over the last interval when the server worked in it, else
-    over its whole life; None before it did any such work."""
+    over its whole life; None before it did any such work. Less than a millisecond of
+    work is none: a warm-up's one token took no decode time (1,000,000 tokens/s)."""
     t_key, s_key = f"llamacpp:{tokens}_total", f"llamacpp:{seconds}_seconds_total"
     if t_key not in now or s_key not in now:
         return None
     spent = now[s_key] - before.get(s_key, now[s_key])
-    if spent > 0:
+    if spent >= MIN_WORK_S:
         return (now[t_key] - before.get(t_key, 0.0)) / spent
-    return now[t_key] / now[s_key] if now[s_key] > 0 else None
+    return now[t_key] / now[s_key] if now[s_key] >= MIN_WORK_S else None
+
+
+MIN_WORK_S = 0.001  # seconds of work a rate is read over, at least
 
 
 def add_llamacpp_slots(snap: ServerSnapshot, slots: object, props: object) -> None:

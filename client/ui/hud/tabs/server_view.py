@@ -115,7 +115,8 @@ class ServerView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.status)
         layout.addLayout(form)
-        layout.addWidget(self.models)
+        layout.addWidget(self.models, 1)  # Ollama's table takes the height; else the
+        layout.addStretch(0)  # figures stay together at the top (no band between them)
         self.timer = QTimer(self)
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)  # a coarse timer may fire 5 % early
         self.timer.setInterval(POLL_INTERVAL_MS)
@@ -201,8 +202,9 @@ class ServerView(QWidget):
         self.figures["engine"].setText(self.engine_settings or self._engine_state(snap))
         self.models.setVisible(lists_models(snap))
         hidden = not_given(snap)
-        for name, label in self.figures.items():
-            self.form.setRowVisible(label, ROW_FIGURES[name] not in hidden)
+        for name, label in self.figures.items():  # a row the server left empty: not shown
+            given = label.text() != NOTHING or name == "engine"
+            self.form.setRowVisible(label, ROW_FIGURES[name] not in hidden and given)
         self._show_countdown()
 
     def _ttft(self, p50: float | None, p95: float | None, n: int) -> str:
