@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from client.ui.hud.server_view import ServerView
 from PySide6.QtCore import QRect
 from PySide6.QtWidgets import QApplication
 
-from client.services.hud.server_stats import ServerSnapshot, parse_llamacpp_metrics
+from client.backends.kinds.llamacpp.metrics import parse_llamacpp_metrics
+from client.services.hud.server_stats import ServerSnapshot
+from client.ui.hud.tabs.server_view import ServerView
 from client.ui.servers.server_dialog import AddServerDialog
 from client.ui.shell.window_geometry import FRAME_ROOM, first_start_geometry
 
