@@ -33,7 +33,7 @@ def test_the_footer_says_each_figure_it_has() -> None:
     assert footer_text(full) == "0.21 s to first token · 48 tok/s average · 312 tokens · fast"
     assert footer_text(RequestMetrics(ttft_ms=1530.0)) == "1.53 s to first token"
     read = RequestMetrics(ttft_ms=212.0, tokens_per_s=6.0, output_tokens=73, qoe=0.861)
-    assert footer_text(read) == "0.21 s to first token · 6 tok/s · QoE 0.86 · 73 tokens"
+    assert footer_text(read) == "0.21 s to first token · 6 tok/s average · QoE 0.86 · 73 tokens"
     assert footer_text(RequestMetrics()) == "" and footer_text(None) == ""
 
 
