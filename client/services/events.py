@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from client.core.conversation import ChatRequest
 from client.core.metrics import RequestMetrics
+from client.core.timeline import RequestTimeline
 from client.services.planning.planner import RequestPlan, Route
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,10 @@ class TurnStarted:
 
     kind: str
     question: str = ""  # the text typed (ask, edit, race); "": a stored question's
+    model: str = ""  # the model in use when it began (a cascade's route is decided later)
+    server: str = ""
+    # The turn's stamps as they are written (the HUD's live plot reads its tokens).
+    timeline: RequestTimeline | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +55,8 @@ class AnswerFinished:
     predicted_ttft_ms: float | None = None  # the plan's
     cold: bool = False  # the model loaded for it
     server_answered: bool = False  # a header or a byte came back
+    timeline: RequestTimeline | None = None  # its stamps (the HUD's waterfall)
+    message_id: int | None = None  # the stored answer (None: not stored)
 
     @property
     def prompt_tokens(self) -> int | None:

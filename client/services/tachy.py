@@ -32,6 +32,7 @@ from client.services.events import AnswerFinished, EventBus, ServerStateChanged
 from client.services.fleet.pool import ServerPool, pool_choice, pool_name
 from client.services.fleet.pool_backend import PoolBackend
 from client.services.fleet.saved_pools import SavedPools
+from client.services.hud.hud_feed import HudFeed
 from client.services.hud.server_load import ServerLoads
 from client.services.images.vision import ModelVision
 from client.services.knowledge.knowledge import KnowledgeBase
@@ -83,6 +84,7 @@ class Tachy:
         self.events = EventBus()  # the root's typed events; its policies subscribe
         self.learning = TtftLearning(self.stores.settings)  # the TTFT predictors
         self.events.subscribe(AnswerFinished, self.learning.on_answer)
+        self.hud = HudFeed(self.events)  # the HUD's turns and answers, whoever asked
         # Off in tests whose scripted server counts requests.
         self.warming = WarmingPolicy(self.stores.settings, self.learning) if warm_models else None
         if self.warming is not None:

@@ -1,6 +1,6 @@
 """The current answer at a glance: its time to first token and its rate, for the
-folded latency strip and Present's tier word. A run listener (client/ui/chat/
-run_listener.py) in front of the HUD's; per token only arithmetic, no Qt work: the
+folded latency strip and Present's tier word. The runner's listener (client/ui/chat/
+run_listener.py); per token only arithmetic, no Qt work: the
 views read `figures()` on their own timer."""
 
 from __future__ import annotations
