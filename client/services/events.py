@@ -8,7 +8,8 @@ adapter.
 
 The events: TurnStarted, StateChanged (client/services/chat/turn_state.py: the turn's
 one state), AnswerFinished (its metrics, route and predicted wait) and
-ServerStateChanged (a server's model cold, loading, warm). A handler's failure is
+ServerStateChanged (a server unreachable or reachable again; its model cold, loading,
+warm). A handler's failure is
 logged and never reaches the publisher: a policy's bug must not stop a chat.
 """
 
@@ -66,11 +67,12 @@ class AnswerFinished:
 
 @dataclass(frozen=True, slots=True)
 class ServerStateChanged:
-    """A server's model changed state (the warmer's /api/ps, the engine's sleep)."""
+    """A server or its model changed state: the warmer's model states (its /api/ps),
+    and Tachy.reach's while the chosen server does not answer, then answers."""
 
     server: str
-    model: str
-    state: str  # cold | loading | warm | unknown
+    model: str  # "": the server as a whole (reachable, unreachable)
+    state: str  # cold | loading | warm | unknown | unreachable | reachable
 
 
 class EventBus:

@@ -14,7 +14,8 @@ which only adapt it to widgets; `tachy chat`, `tachy bench` and the tests build 
 same object. docs/architecture.md follows a message through it.
 
 It owns one event bus (`events`, client/services/events.py): its session's turns
-publish TurnStarted, StateChanged and AnswerFinished, the warmer ServerStateChanged,
+publish TurnStarted, StateChanged and AnswerFinished, the warmer and the reaching of a
+server that does not answer ServerStateChanged,
 and its own policies subscribe (the TTFT predictors learn from every answer, whoever
 asked; warming hears each turn), so `tachy chat` learns as the window does.
 """
@@ -130,8 +131,15 @@ class Tachy:
         it cannot be reached, every second while it loads its model (`missed`: the
         first try's error). Cancel the call to give up."""
         reach = self.reaching = Reach(self.backoff)
+
+        def waiting(wait: Waiting) -> None:
+            self.events.publish(ServerStateChanged(choice.name, "", wait.kind.value))
+            on_wait(wait)
+
         try:
-            return await reach.run(lambda: self.server_models(choice), on_wait, missed)
+            answered = await reach.run(lambda: self.server_models(choice), waiting, missed)
+            self.events.publish(ServerStateChanged(choice.name, "", "reachable"))
+            return answered
         finally:
             if self.reaching is reach:
                 self.reaching = None
