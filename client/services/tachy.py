@@ -29,6 +29,7 @@ from client.backends.base import Backend
 from client.services.cascade.cascade import cascade_routes
 from client.services.cascade.saved_cascade import CascadePart, SavedCascade
 from client.services.chat.session import ChatSession
+from client.services.doctor.last_answer import LastAnswer
 from client.services.events import AnswerFinished, EventBus, ServerStateChanged
 from client.services.fleet.pool import ServerPool, pool_choice, pool_name
 from client.services.fleet.pool_backend import PoolBackend
@@ -86,6 +87,7 @@ class Tachy:
         self.learning = TtftLearning(self.stores.settings)  # the TTFT predictors
         self.events.subscribe(AnswerFinished, self.learning.on_answer)
         self.hud = HudFeed(self.events)  # the HUD's turns and answers, whoever asked
+        self.last_answer = LastAnswer(self.events)  # the doctor's report says it
         # Off in tests whose scripted server counts requests.
         self.warming = WarmingPolicy(self.stores.settings, self.learning) if warm_models else None
         if self.warming is not None:

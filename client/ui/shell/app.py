@@ -139,7 +139,7 @@ class TachyApp:
         self._attach_model_picker()
         self._attach_race()
         self._attach_view()
-        self.help_menu = HelpMenu(self.window)
+        self.help_menu = HelpMenu(self.window, answers=self.tachy.last_answer)
 
     def _attach_race(self) -> None:
         from client.ui.race.race_menu import RaceMenu
