@@ -105,7 +105,8 @@ async def test_the_turn_publishes_on_the_root_s_bus(db: Database) -> None:
     generation = session.generate(None, "Why is the sky blue?")
     async for _event in generation:
         pass
-    assert heard[0] == TurnStarted("ask", "Why is the sky blue?")
+    started = TurnStarted("ask", "Why is the sky blue?", MODEL, "scripted", generation.timeline)
+    assert heard[0] == started
     states = [e.state for e in heard if isinstance(e, StateChanged)]
     assert states[-2:] == [TurnState.ANSWERING, TurnState.DONE]
     finished = heard[-1]
