@@ -45,3 +45,23 @@ async def test_a_turn_on_the_bus_shows_in_the_hud(
     assert (record.model, record.server) == (MODEL, "scripted")
     assert hud.stream.tokens == len(generation.timeline.tokens)  # read from its timeline
     qtbot.waitUntil(lambda: hud.tier.shown_tier() is not None, timeout=5000)
+
+
+def test_an_answer_asked_past_the_window_shows_in_its_hud(
+    make_app: Any, run: Any, server: Any
+) -> None:
+    """Another caller of the window's own Tachy (not the chat page): the same events."""
+    app = make_app(server.url)
+    hud, session = app.hud, app.tachy.session
+    assert hud is not None and session is not None
+    before = len(hud.book.records)
+
+    async def ask() -> int | None:
+        generation = session.generate(None, "Asked by a script")
+        async for _event in generation:
+            pass
+        return generation.assistant_message_id
+
+    answer_id = run(ask())
+    assert len(hud.book.records) == before + 1
+    assert hud.book.records[-1].message_id == answer_id
