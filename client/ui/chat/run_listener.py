@@ -1,27 +1,14 @@
-"""What hears about each generation the runner plays (client/ui/chat/generation_runner.py):
-the answer's glance (client/ui/view/answer_glance.py) hears its token stamps (a chunk's,
-on the hot path); and the thin Qt adapter of the root's events (client/services/events.py),
-TachyEvents, for the window's widgets that follow turns and servers (the HUD hears the
-same events through client/services/hud/hud_feed.py)."""
+"""The thin Qt adapter of the root's events (client/services/events.py), TachyEvents,
+for the window's widgets that follow turns and servers as Qt signals. Nothing hears the
+runner's generations token by token: the HUD (client/services/hud/hud_feed.py) and the
+answer's glance read each turn's timeline, given by its TurnStarted."""
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from PySide6.QtCore import QObject, Signal
 
-from client.core.events import TokenKind
-from client.services.chat.generation import Generation
 from client.services.chat.turn_state import StateChanged
 from client.services.events import AnswerFinished, EventBus, ServerStateChanged, TurnStarted
-
-
-class RunListener(Protocol):
-    def request_started(self, generation: Generation) -> None: ...
-
-    def token(self, kind: TokenKind, chars: int, at_ns: int) -> None: ...
-
-    def request_finished(self, generation: Generation) -> None: ...
 
 
 class TachyEvents(QObject):

@@ -59,8 +59,7 @@ class WindowView:
 def attach_view(
     window: MainWindow, page: ChatPage, hud: LatencyHud | None, sources: SettingsSources
 ) -> WindowView:
-    glance = AnswerGlance()
-    page.runner.listener = glance  # (the HUD hears the root's events: hud_controller.py)
+    glance = AnswerGlance(sources.tachy.events)  # the root's turns, as the HUD hears them
     fold = LatencyFold(window, window.hud_dock, glance.figures)
     if hud is not None:
         fold.keep_width(hud)
