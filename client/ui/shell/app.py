@@ -218,7 +218,7 @@ class TachyApp:
         )
 
     def _attach_warming(self) -> None:
-        # After the HUD: the warming controller sits in front of the runner's HUD listener.
+        # After the HUD: warming's prediction note goes into the HUD's tooltip.
         from client.ui.shell.area_wiring import attach_warming
 
         self.warming = attach_warming(self.servers, self.window.conversations, self.hud)
