@@ -23,6 +23,7 @@ from dataclasses import replace
 
 from client.cli import cascade_args, images
 from client.cli import chat_common as chat
+from client.core.conversation import ChatRequest
 from client.core.events import Failed
 from client.core.images import Attachment
 from client.services.cascade.cascade import (
@@ -82,11 +83,27 @@ async def run(args: argparse.Namespace, text: str, found: Retrieval | None) -> i
         limit = first_token_limit(plan, FALLBACK_AFTER_S, timeouts.first_byte_s)
         # The session's own fallback stream: the other route answers on the same
         # timeline, so the time to first token counts from the first request here too.
-        stream = FallbackStream(plan, timeouts, lambda fell: _say_fallback(args, fell), limit)
+        request = plan.request()  # built once: sent, and heard by the root's policies
+        on_fallback = lambda fell: _say_fallback(args, fell)  # noqa: E731
+        stream = FallbackStream(plan, timeouts, on_fallback, limit, request)
         await _answer(args, stream)
+        await _learn(plan, request, stream)
         if args.json and isinstance(stream.outcome, Failed):
             chat.say(stream.outcome.message)
         return chat.exit_code(stream)
+
+
+async def _learn(plan: RequestPlan, request: ChatRequest, stream: FallbackStream) -> None:
+    """The root's policies hear the answer as the window's: the predictor of the
+    model that answered (the fallback's, when the other model took over) learns."""
+    fell = stream.fell_back
+    plan, request = (fell.plan, fell.request) if fell is not None else (plan, request)
+    tachy, db = chat.learning_root()
+    try:
+        tachy.events.publish(chat.answer_finished(plan, request, stream))
+        await tachy.aclose()  # saves what the predictor learned
+    finally:
+        db.close()
 
 
 def _key(args: argparse.Namespace) -> str | None:

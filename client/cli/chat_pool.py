@@ -15,12 +15,10 @@ from client.core.events import Failed
 from client.services.fleet.fleet_stream import FleetStream
 from client.services.knowledge.retrieval import Retrieval, as_passages
 from client.services.servers.servers import ServerChoice
-from client.services.storage.stores import Stores
-from client.services.tachy import Tachy
 
 
 async def run(args: argparse.Namespace, text: str, found: Retrieval | None) -> int:
-    tachy = Tachy(Stores(), warm_models=False)
+    tachy, db = chat.learning_root()  # its predictors learn from the answer
     try:
         pool = pool_args.find_pool(tachy, args, args.policy)
         key = chat.api_key(args.api_key_env)
@@ -31,15 +29,21 @@ async def run(args: argparse.Namespace, text: str, found: Retrieval | None) -> i
             session = tachy.use(backend, model, where)
             passages = as_passages(found.passages) if found is not None else []
             session.configure(system_prompt=args.system or None, options=chat.options(args))
-            request = session.plan_question([], text, passages=passages).request()
+            plan = session.plan_question([], text, passages=passages)
+            request = plan.request()
             stream = backend.answer(request, chat.timeouts(args))
             await _answer(args, stream)
+            # The root's policies hear the answer as the window's: the predictor learns.
+            tachy.events.publish(chat.answer_finished(plan, request, stream))
             if args.json and isinstance(stream.outcome, Failed):
                 chat.say(stream.outcome.message)
             _say_server(stream)
             return chat.exit_code(stream)
     finally:
-        await tachy.aclose()
+        try:
+            await tachy.aclose()  # saves what the predictor learned
+        finally:
+            db.close()
 
 
 async def _answer(args: argparse.Namespace, stream: FleetStream) -> None:

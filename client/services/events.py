@@ -8,7 +8,8 @@ adapter.
 
 The events: TurnStarted, StateChanged (client/services/chat/turn_state.py: the turn's
 one state), AnswerFinished (its metrics, route and predicted wait) and
-ServerStateChanged (a server's model cold, loading, warm). A handler's failure is
+ServerStateChanged (a server unreachable or reachable again; its model cold, loading,
+warm). A handler's failure is
 logged and never reaches the publisher: a policy's bug must not stop a chat.
 """
 
@@ -21,6 +22,7 @@ from typing import Any, TypeVar
 
 from client.core.conversation import ChatRequest
 from client.core.metrics import RequestMetrics
+from client.core.timeline import RequestTimeline
 from client.services.planning.planner import RequestPlan, Route
 
 log = logging.getLogger(__name__)
@@ -34,6 +36,10 @@ class TurnStarted:
 
     kind: str
     question: str = ""  # the text typed (ask, edit, race); "": a stored question's
+    model: str = ""  # the model in use when it began (a cascade's route is decided later)
+    server: str = ""
+    # The turn's stamps as they are written (the HUD's live plot reads its tokens).
+    timeline: RequestTimeline | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +56,8 @@ class AnswerFinished:
     predicted_ttft_ms: float | None = None  # the plan's
     cold: bool = False  # the model loaded for it
     server_answered: bool = False  # a header or a byte came back
+    timeline: RequestTimeline | None = None  # its stamps (the HUD's waterfall)
+    message_id: int | None = None  # the stored answer (None: not stored)
 
     @property
     def prompt_tokens(self) -> int | None:
@@ -59,11 +67,12 @@ class AnswerFinished:
 
 @dataclass(frozen=True, slots=True)
 class ServerStateChanged:
-    """A server's model changed state (the warmer's /api/ps, the engine's sleep)."""
+    """A server or its model changed state: the warmer's model states (its /api/ps),
+    and Tachy.reach's while the chosen server does not answer, then answers."""
 
     server: str
-    model: str
-    state: str  # cold | loading | warm | unknown
+    model: str  # "": the server as a whole (reachable, unreachable)
+    state: str  # cold | loading | warm | unknown | unreachable | reachable
 
 
 class EventBus:

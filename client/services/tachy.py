@@ -14,7 +14,8 @@ which only adapt it to widgets; `tachy chat`, `tachy bench` and the tests build 
 same object. docs/architecture.md follows a message through it.
 
 It owns one event bus (`events`, client/services/events.py): its session's turns
-publish TurnStarted, StateChanged and AnswerFinished, the warmer ServerStateChanged,
+publish TurnStarted, StateChanged and AnswerFinished, the warmer and the reaching of a
+server that does not answer ServerStateChanged,
 and its own policies subscribe (the TTFT predictors learn from every answer, whoever
 asked; warming hears each turn), so `tachy chat` learns as the window does.
 """
@@ -28,10 +29,12 @@ from client.backends.base import Backend
 from client.services.cascade.cascade import cascade_routes
 from client.services.cascade.saved_cascade import CascadePart, SavedCascade
 from client.services.chat.session import ChatSession
+from client.services.doctor.last_answer import LastAnswer
 from client.services.events import AnswerFinished, EventBus, ServerStateChanged
 from client.services.fleet.pool import ServerPool, pool_choice, pool_name
 from client.services.fleet.pool_backend import PoolBackend
 from client.services.fleet.saved_pools import SavedPools
+from client.services.hud.hud_feed import HudFeed
 from client.services.hud.server_load import ServerLoads
 from client.services.images.vision import ModelVision
 from client.services.knowledge.knowledge import KnowledgeBase
@@ -83,6 +86,8 @@ class Tachy:
         self.events = EventBus()  # the root's typed events; its policies subscribe
         self.learning = TtftLearning(self.stores.settings)  # the TTFT predictors
         self.events.subscribe(AnswerFinished, self.learning.on_answer)
+        self.hud = HudFeed(self.events)  # the HUD's turns and answers, whoever asked
+        self.last_answer = LastAnswer(self.events)  # the doctor's report says it
         # Off in tests whose scripted server counts requests.
         self.warming = WarmingPolicy(self.stores.settings, self.learning) if warm_models else None
         if self.warming is not None:
@@ -128,8 +133,15 @@ class Tachy:
         it cannot be reached, every second while it loads its model (`missed`: the
         first try's error). Cancel the call to give up."""
         reach = self.reaching = Reach(self.backoff)
+
+        def waiting(wait: Waiting) -> None:
+            self.events.publish(ServerStateChanged(choice.name, "", wait.kind.value))
+            on_wait(wait)
+
         try:
-            return await reach.run(lambda: self.server_models(choice), on_wait, missed)
+            answered = await reach.run(lambda: self.server_models(choice), waiting, missed)
+            self.events.publish(ServerStateChanged(choice.name, "", "reachable"))
+            return answered
         finally:
             if self.reaching is reach:
                 self.reaching = None

@@ -796,6 +796,14 @@
         <translation>服务器</translation>
     </message>
     <message>
+        <source>last answer</source>
+        <translation>上一个回答</translation>
+    </message>
+    <message>
+        <source>none yet since Tachy started</source>
+        <translation>Tachy 启动以来还没有</translation>
+    </message>
+    <message>
         <source>kept beside the history: {names}</source>
         <translation>保存在历史记录旁：{names}</translation>
     </message>
@@ -942,6 +950,14 @@
     <message>
         <source>{api} server with {models} model(s) at {url}</source>
         <translation>{url} 上的 {api} 服务器，有 {models} 个模型</translation>
+    </message>
+    <message>
+        <source>{model} at {server}: first token in {ms} ms</source>
+        <translation>{server} 上的 {model}：首个词元用时 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>{model} at {server}: no first token</source>
+        <translation>{server} 上的 {model}：没有首个词元</translation>
     </message>
     <message>
         <source>{folder} (writable)</source>

@@ -17,6 +17,7 @@ from client.lab import run_in_thread, scenario_from_dict
 from client.services.servers.servers import ServerChoice
 from client.services.storage.stores import open_stores
 from client.services.tachy import Tachy
+from tests.backends.test_live_http import closed_port
 
 MODEL = "tachy-lab:latest"
 
@@ -87,4 +88,42 @@ def test_tachy_bench_teaches_the_same_predictor(
         running.stop()
     capsys.readouterr()
     predicted = plan["predicted_ttft_ms"]
+    assert isinstance(predicted, float) and predicted > 0
+
+
+def _learns_from(
+    command: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    out: pytest.CaptureFixture[str],
+) -> object:
+    """The plan line's prediction of a plain `tachy chat` after `command` (a cascade
+    or a pool through the same lab server) answered once."""
+    monkeypatch.setenv("TACHY_DATA_DIR", str(tmp_path))
+    running = run_in_thread(scenario_from_dict({"ttft": 40, "tpot_ms": 1, "output_tokens": 3}))
+    try:
+        before = _chat_json(running.url, tmp_path / "elsewhere")
+        assert main([part.format(url=running.url) for part in command]) == 0
+        plan = next(line for line in _chat_json(running.url, tmp_path) if line["event"] == "plan")
+    finally:
+        running.stop()
+    out.readouterr()
+    assert next(line for line in before if line["event"] == "plan")["predicted_ttft_ms"] is None
+    return plan["predicted_ttft_ms"]
+
+
+def test_a_cascade_answer_teaches_the_predictor_of_the_model_that_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ends = ["--fast", "{url}#" + MODEL, "--strong", "{url}#" + MODEL]
+    predicted = _learns_from(["chat", *ends, "hi"], tmp_path, monkeypatch, capsys)
+    assert isinstance(predicted, float) and predicted > 0
+
+
+def test_a_pool_answer_teaches_the_predictor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pool = "{url},http://127.0.0.1:" + str(closed_port())  # a pool is two servers or more
+    command = ["chat", "--api", "openai", "--pool", pool, "-m", MODEL, "hi"]
+    predicted = _learns_from(command, tmp_path, monkeypatch, capsys)
     assert isinstance(predicted, float) and predicted > 0

@@ -168,7 +168,7 @@ class TurnRecord:
     def route(self) -> Route | None:
         return self.plan.route if self.plan is not None else None
 
-    def answer_finished(self) -> AnswerFinished:
+    def answer_finished(self, timeline: RequestTimeline | None = None) -> AnswerFinished:
         """The root's event for it (the TTFT predictor, warming and the HUD hear it)."""
         plan = self.plan
         return AnswerFinished(
@@ -181,6 +181,8 @@ class TurnRecord:
             predicted_ttft_ms=plan.predicted_ttft_ms if plan is not None else None,
             cold=self.cold,
             server_answered=self.server_answered,
+            timeline=timeline,
+            message_id=self.finished.message_id,
         )
 
 

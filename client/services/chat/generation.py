@@ -79,7 +79,6 @@ from client.services.chat.turn_steps import (
     TurnSteps,
 )
 from client.services.chat.turn_store import Turn
-from client.services.events import TurnStarted
 from client.services.images.cost import note_images
 from client.services.knowledge.knowledge_stage import Retrieved
 from client.services.knowledge.retrieval import Retrieval
@@ -179,7 +178,7 @@ class Generation(FirstTokenWait):
 
     async def _run(self) -> AsyncGenerator[SessionEvent, None]:
         self._watch_consumer()
-        self._publish(TurnStarted(self.kind.value, self.ask.question or ""))
+        self._publish(self._steps.turn_started(self.ask, self.timeline))
         try:
             yield self._enter(self._first_stage())
             for told in self._restate():
@@ -463,7 +462,7 @@ class Generation(FirstTokenWait):
         self.metrics_record_id = await record_turn(
             settings.history, settings.metrics_store, self._writer, record
         )
-        self._publish(record.answer_finished())
+        self._publish(record.answer_finished(timeline))
 
     def _publish(self, event: object) -> None:
         if self._settings.bus is not None:

@@ -24,13 +24,14 @@ from client.core.budget import TokenCounter
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.images import Attachment, ImagePart
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
+from client.core.timeline import RequestTimeline
 from client.services.cascade.cascade import backend_classifier
 from client.services.chat import turn_store as turns
 from client.services.chat.answer_writer import FLUSH_INTERVAL_S
 from client.services.chat.loading_stage import LoadEstimate, ModelStateProvider
 from client.services.chat.session_settings import MAX_MODEL_CALLS
 from client.services.chat.turn_store import Turn
-from client.services.events import EventBus
+from client.services.events import EventBus, TurnStarted
 from client.services.images.stored import stored_images
 from client.services.images.vision import ModelVision
 from client.services.knowledge.knowledge_stage import KnowledgeStage
@@ -183,6 +184,12 @@ class TurnSteps:
     @property
     def routes(self) -> tuple[Route, ...]:
         return self.planning.routes
+
+    def turn_started(self, ask: TurnAsk, timeline: RequestTimeline) -> TurnStarted:
+        """The root's event for a turn beginning, with the route in use then."""
+        route = self.routes[0]
+        question = ask.question or ""
+        return TurnStarted(ask.kind.value, question, route.model, route.server_name, timeline)
 
     # ---- recall the question (Regenerate, Retry, Continue) ------------------------------
     async def recall_question(self, ask: TurnAsk) -> str:

@@ -173,10 +173,20 @@ def edit_question(
         old = _message(history, user_message_id, "user")
         before = first_question(history.active_path(old.conversation_id))
         user = history.add_message(old.conversation_id, "user", new_text, parent_id=old.parent_id)
-        ImageStore(history.db).copy(old.id, user.id)  # the edited question keeps its images
-        turn = _answer_under(history, user, origin)
+        images = ImageStore(history.db)
+        images.copy(old.id, user.id)  # the edited question keeps its images
+        assistant = _add_answer(history, user, origin)
+        path = history.active_path(user.conversation_id)
+        # The question goes on as it was typed (as Ask's); only the history is read back.
+        context, context_ids = read_context(history, path[: [m.id for m in path].index(user.id)])
+        kept = images.sent_images([user.id]).get(user.id, ())
+        if new_text or kept:  # (as context_of keeps a message)
+            asked = ChatMessage("user", new_text, kept)
+            context, context_ids = [*context, asked], [*context_ids, user.id]
         follow_first_question(history, old.conversation_id, before)
-        return turn
+        return Turn(
+            user.conversation_id, user.id, assistant.id, context, context_ids, origin=origin
+        )
 
 
 def show_version(history: HistoryStore, message_id: int) -> bool:

@@ -1,3 +1,3 @@
 """`tachy doctor`: what on this machine stops Tachy from working.
-May import: servers, planning, storage, backends, store, core.
+May import: servers, events, planning, storage, backends, store, core.
 """

@@ -24,7 +24,6 @@ from client.services.chat.turn_state import TurnState
 from client.services.images.cost import reads_image
 from client.services.knowledge.knowledge_stage import Retrieved
 from client.ui.chat.render.chat_view import ChatView
-from client.ui.chat.run_listener import RunListener
 from client.ui.chat.stage_line import seconds_left, stalled_text, waiting_text
 from client.ui.common.async_errors import spawn
 
@@ -55,7 +54,6 @@ class GenerationRunner(QObject):
         self.task: asyncio.Task[Any] | None = None
         self.generation: Generation | None = None
         self.answer_key: int | None = None  # the message streaming into the view
-        self._told = 0
         self._stage: str | None = None
         self._waiting_since_ns = 0
         self._got_answer = False
@@ -64,8 +62,6 @@ class GenerationRunner(QObject):
         self._waiting_timer = QTimer(self)
         self._waiting_timer.setInterval(WAITING_TICK_MS)
         self._waiting_timer.timeout.connect(self._show_waiting)
-        # Optional observer (the latency HUD, the warming link): cheap calls only.
-        self.listener: RunListener | None = None
         # Said before the waiting text until the answer starts ("Searching your notes…
         # 12 ms"); set by the knowledge link on `retrieved`, cleared at each start.
         self.note = ""
@@ -83,7 +79,6 @@ class GenerationRunner(QObject):
         self.answer_key = answer_key
         self._stage = None
         self._got_answer = False
-        self._told = 0  # the generation's chunk stamps the listener has heard
         self._announced = False  # conversationKnown emitted for this generation
         self._waiting_since_ns = now_ns()
         self.note = ""
@@ -94,8 +89,6 @@ class GenerationRunner(QObject):
             # After the request is on its way (the task runs first): lay out the empty
             # answer now, so the first token is only text inserted and one frame painted.
             QTimer.singleShot(0, partial(self._reserve_answer, self.task))
-        if self.listener is not None:
-            self.listener.request_started(generation)
         self.busyChanged.emit(True)
         return self.task
 
@@ -161,32 +154,20 @@ class GenerationRunner(QObject):
             key = self._ensure_answer_message(generation)
             if self.view.append_thinking(key, token.text):
                 generation.timeline.mark_painted()
-            self._tell_listener(generation)
             self._stage = Stage.THINKING.value
             return
         shown = self.answer_key
         if self._got_answer and shown is not None and self.view.append_streamed(shown, token.text):
             # The hot path (every answer chunk after the first): a list append in the
-            # view and one stamp for the HUD; the view paints once per frame.
-            self._tell_listener(generation)
+            # view; the view paints once per frame (the HUD reads the turn's timeline).
             return
         key = self._ensure_answer_message(generation)
         if self.view.append_token(key, token.text):
             generation.timeline.mark_painted()
-        self._tell_listener(generation)
         if not self._got_answer:
             self._got_answer = True
             self.stage_label.setText("")
             QTimer.singleShot(0, self.answerStarted.emit)  # after this paint, not before
-
-    def _tell_listener(self, generation: Generation) -> None:
-        """Every chunk stamped since the last token event (a Token may carry the chunks
-        of one network read: the HUD counts chunks, each at its own time)."""
-        stamps = generation.timeline.tokens
-        if self.listener is not None:
-            for stamp in stamps[self._told :]:
-                self.listener.token(stamp.kind, stamp.chars, stamp.at_ns)
-        self._told = len(stamps)
 
     def _reserve_answer(self, task: asyncio.Task[Any]) -> None:
         if task is self.task and self.answer_key is None:
@@ -226,8 +207,6 @@ class GenerationRunner(QObject):
             self.view.end_stream(key, "interrupted")
         self.answer_key = None
         self.task = None
-        if self.listener is not None:
-            self.listener.request_finished(generation)
         self.busyChanged.emit(False)
         self.ended.emit(generation, key if key is not None else 0)
 

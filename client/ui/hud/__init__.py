@@ -11,8 +11,12 @@ How the window wires it (all calls on the GUI thread)::
                                                     # second, only while the HUD is visible
     hud.thresholds_changed.connect(...)             # the tier view edits TierThresholds
 
-    # per generation (services.session.Generation):
-    hud.request_started(generation.timeline, model, server_name, cold)
+    # per turn: hud_controller.py adapts the root's HUD feed (services/hud/hud_feed.py,
+    # the root's TurnStarted and AnswerFinished, whoever asked):
+    hud.request_started(turn.timeline, turn.model, turn.server)
+    hud.follow(turn.timeline)                       # its token stamps, read once a frame
+    hud.add_reply(tachy.hud.last)                   # the answer's record
+    # or, pushed by hand (the tests, the benchmarks):
     hud.token(token.kind, len(token.text), generation.timeline.tokens[-1].at_ns)  # per Token
     hud.request_finished(finished.metrics, generation.timeline, finished.outcome,
                          message_id=finished.message_id)
@@ -27,7 +31,7 @@ Tabs (one view each in tabs/, added through `hud.add_tab`: docs/extending.md): L
 (token rate, gaps, stalls), Requests (TTFT by tier, mean/P50/P95/P99 with n per scope,
 cold excludable), Waterfall, Tier, Server; Race from the first race (`hud.show_race`),
 Pool while the chat goes to a pool (`hud.show_pool`, `hud.hide_pool`). hud_controller.py
-feeds it from the chat and the server in use. Export: `export_metrics(path.csv|json)`,
+feeds it from the root's events and the server in use. Export: `export_metrics(path.csv|json)`,
 `export_graphs(path.png|svg)`.
 """
 

@@ -77,6 +77,8 @@ class LatencyHud(QWidget):
         self._clear_timer.setInterval(CLEAR_LIVE_AFTER_MS)
         self._clear_timer.timeout.connect(self._clear_waiting)
         self._timeline: RequestTimeline | None = None
+        self._told = 0  # the followed timeline's token stamps already in the stream
+        self._following: RequestTimeline | None = None
         self.model = ""
         self.frames = 0  # frames that changed the live plot (for tests)
         self._started: tuple[float, str, str, bool] = (0.0, "", "", False)
@@ -151,6 +153,7 @@ class LatencyHud(QWidget):
         self.model = model
         self._started = (time.time(), model, server, cold)
         self._timeline = timeline  # usually not yet written: read its stamp at the first frame
+        self._following = None
         self.stream.reset(timeline.request_written_ns)
         # No Qt work until the first token is painted: the live plot is cleared by the
         # first frame that has something to draw (clearing it now would schedule a
@@ -160,6 +163,11 @@ class LatencyHud(QWidget):
         self.streaming = True
         if not self.frame_timer.isActive():
             self.frame_timer.start()
+
+    def follow(self, timeline: RequestTimeline) -> None:
+        """Read the reply's token stamps from its timeline at each frame (the root's
+        events carry the timeline: nothing is pushed per token), instead of token()."""
+        self._following, self._told = timeline, 0
 
     def token(self, kind: object, text_len: int, at_ns: int) -> None:
         """Per token-bearing chunk: one list append, no Qt work (the frame timer draws)."""
@@ -195,11 +203,18 @@ class LatencyHud(QWidget):
             outcome=outcome.value if isinstance(outcome, Outcome) else outcome,
             message_id=message_id,
         )
+        self.add_reply(record, views_now=views_now)
+
+    def add_reply(self, record: HudRecord, *, views_now: bool = True) -> None:
+        """The reply ended with this record (made by request_finished, or by the root's
+        HUD feed, client/services/hud/hud_feed.py): as request_finished says."""
         self.book.add(record)
-        if outcome != Outcome.COMPLETE:
+        self._take_stamps()
+        if record.outcome != Outcome.COMPLETE:
             self._quiet_frame()  # the silence before a stop or a failure may be a stall
         self.streaming = False
         self.flush_frame()
+        self._following = None
         self.frame_timer.stop()
         if self.frames and not self._clear_live and self.isVisible():
             self.live.show_summary(self.stream, self.stream.rate_now(now_ns()))  # final numbers
@@ -297,12 +312,21 @@ class LatencyHud(QWidget):
         that arrived since the last frame (about 80 at 1,000 tokens/s)."""
         if self.stream.written_ns is None and self._timeline is not None:
             self.stream.written_ns = self._timeline.request_written_ns
+        self._take_stamps()
         if not self.stream.flush():
             self._quiet_frame()
             return
         self.frames += 1
         if self.isVisible():
             self._draw_live()
+
+    def _take_stamps(self) -> None:
+        """The followed timeline's new token stamps into the live stream."""
+        if self._following is not None:
+            stamps = self._following.tokens
+            for stamp in stamps[self._told :]:
+                self.stream.add(stamp.at_ns)
+            self._told = len(stamps)
 
     def _quiet_frame(self) -> None:
         """No token this frame: an open gap becomes a stall once long enough, and the

@@ -1,5 +1,6 @@
-"""Feeds the latency HUD (client/ui/hud/hud.py) from the generation runner, the server
-in use and the pool the chat goes to."""
+"""Feeds the latency HUD (client/ui/hud/hud.py) from the root's HUD feed
+(client/services/hud/hud_feed.py: the turns and answers of the root's events, whoever
+asked), the server in use and the pool the chat goes to."""
 
 from __future__ import annotations
 
@@ -7,11 +8,10 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
-from client.core.events import TokenKind
-from client.services.chat.generation import Generation
-from client.services.chat.session import ChatSession
+from client.services.events import AnswerFinished
+from client.services.hud.hud_feed import HudFeed, HudTurn
 from client.ui.common.async_errors import report
 
 if TYPE_CHECKING:
@@ -25,36 +25,33 @@ HISTORY_ROWS = 500
 VIEWS_DELAY_MS = 16  # the HUD's per-reply views, after the answer's end is painted
 
 
-class HudController:
-    """The runner's listener: forwards each generation's stamps to the HUD."""
+class HudController(QObject):
+    """The thin Qt adapter: a view of the HUD feed that shows its turns in the HUD
+    (the live plot reads each turn's token stamps from its timeline, once a frame)."""
 
-    def __init__(self, hud: LatencyHud, session_of: Callable[[], ChatSession | None]) -> None:
+    def __init__(self, hud: LatencyHud, feed: HudFeed) -> None:
+        super().__init__(hud)  # goes with the HUD
         self.hud = hud
-        self._session_of = session_of  # the current session
+        self.feed = feed
+        feed.views.append(self)
+        self.destroyed.connect(lambda *_: self.close())
 
-    def request_started(self, generation: Generation) -> None:
-        session = self._session_of()
-        model = session.model if session is not None else ""
-        server = session.server_name if session is not None else ""
-        self._guard(self.hud.request_started, generation.timeline, model, server, generation.cold)
+    def close(self) -> None:
+        if self in self.feed.views:
+            self.feed.views.remove(self)
 
-    def token(self, kind: TokenKind, chars: int, at_ns: int) -> None:
-        self.hud.token(kind, chars, at_ns)  # O(1), no Qt work
-
-    def request_finished(self, generation: Generation) -> None:
-        finished = generation.finished
-        if finished is None:
+    def turn_started(self, turn: HudTurn) -> None:
+        timeline = turn.timeline
+        if timeline is None:
             return
-        self._guard(
-            self.hud.request_finished,
-            finished.metrics,
-            generation.timeline,
-            finished.outcome,
-            message_id=finished.message_id,
-            views_now=False,
-            answered_by=(route.model, route.server_name) if (route := generation.route) else None,
-            cold=generation.cold,  # known by now: at the start the model's state may not be
-        )
+        self._guard(self.hud.request_started, timeline, turn.model, turn.server)
+        self._guard(self.hud.follow, timeline)
+
+    def answer_finished(self, turn: HudTurn, answer: AnswerFinished) -> None:
+        record = self.feed.last
+        if record is None or turn.timeline is None:  # no turn of a window: not its HUD's
+            return
+        self._guard(self.hud.add_reply, record, views_now=False)
         # The tier, waterfall and requests views a frame later: the answer's last
         # words and end state are painted first, and the loop is never held for both.
         QTimer.singleShot(VIEWS_DELAY_MS, partial(self._guard, self.hud.show_last_reply))
@@ -102,7 +99,7 @@ def attach_hud(hud: LatencyHud, servers: ServerController, dock: QDockWidget) ->
     if past:  # "This session" would start empty: show the earlier runs' requests
         hud.load_history(past)
         _show_last_n(hud)
-    page.runner.listener = HudController(hud, lambda: page.session)
+    HudController(hud, tachy.hud)  # the root's turns, whoever asked
     servers.serverChanged.connect(hud.set_server)
     servers.serverChanged.connect(lambda url, *_: _show_engine(tachy, hud, url))
     status = page.window.stage_label

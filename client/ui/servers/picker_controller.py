@@ -7,8 +7,9 @@ Nothing is asked before the user opens the picker (no server is probed at every
 start): opening it lists the other servers' models (again after a minute), reads which
 models are loaded (Ollama's /api/ps) and, the first time, the last TTFTs from the
 metrics store (client.services.servers.model_overview); groups appear as their servers answer.
-Meanwhile the warmer's state of the model in use and each answer's own TTFT update the
-rows without asking anyone, and "N min left" counts down every 30 s.
+Meanwhile the root's server states (ServerStateChanged: the warmer's, a server that
+stops or starts answering) and each answer's own TTFT update the rows without asking
+anyone, and "N min left" counts down every 30 s.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from client.services.planning.planner import is_cascade
 from client.services.servers.model_overview import last_ttfts, loaded_models, model_names
 from client.services.servers.model_status import ModelStatus
 from client.services.servers.servers import is_started
+from client.ui.chat.run_listener import TachyEvents
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.status_text import duration_text, model_state_text
 
@@ -79,9 +81,10 @@ class ModelPickerController(QObject):
         self.bar.choicesChanged.connect(self._on_choices_changed)
         self.page.runner.ended.connect(self._on_answer_ended)
         self.servers.waitingChanged.connect(lambda _waiting: self.show_details())
-        warming = self.tachy.warming
-        if warming is not None:
-            warming.warmer.add_listener(lambda _status: self.show_details())
+        # The root's servers' states (the warmer's, a server that stops or starts
+        # answering), whoever caused them, through the Qt adapter of its events.
+        self.events = TachyEvents(self.tachy.events, self)
+        self.events.serverStateChanged.connect(lambda _event: self.show_details())
 
     # --- reading -------------------------------------------------------------------
     def refresh(self) -> None:
@@ -181,5 +184,6 @@ class ModelPickerController(QObject):
 
     async def aclose(self) -> None:
         self._closed = True
+        self.events.close()
         self._countdown.stop()
         await self.tasks.aclose()

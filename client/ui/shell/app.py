@@ -139,7 +139,7 @@ class TachyApp:
         self._attach_model_picker()
         self._attach_race()
         self._attach_view()
-        self.help_menu = HelpMenu(self.window)
+        self.help_menu = HelpMenu(self.window, answers=self.tachy.last_answer)
 
     def _attach_race(self) -> None:
         from client.ui.race.race_menu import RaceMenu
@@ -218,7 +218,7 @@ class TachyApp:
         )
 
     def _attach_warming(self) -> None:
-        # After the HUD: the warming controller sits in front of the runner's HUD listener.
+        # After the HUD: warming's prediction note goes into the HUD's tooltip.
         from client.ui.shell.area_wiring import attach_warming
 
         self.warming = attach_warming(self.servers, self.window.conversations, self.hud)

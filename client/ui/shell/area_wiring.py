@@ -35,7 +35,7 @@ def attach_hud(window: MainWindow, servers: ServerController) -> LatencyHud | No
 def attach_warming(
     servers: ServerController, conversations: ConversationPanel, hud: LatencyHud | None
 ) -> WarmingController | None:
-    """Warming after the HUD: its listener sits in front of the HUD's on the runner.
+    """Warming after the HUD (how far its predictions were off goes in the HUD's tooltip).
     None without a warming policy, or when it could not be made (the chat works on)."""
     from client.ui.warming.warming_controller import WarmingController
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFontDatabase
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from client.services.doctor.checks import Check, Status, iter_checks
+from client.services.doctor.last_answer import LastAnswer
 from client.ui.shell.doctor_text import check_line
 
 
@@ -94,6 +95,16 @@ def check_in_background(dialog: DoctorDialog, checks: Checks = iter_checks) -> t
     return thread
 
 
+def _with_last_answer(answers: LastAnswer, checks: Checks) -> Checks:
+    """The root's last answer (client/services/doctor/last_answer.py), then the machine's."""
+
+    def every() -> Iterator[Check]:
+        yield answers.check()
+        yield from checks()
+
+    return every
+
+
 def _unless_closed(step: Callable[..., None], *args: object) -> None:
     try:
         step(*args)
@@ -104,9 +115,11 @@ def _unless_closed(step: Callable[..., None], *args: object) -> None:
 class HelpMenu:
     """The window's Help menu (Help > Check this machine…)."""
 
-    def __init__(self, window: QMainWindow, checks: Checks = iter_checks) -> None:
+    def __init__(
+        self, window: QMainWindow, checks: Checks = iter_checks, answers: LastAnswer | None = None
+    ) -> None:
         self.window = window
-        self.checks = checks
+        self.checks = checks if answers is None else _with_last_answer(answers, checks)
         self.menu = window.menuBar().addMenu(QCoreApplication.translate("HelpMenu", "&Help"))
         self.menu.setObjectName("helpMenu")
         self.check_action = self.menu.addAction(

@@ -36,7 +36,9 @@ TEXTS = (
     QT_TRANSLATE_NOOP("Doctor", "engine answer"),
     QT_TRANSLATE_NOOP("Doctor", "port {port} ({server})"),
     QT_TRANSLATE_NOOP("Doctor", "server"),
+    QT_TRANSLATE_NOOP("Doctor", "last answer"),
     # what each found
+    QT_TRANSLATE_NOOP("Doctor", "none yet since Tachy started"),
     QT_TRANSLATE_NOOP("Doctor", "kept beside the history: {names}"),
     QT_TRANSLATE_NOOP("Doctor", "not checked: the data folder cannot be used (see above)"),
     QT_TRANSLATE_NOOP("Doctor", "no history yet at {path}; Tachy makes it at start"),
@@ -101,6 +103,8 @@ TEXTS = (
     QT_TRANSLATE_NOOP("Doctor", "{name} refused a read: {error}"),
     QT_TRANSLATE_NOOP("Doctor", "{count} characters in {seconds} s"),
     QT_TRANSLATE_NOOP("Doctor", "{api} server with {models} model(s) at {url}"),
+    QT_TRANSLATE_NOOP("Doctor", "{model} at {server}: first token in {ms} ms"),
+    QT_TRANSLATE_NOOP("Doctor", "{model} at {server}: no first token"),
     QT_TRANSLATE_NOOP("Doctor", "{folder} (writable)"),
     QT_TRANSLATE_NOOP("Doctor", "{path} ({size} MB)"),
     QT_TRANSLATE_NOOP("Doctor", "{size} MB"),

@@ -12,7 +12,6 @@ from PySide6.QtGui import QAction
 
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.ui.chat.composer_chips import ComposerChips
-from client.ui.chat.run_listener import ChainedListener
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_style import reading_style
 from client.ui.settings.settings_menu import SettingsMenu
@@ -60,8 +59,7 @@ class WindowView:
 def attach_view(
     window: MainWindow, page: ChatPage, hud: LatencyHud | None, sources: SettingsSources
 ) -> WindowView:
-    glance = AnswerGlance()
-    page.runner.listener = ChainedListener(glance, page.runner.listener, "the answer's figures")
+    glance = AnswerGlance(sources.tachy.events)  # the root's turns, as the HUD hears them
     fold = LatencyFold(window, window.hud_dock, glance.figures)
     if hud is not None:
         fold.keep_width(hud)

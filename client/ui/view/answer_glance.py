@@ -1,15 +1,15 @@
 """The current answer at a glance: its time to first token and its rate, for the
-folded latency strip and Present's tier word. A run listener (client/ui/chat/
-run_listener.py) in front of the HUD's; per token only arithmetic, no Qt work: the
-views read `figures()` on their own timer."""
+folded latency strip and Present's tier word. It hears the root's events
+(client/services/events.py: a turn's start with its timeline, the answer's figures),
+whoever asked; nothing runs per token: the views read `figures()` on their own timer,
+and that reads the turn's timeline."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from client.core.events import TokenKind
 from client.core.timeline import RequestTimeline, now_ns
-from client.services.chat.generation import Generation
+from client.services.events import AnswerFinished, EventBus, TurnStarted
 
 NS_PER_MS = 1_000_000
 
@@ -22,48 +22,34 @@ class Glance:
 
 
 class AnswerGlance:
-    def __init__(self) -> None:
+    def __init__(self, bus: EventBus) -> None:
         self._timeline: RequestTimeline | None = None
-        self._first_ns: int | None = None
-        self._chunks = 0
-        self._last_ns = 0
         self._final: Glance = Glance()
-        self.changes = 0  # bumped on every change (the views repaint only then)
+        self.leave = [
+            bus.subscribe(TurnStarted, self.turn_started),
+            bus.subscribe(AnswerFinished, self.answer_finished),
+        ]
 
-    def request_started(self, generation: Generation) -> None:
-        self._timeline = generation.timeline
-        self._first_ns, self._chunks = None, 0
+    def turn_started(self, event: TurnStarted) -> None:
+        self._timeline = event.timeline
         self._final = Glance(answering=True)
-        self.changes += 1
 
-    def token(self, _kind: TokenKind, _chars: int, at_ns: int) -> None:
-        if self._first_ns is None:
-            self._first_ns = at_ns
-        self._chunks += 1
-        self._last_ns = at_ns
-        self.changes += 1
-
-    def request_finished(self, generation: Generation) -> None:
-        finished = generation.finished
+    def answer_finished(self, event: AnswerFinished) -> None:
         live = self.figures()
-        if finished is not None:
-            metrics = finished.metrics
-            ttft = metrics.ttft_ms if metrics.ttft_ms is not None else live.ttft_ms
-            rate = metrics.tokens_per_s or live.tokens_per_s
-            live = Glance(ttft, rate)
-        self._final = Glance(live.ttft_ms, live.tokens_per_s)
+        metrics = event.metrics
+        ttft = metrics.ttft_ms if metrics.ttft_ms is not None else live.ttft_ms
+        self._final = Glance(ttft, metrics.tokens_per_s or live.tokens_per_s)
         self._timeline = None
-        self.changes += 1
 
     def figures(self) -> Glance:
         timeline = self._timeline
         if timeline is None:
             return self._final
-        written = timeline.request_written_ns
-        first = self._first_ns
-        if first is None or written is None:
+        written, stamps = timeline.request_written_ns, timeline.tokens
+        if not stamps or written is None:
             return Glance(answering=True)
+        first, last, chunks = stamps[0].at_ns, stamps[-1].at_ns, len(stamps)
         ttft = (first - written) / NS_PER_MS
-        elapsed_s = (max(self._last_ns, now_ns()) - first) / 1e9
-        rate = (self._chunks - 1) / elapsed_s if self._chunks > 1 and elapsed_s > 0 else None
+        elapsed_s = (max(last, now_ns()) - first) / 1e9
+        rate = (chunks - 1) / elapsed_s if chunks > 1 and elapsed_s > 0 else None
         return Glance(ttft, rate, answering=True)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from client.core.events import Done
+from client.services.chat import turn_store
 from client.services.chat.model_call import AnswerEnded
 from client.services.chat.session import ChatSession
 from client.services.chat.stream_opener import PlainOpener, opener_for
@@ -104,7 +105,8 @@ async def test_the_turn_publishes_on_the_root_s_bus(db: Database) -> None:
     generation = session.generate(None, "Why is the sky blue?")
     async for _event in generation:
         pass
-    assert heard[0] == TurnStarted("ask", "Why is the sky blue?")
+    started = TurnStarted("ask", "Why is the sky blue?", MODEL, "scripted", generation.timeline)
+    assert heard[0] == started
     states = [e.state for e in heard if isinstance(e, StateChanged)]
     assert states[-2:] == [TurnState.ANSWERING, TurnState.DONE]
     finished = heard[-1]
@@ -125,3 +127,27 @@ async def test_a_subscriber_that_fails_never_stops_the_turn(db: Database) -> Non
     async for _event in generation:
         pass
     assert generation.finished is not None and generation.finished.text == "Blue."
+
+
+async def test_an_edit_s_question_flows_forward_like_an_ask_s(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session, server = _session(db)
+    server.add(0.01, ollama_token("Red"), ollama_done())
+    first = session.generate(None, "Why is the sky blue?")
+    async for _event in first:
+        pass
+    read_back: list[int | None] = []
+    read_context = turn_store.read_context
+
+    def noted(history: HistoryStore, path: list[Any]) -> Any:
+        read_back.extend(m.id for m in path)
+        return read_context(history, path)
+
+    monkeypatch.setattr(turn_store, "read_context", noted)
+    assert first.user_message_id is not None
+    edit = session.edit_and_resend(first.user_message_id, "Why is the sunset red?")
+    async for _event in edit:
+        pass
+    assert edit.user_message_id is not None and edit.user_message_id not in read_back
+    assert server.requests[-1]["messages"][-1]["content"] == "Why is the sunset red?"
