@@ -42,6 +42,10 @@ class MetricFigures:
     chunks: int = 0
 
 
+# RequestMetrics.server's source for what type-ahead saved the request (its "tokens", and
+# "saved_ms" at the rate the reads were computed): client/services/warming/type_ahead.py.
+TYPE_AHEAD_SOURCE = "type_ahead"
+
 # The figures' names, in their order (stored columns, export fields, HUD records).
 FIGURE_FIELDS = tuple(f.name for f in fields(MetricFigures))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from client.core.metrics import TYPE_AHEAD_SOURCE
 from client.core.vllm_timings import vllm_timings
 from client.services.cascade.route_record import RouteNote
 from client.services.chat.session_events import Stage
@@ -57,6 +58,7 @@ def build_waterfall(record: HudRecord) -> Waterfall:
     """Client rows from the request's stamps; server rows anchored so the server's first
     token lands on the client's (their clocks cannot be compared, only durations)."""
     rows = _client_rows(record)
+    rows.extend(_question_read(record.server_timings.get(TYPE_AHEAD_SOURCE, {})))
     fall = Waterfall(rows)
     if record.ttft_ms is None:
         return fall
@@ -147,6 +149,21 @@ def _ollama(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float
             WaterfallRow("server: generation", ttft, ttft + v["eval_duration_ms"], "server")
         )
     return rows, load + prefill
+
+
+# What type-ahead (client/services/warming/type_ahead.py) saved, by the server's counts.
+QUESTION_READ = "question read while typing: {tokens} tokens, saved about {ms} ms"
+QUESTION_READ_TOKENS = "question read while typing: {tokens} tokens"
+
+
+def _question_read(v: dict[str, float]) -> list[WaterfallRow]:
+    if "tokens" not in v:
+        return []
+    tokens = ("tokens", int(v["tokens"]))
+    if "saved_ms" not in v:
+        return [WaterfallRow(QUESTION_READ_TOKENS, 0.0, 0.0, "client", (tokens,))]
+    figures = (tokens, ("ms", int(v["saved_ms"])))
+    return [WaterfallRow(QUESTION_READ, 0.0, 0.0, "client", figures)]
 
 
 PROMPT_CACHED = "server: prompt {cached} cached + {computed} computed"

@@ -28,15 +28,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
 
 from client.backends.base import Backend
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatRequest
 from client.core.events import Failed, Prefill
-from client.core.metrics import RequestMetrics
+from client.core.metrics import TYPE_AHEAD_SOURCE, RequestMetrics
+from client.store.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -195,7 +198,8 @@ class TypeAhead:
         tokens = _tokens_saved(reads, read_figures(metrics))
         if tokens is None:
             return None
-        return Saving(tokens, _ms_per_token(reads) * tokens if _ms_per_token(reads) else None)
+        rate = _ms_per_token(reads)
+        return Saving(tokens, rate * tokens if rate is not None else None)
 
     def forget(self) -> None:
         """Another conversation or server: what was read is not this draft's."""
@@ -209,6 +213,14 @@ class TypeAhead:
         if task is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+
+
+def note_saving(metrics: RequestMetrics, saving: Saving) -> None:
+    """The saving goes with the request's figures (the HUD's waterfall shows it)."""
+    values = {"tokens": float(saving.tokens)}
+    if saving.saved_ms is not None:
+        values["saved_ms"] = float(round(saving.saved_ms))
+    metrics.server[TYPE_AHEAD_SOURCE] = values
 
 
 def _tokens_saved(reads: list[ReadFigures], sent: ReadFigures) -> int | None:
@@ -241,3 +253,41 @@ def _common_start(a: str, b: str) -> str:
             break
         n += 1
     return a[:n]
+
+
+# --- the setting ---------------------------------------------------------------------
+SETTING_KEY = "type_ahead"  # settings: "type_ahead <server>" -> bool; absent: the default
+
+
+def on_this_machine(base_url: str) -> bool:
+    """A server on loopback: reading its drafts costs nobody else's server."""
+    host = (urlsplit(base_url).hostname or "").strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def setting_key(base_url: str, is_local: bool) -> str:
+    return f"{SETTING_KEY} {'local' if is_local else base_url}"
+
+
+def type_ahead_on(store: Settings | None, base_url: str, is_local: bool) -> bool:
+    """On by default for the local engine and servers on this machine; per server
+    otherwise (it costs the server work)."""
+    default = is_local or on_this_machine(base_url)
+    if store is None:
+        return default
+    try:
+        value = store.get(setting_key(base_url, is_local), default)
+    except Exception as error:  # a damaged settings table: the default
+        log.warning("reading the type-ahead setting: %s", error)
+        return default
+    return value if isinstance(value, bool) else default
+
+
+def set_type_ahead(store: Settings | None, base_url: str, is_local: bool, on: bool) -> None:
+    if store is not None:
+        store.set(setting_key(base_url, is_local), on)

@@ -35,6 +35,7 @@ from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.status_text import model_state_text, policy_text, prediction_text
 from client.ui.servers.engine_sleep_controller import EngineSleepController
+from client.ui.warming.type_ahead_controller import TypeAheadController
 from client.ui.warming.warming_menu import BUDGET_CHOICES, KEEP_ALIVE_CHOICES, add_choices
 
 if TYPE_CHECKING:
@@ -78,6 +79,8 @@ class WarmingController(QObject):
         self._save_timer = self._timer(SAVE_DELAY_MS, policy.save_learned)
         self._connect()
         self.engine_sleep = EngineSleepController(self.tachy, self.page, self.warmer, self.tasks)
+        menu = self.options_menu
+        self.type_ahead = TypeAheadController(self.tachy, self.page, policy, menu, self)
 
     def _timer(self, interval_ms: int, slot: Callable[[], None], single: bool = True) -> QTimer:
         timer = QTimer(self)
@@ -163,6 +166,7 @@ class WarmingController(QObject):
         if session is None:
             return
         self.tachy.retarget_warming(reason)
+        self.type_ahead.server_changed()
         self._show_hud_error()
         self._show_status()
         self.tasks.spawn(self._load_budget(session), "reading the model's context length")
@@ -261,6 +265,7 @@ class WarmingController(QObject):
     # --- requests ------------------------------------------------------------------
     def request_started(self, generation: Generation) -> None:
         self._first_token_seen = False
+        self.type_ahead.request_started()  # first: a read under way stops at once
         self.policy.request_started(generation, self.page.last_question)
         self.prediction_label.setText("")
 
@@ -270,6 +275,7 @@ class WarmingController(QObject):
             self.policy.first_token()
 
     def request_finished(self, generation: Generation) -> None:
+        self.type_ahead.request_finished(generation)
         if self.policy.request_finished(generation):
             self._save_timer.start()
         self._show_hud_error()
@@ -295,6 +301,7 @@ class WarmingController(QObject):
         QTimer.singleShot(0, self._on_conversation_opened)
 
     def _on_conversation_opened(self) -> None:
+        self.type_ahead.conversation_changed()
         self._recount_base()
         self._opened_timer.start()  # then its prefix is warmed, if the server lacks it
         try:
@@ -327,4 +334,5 @@ class WarmingController(QObject):
             timer.stop()
         self._save_timer.stop()
         self.policy.save_learned()
+        await self.type_ahead.aclose()
         await self.tasks.aclose()
