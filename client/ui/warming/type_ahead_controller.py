@@ -11,6 +11,7 @@ it on or off for the server in use (on by default for servers on this machine).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import QLabel
 
 from client.services.chat.generation import Generation
 from client.services.warming.type_ahead import (
+    Readiness,
     Saving,
     TypeAhead,
     note_saving,
@@ -41,10 +43,19 @@ GROWING_MS = 1500  # typing without a pause reads it this often
 
 class TypeAheadController(QObject):
     def __init__(
-        self, tachy: Tachy, page: ChatPage, policy: WarmingPolicy, menu: QMenu, parent: QObject
+        self,
+        tachy: Tachy,
+        page: ChatPage,
+        policy: WarmingPolicy,
+        menu: QMenu,
+        show_prediction: Callable[[], None],
+        parent: QObject,
     ) -> None:
-        """`menu`: the keep-alive menu, which gains the on/off action."""
+        """`menu`: the keep-alive menu, which gains the on/off action; `show_prediction`
+        shows the predicted wait again (what was read is not waited for)."""
         super().__init__(parent)
+        self.show_prediction = show_prediction
+        policy.draft_unread = self.unread
         self.policy, self.page, self.tachy = policy, page, tachy
         self.window = page.window
         self.type_ahead = TypeAhead(on_change=self._show_readiness)
@@ -140,18 +151,27 @@ class TypeAheadController(QObject):
         except Exception as error:  # the chat works without it
             report(error, "reading the question while it is typed")
 
+    def readiness(self, draft: str) -> Readiness | None:
+        if not self.enabled:
+            return None
+        counter = self.policy.counter
+        count = counter.count_text if counter is not None else _rough_count
+        return self.type_ahead.readiness(draft, count)
+
+    def unread(self, draft: str) -> int | None:
+        ready = self.readiness(draft)
+        return ready.total - ready.read if ready is not None else None
+
     def _show_readiness(self) -> None:
-        ready = None
-        if self.enabled:
-            counter = self.policy.counter
-            count = counter.count_text if counter is not None else _rough_count
-            ready = self.type_ahead.readiness(self.window.composer.toPlainText(), count)
+        ready = self.readiness(self.window.composer.toPlainText())
         text = ""
         if ready is not None:
             text = self.tr("Question read: {read} of {total} tokens").format(
                 read=number(ready.read), total=number(ready.total)
             )
-        self.readiness_label.setText(text)
+        if text != self.readiness_label.text():
+            self.readiness_label.setText(text)
+            self.show_prediction()
 
     # --- the request ----------------------------------------------------------------
     def request_started(self) -> None:

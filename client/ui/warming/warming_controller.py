@@ -80,7 +80,9 @@ class WarmingController(QObject):
         self._connect()
         self.engine_sleep = EngineSleepController(self.tachy, self.page, self.warmer, self.tasks)
         menu = self.options_menu
-        self.type_ahead = TypeAheadController(self.tachy, self.page, policy, menu, self)
+        self.type_ahead = TypeAheadController(
+            self.tachy, self.page, policy, menu, self.show_prediction, self
+        )
 
     def _timer(self, interval_ms: int, slot: Callable[[], None], single: bool = True) -> QTimer:
         timer = QTimer(self)
