@@ -77,7 +77,7 @@ async def test_a_typed_long_question_answers_as_fast_as_a_short_one(
         f"{ahead:.0f} ms ({ahead / short:.2f}x, goal <= 1.25x), question read while typing "
         f"{statistics.median(saved):.0f} tokens; pasted {whole:.0f} ms ({whole / short:.2f}x)"
         f"\n  short {[round(x) for x in shorts]} typed {[round(x) for x in typed]} "
-        f"pasted {[round(x) for x in pasted]}"
+        f"pasted {[round(x) for x in pasted]} read while typing {saved}"
     )
     assert ahead <= 1.25 * short or ahead <= 0.5 * whole, (short, ahead, whole)
 

@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
@@ -237,9 +238,10 @@ def _tokens_saved(reads: list[ReadFigures], sent: ReadFigures) -> int | None:
 
 
 def _ms_per_token(reads: list[ReadFigures]) -> float | None:
-    timed = [(r.prefill_ms, r.computed) for r in reads if r.prefill_ms and r.computed]
-    tokens = sum(n for _, n in timed if n)
-    return sum(ms for ms, _ in timed if ms) / tokens if tokens else None
+    """The server's prefill time per token, the median of the reads': a read of a few
+    new tokens pays a batch's overhead, so the median says the rate better than a sum."""
+    rates = [r.prefill_ms / r.computed for r in reads if r.prefill_ms and r.computed]
+    return statistics.median(rates) if rates else None
 
 
 def _count(count_text: Callable[[str], int], text: str) -> int:
