@@ -33,12 +33,17 @@ from client.ui.common.locale_text import number
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu
 
+    from client.services.planning.planner import RequestPlan
     from client.services.tachy import Tachy
     from client.services.warming.warming_policy import WarmingPolicy
     from client.ui.chat.chat_page import ChatPage
 
 PAUSE_MS = 400  # a pause in typing this long reads the draft
 GROWING_MS = 1500  # typing without a pause reads it this often
+# Ollama notices a closed connection during prompt processing only at the first token
+# (ollama issue #11889) and keeps the read's slot busy till then: there a read is sent
+# only for a short unread part (typing), never a long paste Enter may cut short.
+OLLAMA_MOST_UNREAD = 256
 
 
 class TypeAheadController(QObject):
@@ -146,6 +151,8 @@ class TypeAheadController(QObject):
             return  # an answer being written keeps the server busy: not now
         try:
             plan = self.policy.next_plan(session, conversation, draft)
+            if session.backend.api == "ollama" and self._unread(plan, draft) > OLLAMA_MOST_UNREAD:
+                return
             self._read_in = conversation
             self.type_ahead.read(plan.route.backend, plan.request(), draft)
         except Exception as error:  # the chat works without it
@@ -157,6 +164,11 @@ class TypeAheadController(QObject):
         counter = self.policy.counter
         count = counter.count_text if counter is not None else _rough_count
         return self.type_ahead.readiness(draft, count)
+
+    def _unread(self, plan: RequestPlan, draft: str) -> int:
+        """The draft's tokens the server has not read: by the reads, else the plan's."""
+        unread = self.unread(draft)
+        return unread if unread is not None else plan.new_prompt_tokens
 
     def unread(self, draft: str) -> int | None:
         ready = self.readiness(draft)
