@@ -13,9 +13,17 @@ from client.backends import OpenAICompatBackend
 from client.core.metrics import RequestMetrics
 from client.lab import LabServer, scenario_from_dict
 from client.services.chat.session import ChatSession
-from client.services.warming.type_ahead import Readiness, TypeAhead, read_figures
+from client.services.warming.type_ahead import (
+    Readiness,
+    TypeAhead,
+    on_this_machine,
+    read_figures,
+    set_type_ahead,
+    type_ahead_on,
+)
 from client.store.db import Database
 from client.store.history import HistoryStore
+from client.store.settings import Settings
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -108,3 +116,14 @@ def test_figures_come_from_each_servers_counts() -> None:
     assert (read_figures(vllm).computed, read_figures(vllm).cached) == (14, 416)
     ollama = RequestMetrics(server={"ollama": {"prompt_eval_count": 12}})
     assert (read_figures(ollama).computed, read_figures(ollama).cached) == (12, None)
+
+
+def test_on_by_default_only_for_servers_on_this_machine(db: Database) -> None:
+    assert on_this_machine("http://127.0.0.1:8080") and on_this_machine("http://localhost:1")
+    assert on_this_machine("http://[::1]:11434") and not on_this_machine("http://10.0.0.5:8000")
+    store = Settings(db)
+    far = "http://gpu-box.lan:8000"
+    assert type_ahead_on(store, "", is_local=True)
+    assert not type_ahead_on(store, far, is_local=False)
+    set_type_ahead(store, far, False, True)  # costs that server work: the user's choice
+    assert type_ahead_on(store, far, is_local=False)
