@@ -75,6 +75,8 @@ class OpenAICompatBackend:
         body = chat_body(request)
         if self.llama_cpp:
             body["return_progress"] = True  # prompt_progress chunks while it reads
+            if request.slot is not None:
+                body["id_slot"] = request.slot
         call = HttpCall(
             "POST",
             f"{self.base_url}/v1/chat/completions",

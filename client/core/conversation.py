@@ -56,4 +56,5 @@ class ChatRequest:
     keep_alive: str | int | None = None  # Ollama: "30m", seconds, -1 forever, 0 unload
     think: bool | str | None = None  # Ollama reasoning switch
     continue_final_message: bool = False  # continue a trailing assistant message
+    slot: int | None = None  # llama.cpp's id_slot: the slot to run in (type-ahead's reads)
     tools: tuple[ToolSpec, ...] = ()  # the tools the model may call

@@ -11,7 +11,9 @@ place as the request Enter will send, client/services/planning/planner.py) with 
 token to generate. Every server kind that keeps a prompt cache then holds the whole
 question: llama-server (cache_prompt, on by default), vLLM (automatic prefix caching)
 and Ollama (its runner keeps each slot's inputs and reuses the longest common prefix).
-The request sent on Enter prefills only what the reads did not cover.
+The request sent on Enter prefills only what the reads did not cover. On llama-server
+the reads take turns in two slots (READ_SLOTS), so a read Enter cancels, whose slot is
+busy a batch or two more, leaves the read before it in an idle slot for the request.
 
 A read never delays the real request: `request_started` cancels it, which closes its
 connection (ChatStream's finally), so the server drops it at its next batch. Only one
@@ -45,6 +47,11 @@ from client.store.settings import Settings
 log = logging.getLogger(__name__)
 
 READ_TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=600.0)
+# llama-server gives a new request an idle slot: one still reading a read that Enter
+# cancelled is busy for a batch or two, and the request would land in a slot without the
+# question. Reads take turns in two slots (`id_slot`, modulo the server's slots), so the
+# slot of the read before is idle and holds all but the last few tokens.
+READ_SLOTS = 2
 CACHED_SOURCE = "openai"  # metrics.server[...]: {"cached_tokens": n} from an OpenAI usage
 
 
@@ -104,6 +111,7 @@ class TypeAhead:
         self._task: asyncio.Task[None] | None = None
         self._pending: tuple[Backend, ChatRequest, str] | None = None
         self._reads: list[ReadFigures] = []  # of this draft, in order
+        self._epoch = 0  # forget() moves it on: a read cancelled by it adds nothing
         self._read_draft: str | None = None  # the draft last read whole
         self._read_tokens = 0  # its request's prompt tokens, as the server counted them
         self._progress: tuple[str, Prefill] | None = None  # a read under way
@@ -126,20 +134,27 @@ class TypeAhead:
         return self._task is not None and not self._task.done()
 
     async def _read(self, backend: Backend, asked: ChatRequest, draft: str) -> None:
-        request = replace(asked, options=replace(asked.options, max_tokens=1))
+        slot = self.reads_sent % READ_SLOTS
+        request = replace(asked, options=replace(asked.options, max_tokens=1), slot=slot)
         self.reads_sent += 1
+        epoch, last = self._epoch, None
         try:
             async with backend.chat(request, READ_TIMEOUTS) as stream:
                 async for event in stream:
                     if isinstance(event, Prefill):
-                        self._progress = (draft, event)
+                        self._progress, last = (draft, event), event
                         self._changed()
+        except asyncio.CancelledError:  # Enter: what it read so far counts
+            if last is not None and epoch == self._epoch:
+                self._reads.append(ReadFigures(last.computed, last.cached, last.time_ms))
+            raise
+        except Exception as error:  # a read is a nicety: the request reads it anyway
+            log.info("type-ahead read failed: %s", error)
+        else:
             if isinstance(stream.outcome, Failed):
                 log.info("type-ahead read failed: %s", stream.outcome.error)
             else:
                 self._note_read(draft, read_figures(stream.metrics()))
-        except Exception as error:  # a read is a nicety: the request reads it anyway
-            log.info("type-ahead read failed: %s", error)
         finally:
             self._progress = None
         self._changed()
@@ -204,6 +219,7 @@ class TypeAhead:
 
     def forget(self) -> None:
         """Another conversation or server: what was read is not this draft's."""
+        self._epoch += 1
         self.request_started()
         self._reads, self._read_draft, self._read_tokens = [], None, 0
         self._changed()

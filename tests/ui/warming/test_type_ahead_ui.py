@@ -39,6 +39,9 @@ def test_the_draft_is_read_while_typed_and_the_footer_says_what_it_saved(
         assert link is not None
         ahead = link.type_ahead
         assert ahead.enabled and ahead.action.isChecked()  # loopback: on by default
+        # The lab's prompt cache holds one prompt: a start-up warm-up after the read
+        # would take its place (llama-server keeps one per slot, and more in RAM).
+        await until(lambda: link.state_label.text().startswith("warm"))
         app.window.composer.setPlainText(QUESTION)
         label = ahead.readiness_label
 
