@@ -24,6 +24,7 @@ from client.backends import OpenAICompatBackend
 from client.backends.local_engine import LocalEngine
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Prefill
+from client.core.metrics import RequestMetrics
 from client.services.warming import type_ahead_bench as bench
 from client.services.warming.type_ahead import TypeAhead
 from tests.engine_cpu import LastTick
@@ -39,10 +40,16 @@ STOPS = 5
 OTHER_BATCHES = (16,)  # beside the default and the 32 it replaced: the dial's figures
 
 
+def first_token_ms(metrics: RequestMetrics) -> float:
+    """TTFT; for an answer that is only its end (random words may get one) the end,
+    which came with the first token the server generated."""
+    first = metrics.ttft_ms if metrics.ttft_ms is not None else metrics.e2el_ms
+    assert first is not None, metrics
+    return first
+
+
 async def short_ttft(backend: OpenAICompatBackend, model: str) -> float:
-    metrics = await bench.pasted(backend, model, unseen_prompt(8))
-    assert metrics.ttft_ms is not None
-    return metrics.ttft_ms
+    return first_token_ms(await bench.pasted(backend, model, unseen_prompt(8)))
 
 
 @pytest.mark.timeout(1800)
@@ -63,12 +70,11 @@ async def test_a_typed_long_question_answers_as_fast_as_a_short_one(
             metrics, saving = await bench.typed(
                 backend, model, unseen_prompt(LONG_WORDS), TYPED_CPS
             )
-            assert metrics.ttft_ms is not None and saving is not None
-            typed.append(metrics.ttft_ms)
+            assert saving is not None
+            typed.append(first_token_ms(metrics))
             saved.append(saving.tokens)
             plain = await bench.pasted(backend, model, unseen_prompt(LONG_WORDS))
-            assert plain.ttft_ms is not None
-            pasted.append(plain.ttft_ms)
+            pasted.append(first_token_ms(plain))
     finally:
         await backend.aclose()
     short, ahead, whole = (statistics.median(x) for x in (shorts, typed, pasted))
