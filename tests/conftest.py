@@ -16,7 +16,7 @@ from hypothesis import settings
 from tests.memory_keyring import memory_keyring  # noqa: F401  (a fixture for every test)
 
 if TYPE_CHECKING:
-    from client.backends.local_engine import LocalEngine
+    from client.backends.engine.local_engine import LocalEngine
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Tests press Ctrl-C (SIGINT) in the commands they start. A shell that starts pytest in the
@@ -40,7 +40,7 @@ def local_engine() -> Iterator[LocalEngine]:
 
     A test that needs it must not pass without it: if it can't start, this fails.
     """
-    from client.backends.local_engine import LocalEngine
+    from client.backends.engine.local_engine import LocalEngine
 
     engine = LocalEngine()
     try:

@@ -92,7 +92,7 @@ def python_speed(chunks: int = 20_000, repeats: int = 5) -> float:
     (capped at 1): the SSE decoder over realistic chunks, CPU time, median of `repeats`.
     A goal stated as a rate of work (tokens a second into the window) is judged at that
     rate times this, so a slower core is asked for the same share of its time."""
-    from client.backends.sse import OpenAIStreamDecoder
+    from client.backends.apis.openai.decoder import OpenAIStreamDecoder
     from tests.perf.bench_decoders import decode_all, openai_stream
 
     reads = openai_stream(chunks)

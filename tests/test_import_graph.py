@@ -154,8 +154,13 @@ OUTSIDE = {"client.lab", "client.cli"}  # neither is a layer of the app's own st
 
 def may_import_line(package: Path) -> str:
     doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8")))
-    line = (doc or "").splitlines()[1] if doc and len(doc.splitlines()) > 1 else ""
+    lines = (doc or "").splitlines()
+    line = lines[1] if len(lines) > 1 else ""
     assert line.startswith("May import: "), f"{package.relative_to(ROOT)}: no May import line"
+    for more in lines[2:]:  # a long line wraps onto the next, up to a blank one
+        if not more.strip():
+            break
+        line += " " + more.strip()
     return line.removeprefix("May import: ")
 
 

@@ -1,4 +1,4 @@
-"""Talking to LLM servers: Ollama's native API and OpenAI-compatible servers; all the HTTP.
+"""Talking to LLM servers, all the HTTP: apis/, kinds/ (one per server), transport/, engine/.
 May import: client.core, httpx; never client.store, client.services, client.ui, client.cli.
 
 backend = await make_backend("http://127.0.0.1:11434")       # api detected
@@ -15,6 +15,8 @@ from typing import Literal
 import httpx
 
 from client.backends.address import normalize_url, server_url
+from client.backends.apis.ollama.backend import ModelDetails, OllamaBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.base import Backend, ModelInfo
 from client.backends.detect import DiscoveredServer, detect, discover_local_servers
 from client.backends.errors import (
@@ -30,9 +32,8 @@ from client.backends.errors import (
     StreamStalled,
     TachyError,
 )
+from client.backends.kinds.kind import ServerKind
 from client.backends.loading import while_loading
-from client.backends.ollama import ModelDetails, OllamaBackend
-from client.backends.openai_compat import OpenAICompatBackend
 from client.backends.stream import ChatStream, HttpCall, StreamTimeouts
 
 ApiChoice = Literal["auto", "ollama", "openai"]
@@ -45,9 +46,9 @@ def backend_for(
     client: httpx.AsyncClient | None = None,
 ) -> OllamaBackend | OpenAICompatBackend:
     """The backend for a server whose API is known ("ollama" or "openai")."""
-    if api == "ollama":
+    if api == OllamaBackend.api:
         return OllamaBackend(url, client=client)
-    if api == "openai":
+    if api == OpenAICompatBackend.api:
         return OpenAICompatBackend(url, api_key=api_key, client=client)
     raise ValueError(f"unknown API {api!r}: use 'ollama' or 'openai' (or make_backend for 'auto')")
 
@@ -81,6 +82,7 @@ __all__ = [
     "OpenAICompatBackend",
     "ProtocolError",
     "ServerError",
+    "ServerKind",
     "StreamInterrupted",
     "StreamStalled",
     "StreamTimeouts",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from client.backends.kinds.kind import ServerKind
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.conversation import ChatRequest
 
@@ -25,7 +26,7 @@ class ModelInfo:
 
 
 class Backend(Protocol):
-    api: str  # "ollama" or "openai"
+    api: str  # the wire protocol: "ollama" or "openai"
     base_url: str
 
     @property
@@ -61,9 +62,20 @@ class Backend(Protocol):
         """The model's context window in tokens; None when not known (never raises)."""
         ...
 
-    async def server_kind(self) -> str | None:
-        """Which server this is, when it says: "ollama", "llamacpp", "vllm",
-        "llama-cpp-python"; None when unknown (never raises)."""
+    @property
+    def kind(self) -> ServerKind:
+        """The server's kind as far as it has shown it yet (client/backends/kinds)."""
+        ...
+
+    @property
+    def server_name(self) -> str:
+        """The server as users call it: its kind's name, with what it said of itself
+        ("vLLM router · 2 workers"); complete once server_kind() was asked."""
+        ...
+
+    async def server_kind(self) -> ServerKind:
+        """The server's kind, asking it when it has not shown it yet; its API's
+        generic kind when it does not say (never raises)."""
         ...
 
     async def count_tokens(self, text: str, model: str) -> int | None:

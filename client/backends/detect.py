@@ -2,7 +2,9 @@
 
 Ollama answers GET /api/version ({"version": ...}) and GET / ("Ollama is running");
 OpenAI-compatible servers (vLLM, llama.cpp, LM Studio) answer GET /v1/models.
-Ollama also serves /v1, so the Ollama probes win when both answer. A llama.cpp server
+Ollama also serves /v1, so the Ollama probes win when both answer. A kind known by an
+endpoint of its own (a router's /list_workers: client/backends/kinds/registry.py) wins
+over both, since a router forwards /api/version and /v1/models to a worker. A llama.cpp server
 opens its port before its model is loaded and answers 503 "Loading model" meanwhile:
 that is an OpenAI-compatible server still loading (client/backends/loading.py waits).
 """
@@ -19,6 +21,7 @@ import httpx
 from client.backends.decoders import error_text, is_model_loading
 from client.backends.errors import BackendUnreachable, ProtocolError
 from client.backends.http_json import root_url
+from client.backends.kinds import registry
 from client.backends.reasons import NO_ANSWER_IN_TIME, reason_of
 
 Api = Literal["ollama", "openai"]
@@ -33,6 +36,7 @@ class DiscoveredServer:
     api: Api
     models: list[str] = field(default_factory=list)
     loading: bool = False  # it answered 503 "Loading model": up, its model not yet
+    name: str = ""  # what a kind known by its own endpoint calls it ("vLLM router · 2 workers")
 
 
 @dataclass(slots=True)
@@ -41,10 +45,16 @@ class _Probe:
     models: list[str] = field(default_factory=list)
     refused: bool = False
     detail: str = ""
+    name: str = ""
 
 
 async def detect(url: str, client: httpx.AsyncClient | None = None) -> Api:
     """The API of the server at url ("ollama" or "openai"), or a typed error saying why not."""
+    return (await detect_server(url, client)).api
+
+
+async def detect_server(url: str, client: httpx.AsyncClient | None = None) -> DiscoveredServer:
+    """The server at url: its API, models and (for a router) its name; or a typed error."""
     root = root_url(url, ("/v1", "/api"))
     own = client is None
     client = client or httpx.AsyncClient(timeout=DETECT_TIMEOUT_S)
@@ -54,7 +64,7 @@ async def detect(url: str, client: httpx.AsyncClient | None = None) -> Api:
         if own:
             await client.aclose()
     if probe.api is not None:
-        return probe.api
+        return DiscoveredServer(root, probe.api, probe.models, name=probe.name)
     if probe.refused:
         raise BackendUnreachable(root, probe.detail)
     raise ProtocolError(
@@ -82,11 +92,18 @@ async def discover_local_servers(
 
 async def _probe_port(host: str, port: int) -> DiscoveredServer | None:
     root = f"http://{host}:{port}"
-    version, models = await asyncio.gather(
-        _raw_get(host, port, "/api/version"), _raw_get(host, port, "/v1/models")
+    probes = registry.probed_kinds("openai")
+    version, models, *own = await asyncio.gather(
+        _raw_get(host, port, "/api/version"),
+        _raw_get(host, port, "/v1/models"),
+        *(_raw_get(host, port, kind.probe.path) for kind in probes if kind.probe),
     )
     if version is None and models is None:
         return None  # nothing listens there
+    for kind, answer in zip(probes, own, strict=True):
+        if kind.probe and (name := kind.probe.name_of(answer)) is not None:
+            names = _entry_names(models, "data", "id")
+            return DiscoveredServer(root, "openai", names, name=name)
     if _has_str(version, "version"):
         tags = await _raw_get(host, port, "/api/tags")
         return DiscoveredServer(root, "ollama", _entry_names(tags, "models", "name"))
@@ -165,9 +182,15 @@ def _entry_names(answer: Any, key: str, name_key: str) -> list[str]:
 
 
 async def _probe(client: httpx.AsyncClient, root: str) -> _Probe:
-    version, models = await asyncio.gather(
-        _get(client, f"{root}/api/version"), _get(client, f"{root}/v1/models")
+    probes = registry.probed_kinds("openai")
+    version, models, *own = await asyncio.gather(
+        _get(client, f"{root}/api/version"),
+        _get(client, f"{root}/v1/models"),
+        *(_get(client, f"{root}{kind.probe.path}") for kind in probes if kind.probe),
     )
+    for kind, answer in zip(probes, own, strict=True):
+        if kind.probe and (name := kind.probe.name_of(_json(answer))) is not None:
+            return _Probe("openai", _names(models, "data", "id"), name=name)
     if _is_ollama_version(version):
         tags = await _get(client, f"{root}/api/tags")
         return _Probe("ollama", _names(tags, "models", "name"))

@@ -17,7 +17,7 @@ from client.backends.decoders import (
 from client.backends.errors import BackendUnreachable, ProtocolError, TachyError
 from client.backends.reasons import reason_of
 from client.backends.stream import ErrorMapper
-from client.backends.transport import ResendingTransport
+from client.backends.transport.transport import ResendingTransport
 
 CONNECT_TIMEOUT_S = 5.0
 REQUEST_TIMEOUT_S = 10.0
@@ -27,7 +27,7 @@ def new_client() -> httpx.AsyncClient:
     # Read timeout None: ChatStream enforces first-byte and stall deadlines itself,
     # so a long prompt on a slow machine is not cut off by the transport.
     # The transport resends a request that met a connection the server had closed
-    # (client/backends/transport.py). With a transport given, httpx reads no proxy
+    # (client/backends/transport/transport.py). With a transport given, httpx reads no proxy
     # variables, so a server on loopback is never reached through a proxy.
     return httpx.AsyncClient(
         transport=ResendingTransport(), timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT_S)

@@ -20,7 +20,6 @@ from typing import Any, Protocol
 
 import httpx
 
-from client.backends import read_batches
 from client.backends.deadline import ReadDeadline
 from client.backends.decoders import redirect_refused
 from client.backends.errors import (
@@ -31,9 +30,10 @@ from client.backends.errors import (
     StreamStalled,
     TachyError,
 )
-from client.backends.read_batches import BATCH_SPAN_NS, Resumed, TokenBatch
 from client.backends.reasons import reason_of
-from client.backends.socket_stream import RECEIVED_NS
+from client.backends.transport import read_batches
+from client.backends.transport.read_batches import BATCH_SPAN_NS, Resumed, TokenBatch
+from client.backends.transport.socket_stream import RECEIVED_NS
 from client.core.events import (
     DecodedEvent,
     Done,
@@ -371,7 +371,7 @@ def _latest(token_ns: int | None, call_ns: int | None) -> int | None:
 
 
 def _arrival_clock(response: httpx.Response) -> Callable[[], int]:
-    """When the bytes just read arrived, as client/backends/socket_stream.py stamps
+    """When the bytes just read arrived, as client/backends/transport/socket_stream.py stamps
     them (the kernel's receive time on Linux, else the loop turn they came in); with
     another transport (a test's httpx.MockTransport), now."""
     stream = response.extensions.get("network_stream")

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from client.backends.apis.ollama.backend import OllamaBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.base import Backend
 from client.backends.errors import TachyError
 from client.backends.http_json import request_json
-from client.backends.ollama import OllamaBackend
-from client.backends.openai_compat import OpenAICompatBackend
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -23,6 +24,11 @@ SUBCOMMANDS = {
     "kb": ("kb", "The knowledge base of your own documents: add, list, remove, search"),
     "doctor": ("doctor", "Check this machine: data folder, history, keyring, engine, display"),
 }
+# What `tachy --help` says first (the module's docstring is for the code's readers).
+DESCRIPTION = (
+    "Tachy: a chat client for local LLM servers that shows every wait. Without a command "
+    "it opens the desktop app; the commands below work in a terminal."
+)
 EXIT_BAD_ADDRESS = 2  # like argparse's own exit for bad arguments
 # The app's options a command may take too: written before it, they are its own.
 CARRIED_OPTIONS = ("url", "api", "model")
@@ -32,7 +38,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `only`, just that subcommand's own arguments are
     read from its module (the others list their names and help), so launching the app
     imports no subcommand (they pull in httpx, aiohttp, the lab: ~0.4 s before paint)."""
-    parser = argparse.ArgumentParser(prog="tachy", description=__doc__)
+    parser = argparse.ArgumentParser(prog="tachy", description=DESCRIPTION)
     _add_app_arguments(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
@@ -169,9 +175,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(refused, file=sys.stderr)
             return EXIT_BAD_ADDRESS
     try:
-        return int(_command_module(module_name).run(args))
+        code = int(_command_module(module_name).run(args))
     except KeyboardInterrupt:
-        return 130
+        code = 130
+    if code == 130 and argv is None and args.command == "chat":
+        _exit_at_once(code)
+    return code
+
+
+def _exit_at_once(code: int) -> None:
+    """Stopped by Ctrl-C, with everything closed and said: end now. The interpreter's
+    own teardown of the MCP SDK's modules alone takes a second on a busy machine."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

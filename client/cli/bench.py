@@ -20,7 +20,7 @@ from typing import TextIO
 
 from client.backends import make_backend
 from client.backends.base import Backend
-from client.backends.engine_settings import parse_spec
+from client.backends.engine.engine_settings import parse_spec
 from client.backends.errors import TachyError
 from client.backends.reasons import os_words
 from client.cli import (
@@ -29,13 +29,22 @@ from client.cli import (
     bench_modes,
     bench_race,
     bench_spec,
+    bench_tools,
     bench_type_ahead,
     cascade_args,
+    chat_tools,
     images,
     pool_args,
 )
-from client.cli.chat_common import EXIT_FAILED, EXIT_UNREACHABLE, failure_exit, first_listed
+from client.cli.chat_common import (
+    EXIT_FAILED,
+    EXIT_UNREACHABLE,
+    failure_exit,
+    first_listed,
+    learning_root,
+)
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
+from client.core.qoe import QoeSpread
 from client.core.stats import Summary
 from client.services.bench.runner import (
     DEFAULT_PROMPT,
@@ -46,7 +55,8 @@ from client.services.bench.runner import (
     unload_ollama_model,
 )
 from client.services.bench.sweep import run_sweep
-from client.services.storage.stores import Stores
+from client.services.events import AnswerFinished
+from client.services.planning.planner import Route
 from client.services.tachy import ManagedEngine, Tachy
 from client.services.warming.cold_start import cold_start_then_warm
 
@@ -99,6 +109,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     bench_type_ahead.add_arguments(parser)
     images.add_arguments(parser)
     pool_args.add_arguments(parser, several_policies=True)
+    chat_tools.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_FAILED
     try:
+        if bench_tools.wanted(args):
+            return asyncio.run(bench_tools.run(args, prompt))
         if bench_race.wanted(args):
             return asyncio.run(bench_race.run(args, prompt))
         if bench_type_ahead.wanted(args):
@@ -132,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
 async def _bench(args: argparse.Namespace, prompt: str) -> int:
     if args.spec:
         return await _bench_spec(args, prompt)
-    tachy = Tachy(Stores(), warm_models=False)  # the app's composition root: its engine
+    tachy, db = learning_root()  # the app's composition root: its engine, its predictors
     engine: ManagedEngine | None = None
     if args.local or not args.url:
         engine = tachy.local_engine()
@@ -155,6 +168,7 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
                 cold=args.cold,
                 warming=args.cold and args.warming,
                 images=tuple(a.sent for a in attached),
+                attached=tuple(attached),
                 **bench_modes.settings_extras(args),
             )
             progress = ProgressBar(sys.stderr)
@@ -168,13 +182,28 @@ async def _bench(args: argparse.Namespace, prompt: str) -> int:
                 make_cold = cold_start_then_warm(make_cold, backend, model, engine=engine)
             report = await run_bench(backend, settings, make_cold, progress)
             progress.finish()
+            _teach(tachy, Route(backend, model, backend.base_url, engine is not None), report)
         finally:
             await backend.aclose()
     finally:
-        await tachy.aclose()  # stops the local engine, if it started one
+        try:
+            await tachy.aclose()  # saves what was learned; stops the local engine
+        finally:
+            db.close()
     _write_outputs(report, args.json)
     bench_modes.write_files(report, args)
     return _exit_code(report)
+
+
+def _teach(tachy: Tachy, route: Route, report: BenchReport) -> None:
+    """The root's TTFT predictor of this server and model learns from each answer, as
+    from the window's."""
+    for result in report.results:
+        if result.ok:
+            outcome = AnswerFinished(
+                result.metrics, route, "complete", kind="bench", cold=result.cold
+            )
+            tachy.events.publish(outcome)
 
 
 async def _bench_spec(args: argparse.Namespace, prompt: str) -> int:
@@ -187,7 +216,7 @@ async def _bench_spec(args: argparse.Namespace, prompt: str) -> int:
     settings = BenchSettings(
         model="", prompt=prompt, n=args.n, warmup=args.warmup, max_tokens=args.max_tokens
     )
-    return await bench_spec.compare(spec, settings, args.json)
+    return await bench_spec.compare(spec, settings, args)
 
 
 def _cold_hook(
@@ -254,10 +283,23 @@ def format_report(report: BenchReport) -> str:
     ]
     for name, summary in report.summaries().items():
         lines.append(_summary_row(name, summary))
+    lines.append(_qoe_row(report.qoe()))
     server = report.server_summaries()
     if server:
         lines.append("server-reported:")
         lines.extend(_summary_row(name, summary) for name, summary in server.items())
+    for attachment in s.attached:  # what every request carried, and what it cost
+        lines.append(images.cost_line(attachment))
+    if s.attached and s.varies_start:
+        lines.append(
+            "each request starts with its own word, so the server encodes the images "
+            "every time (no prompt cache reuses them)"
+        )
+    if empty := report.empty_answers:
+        lines.append(
+            f"{empty} of {len(report.warm_results)} answers had no text (the model stopped "
+            "at once): counted as completed, with no first token to time"
+        )
     lines.extend(["", *bench_modes.run_lines(report)])
     if (cold := report.cold_result) is not None:
         lines.extend(["", _cold_line(cold, s.warming)])
@@ -280,6 +322,14 @@ def _summary_row(name: str, summary: Summary | None) -> str:
     return _row(name, str(summary.n), *(f"{v:.1f}" for v in values))
 
 
+def _qoe_row(spread: QoeSpread) -> str:
+    """Andes' QoE (client/core/qoe.py): its median and low tail, for a reader at the
+    default pace; higher is better, 1.00 at most."""
+    if spread.p50 is None or spread.p5 is None:
+        return _row("qoe", "0", "-", "-")
+    return _row("qoe", str(spread.n), f"P50 {spread.p50:.2f}", f"P5 {spread.p5:.2f}")
+
+
 def _cold_line(cold: RequestResult, warmed: bool = False) -> str:
     m = cold.metrics
     label = "first request after warming" if warmed else "cold first request"
@@ -290,6 +340,7 @@ def _cold_line(cold: RequestResult, warmed: bool = False) -> str:
         f"ttfo {_fmt(m.ttfo_ms)} ms",
         f"tpot {_fmt(m.tpot_ms)} ms",
         f"{_fmt(m.tokens_per_s)} tokens/s",
+        f"qoe {'-' if m.qoe is None else format(m.qoe, '.2f')}",
         f"e2el {_fmt(m.e2el_ms)} ms",
     ]
     parts += [f"{name} {value:.1f}" for name, value in cold.server_figures().items()]

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from client.backends.stream import StreamTimeouts
-from client.cli import cascade_args
+from client.cli import bench_modes, cascade_args
 from client.core.stats import Summary
 from client.services.bench.cascade import (
     MIXED_PROMPTS,
@@ -32,6 +32,7 @@ async def run(args: argparse.Namespace, prompt: str | None) -> int:
         report = await run_cascade_bench(routes, settings)
         models = {route.tier: route.model for route in routes}
     _write(report, models, args.json)
+    bench_modes.export(report.exported(), args)
     return 0 if report.errors < len(report.results) else 1
 
 

@@ -18,8 +18,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from client.cli import pool_args
+from client.cli import bench_modes, pool_args
 from client.cli.chat_common import EXIT_FAILED
+from client.services.bench.export import exported
 from client.services.bench.fleet import SINGLE, FleetRun, p99_cut, run_fleet
 from client.services.bench.runner import BenchSettings
 from client.services.fleet.pool import Policy
@@ -49,7 +50,10 @@ async def run(args: argparse.Namespace, prompt: str) -> int:
             runs = await run_fleet(fleet.backends, pool, settings, chosen, levels, ServerLoads)
     finally:
         await tachy.aclose()
-    sys.stdout.write(format_fleet(runs))
+    table = sys.stderr if args.json == "-" else sys.stdout  # stdout: the JSON alone
+    table.write(format_fleet(runs))
+    table.flush()
+    bench_modes.export([r for run in runs for r in exported(run.report.results, _named(run))], args)
     if args.json:
         text = json.dumps([run.as_dict() for run in runs], indent=2)
         if args.json == "-":
@@ -57,6 +61,10 @@ async def run(args: argparse.Namespace, prompt: str) -> int:
         else:
             await asyncio.to_thread(Path(args.json).write_text, text + "\n", encoding="utf-8")
     return 0 if any(r.report.figures().completed for r in runs) else EXIT_FAILED
+
+
+def _named(run: FleetRun) -> str:
+    return f"{run.label}, concurrency {run.concurrency}"
 
 
 def _key(args: argparse.Namespace) -> str | None:

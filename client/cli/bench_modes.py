@@ -6,11 +6,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from client.backends.reasons import os_words
-from client.services.bench.export import ExportError, write_export
+from client.services.bench.export import (
+    ExportedRequest,
+    ExportError,
+    exported,
+    write_export,
+    write_requests,
+)
 from client.services.bench.figures import SloError, parse_slo
 from client.services.bench.runner import BenchReport
 from client.services.bench.sweep import (
@@ -113,6 +120,17 @@ def write_files(report: BenchReport, args: argparse.Namespace) -> None:
             print(f"tachy bench: can't save {args.report}: {os_words(error)}.", file=sys.stderr)
 
 
+def export(requests: Sequence[ExportedRequest], args: argparse.Namespace) -> None:
+    """--export for the modes that are not a plain run (sweep, pool, race, cascade,
+    spec): each request with the run it belongs to; a failure is one sentence."""
+    if args.export is None:
+        return
+    try:
+        write_requests(requests, args.export)
+    except ExportError as error:
+        print(f"tachy bench: {error}", file=sys.stderr)
+
+
 SWEEP_HEADER = (
     f"{'concurrency':>11}{'n':>5}{'ttft_p50':>10}{'ttft_p95':>10}{'p95 95% bounds':>18}"
     f"{'tokens/s':>10}{'errors':>8}"
@@ -174,6 +192,7 @@ def write_sweep(points: list[SweepPoint], args: argparse.Namespace) -> None:
             print(text)
         else:
             Path(args.json).write_text(text + "\n", encoding="utf-8")
+    export([r for p in points for r in exported(p.report.results, _at(p))], args)
     if args.report is not None:
         from client.ui.demo.bench_report import save_sweep_report
 
@@ -181,6 +200,10 @@ def write_sweep(points: list[SweepPoint], args: argparse.Namespace) -> None:
             save_sweep_report(points, knee(points), args.report)
         except OSError as error:
             print(f"tachy bench: can't save {args.report}: {os_words(error)}.", file=sys.stderr)
+
+
+def _at(point: SweepPoint) -> str:
+    return f"concurrency {point.concurrency}"
 
 
 def _bounds(low: float | None, high: float | None) -> str:

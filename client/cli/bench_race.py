@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from client.backends.errors import TachyError
-from client.cli import cascade_args
+from client.cli import bench_modes, cascade_args
 from client.core.stats import Summary
 from client.services.bench.race import RaceBenchReport, RaceBenchSettings, run_race_bench
 from client.services.race.race import MAX_ROUTES, MIN_ROUTES
@@ -43,6 +43,7 @@ async def run(args: argparse.Namespace, prompt: str) -> int:
     async with cascade_args.OpenRoutes(args.race, args.api_key) as routes:
         report = await run_race_bench(routes, settings)
     _write(report, args.json)
+    bench_modes.export(report.exported(), args)
     return 0 if any(route.completed for route in report.routes) else 1
 
 

@@ -10,6 +10,7 @@ so the two runs differ only by the speculation.
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -18,8 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from client.backends import OpenAICompatBackend
-from client.backends.engine_settings import EngineSettings
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.engine_settings import EngineSettings
+from client.backends.engine.local_engine import LocalEngine
+from client.cli import bench_modes
+from client.services.bench.export import exported
 from client.services.bench.runner import BenchReport, BenchSettings, run_bench
 
 
@@ -47,18 +50,19 @@ class SpecRun:
 
 
 def spec_run(spec: str, report: BenchReport) -> SpecRun:
-    timings = [r.metrics.server.get("llamacpp", {}) for r in report.warm_results if r.ok]
-    rates = [t["predicted_per_second"] for t in timings if t.get("predicted_per_second")]
+    servers = [r.metrics.server for r in report.warm_results if r.ok]
+    rates = [rate for s in servers if (rate := s.figures().get("server_tokens_per_s"))]
+    drafts = [d for s in servers for t in s.values() if (d := t.drafts()) is not None]
     return SpecRun(
         spec,
         statistics.median(rates) if rates else None,
-        int(sum(t.get("draft_n", 0) for t in timings)),
-        int(sum(t.get("draft_n_accepted", 0) for t in timings)),
-        len(timings),
+        sum(drafted for drafted, _ in drafts),
+        sum(accepted for _, accepted in drafts),
+        len(servers),
     )
 
 
-async def measure(spec: str, settings: BenchSettings, base: EngineSettings) -> SpecRun:
+async def measure(spec: str, settings: BenchSettings, base: EngineSettings) -> BenchReport:
     engine = LocalEngine(settings=base.with_changes(spec=spec))
     await engine.start()
     backend = OpenAICompatBackend(engine.url)
@@ -67,15 +71,18 @@ async def measure(spec: str, settings: BenchSettings, base: EngineSettings) -> S
     finally:
         await backend.aclose()
         await engine.stop()
-    return spec_run(spec, report)
+    return report
 
 
-async def compare(spec: str, settings: BenchSettings, json_target: str | None) -> int:
+async def compare(spec: str, settings: BenchSettings, args: argparse.Namespace) -> int:
     base = EngineSettings.default()
     if settings.temperature is None:
         settings = replace(settings, temperature=0.0)
-    runs = [await measure("", settings, base), await measure(spec, settings, base)]
-    baseline, speculative = runs
+    reports = [await measure("", settings, base), await measure(spec, settings, base)]
+    baseline, speculative = spec_run("", reports[0]), spec_run(spec, reports[1])
+    named = zip(("off", spec), reports, strict=True)
+    bench_modes.export([r for name, rep in named for r in exported(rep.results, name)], args)
+    json_target: str | None = args.json
     speed_up = (
         speculative.decode_tokens_per_s / baseline.decode_tokens_per_s
         if speculative.decode_tokens_per_s and baseline.decode_tokens_per_s

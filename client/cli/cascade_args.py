@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from client.backends import backend_for, make_backend
 from client.backends.address import server_url
 from client.backends.base import Backend
+from client.backends.engine.local_engine import LocalEngine, LocalEngineUnavailable
 from client.backends.errors import InvalidServerAddress, TachyError
-from client.backends.local_engine import LocalEngine, LocalEngineUnavailable
 from client.cli.chat_common import first_model
 from client.services.cascade.cascade import cascade_routes
 from client.services.planning.planner import Route

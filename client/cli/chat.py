@@ -13,40 +13,50 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from client.backends import discover_local_servers, make_backend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.base import Backend, ModelInfo
+from client.backends.engine.local_engine import LocalEngineUnavailable
 from client.backends.errors import TachyError
-from client.backends.local_engine import LocalEngineUnavailable
-from client.backends.openai_compat import OpenAICompatBackend
-from client.cli import cascade_args, chat_cascade, chat_kb, chat_pool, images, pool_args
+from client.cli import (
+    cascade_args,
+    chat_cascade,
+    chat_kb,
+    chat_pool,
+    chat_tools,
+    images,
+    pool_args,
+)
 from client.cli.chat_common import (
     EXIT_FAILED,
     EXIT_STOPPED,
     EXIT_UNREACHABLE,
     JsonPrinter,
     TextPrinter,
+    answer_finished,
     api_key,
     exit_code,
     failure_exit,
     first_listed,
+    learning_root,
     options,
     prefill_line,
     say,
+    stall_watch,
     summary_line,
     timeouts,
     with_ticks,
 )
 from client.cli.server_wait import LOAD_WAIT_S, ModelWait
-from client.core.conversation import ChatRequest
 from client.core.events import Failed
 from client.core.images import Attachment
 from client.services.chat.session import ChatSession
+from client.services.chat.stream_opener import LoadingRetryStream, PlainOpener
 from client.services.knowledge.retrieval import Retrieval, as_passages
+from client.services.planning.planner import RequestPlan
 from client.services.servers.servers import ServerChoice as Server
-from client.services.storage.stores import Stores
-from client.services.tachy import Tachy
 
 __all__ = ["EXIT_FAILED", "EXIT_UNREACHABLE", "prefill_line", "summary_line"]
 _say = say
@@ -80,6 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     chat_cascade.add_arguments(parser)
     images.add_arguments(parser)
     pool_args.add_arguments(parser)
+    chat_tools.add_arguments(parser)
 
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
@@ -117,15 +128,28 @@ async def _chat(args: argparse.Namespace) -> int:
         if found is not None:
             chat_kb.report_sources(found)
         return code
-    choice = ServerChoice(args)
+    printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
+    told = printer.model_loading if isinstance(printer, JsonPrinter) else None
+    choice = ServerChoice(args, on_loading=told)
     async with choice as backend:
         model = args.model or first_listed(backend, choice.models)
         attached = await images.prepare(args, backend, model)
-        request = _request(choice.use(backend, model), args, text, found, attached)
-        stream = backend.chat(request, timeouts(args, spent_s=choice.waited_s))
-        printer = JsonPrinter(sys.stdout) if args.json else TextPrinter(sys.stdout, args.stages)
+        if isinstance(printer, JsonPrinter):
+            printer.images([images.image_record(a) for a in attached])
+        plan = _plan(choice.use(backend, model), args, text, found, attached)
+        request = plan.request()
+        if isinstance(printer, JsonPrinter):  # the wait predicted from earlier answers
+            printer.plan(plan)
+        limits = timeouts(args, spent_s=choice.waited_s)
+        if chat_tools.wanted(args):  # the tool loop: model calls and tool calls
+            return await chat_tools.run(args, choice.tachy.tools, backend, request, limits)
+        # A 503 "Loading model" to the request itself is the loading state, waited out.
+        stream = LoadingRetryStream(
+            PlainOpener(backend), request, limits, limits.first_byte_s or LOAD_WAIT_S
+        )
+        stream.on_loading = lambda on: printer.loading(on, stream)
         try:
-            async with stream:
+            async with stream, stall_watch(printer, stream):
                 ticking = args.json or args.stages  # the states before the first byte
                 async for event in with_ticks(stream) if ticking else stream:
                     printer.show(event, stream)
@@ -133,6 +157,8 @@ async def _chat(args: argparse.Namespace) -> int:
             printer.finish(stream)
             raise
         printer.finish(stream)
+        # The root's policies hear the answer as the window's: the predictor learns.
+        choice.tachy.events.publish(answer_finished(plan, request, stream))
         if args.json and isinstance(stream.outcome, Failed):
             _say(stream.outcome.message)
         if found is not None:
@@ -146,9 +172,14 @@ class ServerChoice:
     The command builds the app's own composition root (client/services/tachy.py, with
     no stored history): its local engine, and its chat session to plan the request."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(
+        self, args: argparse.Namespace, on_loading: Callable[[], None] | None = None
+    ) -> None:
         self._args = args
-        self.tachy = Tachy(Stores(), warm_models=False)
+        self._on_loading = on_loading  # the server said it is loading its model
+        # The settings store only: what earlier answers taught the TTFT predictors.
+        self.tachy, self._db = learning_root()
+        self._local = False  # the local engine answers
         self._backend: Backend | None = None
         self.models: list[ModelInfo] | None = None  # None: not read
         self.waited_s = 0.0  # for the server to load its model: part of the first token's wait
@@ -164,6 +195,7 @@ class ServerChoice:
                 _say(f"using {found[0].api} server at {found[0].url}")
         if url is None:
             url, api = await self._start_engine(), "openai"
+            self._local = True
         try:
             self._backend = await make_backend(url, api, key)
             await self._read_models(self._backend)
@@ -179,7 +211,7 @@ class ServerChoice:
         named = getattr(self._args, "model", None)
         if named and not isinstance(backend, OpenAICompatBackend):
             return
-        wait = ModelWait()
+        wait = ModelWait(self._on_loading)
         within = getattr(self._args, "first_token_timeout", LOAD_WAIT_S) or None
         try:
             self.models = await wait.models(backend, within, needed=not named)
@@ -188,7 +220,7 @@ class ServerChoice:
 
     def use(self, backend: Backend, model: str) -> ChatSession:
         """The session the request is planned in, as the window plans a first message."""
-        where = Server(backend.base_url, backend.base_url, backend.api)
+        where = Server(backend.base_url, backend.base_url, backend.api, is_local=self._local)
         return self.tachy.use(backend, model, where)
 
     async def _start_engine(self) -> str:
@@ -206,18 +238,22 @@ class ServerChoice:
     async def __aexit__(self, *exc: object) -> None:
         if self._backend is not None:
             await self._backend.aclose()
-        await self.tachy.aclose()  # stops the local engine, if it started one
+        try:
+            await self.tachy.aclose()  # saves what was learned; stops the local engine
+        finally:
+            self._db.close()
 
 
-def _request(
+def _plan(
     session: ChatSession,
     args: argparse.Namespace,
     text: str,
     found: Retrieval | None = None,
     attached: Sequence[Attachment] = (),
-) -> ChatRequest:
-    """The request, planned by the session as the app plans a first message."""
+) -> RequestPlan:
+    """The request's plan, made by the session as the app plans a first message (with
+    the wait its model's predictor expects)."""
     passages = as_passages(found.passages) if found is not None else []
     session.configure(system_prompt=args.system or None, options=options(args))
     sent = tuple(a.sent for a in attached)
-    return session.plan_question([], text, passages=passages, images=sent).request()
+    return session.plan_question([], text, passages=passages, images=sent)

@@ -151,7 +151,7 @@ async def _answer(args: argparse.Namespace, stream: FallbackStream) -> None:
         chat.JsonPrinter(sys.stdout) if args.json else chat.TextPrinter(sys.stdout, args.stages)
     )
     try:
-        async with stream:
+        async with stream, chat.stall_watch(printer, stream):
             ticking = args.json or args.stages  # the states before the first byte
             async for event in chat.with_ticks(stream) if ticking else stream:
                 printer.show(event, stream)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -16,22 +17,41 @@ from typing import TextIO
 from client.backends.base import Backend, ModelInfo
 from client.backends.errors import BackendUnreachable, StreamInterrupted, TachyError
 from client.backends.stream import ChatStream, StreamTimeouts
-from client.core.conversation import GenerationOptions
-from client.core.events import Failed, Prefill, Started, StreamEvent, Token, TokenKind, as_dict
+from client.core.conversation import ChatRequest, GenerationOptions
+from client.core.events import (
+    Done,
+    DoneReason,
+    Failed,
+    Prefill,
+    Started,
+    StreamEvent,
+    Token,
+    TokenKind,
+    as_dict,
+)
 from client.core.metrics import RequestMetrics
 from client.core.timeline import now_ns
 from client.services.cascade.fallback import FallbackStream
-from client.services.chat.turn_state import STATE_WORDS, StreamStates
+from client.services.chat.stream_opener import LoadingRetryStream
+from client.services.chat.turn_state import STATE_WORDS, StreamStates, TurnState
+from client.services.events import AnswerFinished
 from client.services.fleet.fleet_stream import FleetStream
+from client.services.planning.planner import RequestPlan
+from client.services.storage.stores import Stores
+from client.services.tachy import Tachy
+from client.store.db import Database
+from client.store.recovery import open_history
+from client.store.settings import Settings
 
 EXIT_FAILED = 1
 EXIT_UNREACHABLE = 2
 EXIT_INTERRUPTED = 3
 EXIT_STOPPED = 130
 # A lone model's stream, a cascade's (the other model takes over before a first token),
-# or a pool's (client/services/fleet).
-AnswerStream = ChatStream | FallbackStream | FleetStream
+# a pool's (client/services/fleet), or one waiting out a model still loading.
+AnswerStream = ChatStream | FallbackStream | FleetStream | LoadingRetryStream
 TICK_S = 0.1  # --json, before the first byte: how often the request's stamps are read
+STALL_TICK_S = 0.5  # after it: how often a silence is checked for the stalled state
 
 
 async def first_model(backend: Backend) -> str:
@@ -125,6 +145,21 @@ class TextPrinter:
         stream.timeline.close_stages()
         say(summary_line(stream.metrics()))
 
+    def loading(self, on: bool, stream: AnswerStream) -> None:
+        """The server answered 503 "Loading model" (on) or took the request (off)."""
+        if self._states is None:
+            self._states = StreamStates(stream.timeline)
+        state = self._states.loading(on)
+        if state is TurnState.LOADING:
+            self._end_line()
+            say(
+                f"[{_since_written_ms(stream):7.1f} ms] {STATE_WORDS[state]}"
+                if self._stages
+                else loading_line()
+            )
+        elif state is not None and self._stages:
+            say(f"[{_since_written_ms(stream):7.1f} ms] {STATE_WORDS[state]}")
+
     def _say_state(self, event: object | None, stream: AnswerStream) -> None:
         if self._states is None:
             self._states = StreamStates(stream.timeline)
@@ -140,10 +175,14 @@ class TextPrinter:
         stream.timeline.enter_stage(stage, at_ns if at_ns is not None else now_ns())
 
     def _end_line(self) -> None:
-        # A terminal prompt should not start mid-line; a pipe gets exactly the text.
+        # A terminal prompt should not start mid-line; a pipe or a file gets exactly the
+        # text, and the next line on stderr (the figures, a state) starts a line of its
+        # own there, so `tachy chat … | cat` shows the figures under the answer.
         if self._wrote_text and self._out.isatty():
             self._out.write("\n")
             self._out.flush()
+        elif self._wrote_text:
+            sys.stderr.write("\n")
         self._wrote_text = False
 
 
@@ -161,10 +200,43 @@ class JsonPrinter:
         if event is not None:
             self._write(as_dict(event))
 
+    def plan(self, plan: RequestPlan) -> None:
+        """Before the request: where it goes and the wait predicted from earlier
+        answers to that server and model (null: none measured yet)."""
+        route = plan.route
+        self._write(
+            {
+                "event": "plan",
+                "model": route.model,
+                "prompt_tokens": plan.prompt_tokens,
+                "predicted_ttft_ms": plan.predicted_ttft_ms,
+            }
+        )
+
     def finish(self, stream: AnswerStream) -> None:
         if stream.outcome is not None:  # e.g. stopped by Ctrl-C: no event said so
             self._state(stream.outcome, stream)
         self._write({"event": "metrics", **stream.metrics().as_dict()})
+
+    def images(self, records: Sequence[dict[str, object]]) -> None:
+        """The images sent with the question (client/cli/images.py image_record)."""
+        for record in records:
+            self._write(record)
+
+    def model_loading(self) -> None:
+        """Before the request: the server said it is loading its model (the loading
+        state; stderr says its words)."""
+        self._write({"event": "state", "state": TurnState.LOADING.value})
+
+    def loading(self, on: bool, stream: AnswerStream) -> None:
+        """The server answered 503 "Loading model" (on) or took the request (off)."""
+        if self._states is None:
+            self._states = StreamStates(stream.timeline)
+        state = self._states.loading(on)
+        if state is not None:
+            self._write({"event": "state", "state": state.value})
+        if state is TurnState.LOADING:
+            say(loading_line())
 
     def _state(self, event: object | None, stream: AnswerStream) -> None:
         if self._states is None:
@@ -207,6 +279,28 @@ async def with_ticks(
             await asyncio.wait({pending})
 
 
+@contextlib.asynccontextmanager
+async def stall_watch(
+    printer: TextPrinter | JsonPrinter, stream: AnswerStream
+) -> AsyncIterator[None]:
+    """While the answer streams, its state is read every STALL_TICK_S without an event
+    too: tokens that stop are the stalled state, as in the window. (A task of its own:
+    the stream itself is read in the caller's task, where its connection was opened.)"""
+
+    async def watch() -> None:
+        while True:
+            await asyncio.sleep(STALL_TICK_S)
+            if stream.timeline.first_byte_ns is not None:
+                printer.show(None, stream)
+
+    task = asyncio.ensure_future(watch())
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.wait({task})
+
+
 def _since_written_ms(stream: AnswerStream) -> float:
     start = stream.timeline.request_written_ns
     return (now_ns() - start) / 1e6 if start is not None else 0.0
@@ -247,5 +341,39 @@ def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
+def loading_line() -> str:
+    """What stderr says when the server is loading its model: the loading state's words."""
+    return f"{STATE_WORDS[TurnState.LOADING]}…"
+
+
 def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+def answer_finished(
+    plan: RequestPlan, request: ChatRequest, stream: AnswerStream
+) -> AnswerFinished:
+    """The root's event for an answer the command streamed itself (the TTFT predictor
+    of its server and model learns from it, as from the window's)."""
+    timeline, outcome = stream.timeline, stream.outcome
+    if isinstance(outcome, Done):
+        ended = "stopped" if outcome.reason is DoneReason.CANCELLED else "complete"
+    else:
+        ended = "failed"
+    return AnswerFinished(
+        metrics=stream.metrics(),
+        route=plan.route,
+        outcome=ended,
+        plan=plan,
+        request=request,
+        predicted_ttft_ms=plan.predicted_ttft_ms,
+        server_answered=timeline.headers_ns is not None or timeline.first_byte_ns is not None,
+    )
+
+
+def learning_root() -> tuple[Tachy, Database]:
+    """The app's root for a command: no stored history, but the settings store, where
+    the TTFT predictors keep what they learn from every answer (close the database
+    after the root)."""
+    db = open_history(check=False).db
+    return Tachy(Stores(settings=Settings(db)), warm_models=False), db

@@ -1,7 +1,8 @@
 """`tachy detect`: find local LLM servers on the usual ports and the API each speaks.
 
 tachy detect            # 11434 (Ollama), 8000 (vLLM), 8080 (llama.cpp), 1234 (LM Studio)
-tachy detect --url http://host:8000   # which API one server speaks
+tachy detect --url http://host:8000   # which API one server speaks (and, for a router,
+                                      # "openai  vLLM router · 2 workers")
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import json
 import sys
 import time
 
-from client.backends import detect, discover_local_servers
-from client.backends.detect import USUAL_PORTS
+from client.backends import discover_local_servers
+from client.backends.detect import USUAL_PORTS, DiscoveredServer, detect_server
 from client.backends.errors import BackendUnreachable, TachyError
 
 EXIT_NOTHING_FOUND = 1
@@ -41,11 +42,12 @@ def run(args: argparse.Namespace) -> int:
     found = asyncio.run(discover_local_servers(ports, args.host, args.budget_ms / 1000))
     took_ms = (time.perf_counter() - started) * 1000
     if args.json:
-        print(json.dumps([{"url": s.url, "api": s.api, "models": s.models} for s in found]))
+        print(json.dumps([_as_json(s) for s in found]))
     else:
         for server in found:
             models = ", ".join(server.models) if server.models else "no models listed"
-            print(f"{server.url}  {server.api}  {models}")
+            name = f"{server.name}  " if server.name else ""
+            print(f"{server.url}  {server.api}  {name}{models}")
         ports_text = ", ".join(str(p) for p in ports)
         summary = f"{len(found)} server(s) on {args.host} ports {ports_text} in {took_ms:.0f} ms"
         print(summary, file=sys.stderr)
@@ -56,15 +58,23 @@ def run(args: argparse.Namespace) -> int:
 
 def _detect_one(url: str) -> int:
     try:
-        api = asyncio.run(detect(url))
+        server = asyncio.run(detect_server(url))
     except BackendUnreachable as error:
         print(error, file=sys.stderr)
         return EXIT_UNREACHABLE
     except TachyError as error:
         print(error, file=sys.stderr)
         return EXIT_NOTHING_FOUND
-    print(api)
+    print(f"{server.api}  {server.name}" if server.name else server.api)
     return 0
+
+
+def _as_json(server: DiscoveredServer) -> dict[str, object]:
+    """A server found; "name" only for a kind that says more than its API (a router)."""
+    found: dict[str, object] = {"url": server.url, "api": server.api, "models": server.models}
+    if server.name:
+        found["name"] = server.name
+    return found
 
 
 def _ports(text: str) -> tuple[int, ...]:

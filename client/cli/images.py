@@ -15,7 +15,7 @@ from client.backends.base import Backend
 from client.backends.errors import TachyError
 from client.backends.vision import VisionSupport, vision_support
 from client.cli.chat_common import say
-from client.core.images import Attachment
+from client.core.images import Attachment, estimate_image_tokens
 from client.services.images.preparation import (
     DEFAULT_LONGEST_SIDE,
     ImageProblem,
@@ -72,6 +72,28 @@ async def prepare(
     return attachments
 
 
+def image_record(attachment: Attachment) -> dict[str, object]:
+    """`tachy chat --json`'s image event: the original and what was sent, and what
+    preparing it cost in this process."""
+    sent = attachment.sent
+    return {
+        "event": "image",
+        "name": attachment.name,
+        "original_width": attachment.original_width,
+        "original_height": attachment.original_height,
+        "original_bytes": len(attachment.original),
+        "sent_width": sent.width,
+        "sent_height": sent.height,
+        "sent_bytes": len(sent.data),
+        "sent_pixels": sent.pixels,
+        "mime": sent.mime,
+        "downscaled": attachment.downscaled,
+        "prepare_ms": round(attachment.prepare_ms, 3),
+        # The 512 px tile rule's guess: the server's own count is in the usage event.
+        "estimated_tokens": estimate_image_tokens(sent),
+    }
+
+
 def cost_line(attachment: Attachment) -> str:
     """image cat.jpg: 4000x3000, 5.1 MB -> sent 1024x768, 182 KB (prepared in 85 ms)"""
     sent = attachment.sent
@@ -81,8 +103,10 @@ def cost_line(attachment: Attachment) -> str:
         what = f"{kept} -> sent {sent.width}x{sent.height}, {size_words(len(sent.data))}"
     else:
         what = f"{kept}, sent as it is"
+    guess = estimate_image_tokens(sent)
     return (
-        f"image {attachment.name or 'pasted'}: {what} (prepared in {attachment.prepare_ms:.0f} ms)"
+        f"image {attachment.name or 'pasted'}: {what} (prepared in {attachment.prepare_ms:.0f} ms;"
+        f" about {guess:,} prompt tokens, an estimate: the server counts them)"
     )
 
 

@@ -1,9 +1,10 @@
 """`tachy metrics`: the stored per-request latency metrics and their percentiles.
 
 --format json prints {"n", "requests": [...oldest first], "ttft_ms": {"n", "mean", "median",
-"p90", "p95", "p99"}, "ttfo_ms": ..., "tpot_ms": ..., "tokens_per_s": ..., "e2el_ms": ...}
-with the names `tachy bench --json` uses; a summary is null when no request has that
-value. --format csv prints one row per request (for spreadsheets).
+"p90", "p95", "p99"}, "ttfo_ms": ..., "tpot_ms": ..., "tokens_per_s": ..., "e2el_ms": ...,
+"qoe": {... and "p5"}} with the names `tachy bench --json` uses; a summary is null when no
+request has that value. qoe is Andes' QoE of each answer (client/core/qoe.py): its low
+tail (p5) is what matters. --format csv prints one row per request (for spreadsheets).
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ from typing import Any, TextIO
 
 from client.backends.reasons import os_words
 from client.core.stats import summarize
+from client.services.hud.reading_quality import (
+    READER_FIRST_TOKEN_S,
+    READER_TOKENS_PER_S,
+    qoe_spread,
+)
 from client.store.db import Database, DatabaseTooNew, database_path
 from client.store.export import iso_time
 from client.store.metrics_store import (
@@ -31,7 +37,7 @@ from client.store.metrics_store import (
     parse_duration,
 )
 
-SUMMARISED = SUMMARY_FIELDS
+SUMMARISED = (*SUMMARY_FIELDS, "qoe")
 TABLE_COLUMNS = (
     "time",
     "server",
@@ -40,6 +46,7 @@ TABLE_COLUMNS = (
     "ttfo_ms",
     "tpot_ms",
     "tokens_per_s",
+    "qoe",
     "e2el_ms",
     "output_tokens",
     "tier",
@@ -138,6 +145,9 @@ def summaries(records: Sequence[MetricsRecord]) -> dict[str, dict[str, float] | 
     for name in SUMMARISED:
         summary = summarize(getattr(r, name) for r in records)
         result[name] = summary.as_dict() if summary else None
+    spread = qoe_spread(r.qoe for r in records)
+    if result["qoe"] is not None and spread.p5 is not None:
+        result["qoe"]["p5"] = spread.p5
     return result
 
 
@@ -168,7 +178,7 @@ def _cell(name: str, value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.1f}"
+        return f"{value:.2f}" if name == "qoe" else f"{value:.1f}"
     return str(value)
 
 
@@ -193,7 +203,20 @@ def write_table(records: Sequence[MetricsRecord], out: TextIO) -> None:
             summary_rows.append([name, "0", "–", "–", "–", "–", "–"])
             continue
         keys = ("n", "mean", "median", "p90", "p95", "p99")
+        digits = 2 if name == "qoe" else 1
         summary_rows.append(
-            [name, *(f"{summary[k]:.0f}" if k == "n" else f"{summary[k]:.1f}" for k in keys)]
+            [name, *(f"{summary[k]:.0f}" if k == "n" else f"{summary[k]:.{digits}f}" for k in keys)]
         )
     _table(("metric", "n", "mean", "median", "p90", "p95", "p99"), summary_rows, out)
+    out.write(qoe_line(records))
+
+
+def qoe_line(records: Sequence[MetricsRecord]) -> str:
+    """The QoE's median and low tail, with the reader they assume."""
+    spread = qoe_spread(r.qoe for r in records)
+    if spread.p50 is None or spread.p5 is None:
+        return ""
+    return (
+        f"\nqoe (Andes; a reader at {READER_TOKENS_PER_S:g} tokens/s after "
+        f"{READER_FIRST_TOKEN_S:g} s): P50 {spread.p50:.2f}, P5 {spread.p5:.2f} (n {spread.n})\n"
+    )

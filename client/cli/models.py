@@ -1,4 +1,5 @@
-"""`tachy models`: list a server's models; for Ollama, which are loaded and until when.
+"""`tachy models`: list a server's models, which can see images (where the server says:
+Ollama's /api/show, llama-server's /props); for Ollama, which are loaded and until when.
 
 tachy models --url http://127.0.0.1:11434
 tachy models --url http://127.0.0.1:11434 pull llama3.2:1b   (and rm NAME)
@@ -13,6 +14,7 @@ import sys
 
 from client.backends.base import ModelInfo
 from client.backends.errors import TachyError
+from client.backends.vision import vision_support
 from client.cli.chat import ServerChoice, add_server_arguments
 from client.cli.chat_common import EXIT_FAILED, failure_exit
 from client.core.printable import visible
@@ -29,17 +31,18 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "action", None):
         return _manage(args)
     try:
-        models, where = asyncio.run(_models(args))
+        models, where, sight = asyncio.run(_models(args))
     except TachyError as error:
         return failure_exit(error)
     if args.json:
-        print(json.dumps([_as_dict(m) for m in models], indent=2))
+        rows = [{**_as_dict(m), "vision": sight.get(m.name)} for m in models]
+        print(json.dumps(rows, indent=2))
         return 0
     print(where)
     if not models:
         print("  (no models)")
     for model in models:
-        print("  " + describe(model))
+        print("  " + describe(model, sight.get(model.name)))
     return 0
 
 
@@ -60,26 +63,27 @@ def _manage(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _models(args: argparse.Namespace) -> tuple[list[ModelInfo], str]:
+async def _models(args: argparse.Namespace) -> tuple[list[ModelInfo], str, dict[str, bool]]:
+    """The models, the server's line, and which can see where the server says (Ollama's
+    /api/show capabilities, llama-server's /props modalities)."""
     choice = ServerChoice(args)  # it reads the list, once the server has loaded its model
     async with choice as backend:
         models = choice.models if choice.models is not None else await backend.list_models()
-        name = SERVER_NAMES.get(await backend.server_kind() or "", "OpenAI-compatible")
+        await backend.server_kind()  # a router says so by an endpoint of its own
         count = f"{len(models)} model" + ("" if len(models) == 1 else "s")
-        return models, f"{name} server at {backend.base_url}: {count}"
+        sight = {}
+        for model in models:
+            said = (await vision_support(backend, model.name)).sees
+            if said is not None:
+                sight[model.name] = said
+        return models, f"{backend.server_name} at {backend.base_url}: {count}", sight
 
 
-# What /v1/models' owned_by (or the API) says the server is, as users call it.
-SERVER_NAMES = {
-    "ollama": "Ollama",
-    "vllm": "vLLM",
-    "llamacpp": "llama.cpp",
-    "llama-cpp-python": "llama-cpp-python",
-}
-
-
-def describe(model: ModelInfo) -> str:
+def describe(model: ModelInfo, sees: bool | None = None) -> str:
+    """One model's line; `sees`: whether its server says it can see images (None: not said)."""
     parts = [visible(model.name)]  # whatever the server sent: no escape may act
+    if sees is not None:
+        parts.append("sees images" if sees else "text only")
     if model.context_length:
         parts.append(f"context {model.context_length}")
     if model.size_bytes:

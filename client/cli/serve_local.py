@@ -14,9 +14,9 @@ import threading
 from collections.abc import Callable
 from types import FrameType
 
-from client.backends.engine_settings import EngineSettings, parse_spec
+from client.backends.engine.engine_settings import EngineSettings, parse_spec
+from client.backends.engine.local_engine import DEFAULT_HOST, LOCAL_MODEL_LABEL, LocalEngine
 from client.backends.errors import TachyError
-from client.backends.local_engine import DEFAULT_HOST, LOCAL_MODEL_LABEL, LocalEngine
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from client.core.images import ImagePart
 from client.core.tools import ToolCall, ToolResult, ToolSpec
@@ -33,19 +33,9 @@ class GenerationOptions:
 
     temperature: float | None = None
     seed: int | None = None
-    max_tokens: int | None = None  # Ollama num_predict
-    num_ctx: int | None = None  # Ollama only
+    max_tokens: int | None = None  # the longest answer, in tokens
+    num_ctx: int | None = None  # the context window asked for, where a server takes it
     stop: list[str] | None = None
-
-    def ollama_options(self) -> dict[str, Any]:
-        names = {
-            "temperature": self.temperature,
-            "seed": self.seed,
-            "num_predict": self.max_tokens,
-            "num_ctx": self.num_ctx,
-            "stop": self.stop,
-        }
-        return {k: v for k, v in names.items() if v is not None}
 
 
 @dataclass(slots=True)
@@ -53,8 +43,8 @@ class ChatRequest:
     model: str
     messages: list[ChatMessage]
     options: GenerationOptions = field(default_factory=GenerationOptions)
-    keep_alive: str | int | None = None  # Ollama: "30m", seconds, -1 forever, 0 unload
-    think: bool | str | None = None  # Ollama reasoning switch
+    keep_alive: str | int | None = None  # how long to keep the model: "30m", seconds, -1, 0
+    think: bool | str | None = None  # the reasoning switch, where a server takes it
     continue_final_message: bool = False  # continue a trailing assistant message
     slot: int | None = None  # llama.cpp's id_slot: the slot to run in (type-ahead's reads)
     tools: tuple[ToolSpec, ...] = ()  # the tools the model may call

@@ -7,10 +7,11 @@ part from bytes; the backend stream adds Started and the final event.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from dataclasses import asdict, dataclass, fields, is_dataclass
 from enum import StrEnum
 from typing import Any
 
+from client.core.server_timings import ServerTimings
 from client.core.tools import (
     ToolCall,
     ToolCallArguments,
@@ -45,7 +46,7 @@ class Started:
 @dataclass(frozen=True, slots=True)
 class Token:
     """Text of one token-bearing chunk (it may hold several tokens), or of several of one
-    kind that one network read brought (client/backends/read_batches.py); the request's
+    kind that one network read brought (client/backends/transport/read_batches.py); the request's
     timeline stamps every chunk on its own. Never empty."""
 
     text: str
@@ -94,21 +95,6 @@ class Prefill:
 class Usage:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ServerTimings:
-    """What the server says about its own work, kept beside the client's clock.
-
-    source: "ollama", "llamacpp" or "vllm". values are in milliseconds (converted
-    from Ollama's nanoseconds) or counts, under the server's own names, e.g.
-    ollama: load_duration_ms, prompt_eval_duration_ms, eval_duration_ms, eval_count,
-    prompt_eval_count, total_duration_ms; llamacpp: prompt_n, prompt_ms, predicted_n,
-    predicted_ms, predicted_per_second, cache_n.
-    """
-
-    source: str
-    values: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,3 +77,21 @@ def estimate_image_tokens(image: ImagePart, tokens_per_tile: float = TOKENS_PER_
 def image_tiles(images: tuple[ImagePart, ...] | list[ImagePart]) -> int:
     """The 512 px tiles the images cover, together."""
     return sum(estimate_image_tokens(i, 1) for i in images)
+
+
+# The most a common vision encoder's token stands for: 64 px a side (SmolVLM: a 512 px
+# tile is 8 x 8 tokens; gemma3: 14 px patches pooled 4 x 4, 56 px). An encoder that made
+# T tokens of an image so used at most T x 64 x 64 of its pixels.
+PX_PER_TOKEN_SIDE = 64
+
+
+def useful_side(tokens: float, sent: ImagePart) -> int | None:
+    """The longest side worth sending to the encoder that made `tokens` of `sent`: past
+    it, by `sent`'s shape, more pixels cost bytes and decoding and add no token. None
+    when that is not below what was sent (nothing to save)."""
+    if tokens <= 0 or sent.pixels <= 0:
+        return None
+    area = tokens * PX_PER_TOKEN_SIDE * PX_PER_TOKEN_SIDE
+    longest, shortest = max(sent.width, sent.height), min(sent.width, sent.height)
+    side = math.ceil(math.sqrt(area * longest / max(shortest, 1)))
+    return side if side < longest else None

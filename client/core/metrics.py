@@ -10,7 +10,9 @@ import itertools
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from client.core.events import ServerTimings, Usage
+from client.core.events import Usage
+from client.core.qoe import timeline_qoe
+from client.core.server_timings import ServerReport, ServerTimings
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline
 
@@ -40,6 +42,7 @@ class MetricFigures:
     output_tokens: int | None = None
     output_tokens_estimated: bool = False
     chunks: int = 0
+    qoe: float | None = None  # Andes' QoE for the default reader (client/core/qoe.py)
 
 
 # RequestMetrics.server's source for what type-ahead saved the request (its "tokens", and
@@ -58,27 +61,27 @@ def figures_of(source: MetricFigures) -> dict[str, Any]:
 @dataclass(slots=True, kw_only=True)
 class RequestMetrics(MetricFigures):
     """The figures of one request as measured, with what is not kept as a figure: the
-    gaps between chunks, the tier at the thresholds of the moment, and the servers' own
-    timings (by source: "ollama", "llamacpp", "vllm")."""
+    gaps between chunks, the tier at the thresholds of the moment, and the server's own
+    timings (typed by its kind: client/core/server_timings.py)."""
 
     itl_ms: list[float] = field(default_factory=list)
     tier: str | None = None
-    server: dict[str, dict[str, float]] = field(default_factory=dict)
+    server: ServerReport = field(default_factory=ServerReport)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "server": self.server.encode()}
 
 
 def output_token_count(
-    usage: Usage | None, server: dict[str, dict[str, float]], chunks: int
+    usage: Usage | None, server: ServerReport, chunks: int
 ) -> tuple[int | None, bool]:
-    """The server's count when it gives one (Ollama eval_count, OpenAI usage,
-    llama.cpp predicted_n), else the chunk count flagged as estimated."""
+    """The server's count when it gives one (the usage, else its own timings), else
+    the chunk count flagged as estimated."""
     if usage is not None and usage.completion_tokens is not None:
         return usage.completion_tokens, False
-    for source, key in (("ollama", "eval_count"), ("llamacpp", "predicted_n")):
-        if key in server.get(source, {}):
-            return int(server[source][key]), False
+    counted = server.output_tokens()
+    if counted is not None:
+        return counted, False
     return (chunks, True) if chunks else (None, True)
 
 
@@ -88,7 +91,7 @@ def compute_metrics(
     server_timings: list[ServerTimings] | None = None,
     thresholds: TierThresholds = DEFAULT_THRESHOLDS,
 ) -> RequestMetrics:
-    server = {t.source: dict(t.values) for t in server_timings or []}
+    server = ServerReport(server_timings or ())
     written = timeline.request_written_ns
     stamps = [t.at_ns for t in timeline.tokens]
     output_tokens, estimated = output_token_count(usage, server, len(stamps))
@@ -105,12 +108,10 @@ def compute_metrics(
         server=server,
     )
     if metrics.prompt_tokens is None:
-        prompt = server.get("ollama", {}).get("prompt_eval_count") or server.get(
-            "llamacpp", {}
-        ).get("prompt_n")
-        metrics.prompt_tokens = int(prompt) if prompt is not None else None
+        metrics.prompt_tokens = server.prompt_tokens()
     metrics.output_tokens, metrics.output_tokens_estimated = output_tokens, estimated
     _fill_decode_rate(metrics)
+    metrics.qoe = timeline_qoe(timeline, None if estimated else output_tokens)
     if metrics.ttft_ms is not None:
         metrics.tier = thresholds.tier_of(metrics.ttft_ms).value
     return metrics

@@ -3,9 +3,9 @@
 Model: ttft = base overhead + prompt tokens / prefill rate (+ load time when cold).
 Both are learned from the current model's recent requests by a least-squares fit of
 the relative error (with a small n^2 term once enough sizes were seen: attention
-grows with the prompt); the server's own prompt timings (llama.cpp `timings`,
-Ollama `prompt_eval_*`) give the rate while there are too few requests,
-and Ollama's `load_duration` measures loads directly. predict() is a few multiplies and
+grows with the prompt); the server's own prompt timings (ServerTimings.prompt_ms and
+prompt_tokens, where its kind reports them) give the rate while there are too few
+requests, and its load_ms measures loads directly. predict() is a few multiplies and
 adds, so the composer can call it on every keystroke.
 
 Token counts must be in the same unit on both sides (the caller's counter: the
@@ -28,7 +28,7 @@ from client.core.metrics import RequestMetrics
 
 WINDOW = 32  # recent requests that shape the fit (the server's speed drifts)
 ERROR_WINDOW = 200
-LOAD_SEEN_MS = 100.0  # an Ollama load_duration above this was a real load
+LOAD_SEEN_MS = 100.0  # a server's own load time above this was a real load
 
 
 class ModelState(StrEnum):
@@ -140,17 +140,14 @@ class TtftPredictor:
         tokens = prompt_tokens if prompt_tokens is not None else metrics.prompt_tokens
         if metrics.ttft_ms is None or tokens is None:
             return
-        llamacpp = metrics.server.get("llamacpp", {})
-        ollama = metrics.server.get("ollama", {})
-        prompt_ms = llamacpp.get("prompt_ms") or ollama.get("prompt_eval_duration_ms")
-        prompt_n = llamacpp.get("prompt_n") or ollama.get("prompt_eval_count")
+        server = metrics.server
         self.observe(
             tokens,
             metrics.ttft_ms,
             cold=cold,
-            server_prompt_ms=prompt_ms,
-            server_prompt_tokens=int(prompt_n) if prompt_n else None,
-            server_load_ms=ollama.get("load_duration_ms"),
+            server_prompt_ms=server.prompt_ms() or None,
+            server_prompt_tokens=server.prompt_tokens() or None,
+            server_load_ms=server.load_ms(),
             predicted_ms=predicted_ms,
         )
 

@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 
 from client.core.events import DoneReason, Prefill, TokenKind
 
+# No token for this long after tokens came is a stall: the turn's state says so while it
+# lasts (client/services/chat/turn_state.py) and the HUD counts it (services/hud/hud_live.py).
+STALL_AFTER_MS = 2000.0
+
 
 def now_ns() -> int:
     return time.perf_counter_ns()

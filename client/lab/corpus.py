@@ -3,7 +3,10 @@
 Tokens are cut the way a BPE tokenizer roughly would: a word with its leading space,
 punctuation on its own, one token per CJK character, one per digit (as SmolLM2's and
 Llama's tokenizers split numbers, a space before one a token of its own). Replies are
-a window into the corpus that wraps around, so any length can be produced.
+a window into the corpus that wraps around, so any length can be produced. A reply
+starts where a sentence does; a continuation (the partial answer the request ends
+with) goes on from where that text stands in the corpus, so "explains one idea at"
+goes on " a time, and stops …", as a model continuing its own words would.
 """
 
 from __future__ import annotations
@@ -77,21 +80,54 @@ def _joined_spaces(tokens: list[str]) -> tuple[str, ...]:
     return tuple(joined)
 
 
+SENTENCE_ENDS = frozenset(".!?。！？")
+MATCHED_TOKENS = 8  # the continued text's tail looked for in the corpus, at most
+
+
 def pick_tokens(
     rng: random.Random,
     count: int,
     corpus: str,
     text_file: str | None = None,
     reasoning: bool = False,
+    after: str = "",
 ) -> list[str]:
-    """`count` consecutive tokens from a random place in the corpus (wrapping around)."""
+    """`count` consecutive tokens (wrapping around) from a random sentence start of the
+    corpus, or, continuing `after`, from where that text stands in it."""
     if count <= 0:
         return []
     tokens = _corpus_tokens(corpus, text_file, reasoning)
-    start = 0 if reasoning else rng.randrange(len(tokens))
+    start = _continued_at(tokens, after) if after.strip() else None
+    if start is None:
+        starts = _sentence_starts(tokens)
+        start = 0 if reasoning else starts[rng.randrange(len(starts))]
     picked = [tokens[(start + i) % len(tokens)] for i in range(count)]
-    picked[0] = picked[0].lstrip()
+    if not after.strip():
+        picked[0] = picked[0].lstrip()  # a new answer starts with its word
+    elif after[-1].isspace():
+        picked[0] = picked[0].lstrip()  # the space is already there
     return picked
+
+
+def _sentence_starts(tokens: tuple[str, ...]) -> list[int]:
+    """Where the corpus's sentences start (the token after an end mark; 0 too)."""
+    starts = [0]
+    starts += [i + 1 for i, t in enumerate(tokens[:-1]) if t.strip() in SENTENCE_ENDS]
+    return starts
+
+
+def _continued_at(tokens: tuple[str, ...], text: str) -> int | None:
+    """The token after the longest tail of `text` (up to MATCHED_TOKENS) found in the
+    corpus; None when not even its last token is there."""
+    tail = [t.strip() for t in _joined_spaces(tokenize(text)) if t.strip()][-MATCHED_TOKENS:]
+    stripped = [t.strip() for t in tokens]
+    size = len(stripped)
+    for length in range(len(tail), 0, -1):
+        wanted = tail[-length:]
+        for end in range(size):  # the corpus wraps around, so the tail may too
+            if all(stripped[(end - length + 1 + k) % size] == wanted[k] for k in range(length)):
+                return (end + 1) % size
+    return None
 
 
 def count_prompt_tokens(text: str) -> int:

@@ -61,6 +61,15 @@ def llamacpp_error(status: int, message: str) -> web.Response:
     return web.Response(status=status, text=body, content_type="application/json")
 
 
+# What a real llama-server (xllamacpp's) answers a path it does not serve, Ollama's
+# /api/tags and /api/chat among them: the lab's llama.cpp flavour speaks only its wire.
+NOT_FOUND_BODY = b'{"error":{"message":"File Not Found","type":"not_found_error","code":404}}'
+
+
+def llamacpp_not_found() -> web.Response:
+    return web.Response(status=404, body=NOT_FOUND_BODY, headers=LOADING_HEADERS)
+
+
 # llama-server opens its port before its model is loaded and answers every request with
 # this meanwhile (/health, /v1/models and /v1/chat/completions alike): the bytes and
 # headers a real one (xllamacpp's llama-server) sent, for the lab to send the same.

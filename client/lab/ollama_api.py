@@ -129,6 +129,8 @@ async def _generation(request: web.Request, lab: LabState, endpoint: str) -> web
         openai_body=_openai_body(model, messages, options),
         conversation=request.headers.get(CONVERSATION_HEADER),
         encode_s=vision.encode_s(own, images),
+        # Ollama's template leaves a final assistant message open: it goes on from it.
+        continues=str(pairs[-1][1]) if pairs[-1][0] == "assistant" else "",
     )
     return await answer(request, lab, ask, OllamaFormat(model, endpoint))
 

@@ -245,7 +245,20 @@ def _ask(
         openai_body={k: v for k, v in body.items() if k not in ("stream", "stream_options")},
         return_progress=lab.scenario.server == "llamacpp" and body.get("return_progress") is True,
         conversation=conversation or _user(body),
+        continues=_continued(lab, body),
     )
+
+
+def _continued(lab: LabState, body: dict[str, Any]) -> str:
+    """The final assistant message the server continues: llama-server always (its
+    prefill-assistant), vLLM when asked by continue_final_message."""
+    messages = body.get("messages")
+    last = messages[-1] if isinstance(messages, list) and messages else None
+    if not isinstance(last, dict) or last.get("role") != "assistant":
+        return ""
+    if lab.scenario.server == "llamacpp" or body.get("continue_final_message") is True:
+        return _text(last.get("content"))
+    return ""
 
 
 def _user(body: dict[str, Any]) -> str | None:

@@ -6,6 +6,7 @@ so a late wake-up never shifts the tokens after it: jitter does not accumulate.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field, replace
 
@@ -67,8 +68,13 @@ class Plan:
 
 
 def make_plan(
-    scenario: Scenario, rng: random.Random, want_thinking: bool, max_tokens: int | None
+    scenario: Scenario,
+    rng: random.Random,
+    want_thinking: bool,
+    max_tokens: int | None,
+    continues: str = "",
 ) -> Plan:
+    """The reply's pieces and deadlines; `continues`: the partial answer it goes on from."""
     answer_count = scenario.output_tokens
     if scenario.output_tokens_min is not None:
         answer_count = rng.randint(scenario.output_tokens_min, scenario.output_tokens)
@@ -79,7 +85,7 @@ def make_plan(
     thinking_count = scenario.reasoning_tokens if want_thinking else 0
     text_file = scenario.text_file
     thinking = pick_tokens(rng, thinking_count, scenario.corpus, text_file, reasoning=True)
-    answer = pick_tokens(rng, answer_count, scenario.corpus, text_file)
+    answer = pick_tokens(rng, answer_count, scenario.corpus, text_file, after=continues)
     pieces = _chunks("thinking", thinking, scenario.tokens_per_chunk)
     pieces += _chunks("answer", answer, scenario.tokens_per_chunk)
     if finish == "length" and pieces:  # vLLM says so on the last token's chunk
@@ -97,7 +103,14 @@ def make_plan(
             offset += rng.gauss(0.0, jitter)
         previous = max(previous, offset)  # jitter may bunch chunks, never reorder them
         offsets.append(previous)
+    if scenario.burst_ms > 0:
+        offsets = _in_bursts(offsets, scenario.burst_ms / 1000.0)
     return Plan(ttft_s, tuple(pieces), tuple(offsets), finish)
+
+
+def _in_bursts(offsets: list[float], burst_s: float) -> list[float]:
+    """Each chunk held until the next burst (the first goes at once, so TTFT stays)."""
+    return [0.0] + [math.ceil(o / burst_s - 1e-6) * burst_s for o in offsets[1:]]
 
 
 def _chunks(kind: str, tokens: list[str], per_chunk: int) -> list[Piece]:

@@ -52,6 +52,10 @@ class Ask:
     return_progress: bool = False  # llama.cpp: prompt_progress chunks while prefilling
     conversation: str | None = None  # sequences count per conversation when it is set
     encode_s: float = 0.0  # a vision model's time to encode the request's images
+    # The partial answer the request ends with, when the server continues it (Ollama
+    # and llama-server a trailing assistant message, vLLM with continue_final_message):
+    # the reply goes on from its last words.
+    continues: str = ""
 
     @property
     def prompt_tokens(self) -> int:
@@ -107,7 +111,7 @@ async def answer(
             reply.cache_tokens = lab.cached_prefix(ask.prompt)
         prefill_s = _prefill_s(scenario, reply) + ask.encode_s
         if lab.upstream is None:
-            plan = make_plan(scenario, rng, ask.want_thinking, ask.max_tokens)
+            plan = make_plan(scenario, rng, ask.want_thinking, ask.max_tokens, ask.continues)
             ttft_s = plan.ttft_s + prefill_s
             source = SimulatedSource(plan, reply.loaded_at + ttft_s)
             if not scenario.chunked_prefill:

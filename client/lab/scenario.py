@@ -122,6 +122,10 @@ class Scenario:
     tpot_ms: float = 20.0
     jitter_ms: float = 0.0
     tokens_per_chunk: int = 1
+    # > 0: tokens are made at tpot_ms but held and sent together every burst_ms (the
+    # first at once), as a server batching or a buffering proxy does: the same mean
+    # rate, in bursts.
+    burst_ms: float = 0.0
     reasoning_tokens: int = 0
     reasoning_always: bool = False
     output_tokens: int = 64
@@ -206,6 +210,8 @@ _FLAKY_POOL = (
     Fault("malformed_json", after_tokens=5),
 )
 
+_steady = Scenario(ttft=Distribution("fixed", 250.0), tpot_ms=1000.0 / 6, output_tokens=73)
+
 PRESETS: dict[str, Scenario] = {
     # The four tiers start loaded so every reply, the first included, lands in its tier.
     "instant": _tier("instant", 30, 45, 5, 95, 12),
@@ -250,6 +256,10 @@ PRESETS: dict[str, Scenario] = {
         batching="static",
         chunked_prefill=False,
     ),
+    # The same answer at the same mean rate (6 tokens a second, a reader's pace) and
+    # the same TTFT, steady or held back in bursts of 18 every 3 s: QoE tells them apart.
+    "steady": replace(_steady, name="steady"),
+    "bursty": replace(_steady, name="bursty", burst_ms=3000.0),
     "overloaded": replace(
         _tier("overloaded", 180, 230, 110, 290, 20),
         fault_rate=0.8,
@@ -450,4 +460,6 @@ def _check(s: Scenario) -> None:
     if s.system_prompt_tokens < 0:
         raise ScenarioError("system_prompt_tokens must not be negative (0: none)")
     if s.tpot_ms < 0 or s.jitter_ms < 0 or s.load_ms < 0 or s.reasoning_tokens < 0:
+        raise ScenarioError("times and counts must not be negative")
+    if s.burst_ms < 0:
         raise ScenarioError("times and counts must not be negative")

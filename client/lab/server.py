@@ -26,7 +26,7 @@ from aiohttp.typedefs import Middleware
 
 from client.lab import control_api, ollama_api, openai_api, pulling
 from client.lab.live import change
-from client.lab.llamacpp_wire import loading_response
+from client.lab.llamacpp_wire import llamacpp_not_found, loading_response
 from client.lab.recorder import Recorder
 from client.lab.scenario import Scenario, load_scenario
 from client.lab.state import ARRIVAL, LabState, LabStats
@@ -41,8 +41,10 @@ def as_scenario(value: ScenarioLike) -> Scenario:
 
 
 # Where a starting llama.cpp server answers 503 "Loading model" (it does on every path
-# but its web page; the lab's Ollama side waits for the load instead, as Ollama does).
+# but its web page and its model list, tools/server/server.cpp's middleware_server_state;
+# the lab's Ollama side waits for the load instead, as Ollama does).
 STARTING_PATHS = ("/v1/", "/health", "/metrics", "/slots", "/props")
+LISTED_WHILE_LOADING = ("/v1/models", "/models")
 
 
 def arrivals(state: LabState) -> Middleware:
@@ -53,7 +55,10 @@ def arrivals(state: LabState) -> Middleware:
         now = asyncio.get_running_loop().time()
         ARRIVAL.set(now)
         state.arrived(now)
-        if state.starting(now) and request.path.startswith(STARTING_PATHS):
+        if state.scenario.server == "llamacpp" and request.path.startswith("/api/"):
+            return llamacpp_not_found()  # llama-server speaks no Ollama API
+        loading = request.path.startswith(STARTING_PATHS)
+        if loading and state.starting(now) and request.path not in LISTED_WHILE_LOADING:
             return loading_response()
         try:
             return await handler(request)

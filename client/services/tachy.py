@@ -12,6 +12,11 @@ TTFT predictors and prompt budget, the knowledge base and the saved cascade. The
 window (client/ui/shell/app.py) builds one and hands it, typed, to its controllers,
 which only adapt it to widgets; `tachy chat`, `tachy bench` and the tests build the
 same object. docs/architecture.md follows a message through it.
+
+It owns one event bus (`events`, client/services/events.py): its session's turns
+publish TurnStarted, StateChanged and AnswerFinished, the warmer ServerStateChanged,
+and its own policies subscribe (the TTFT predictors learn from every answer, whoever
+asked; warming hears each turn), so `tachy chat` learns as the window does.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from client.backends.base import Backend
 from client.services.cascade.cascade import cascade_routes
 from client.services.cascade.saved_cascade import CascadePart, SavedCascade
 from client.services.chat.session import ChatSession
+from client.services.events import AnswerFinished, EventBus, ServerStateChanged
 from client.services.fleet.pool import ServerPool, pool_choice, pool_name
 from client.services.fleet.pool_backend import PoolBackend
 from client.services.fleet.saved_pools import SavedPools
@@ -33,6 +39,7 @@ from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.planner import Route
 from client.services.race.race_routes import RaceSetup
 from client.services.servers.engine_idle import ManagedEngine
+from client.services.servers.model_status import ModelStatus
 from client.services.servers.reachability import Backoff, Reach, Waiting
 from client.services.servers.saved_servers import SavedServers
 from client.services.servers.servers import (
@@ -45,6 +52,7 @@ from client.services.settings.chat_defaults import SavedChatDefaults
 from client.services.storage.stores import Stores
 from client.services.tools.tool_servers import ToolServers
 from client.services.warming.cold_start import cold_start_then_warm
+from client.services.warming.ttft_learning import TtftLearning
 from client.services.warming.warming_policy import WarmingPolicy
 
 EngineFactory = Callable[[], ManagedEngine]
@@ -72,8 +80,14 @@ class Tachy:
         self.engine_hooks: list[Callable[[ManagedEngine], None]] = []
         self.session: ChatSession | None = None  # made when the first server is used
         self._session_listeners: list[SessionListener] = []
+        self.events = EventBus()  # the root's typed events; its policies subscribe
+        self.learning = TtftLearning(self.stores.settings)  # the TTFT predictors
+        self.events.subscribe(AnswerFinished, self.learning.on_answer)
         # Off in tests whose scripted server counts requests.
-        self.warming = WarmingPolicy(self.stores.settings) if warm_models else None
+        self.warming = WarmingPolicy(self.stores.settings, self.learning) if warm_models else None
+        if self.warming is not None:
+            self.warming.subscribe(self.events)
+            self.warming.warmer.add_listener(self._publish_server_state)
         self._knowledge = knowledge
         self._stage: KnowledgeStage | None = None
         self.cascade = SavedCascade(self.stores)
@@ -131,6 +145,7 @@ class Tachy:
         route = Route(backend, model, choice.name, choice.is_local)
         if self.session is not None:
             self.session.use_route(route)
+            self._predict(self.session)
             return self.session
         history, metrics = self.stores.history, self.stores.metrics
         session = ChatSession(
@@ -140,8 +155,10 @@ class Tachy:
         self.chat_defaults.apply(session)
         session.knowledge = self._stage
         session.vision = self.vision
+        session.events = self.events
         if self.warming is not None:
             self.warming.attach(session)
+        self._predict(session)
         for listener in self._session_listeners:
             listener(session)
         return session
@@ -149,6 +166,20 @@ class Tachy:
     def use_model(self, model: str) -> None:
         if self.session is not None:
             self.session.use_model(model)
+            self._predict(self.session)
+
+    def _predict(self, session: ChatSession) -> None:
+        """The session's plans predict their wait from its model's learned figures."""
+        if self.warming is not None:
+            self.warming.predict_for(session)
+        else:
+            session.ttft_estimate = self.learning.estimate(session.route)
+
+    def _publish_server_state(self, status: ModelStatus) -> None:
+        session = self.session
+        if session is not None:
+            state = status.state.value if status.state is not None else "unknown"
+            self.events.publish(ServerStateChanged(session.server_name, session.model, state))
 
     def on_session(self, listener: SessionListener) -> None:
         """Call `listener` with the session when it is made (at once if it exists)."""
@@ -283,6 +314,7 @@ class Tachy:
     async def aclose(self) -> None:
         """Close every backend's HTTP client, stop warming and the local engine."""
         try:
+            self.learning.save()
             if self.warming is not None:
                 await self.warming.aclose()
             for pool in self._pool_backends.values():

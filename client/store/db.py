@@ -30,7 +30,7 @@ Schema (version = `PRAGMA user_version`, one step per entry of MIGRATIONS):
   request_metrics(id, time, server, model, message_id -> messages ON DELETE SET NULL,
            ttft_ms, ttfo_ms, tpot_ms, tokens_per_s, e2el_ms, headers_ms, paint_ms,
            prompt_tokens, output_tokens, output_tokens_estimated, chunks, tier, cold,
-           outcome, stages (JSON), server_timings (JSON))
+           outcome, stages (JSON), server_timings (JSON), qoe (schema 7))
       A message's metrics are the rows with its message_id (a Continue adds a row).
   history_summaries(conversation_id PRIMARY KEY -> conversations ON DELETE CASCADE,
            text, covered_ids (JSON list of message ids), created_at)   (schema 5)
@@ -277,6 +277,11 @@ def _message_images_6(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _request_qoe_7(conn: sqlite3.Connection) -> None:
+    # Andes' QoE of each answer (client/core/qoe.py); NULL for rows stored before it.
+    conn.execute("ALTER TABLE request_metrics ADD COLUMN qoe REAL")
+
+
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = [
     _schema_1,
@@ -285,6 +290,7 @@ MIGRATIONS: list[Migration] = [
     _message_route_4,
     _history_summaries_5,
     _message_images_6,
+    _request_qoe_7,
 ]
 
 

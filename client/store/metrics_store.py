@@ -16,6 +16,13 @@ from typing import Any
 
 from client.core.metrics import FIGURE_FIELDS, MetricFigures, RequestMetrics, figures_of
 from client.store.db import Database
+from client.store.stage_records import (
+    StageRecord,
+    StoredStage,
+    StoredStages,
+    decode_stages,
+    stored_form,
+)
 
 # The request_metrics table's columns, in its order (the schema: client/store/db.py).
 _COLUMNS = (
@@ -55,8 +62,13 @@ class MetricsRecord(MetricFigures):
     tier: str | None = None
     cold: bool = False
     outcome: str = ""
-    stages: Any = field(default_factory=dict)
+    stages: StoredStages = field(default_factory=dict)  # as stored: decode_stages reads them
     server_timings: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @property
+    def stage_records(self) -> list[StageRecord]:
+        """Its stages, typed (client/store/stage_records.py; old rows too)."""
+        return decode_stages(self.stages)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -106,13 +118,13 @@ class MetricsStore:
         outcome: str,
         message_id: int | None = None,
         cold: bool = False,
-        stages: Any = None,
+        stages: Iterable[StageRecord | StoredStage] | StoredStages | None = None,
         at: float | None = None,
     ) -> int:
         """Store one request's metrics; returns the row id.
 
-        stages: any JSON-serialisable value (e.g. stage name -> ms since request
-        written) for the waterfall; server timings come from `metrics.server`.
+        stages: its StageRecords (client/store/stage_records.py encodes them), or JSON
+        as older callers give it; server timings come from `metrics.server`.
         at: unix seconds (default: now).
         """
         values: dict[str, Any] = figures_of(metrics)
@@ -124,8 +136,8 @@ class MetricsStore:
             message_id=message_id,
             cold=bool(cold),
             outcome=str(outcome),
-            stages=json.dumps(stages if stages is not None else {}),
-            server_timings=json.dumps(metrics.server),
+            stages=json.dumps(stored_form(stages)),
+            server_timings=json.dumps(metrics.server.encode()),
         )
         names = ", ".join(values)
         cursor = self.db.execute(

@@ -125,16 +125,20 @@
         <translation>首个词元 {s} 秒</translation>
     </message>
     <message>
-        <source>{n} tok/s</source>
-        <translation>{n} 词元/秒</translation>
-    </message>
-    <message>
         <source>{n} tokens in {parts} parts</source>
         <translation>{n} 个词元，分 {parts} 段</translation>
     </message>
     <message>
         <source>{n} tokens</source>
         <translation>{n} 个词元</translation>
+    </message>
+    <message>
+        <source>QoE {q}</source>
+        <translation>QoE {q}</translation>
+    </message>
+    <message>
+        <source>{n} tok/s average</source>
+        <translation>平均 {n} 词元/秒</translation>
     </message>
 </context>
 <context>
@@ -174,6 +178,14 @@
     <message>
         <source>Remove this image</source>
         <translation>移除这张图片</translation>
+    </message>
+    <message>
+        <source>Use a model that can see</source>
+        <translation>改用能识图的模型</translation>
+    </message>
+    <message>
+        <source>Use {model}, which can see</source>
+        <translation>改用能识图的 {model}</translation>
     </message>
 </context>
 <context>
@@ -340,14 +352,6 @@
         <source>This answer failed.</source>
         <translation>此回答失败。</translation>
     </message>
-    <message>
-        <source>Starting local model… your question is kept and goes out when it is ready.</source>
-        <translation>正在启动本地模型……你的问题已保留，模型就绪后立即发送。</translation>
-    </message>
-    <message>
-        <source>Stopped. The text so far is kept.</source>
-        <translation>已停止。已生成的文字已保留。</translation>
-    </message>
 </context>
 <context>
     <name>ChatView</name>
@@ -403,6 +407,10 @@
         <source>code</source>
         <translation>代码</translation>
     </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
 </context>
 <context>
     <name>Composer</name>
@@ -432,6 +440,14 @@
     <message>
         <source>The cascade chooses the fast or the strong model. Click to stop.</source>
         <translation>级联会选择快速模型或强模型。点击停止。</translation>
+    </message>
+    <message>
+        <source>Editing your question</source>
+        <translation>正在编辑你的问题</translation>
+    </message>
+    <message>
+        <source>Enter sends the edit as a new version of the question. Click to ask it as a new question instead.</source>
+        <translation>按 Enter 将修改作为该问题的新版本发送。点击则改为作为新问题提问。</translation>
     </message>
 </context>
 <context>
@@ -657,6 +673,14 @@
         <source>Stop latency lab</source>
         <translation>停止延迟实验室</translation>
     </message>
+    <message>
+        <source>Steady answer (6 tokens a second)</source>
+        <translation>平稳的回答（每秒 6 个词元）</translation>
+    </message>
+    <message>
+        <source>Bursty answer (same rate, in bursts)</source>
+        <translation>突发的回答（同样的速率，成批到达）</translation>
+    </message>
 </context>
 <context>
     <name>DemoRaces</name>
@@ -691,6 +715,18 @@
     <message>
         <source>Why is the sky blue?</source>
         <translation>天空为什么是蓝色的？</translation>
+    </message>
+    <message>
+        <source>Lab: steady against bursty (QoE)</source>
+        <translation>实验室：平稳对突发（QoE）</translation>
+    </message>
+    <message>
+        <source>Lab, steady answer</source>
+        <translation>实验室，平稳的回答</translation>
+    </message>
+    <message>
+        <source>Lab, bursty answer</source>
+        <translation>实验室，突发的回答</translation>
     </message>
 </context>
 <context>
@@ -1444,6 +1480,29 @@ Last lines from the engine:
     </message>
 </context>
 <context>
+    <name>ImageCost</name>
+    <message>
+        <source>{original}, sent as it is</source>
+        <translation>{original}，按原样发送</translation>
+    </message>
+    <message>
+        <source>{original} → sent {sent}</source>
+        <translation>{original} → 发送 {sent}</translation>
+    </message>
+    <message>
+        <source>{n} MB</source>
+        <translation>{n} MB</translation>
+    </message>
+    <message>
+        <source>{n} KB</source>
+        <translation>{n} KB</translation>
+    </message>
+    <message>
+        <source>{width}×{height}, {amount}</source>
+        <translation>{width}×{height}，{amount}</translation>
+    </message>
+</context>
+<context>
     <name>ImportDialog</name>
     <message>
         <source>Import MCP servers</source>
@@ -1498,6 +1557,21 @@ Last lines from the engine:
         <translation>
             <numerusform>导入 %n 个服务器</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>KeyringNotice</name>
+    <message>
+        <source>Keyring warning</source>
+        <translation>密钥环警告</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Servers without an API key work as usual; a key you enter in Add server is used until Tachy quits and saved nowhere.</source>
+        <translation>不需要 API 密钥的服务器照常可用；在“添加服务器”中输入的密钥只用到 Tachy 退出为止，不保存在任何地方。</translation>
     </message>
 </context>
 <context>
@@ -1742,6 +1816,10 @@ tokens/s</source>
         <translation>{rate}
 词元/秒</translation>
     </message>
+    <message>
+        <source>◂ open the panel</source>
+        <translation>◂ 打开面板</translation>
+    </message>
 </context>
 <context>
     <name>LivePlot</name>
@@ -1765,10 +1843,6 @@ tokens/s</source>
         <source>No tokens yet in this reply.</source>
         <translation>本次回复尚无词元。</translation>
     </message>
-    <message>
-        <source>{rate} tokens/s now</source>
-        <translation>当前 {rate} 词元/秒</translation>
-    </message>
     <message numerus="yes">
         <source>%Ln chunk(s)</source>
         <translation>
@@ -1780,6 +1854,10 @@ tokens/s</source>
         <translation>
             <numerusform>%Ln 次停顿</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>{rate} tokens/s in the last second</source>
+        <translation>最近一秒 {rate} 词元/秒</translation>
     </message>
 </context>
 <context>
@@ -1846,13 +1924,6 @@ tokens/s</source>
     <message>
         <source>TTFT {time}</source>
         <translation>首字延迟 {time}</translation>
-    </message>
-</context>
-<context>
-    <name>ModelPickerController</name>
-    <message>
-        <source>its API key cannot be read: no system keyring</source>
-        <translation>无法读取其 API 密钥：没有系统密钥环</translation>
     </message>
 </context>
 <context>
@@ -2113,6 +2184,18 @@ tokens/s</source>
         <source>🏁 first to finish</source>
         <translation>🏁 最先完成</translation>
     </message>
+    <message>
+        <source>The model answered with no text.</source>
+        <translation>模型的回答没有文字。</translation>
+    </message>
+    <message>
+        <source>Stopped before the first token.</source>
+        <translation>在第一个词元之前已停止。</translation>
+    </message>
+    <message>
+        <source>No answer: the reason is below.</source>
+        <translation>没有回答：原因见下方。</translation>
+    </message>
 </context>
 <context>
     <name>RaceColumns</name>
@@ -2123,6 +2206,14 @@ tokens/s</source>
     <message>
         <source>Stop every column (Esc)</source>
         <translation>停止所有列（Esc）</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Close the race (Esc once it has ended)</source>
+        <translation>关闭竞速（结束后也可按 Esc）</translation>
     </message>
 </context>
 <context>
@@ -2264,6 +2355,22 @@ tokens/s</source>
         <source>Won</source>
         <translation>胜出</translation>
     </message>
+    <message>
+        <source>stopped {at}</source>
+        <translation>{at}停止</translation>
+    </message>
+    <message>
+        <source>failed {at}</source>
+        <translation>{at}失败</translation>
+    </message>
+    <message>
+        <source>QoE {q}</source>
+        <translation>QoE {q}</translation>
+    </message>
+    <message>
+        <source>QoE</source>
+        <translation>QoE</translation>
+    </message>
 </context>
 <context>
     <name>RaceWindow</name>
@@ -2369,6 +2476,22 @@ tokens/s</source>
         <source>Request {n}: {ttft} to first token</source>
         <translation>第 {n} 个请求：首个词元 {ttft}</translation>
     </message>
+    <message>
+        <source>QoE: the share of an answer a reader at {rate} tokens a second, who expects the first token within {wait} s, could read on time (Andes, arXiv 2404.16283). 1.00: never waited for text.</source>
+        <translation>QoE：读者以每秒 {rate} 个词元的速度阅读、期望 {wait} 秒内看到第一个词元时，能按时读到的回答比例（Andes，arXiv 2404.16283）。1.00：从未等待文字。</translation>
+    </message>
+    <message>
+        <source>QoE: no answers yet</source>
+        <translation>QoE：还没有回答</translation>
+    </message>
+    <message>
+        <source>QoE: P50 {p50} · P5 {p5} · n {n}</source>
+        <translation>QoE：P50 {p50} · P5 {p5} · n {n}</translation>
+    </message>
+    <message>
+        <source>{request}, QoE {qoe}</source>
+        <translation>{request}，QoE {qoe}</translation>
+    </message>
 </context>
 <context>
     <name>ServerBar</name>
@@ -2438,6 +2561,18 @@ tokens/s</source>
     <message>
         <source>Your question is kept and goes out when the server answers.</source>
         <translation>你的问题已保留，服务器响应后即会发送。</translation>
+    </message>
+    <message>
+        <source>Starting local model… your question is kept and goes out when it is ready.</source>
+        <translation>正在启动本地模型……你的问题已保留，模型就绪后立即发送。</translation>
+    </message>
+    <message>
+        <source>{name} cannot be used: {why}</source>
+        <translation>无法使用 {name}：{why}</translation>
+    </message>
+    <message>
+        <source>{name} cannot be used: {why} Answers still come from {current}.</source>
+        <translation>无法使用 {name}：{why} 回答仍来自 {current}。</translation>
     </message>
 </context>
 <context>
@@ -2825,6 +2960,10 @@ tokens/s</source>
     <message>
         <source>Quit</source>
         <translation>退出</translation>
+    </message>
+    <message>
+        <source>Race one question on several routes</source>
+        <translation>在多条路线上同时竞速一个问题</translation>
     </message>
 </context>
 <context>
@@ -3492,6 +3631,10 @@ tokens/s</source>
         <source>Reading your question and image</source>
         <translation>正在读取你的问题和图片</translation>
     </message>
+    <message>
+        <source>No token for a while</source>
+        <translation>一段时间没有新词元</translation>
+    </message>
 </context>
 <context>
     <name>TypeAheadController</name>
@@ -3570,6 +3713,14 @@ tokens/s</source>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
+    <message>
+        <source>Smooth streaming</source>
+        <translation>平滑显示</translation>
+    </message>
+    <message>
+        <source>Show an answer&apos;s words at a steady pace, at most a second behind</source>
+        <translation>以平稳的节奏显示回答的文字，最多落后一秒</translation>
+    </message>
 </context>
 <context>
     <name>Waiting</name>
@@ -3588,6 +3739,10 @@ tokens/s</source>
     <message>
         <source>{progress}, about {seconds} s left</source>
         <translation>{progress}，还需约 {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>No token for {seconds} s…</source>
+        <translation>已有 {seconds} 秒没有新词元…</translation>
     </message>
 </context>
 <context>
@@ -3657,6 +3812,10 @@ tokens/s</source>
     <message>
         <source>The last warm-up failed: {error}</source>
         <translation>上次预热失败：{error}</translation>
+    </message>
+    <message>
+        <source>{prediction} (the image&apos;s tokens estimated)</source>
+        <translation>{prediction}（图片的词元数为估计值）</translation>
     </message>
 </context>
 <context>

@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from client.backends.apis.ollama.decoder import OllamaDecoder
+from client.backends.apis.openai.decoder import OpenAIStreamDecoder
 from client.backends.errors import TachyError
-from client.backends.ndjson import OllamaDecoder
-from client.backends.sse import OpenAIStreamDecoder
 from client.core.events import Done, Finished, ServerTimings, Token, Usage
 
 SSE_SAMPLE = (

@@ -8,10 +8,10 @@ import base64
 import pytest
 
 from client.backends import OllamaBackend, OpenAICompatBackend
+from client.backends.apis.ollama.backend import chat_body as ollama_body
+from client.backends.apis.openai.backend import chat_body as openai_body
 from client.backends.decoders import error_from_http, error_from_message
 from client.backends.errors import ImagesRefused
-from client.backends.ollama import chat_body as ollama_body
-from client.backends.openai_compat import chat_body as openai_body
 from client.backends.vision import vision_support
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.images import ImagePart

@@ -9,11 +9,11 @@ import asyncio
 import httpx
 import pytest
 
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.decoders import error_from_http
 from client.backends.detect import detect, discover_local_servers
 from client.backends.errors import BackendUnreachable, ModelLoading, ServerError
 from client.backends.loading import while_loading
-from client.backends.openai_compat import OpenAICompatBackend
 
 # What a real llama-server (xllamacpp) answered on /health, /v1/models and
 # /v1/chat/completions in the second after its port opened.

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from client.backends.apis.ollama.decoder import OllamaDecoder
 from client.backends.errors import ModelNotFound, ProtocolError, ServerError
-from client.backends.ndjson import OllamaDecoder
 from client.core.events import Done, DoneReason, Finished, ServerTimings, Token, TokenKind
 from tests.backends.chunking import feed_in_pieces, merged_text, same_for_every_chunking
 

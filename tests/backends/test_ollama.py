@@ -3,8 +3,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from client.backends.apis.ollama.backend import OllamaBackend
 from client.backends.errors import BackendUnreachable, ModelNotFound, ProtocolError, ServerError
-from client.backends.ollama import OllamaBackend
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, DoneReason, Failed, ServerTimings, Token, TokenKind
 from tests.backends.fakes import Recorder, ndjson, streaming

@@ -4,9 +4,9 @@ import httpx
 import pytest
 
 from client.backends import backend_for, make_backend
+from client.backends.apis.ollama.backend import OllamaBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.errors import AuthenticationFailed
-from client.backends.ollama import OllamaBackend
-from client.backends.openai_compat import OpenAICompatBackend
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from tests.backends.fakes import Recorder, sse, streaming
 

@@ -10,8 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
-from client.backends.openai_compat import OpenAICompatBackend
-from client.backends.sse import OpenAIStreamDecoder
+from client.backends.apis.openai.backend import OpenAICompatBackend
+from client.backends.apis.openai.decoder import OpenAIStreamDecoder
+from client.backends.kinds.llamacpp import LLAMACPP
 from client.cli import main
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.events import Prefill, Token
@@ -154,7 +155,7 @@ async def test_a_shared_client_learns_per_server() -> None:
         await ask(llama)
     finally:
         await client.aclose()
-    assert llama.llama_cpp and not other.llama_cpp
+    assert llama.kind is LLAMACPP and other.kind is not LLAMACPP
 
 
 @pytest.fixture

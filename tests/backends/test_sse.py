@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from client.backends.apis.openai.decoder import OpenAIStreamDecoder
 from client.backends.errors import ModelNotFound, ProtocolError, ServerError
-from client.backends.sse import OpenAIStreamDecoder
+from client.backends.kinds.registry import timings_of
 from client.core.events import (
     Done,
     DoneReason,
     Finished,
-    ServerTimings,
     Token,
     TokenKind,
     Usage,
@@ -118,8 +118,8 @@ def test_llamacpp_timings_and_vllm_metrics() -> None:
     last = {"choices": [{"delta": {}, "finish_reason": "stop"}], "timings": timings}
     data = delta("a") + event(last) + event({"choices": [], "metrics": metrics}) + DONE
     events = same_for_every_chunking(OpenAIStreamDecoder, data)
-    assert events[1:3] == [STOPPED, ServerTimings("llamacpp", timings)]
-    assert events[3] == ServerTimings("vllm", metrics)
+    assert events[1:3] == [STOPPED, timings_of("llamacpp", timings)]
+    assert events[3] == timings_of("vllm", metrics)
     assert events[4] == Done(DoneReason.STOP)
 
 

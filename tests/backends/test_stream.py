@@ -9,6 +9,7 @@ import gzip
 import httpx
 import pytest
 
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.errors import (
     AuthenticationFailed,
     BackendUnreachable,
@@ -19,7 +20,6 @@ from client.backends.errors import (
     StreamInterrupted,
     StreamStalled,
 )
-from client.backends.openai_compat import OpenAICompatBackend
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.events import Done, DoneReason, Failed, Started, StreamEvent, Token, Usage

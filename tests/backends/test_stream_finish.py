@@ -17,8 +17,8 @@ import json
 
 import pytest
 
-from client.backends.ollama import OllamaBackend
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.apis.ollama.backend import OllamaBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.stream import ChatStream
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.metrics import RequestMetrics
@@ -90,7 +90,7 @@ async def test_vllm_stop_chunk_ends_e2el_and_tpot_spans_every_counted_token() ->
     assert metrics.ttft_ms is not None and metrics.output_tokens == 4
     assert metrics.tpot_ms == pytest.approx((metrics.e2el_ms - metrics.ttft_ms) / 3)
     assert len(metrics.itl_ms) == 2  # gaps between chunks with text only
-    assert json.loads(json.dumps(metrics.server))["vllm"]["mean_itl_ms"] == 16.1
+    assert json.loads(json.dumps(metrics.server.encode()))["vllm"]["mean_itl_ms"] == 16.1
 
 
 async def test_vllm_length_ends_e2el_at_the_last_text() -> None:
@@ -111,7 +111,7 @@ async def test_llamacpp_final_chunk_ends_e2el_beside_its_own_timings() -> None:
     )
     steps: list[Step] = [role, _chunk({"content": "a"}), GAP_S, _chunk({"content": "b"})]
     stream, metrics = await _metrics([*steps, GAP_S, final, sse("[DONE]")])
-    assert metrics.output_tokens == 3 and metrics.server["llamacpp"] == timings
+    assert metrics.output_tokens == 3 and metrics.server["llamacpp"].values == timings
     assert metrics.e2el_ms == _ms(stream, stream.timeline.finished_ns)
     assert metrics.ttft_ms is not None and metrics.e2el_ms is not None
     assert metrics.tpot_ms == pytest.approx((metrics.e2el_ms - metrics.ttft_ms) / 2)
@@ -147,7 +147,7 @@ async def test_ollama_final_line_ends_e2el_when_eval_count_holds_the_stop_token(
     assert metrics.ttft_ms is not None and metrics.output_tokens == 4
     # three gaps over three (ending at the last text gave two gaps over three)
     assert metrics.tpot_ms == pytest.approx((metrics.e2el_ms - metrics.ttft_ms) / 3)
-    assert metrics.server["ollama"]["eval_count"] == 4
+    assert metrics.server["ollama"].values["eval_count"] == 4
 
 
 async def test_ollama_length_ends_e2el_at_the_last_text() -> None:

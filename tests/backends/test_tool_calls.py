@@ -8,9 +8,10 @@ from random import Random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from client.backends.ndjson import OllamaDecoder
-from client.backends.sse import OpenAIStreamDecoder
+from client.backends.apis.ollama.decoder import OllamaDecoder
+from client.backends.apis.openai.decoder import OpenAIStreamDecoder
 from client.core.events import Done, DoneReason, Finished, Token, Usage
+from client.core.server_timings import ServerTimings
 from client.core.tools import (
     ToolCall,
     ToolCallArguments,
@@ -43,7 +44,7 @@ def calls(events: list) -> tuple[ToolCall, ...]:
 
 
 def without_timings(events: list) -> list:
-    return [e for e in events if type(e).__name__ != "ServerTimings"]
+    return [e for e in events if not isinstance(e, ServerTimings)]
 
 
 def test_ollama_whole_call_on_a_line_then_an_empty_done_line() -> None:

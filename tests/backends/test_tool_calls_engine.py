@@ -18,8 +18,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from client.backends.local_engine import LocalEngine
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
+from client.backends.engine.local_engine import LocalEngine
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, DoneReason, Failed
 from client.core.tools import ToolCall, ToolResult, ToolSpec

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from client.backends.sse import OpenAIStreamDecoder
+from client.backends.apis.openai.decoder import OpenAIStreamDecoder
 from client.core.events import Done, DoneReason, Finished, Token
 from client.core.tools import ToolCallsRequested
 from tests.backends.chunking import feed_in_pieces

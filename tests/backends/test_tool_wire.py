@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from client.backends import ollama, openai_compat
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
+from client.backends.kinds.ollama import body as ollama
+from client.backends.kinds.openai import body as openai_compat
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.events import Done, DoneReason, Failed, ToolCallsRequested, ToolCallStarted

@@ -71,3 +71,13 @@ def test_the_apps_own_options_and_lines_without_a_command_stay_as_they_are() -> 
 def test_a_command_without_the_option_says_so(capsys) -> None:
     assert main(["--url", "http://127.0.0.1:9", "lab"]) == 2
     assert "tachy lab does not take --url" in capsys.readouterr().err
+
+
+def test_help_says_what_tachy_is_not_what_the_module_may_import(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "May import" not in out and "client.ui" not in out
+    assert "desktop app" in out

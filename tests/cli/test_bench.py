@@ -9,7 +9,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from client.backends.local_engine import LocalEngine, free_port
+from client.backends.engine.local_engine import LocalEngine, free_port
+from client.backends.kinds.registry import decode_report
 from client.cli import main
 from client.cli.bench import ProgressBar, format_report
 from client.core.metrics import RequestMetrics
@@ -99,7 +100,7 @@ def test_local_cold_restarts_the_engine_and_leaves_nothing_running(
 def test_table_shows_server_timings_and_the_cold_request() -> None:
     server = {"llamacpp": {"prompt_ms": 12.0, "predicted_per_second": 60.0}}
     metrics = RequestMetrics(ttft_ms=50.0, ttfo_ms=50.0, e2el_ms=80.0, output_tokens=4)
-    metrics.server = server
+    metrics.server = decode_report(server)
     cold = RequestResult(1.0, "http://s", "m", RequestMetrics(ttft_ms=300.0), cold=True)
     report = BenchReport(
         "http://s",

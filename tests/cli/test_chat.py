@@ -22,8 +22,10 @@ def test_streams_exactly_the_text_and_a_summary(capsys: pytest.CaptureFixture[st
         code = main(["chat", "--url", server.url, "-m", "fake-model", "hi"])
     out, err = capsys.readouterr()
     assert code == 0
-    assert out == "Hello, wörld 🚀"
+    assert out == "Hello, wörld 🚀"  # exactly the text: a pipe gets no added newline
     assert "ttft" in err and "tokens/s" in err and "3 output tokens" in err
+    # ... and the figures start a line of their own (`tachy chat … | cat` on a terminal).
+    assert err.startswith("\n") and err.count("\n") >= 2
     assert "Traceback" not in err
 
 
@@ -66,11 +68,12 @@ def test_json_events_and_metrics(capsys: pytest.CaptureFixture[str]) -> None:
     every = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     lines = [line for line in every if line["event"] != "state"]
     names = [line["event"] for line in lines]
-    assert names == ["started", "token", "token", "usage", "done", "metrics"]
+    # The plan first: its predicted wait (tests/cli/test_chat_learns.py), then the stream.
+    assert names == ["plan", "started", "token", "token", "usage", "done", "metrics"]
     states = [line["state"] for line in every if line["event"] == "state"]
     assert states[-3:] == ["reading", "answering", "done"]  # the window's states
-    assert lines[1] == {"event": "token", "text": "x", "kind": "answer"}
-    assert lines[4]["reason"] == "stop" and lines[4]["text"] == "xy"
+    assert lines[2] == {"event": "token", "text": "x", "kind": "answer"}
+    assert lines[5]["reason"] == "stop" and lines[5]["text"] == "xy"
     assert lines[-1]["output_tokens"] == 2 and lines[-1]["ttft_ms"] > 0
 
 
@@ -207,3 +210,22 @@ def test_message_from_stdin(
         assert main(["chat", "--url", server.url, "-"]) == 0
     assert server.requests[0]["messages"][-1]["content"] == "a long question\nover two lines\n"
     assert capsys.readouterr().out == "ok"
+
+
+def test_json_says_a_stall_mid_answer_and_the_answer_going_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    fault = {"kind": "stall", "after_tokens": 3, "seconds": 3.0}
+    dials = {"ttft": 20, "tpot_ms": 5, "output_tokens": 8, "fault": fault}
+    running = run_in_thread(scenario_from_dict(dials))
+    try:
+        args = ["chat", "--url", running.url, "--api", "openai", "-m", "tachy-lab", "--json"]
+        code = main([*args, "hi"])
+    finally:
+        running.stop()
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    states = [line["state"] for line in lines if line["event"] == "state"]
+    assert code == 0
+    stalled = states.index("stalled")  # the window's state, from the same signals
+    assert states[stalled - 1] == "answering" and states[stalled + 1] == "answering"
+    assert states[-1] == "done"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from client.backends.local_engine import LOCAL_MODEL_NAME, LocalEngine
+from client.backends.engine.local_engine import LOCAL_MODEL_NAME, LocalEngine
 from client.cli import main
 
 pytestmark = pytest.mark.engine

@@ -48,7 +48,7 @@ def test_json_prints_the_retrieved_event_first_and_sends_the_passages(
     assert code == 0
     lines = [json.loads(line) for line in out.splitlines()]
     lines = [line for line in lines if line["event"] != "state"]  # the turn's states
-    assert [line["event"] for line in lines][:2] == ["retrieved", "started"]
+    assert [line["event"] for line in lines][:3] == ["retrieved", "plan", "started"]
     retrieved = lines[0]
     assert retrieved["timed_out"] is False and retrieved["ms"] > 0
     [passage] = retrieved["passages"]

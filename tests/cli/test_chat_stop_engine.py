@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
 from tests.engine_work import cpu_ticks, wait_until_idle, work_after_stop
 
 pytestmark = pytest.mark.engine

@@ -6,6 +6,7 @@ it with the real local engine, started by `tachy serve-local` a moment before.""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -16,10 +17,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from client.backends.local_engine import free_port
+from client.backends.engine.local_engine import free_port
 from client.cli import main
 from client.lab import RunningLab, run_in_thread, scenario_from_dict
 from client.lab.llamacpp_wire import LOADING_BODY
+from client.services.chat.turn_state import STATE_WORDS, TurnState
 from tests.backends.test_live_http import closed_port
 
 LOADING_LINE = "Loading the model…"
@@ -45,6 +47,20 @@ def test_chat_waits_for_the_model_and_says_so(
     assert lines[0] == LOADING_LINE
     assert lines[1].startswith("The model is loaded (")
     assert "ttft" in lines[-1]
+
+
+def test_chat_json_says_the_loading_state_the_words_on_stderr_say(
+    starting_lab: RunningLab, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 39, item 6: llama-server lists its models while loading and answers the
+    rest 503 "Loading model": that is the loading state, never "reading"."""
+    code = main(["chat", "--json", "--url", starting_lab.url, "--api", "openai", "hi"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    states = [r["state"] for r in map(json.loads, out.splitlines()) if r["event"] == "state"]
+    assert states[0] == "loading" and states[-1] == "done"
+    assert "reading" not in states[: states.index("loading") + 1]
+    assert err.splitlines()[0] == LOADING_LINE == f"{STATE_WORDS[TurnState.LOADING]}…"
 
 
 def test_models_and_bench_wait_for_the_model(capsys: pytest.CaptureFixture[str]) -> None:

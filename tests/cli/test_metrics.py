@@ -27,6 +27,7 @@ SHOWN = (
     "ttfo_ms",
     "tpot_ms",
     "tokens_per_s",
+    "qoe",
     "e2el_ms",
     "output_tokens",
     "tier",
@@ -87,7 +88,7 @@ def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
 
 def test_json_shape_matches_bench(stored: list[float], capsys: pytest.CaptureFixture[str]) -> None:
     data = run_json(capsys)
-    assert set(data) == {"n", "requests", *METRICS}
+    assert set(data) == {"n", "requests", *METRICS, "qoe"}
     assert data["n"] == 12
     assert len(data["requests"]) == 12
     times = [r["time_unix"] for r in data["requests"]]
@@ -140,6 +141,7 @@ def test_table_shows_requests_and_percentiles(
         "15.0",
         "20.0",
         "50.0",
+        "–",
         "1010.0",
         "51",
         "instant",
@@ -149,6 +151,23 @@ def test_table_shows_requests_and_percentiles(
     assert "10 requests" in out
     summary = {line.split()[0]: line.split()[1:] for line in lines if line.startswith("ttft_ms ")}
     assert summary["ttft_ms"] == ["10", "55.0", "55.0", "91.0", "95.5", "99.1"]
+
+
+def test_qoe_has_its_median_and_low_tail(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Database() as db:
+        store = MetricsStore(db)
+        for qoe in (1.0, 1.0, 0.86, 0.5, None):
+            store.record(RequestMetrics(ttft_ms=200.0, qoe=qoe), server="A", model="m", outcome="x")
+    data = run_json(capsys)
+    assert [r["qoe"] for r in data["requests"]] == [1.0, 1.0, 0.86, 0.5, None]
+    assert data["qoe"]["n"] == 4 and data["qoe"]["median"] == pytest.approx(0.93)
+    assert data["qoe"]["p5"] == pytest.approx(0.554)
+    assert main(["metrics"]) == 0
+    out = capsys.readouterr().out
+    assert "qoe (Andes; a reader at 6 tokens/s after 1 s): P50 0.93, P5 0.55 (n 4)" in out
+    assert "0.86" in out.splitlines()[3]  # each request's, in its column
 
 
 def test_csv_has_one_row_per_request(
@@ -166,7 +185,7 @@ def test_empty_store_says_so(data_dir: Path, capsys: pytest.CaptureFixture[str])
     assert "No stored metrics yet" in capsys.readouterr().out
     assert list(data_dir.iterdir()) == []  # nothing created just to look
     data = run_json(capsys)
-    assert data == {"n": 0, "requests": [], **dict.fromkeys(METRICS)}
+    assert data == {"n": 0, "requests": [], **dict.fromkeys((*METRICS, "qoe"))}
 
 
 def test_no_match_says_how_many_are_stored(

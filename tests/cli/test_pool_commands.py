@@ -43,11 +43,10 @@ def test_bench_prints_each_policy_beside_the_first_server(
         policies = ["--policy", "failover,least-loaded"]
         runs_of = ["-m", "m", "-n", "3", "--warmup", "0", "--json", "-"]
         code = main(["bench", "--api", "openai", "--pool", pool, *policies, *runs_of])
-    out = capsys.readouterr().out
+    out, table = capsys.readouterr()
     assert code == 0
-    table, _, data = out.partition("[")
     assert "single server" in table and "failover" in table and "least-loaded" in table
-    runs = json.loads("[" + data)
+    runs = json.loads(out)  # the JSON alone on stdout, the table on stderr
     assert [r["policy"] for r in runs] == ["single server", "failover", "least-loaded"]
     assert all(r["n"] == 3 and r["errors"] == 0 for r in runs)
     assert runs[1]["servers"][0]["wins"] == 3  # failover: the first server, every time

@@ -12,7 +12,7 @@ import httpx
 import psutil
 import pytest
 
-from client.backends.local_engine import LOCAL_MODEL_NAME, free_port
+from client.backends.engine.local_engine import LOCAL_MODEL_NAME, free_port
 from client.cli import main
 
 

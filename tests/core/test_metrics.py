@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.core.events import DoneReason, ServerTimings, TokenKind, Usage
+from client.backends.kinds.registry import timings_of
+from client.core.events import DoneReason, TokenKind, Usage
 from client.core.metrics import compute_metrics
 from client.core.timeline import RequestTimeline
 
@@ -45,11 +46,11 @@ def test_server_count_wins_over_chunks() -> None:
 
 def test_ollama_and_llamacpp_counts() -> None:
     timeline = _timeline((10, TokenKind.ANSWER), (30, TokenKind.ANSWER))
-    ollama = ServerTimings("ollama", {"eval_count": 5, "prompt_eval_count": 7})
+    ollama = timings_of("ollama", {"eval_count": 5, "prompt_eval_count": 7})
     metrics = compute_metrics(timeline, None, [ollama])
     assert (metrics.output_tokens, metrics.prompt_tokens) == (5, 7)
-    assert metrics.server["ollama"]["eval_count"] == 5
-    llama = ServerTimings("llamacpp", {"predicted_n": 9, "prompt_n": 4})
+    assert metrics.server["ollama"].values["eval_count"] == 5
+    llama = timings_of("llamacpp", {"predicted_n": 9, "prompt_n": 4})
     metrics = compute_metrics(timeline, None, [llama])
     assert (metrics.output_tokens, metrics.prompt_tokens) == (9, 4)
 
@@ -113,8 +114,8 @@ def test_a_length_finish_or_a_chunk_count_ends_at_the_last_text() -> None:
 def test_ollama_and_llamacpp_timings_without_a_finish_chunk_are_unchanged() -> None:
     timeline = _timeline((10, TokenKind.ANSWER), (30, TokenKind.ANSWER))
     for timings in (
-        ServerTimings("ollama", {"eval_count": 3}),
-        ServerTimings("llamacpp", {"predicted_n": 3}),
+        timings_of("ollama", {"eval_count": 3}),
+        timings_of("llamacpp", {"predicted_n": 3}),
     ):
         metrics = compute_metrics(timeline, None, [timings])
         assert (metrics.e2el_ms, metrics.tpot_ms) == (30, pytest.approx(10))

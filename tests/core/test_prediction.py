@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from client.backends.kinds.registry import decode_report
 from client.core.conversation import ChatMessage
 from client.core.metrics import RequestMetrics
 from client.core.prediction import ModelState, Prediction, TtftPredictor, tokens_to_process
@@ -146,13 +147,15 @@ def test_damaged_saved_samples_are_skipped(saved: object) -> None:
 def test_ollama_load_duration_splits_a_cold_request() -> None:
     predictor = TtftPredictor()
     metrics = RequestMetrics(ttft_ms=3100.0, prompt_tokens=200)
-    metrics.server = {
-        "ollama": {
-            "load_duration_ms": 3000.0,
-            "prompt_eval_duration_ms": 80.0,
-            "prompt_eval_count": 200,
+    metrics.server = decode_report(
+        {
+            "ollama": {
+                "load_duration_ms": 3000.0,
+                "prompt_eval_duration_ms": 80.0,
+                "prompt_eval_count": 200,
+            }
         }
-    }
+    )
     predictor.observe_metrics(metrics)
     assert predictor.load_ms == pytest.approx(3000.0)
     warm = predictor.predict(200)
@@ -162,7 +165,7 @@ def test_ollama_load_duration_splits_a_cold_request() -> None:
 def test_llamacpp_timings_and_callers_token_count() -> None:
     predictor = TtftPredictor()
     metrics = RequestMetrics(ttft_ms=150.0, prompt_tokens=None)
-    metrics.server = {"llamacpp": {"prompt_ms": 100.0, "prompt_n": 250}}
+    metrics.server = decode_report({"llamacpp": {"prompt_ms": 100.0, "prompt_n": 250}})
     predictor.observe_metrics(metrics, prompt_tokens=250)
     assert predictor.overhead_ms == pytest.approx(50.0)
     predictor.observe_metrics(RequestMetrics(ttft_ms=None), prompt_tokens=10)  # ignored

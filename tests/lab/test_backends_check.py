@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.backends.ollama import OllamaBackend
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.apis.ollama.backend import OllamaBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, DoneReason, Failed, Token, TokenKind
 from client.lab import LabServer, scenario_from_dict

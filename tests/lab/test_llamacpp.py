@@ -181,3 +181,31 @@ async def test_health_is_503_while_the_model_loads(start_lab) -> None:
     }
     await loading
     assert (await client.get("/health")).json() == {"status": "ok"}
+
+
+async def test_the_llamacpp_lab_speaks_only_llama_servers_wire(start_lab) -> None:
+    """Issue 39, item 17: a real llama-server answers Ollama's paths 404, so Tachy's
+    detection takes it for what it is (OpenAI-compatible, llama.cpp) and asks for its
+    prefill progress, and every view names it llama.cpp."""
+    from client.backends import backend_for
+    from client.backends.detect import detect
+    from client.core.conversation import ChatMessage, ChatRequest
+    from client.core.events import Prefill, ServerTimings
+
+    server, client = await start_lab(server="llamacpp", prefill_tokens_per_s=2000, n_batch=16)
+    for path in ("/api/tags", "/api/version"):
+        answer = await client.get(path)
+        assert (answer.status_code, answer.headers["server"]) == (404, "llama.cpp"), path
+    assert (await client.post("/api/chat", json=chat_body())).status_code == 404
+    api = await detect(server.url)
+    assert api == "openai"
+    backend = backend_for(server.url, api)
+    try:
+        await backend.list_models()  # as the window does first: it learns the kind
+        request = ChatRequest("tachy-lab", [ChatMessage("user", "why " * 60)])
+        async with backend.chat(request) as stream:
+            events = [event async for event in stream]
+    finally:
+        await backend.aclose()
+    assert any(isinstance(e, Prefill) for e in events)
+    assert [e.source for e in events if isinstance(e, ServerTimings)] == ["llamacpp"]

@@ -144,3 +144,16 @@ async def test_chinese_corpus(start_lab) -> None:
     _, client = await start_lab(corpus="chinese")
     body = (await client.post("/api/chat", json=chat_body(stream=False))).json()
     assert any("\u4e00" <= ch <= "\u9fff" for ch in body["message"]["content"])
+
+
+def test_bursty_holds_the_steady_tokens_back_to_each_burst() -> None:
+    steady = make_plan(PRESETS["steady"], random.Random(1), False, None)
+    bursty = make_plan(PRESETS["bursty"], random.Random(1), False, None)
+    assert steady.ttft_s == bursty.ttft_s
+    assert steady.offsets[0] == bursty.offsets[0] == 0.0  # the first token is not held
+    assert steady.offsets[-1] == pytest.approx(bursty.offsets[-1])  # the same mean rate
+    assert sorted(set(bursty.offsets)) == pytest.approx([0.0, 3.0, 6.0, 9.0, 12.0])
+    held = [b - s for s, b in zip(steady.offsets, bursty.offsets, strict=True)]
+    assert min(held) >= -1e-9 and max(held) < 3.0  # never early, never a burst late
+    with pytest.raises(ScenarioError):
+        scenario_from_dict({"burst_ms": -1})

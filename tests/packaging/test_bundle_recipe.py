@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from client import __version__
-from client.backends import local_engine
+from client.backends.engine import local_engine
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "packaging"))

@@ -30,8 +30,8 @@ from typing import Any
 if __package__ in (None, ""):  # run as a file: make the repo root importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from client.backends.ndjson import OllamaDecoder
-from client.backends.sse import OpenAIStreamDecoder
+from client.backends.apis.ollama.decoder import OllamaDecoder
+from client.backends.apis.openai.decoder import OpenAIStreamDecoder
 from client.core.events import Done, Token
 
 GOAL_CHUNKS_PER_S = 50_000

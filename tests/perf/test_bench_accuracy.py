@@ -22,7 +22,7 @@ moment its HTTP transport has written the request, the point Tachy starts from, 
 moment its transport read the bytes of its first chunk with content) must agree with
 Tachy's median TTFT within 2 ms; the two are run in turn, one request each, so the
 machine's load falls on both alike. Tachy stamps a token with its bytes' arrival (the
-kernel's receive time on Linux, client/backends/socket_stream.py); the SDK's parsing
+kernel's receive time on Linux, client/backends/transport/socket_stream.py); the SDK's parsing
 of the chunk into its model comes after that, about 2 ms on this 2-core machine, and is
 printed beside it.
 

@@ -16,7 +16,7 @@ import time
 import pytest
 
 from client.backends import OpenAICompatBackend
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
 from client.services.cascade.cascade import backend_classifier
 from client.services.planning.router import DEFAULT_BUDGET_MS, decide, route_by_rules
 from tests.services.router_questions import QUESTIONS

@@ -15,8 +15,8 @@ import statistics
 import pytest
 
 from client.backends import OpenAICompatBackend
-from client.backends.engine_settings import EngineSettings
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.engine_settings import EngineSettings
+from client.backends.engine.local_engine import LocalEngine
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, GenerationOptions
 from client.services.planning.compression import older_turns, summarise, worth_compressing

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from client.backends.ndjson import OllamaDecoder
-from client.backends.sse import OpenAIStreamDecoder
+from client.backends.apis.ollama.decoder import OllamaDecoder
+from client.backends.apis.openai.decoder import OpenAIStreamDecoder
 from tests.perf.bench_decoders import GOAL_CHUNKS_PER_S, decode_all, ollama_stream, openai_stream
 
 pytestmark = pytest.mark.perf

@@ -2,7 +2,7 @@
 really stops the server). llama-server notices the closed connection when it writes the
 next token, so the baseline from this run is the engine's own token time: on a machine
 too busy for 250 ms, the goal is three of them. CPU ticks (10 ms) from /proc, sampled
-from the cancel on; tests/backends/test_local_engine.py checks the same Stop by work."""
+from the cancel on; tests/backends/engine/test_local_engine.py checks the same Stop by work."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import time
 import pytest
 
 from client.backends import make_backend
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, DoneReason, Token
-from tests.backends.test_local_engine import LONG_STORY
+from tests.backends.engine.test_local_engine import LONG_STORY
 from tests.engine_work import cpu_ticks
 
 pytestmark = [pytest.mark.perf, pytest.mark.engine]

@@ -28,8 +28,8 @@ import statistics
 import httpx
 import pytest
 
-from client.backends.engine_settings import EngineSettings
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.engine_settings import EngineSettings
+from client.backends.engine.local_engine import LocalEngine
 from tests.engine_cpu import cpu_ticks
 
 pytestmark = [pytest.mark.perf, pytest.mark.engine]

@@ -26,8 +26,8 @@ import statistics
 import pytest
 
 from client.backends import OpenAICompatBackend
-from client.backends.engine_settings import EngineSettings
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.engine_settings import EngineSettings
+from client.backends.engine.local_engine import LocalEngine
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Prefill
@@ -74,7 +74,7 @@ async def prefill_rate(backend: OpenAICompatBackend, engine: LocalEngine) -> tup
         async for _ in stream:
             pass
     cpu_s = max(cpu_ticks(engine.pid) - ticks, 1) / 100.0
-    timings = stream.metrics().server["llamacpp"]
+    timings = stream.metrics().server["llamacpp"].values
     return timings["prompt_n"] / timings["prompt_ms"] * 1000.0, timings["prompt_n"] / cpu_s
 
 

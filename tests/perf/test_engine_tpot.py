@@ -3,7 +3,7 @@ in predicted_n and sends it as a last chunk without text (finish_reason "stop"),
 e2el ends there and Tachy's TPOT follows timings.predicted_per_token_ms. Ending at the
 last text instead read 9-11 % low on 10- to 18-token answers. The server's figure is the
 baseline, from the same requests; the goal is a median ratio within 4 %. Two clocks on a
-busy machine drift apart: a benchmark. tests/backends/test_engine_tpot.py checks the
+busy machine drift apart: a benchmark. tests/backends/engine/test_engine_tpot.py checks the
 counts."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import statistics
 
 import pytest
 
-from client.backends.local_engine import LocalEngine
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
+from client.backends.engine.local_engine import LocalEngine
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 
 pytestmark = [pytest.mark.perf, pytest.mark.engine]
@@ -34,7 +34,7 @@ async def test_tpot_follows_the_engines_predicted_per_token_ms(
                 async for _ in stream:
                     pass
             metrics = stream.metrics()
-            server = metrics.server["llamacpp"]
+            server = metrics.server["llamacpp"].values
             assert stream.timeline.finish_reason is not None
             if stream.timeline.finish_reason.value != "stop":
                 continue

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from client.backends import make_backend
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
 from client.core.stats import summarize
 from client.services.bench.runner import BenchSettings, run_bench
 from client.services.chat.session import ChatSession

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from client.backends.ollama import OllamaBackend
+from client.backends.apis.ollama.backend import OllamaBackend
 from client.lab import LabServer, scenario_from_dict
 from tests.lab.test_backends_check import request, run
 

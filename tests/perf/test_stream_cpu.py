@@ -4,7 +4,7 @@
 per reply, one per chunk, every 25 ms: 2,000 chunks a second in all), this process's
 CPU time (time.process_time: steadier than wall time on a shared machine) divided by
 the tokens received. Measured in turn (A B A B) with httpx's default network layer
-(anyio) in place of Tachy's asyncio sockets (client/backends/socket_stream.py), and a
+(anyio) in place of Tachy's asyncio sockets (client/backends/transport/socket_stream.py), and a
 bare asyncio client (tests/perf/test_lab_timing.py's) for scale.
 
 Bound: Tachy's median at most 85 % of the default layer's (measured while writing it:
@@ -21,7 +21,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from client.backends import make_backend, transport
+from client.backends import make_backend
+from client.backends.transport import transport
 from client.services.bench.runner import BenchSettings, run_bench
 from tests.perf.test_bench_accuracy import TOKENS, _lab
 from tests.perf.test_lab_timing import timed_stream

@@ -23,7 +23,7 @@ import statistics
 import pytest
 
 from client.backends import OpenAICompatBackend
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Prefill
 from client.core.metrics import RequestMetrics

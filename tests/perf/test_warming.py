@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 
 from client.backends import OllamaBackend, OpenAICompatBackend
-from client.backends.local_engine import LocalEngine, free_port
+from client.backends.engine.local_engine import LocalEngine, free_port
 from client.backends.stream import StreamTimeouts
 from client.core.budget import estimate_tokens
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions

@@ -54,7 +54,7 @@ def test_a_schema_5_history_opens_and_takes_images(data_dir: Path) -> None:
     )
     conn.close()
     with Database() as db:
-        assert db.version == 6
+        assert db.version == len(MIGRATIONS)
         assert [m.content for m in HistoryStore(db).active_path(1)] == ["q"]
         images = ImageStore(db)
         assert images.attachments(1) == []  # older messages simply have none

@@ -4,7 +4,7 @@ from dataclasses import fields
 
 import pytest
 
-from client.core.events import ServerTimings
+from client.backends.kinds.registry import decode_report, timings_of
 from client.core.metrics import FIGURE_FIELDS, RequestMetrics, compute_metrics, figures_of
 from client.core.timeline import RequestTimeline
 from client.store.history import HistoryStore
@@ -35,7 +35,7 @@ def test_record_round_trips_every_field(metrics_store: MetricsStore, history: Hi
         prompt_tokens=12,
         output_tokens_estimated=True,
         chunks=25,
-        server={"llamacpp": {"predicted_n": 26.0, "prompt_ms": 9.5}},
+        server=decode_report({"llamacpp": {"predicted_n": 26.0, "prompt_ms": 9.5}}),
     )
     stages = {"request_written": 0.0, "first_token": 120.5}
     record_id = metrics_store.record(
@@ -91,7 +91,7 @@ def test_the_table_has_a_column_for_each_field_of_the_record(
 
 def test_records_computed_metrics_from_a_timeline(metrics_store: MetricsStore) -> None:
     timeline = RequestTimeline()
-    metrics = compute_metrics(timeline, server_timings=[ServerTimings("ollama", {"eval_count": 3})])
+    metrics = compute_metrics(timeline, server_timings=[timings_of("ollama", {"eval_count": 3})])
     metrics_store.record(metrics, server="s", model="m", outcome="failed")
     [record] = metrics_store.query()
     assert record.ttft_ms is None and record.tier is None

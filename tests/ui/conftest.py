@@ -19,7 +19,7 @@ import qasync
 from PySide6.QtCore import QEvent, QLocale, QSettings
 from PySide6.QtWidgets import QApplication
 
-from client.backends.engine_settings import EngineSettings
+from client.backends.engine.engine_settings import EngineSettings
 from client.services.storage.stores import open_stores
 from client.ui.shell.app import TachyApp, track_async_generators
 from tests.ui.scripted_server import ScriptedOllama

@@ -11,13 +11,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.detect import detect
 from client.backends.errors import ModelNotFound, ServerError
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.kinds.vllm.timings import VllmTimings
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, Failed, Token
 from client.core.metrics import RequestMetrics
-from client.core.vllm_timings import vllm_timings
 from client.services.hud.hud_model import record_from_request
 from client.services.hud.waterfall import build_waterfall
 from tests.vllm.conftest import ROOT, VllmServer
@@ -60,7 +60,7 @@ async def test_detect_names_vllm_and_models_lists_smollm2(
     vllm: VllmServer, backend: OpenAICompatBackend
 ) -> None:
     assert await detect(vllm.url) == "openai"
-    assert await backend.server_kind() == "vllm" and backend.vllm
+    assert (await backend.server_kind()).name == "vllm" and backend.kind.name == "vllm"
     (model,) = await backend.list_models()
     assert model.name == vllm.model and model.context_length == 2048
 
@@ -74,8 +74,8 @@ async def test_a_streamed_answer_with_vllms_counts_and_timings(
     # vLLM counts the chat template's tokens and its end-of-sequence token (sent as "").
     assert metrics.prompt_tokens == 37 and not metrics.output_tokens_estimated
     assert metrics.output_tokens == len(texts) + 1
-    timings = vllm_timings(metrics.server["vllm"])
-    assert timings is not None and timings.itl_ms and timings.queue_ms is not None
+    timings = metrics.server["vllm"]
+    assert isinstance(timings, VllmTimings) and timings.itl_ms and timings.queue_ms is not None
     record = record_from_request(
         metrics, None, at=0.0, model=vllm.model, server=vllm.url, cold=False, outcome="stop"
     )
@@ -95,7 +95,7 @@ async def test_tpot_is_vllms_mean_inter_token_latency(
     for question, max_tokens in ((LONG_QUESTION, 100), (LONG_ANSWER, 300)):
         _, end, metrics = await answer(backend, ask(vllm.model, question, max_tokens))
         assert isinstance(end, Done) and end.reason == ("length" if max_tokens == 100 else "stop")
-        itl = metrics.server["vllm"]["mean_itl_ms"]
+        itl = metrics.server["vllm"].values["mean_itl_ms"]
         assert metrics.tpot_ms is not None
         ratio = metrics.tpot_ms / itl
         print(

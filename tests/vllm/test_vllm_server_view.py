@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from client.backends.openai_compat import OpenAICompatBackend
-from client.backends.server_figures import ServerFigures
+from client.backends.apis.openai.backend import OpenAICompatBackend
+from client.backends.figures.fetch import ServerFigures
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done
 from client.services.hud.server_stats import ServerStatsPoller

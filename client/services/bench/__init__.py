@@ -1,3 +1,3 @@
 """`tachy bench`: measured requests, loads, sweeps, cascade runs, exports.
-May import: race, chat, cascade, fleet, servers, planning, storage, backends, store, core.
+May import: race, chat, cascade, fleet, servers, planning, tools, storage, backends, store, core.
 """

@@ -19,6 +19,7 @@ from client.core.conversation import GenerationOptions
 from client.core.events import Done, Failed
 from client.core.metrics import RequestMetrics
 from client.core.stats import Summary, summarize
+from client.services.bench.export import ExportedRequest
 from client.services.cascade.cascade import FALLBACK_AFTER_S, first_token_limit
 from client.services.cascade.fallback import FallbackStream, FellBack
 from client.services.planning.planner import (
@@ -60,6 +61,7 @@ class CascadeResult:
     metrics: RequestMetrics
     decided_ms: float
     error: str | None = None
+    started_at: float | None = None  # wall-clock seconds
 
     @property
     def fell_back(self) -> bool:
@@ -82,6 +84,19 @@ class CascadeReport:
     @property
     def errors(self) -> int:
         return sum(r.error is not None for r in self.results)
+
+    def exported(self) -> list[ExportedRequest]:
+        """Each request as --export writes it, under the route that answered it."""
+        return [
+            ExportedRequest(
+                r.answered or r.chosen,
+                r.metrics,
+                "failed" if r.error is not None else "stop",
+                r.error,
+                started_at=r.started_at,
+            )
+            for r in self.results
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -125,7 +140,7 @@ async def run_cascade_bench(routes: list[Route], settings: CascadeBenchSettings)
 async def measure_cascade_one(
     routes: list[Route], settings: CascadeBenchSettings, text: str
 ) -> CascadeResult:
-    started = time.perf_counter()
+    started_at, started = time.time(), time.perf_counter()
     plan = _plan(routes, settings, text)
     decided_ms = (time.perf_counter() - started) * 1000
     chosen = plan.route.tier
@@ -141,7 +156,10 @@ async def measure_cascade_one(
     outcome = stream.outcome
     error = outcome.message if isinstance(outcome, Failed) else None
     answered = "" if error is not None and not got else route.tier
-    return CascadeResult(text, chosen, answered, route.model, stream.metrics(), decided_ms, error)
+    metrics = stream.metrics()
+    return CascadeResult(
+        text, chosen, answered, route.model, metrics, decided_ms, error, started_at
+    )
 
 
 def _plan(

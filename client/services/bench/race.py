@@ -10,17 +10,20 @@ races are kept in an in-memory history: a benchmark leaves no conversations behi
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from client.core.conversation import GenerationOptions
+from client.core.metrics import RequestMetrics
 from client.core.stats import Summary, summarize
+from client.services.bench.export import ExportedRequest
 from client.services.bench.runner import DEFAULT_PROMPT, START_WORDS
 from client.services.chat.session_events import Outcome
 from client.services.chat.session_settings import SessionSettings
 from client.services.planning.planner import Route
-from client.services.race.column import ColumnFigures
+from client.services.race.column import ColumnFigures, RaceColumn
 from client.services.race.race import Race, RaceRoute
 
 
@@ -39,6 +42,7 @@ class RouteResults:
     name: str
     model: str
     races: list[ColumnFigures] = field(default_factory=list)
+    answers: list[ExportedRequest] = field(default_factory=list)  # for --export
 
     @property
     def completed(self) -> list[ColumnFigures]:
@@ -85,6 +89,10 @@ class RaceBenchReport:
     def races(self) -> int:
         return len(self.routes[0].races) if self.routes else 0
 
+    def exported(self) -> list[ExportedRequest]:
+        """Every column's answer of every race, route by route, for --export."""
+        return [answer for route in self.routes for answer in route.answers]
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "races": self.races,
@@ -102,9 +110,23 @@ async def run_race_bench(routes: Sequence[Route], settings: RaceBenchSettings) -
     for index in range(settings.warmup + settings.n):
         question = f"{START_WORDS[index % len(START_WORDS)]}: {settings.prompt}"
         race = Race(None, None, race_routes, question)  # kept in memory only
+        started_at = time.time()
         async for _ in race:
             pass
         if index >= settings.warmup:
             for route, figures in zip(report.routes, race.figures(), strict=True):
                 route.races.append(figures)
+            for route, column in zip(report.routes, race.columns, strict=True):
+                route.answers.append(_answer(route.name, column, started_at))
     return report
+
+
+def _answer(name: str, column: RaceColumn, started_at: float) -> ExportedRequest:
+    """A column's answer as --export writes it (started when its race did)."""
+    finished = column.finished
+    if finished is None:
+        return ExportedRequest(name, RequestMetrics(), "failed", "did not end", False, started_at)
+    complete = finished.outcome is Outcome.COMPLETE
+    outcome = "stop" if complete else finished.outcome.value
+    error = None if complete else (finished.error_message or finished.outcome.value)
+    return ExportedRequest(name, finished.metrics, outcome, error, False, started_at)

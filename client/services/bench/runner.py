@@ -5,13 +5,16 @@ Warm-up requests are run first and not reported. With `cold`, a hook makes the
 server cold (Ollama: unload with keep_alive 0; the local engine: restart it), the
 first request runs alone and is reported separately from the warm ones.
 
-With `cold`, each request's message also starts with its own word ("Alpha: ...",
-"Blue: ..."; `vary_start` turns this on or off). Servers with a prompt cache
+With `cold`, or with images, each request's message also starts with its own word
+("Alpha: ...", "Blue: ..."; `vary_start` turns this on or off). Servers with a prompt cache
 (llama.cpp and so the local engine, llama-cpp-python, vLLM, Ollama's runner) reuse the
 longest common token prefix with the previous request: repeating one prompt would
 leave the warm requests almost nothing to prefill, while the first request after a
 restart (or after a warm-up) prefills all of its message. A different first word gives
 every request the same work, so the cold and warm figures compare like with like.
+With images it matters most: the image follows the text, so a repeated prompt would let
+llama-server reuse the encoded image (prompt_n 1 of 832, TTFT 30 ms instead of seconds)
+and the image would never be measured.
 """
 
 from __future__ import annotations
@@ -25,10 +28,11 @@ from client.backends.base import Backend
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatRequest, GenerationOptions
 from client.core.events import Done, Failed
-from client.core.images import ImagePart
+from client.core.images import Attachment, ImagePart
 from client.core.metrics import RequestMetrics
+from client.core.qoe import QoeSpread, qoe_spread
+from client.core.server_timings import ServerReport
 from client.core.stats import Summary, summarize
-from client.core.vllm_timings import VllmTimings, vllm_timings
 from client.services.bench.figures import RunFigures, goodput, run_figures
 from client.services.bench.load import poisson_offsets, send_all
 from client.services.fleet.fleet_stream import FleetStream
@@ -78,6 +82,7 @@ class BenchSettings:
     seed: int = 0
     slo: dict[str, float] | None = None  # goodput SLOs in ms (bench_figures.parse_slo)
     images: tuple[ImagePart, ...] = ()  # sent with every request (`--image`)
+    attached: tuple[Attachment, ...] = ()  # those images as attached: the report's figures
 
     def request(self, backend: Backend, index: int = 0) -> ChatRequest:
         """The index-th request of the run (the cold one is 0), planned as the app
@@ -92,8 +97,15 @@ class BenchSettings:
         )
         return plan_request(given).request()
 
+    @property
+    def varies_start(self) -> bool:
+        """Each request starts with its own word (see the module's docstring)."""
+        if self.vary_start is not None:
+            return self.vary_start
+        return self.cold or bool(self.images)
+
     def message(self, index: int = 0) -> str:
-        vary = self.cold if self.vary_start is None else self.vary_start
+        vary = self.varies_start
         if not vary:
             return self.prompt
         return f"{START_WORDS[index % len(START_WORDS)]}: {self.prompt}"
@@ -128,7 +140,9 @@ class RequestResult:
             "ttfo_ms": m.ttfo_ms,
             "tpot_ms": m.tpot_ms,
             "tokens_per_s": m.tokens_per_s,
+            "qoe": m.qoe,
             "e2el_ms": m.e2el_ms,
+            "prompt_tokens": m.prompt_tokens,
             "output_tokens": m.output_tokens,
             "output_tokens_estimated": m.output_tokens_estimated,
             "tokens_estimated": m.output_tokens_estimated,
@@ -138,43 +152,14 @@ class RequestResult:
             "outcome": self.outcome,
             "error": self.error,
             "sent": self.sent,
-            "server_timings": m.server,
+            "server_timings": m.server.encode(),
         }
 
 
-def server_figures(server: dict[str, dict[str, float]]) -> dict[str, float]:
-    """The server's own load / prompt / decode figures, in one vocabulary."""
-    figures: dict[str, float] = {}
-    if ollama := server.get("ollama"):
-        if "load_duration_ms" in ollama:
-            figures["server_load_ms"] = ollama["load_duration_ms"]
-        if "prompt_eval_duration_ms" in ollama:
-            figures["server_prompt_ms"] = ollama["prompt_eval_duration_ms"]
-        count, duration = ollama.get("eval_count"), ollama.get("eval_duration_ms")
-        if count and duration:
-            figures["server_tokens_per_s"] = count / duration * 1000.0
-    if llamacpp := server.get("llamacpp"):
-        if "prompt_ms" in llamacpp:
-            figures["server_prompt_ms"] = llamacpp["prompt_ms"]
-        if "predicted_per_second" in llamacpp:
-            figures["server_tokens_per_s"] = llamacpp["predicted_per_second"]
-    if (vllm := server.get("vllm")) and (timings := vllm_timings(vllm)) is not None:
-        figures.update(_vllm_figures(timings))
-    return figures
-
-
-def _vllm_figures(timings: VllmTimings) -> dict[str, float]:
-    """vLLM's TTFT, queue, prefill and mean gap; its decode rate from that gap (its own
-    tokens_per_second spans the first-token wait too, unlike the others' rates)."""
-    figures = {"server_ttft_ms": timings.ttft_ms}
-    if timings.queue_ms is not None:
-        figures["server_queue_ms"] = timings.queue_ms
-    if timings.prefill_ms is not None:
-        figures["server_prompt_ms"] = timings.prefill_ms
-    if timings.itl_ms:
-        figures["server_tpot_ms"] = timings.itl_ms
-        figures["server_tokens_per_s"] = 1000.0 / timings.itl_ms
-    return figures
+def server_figures(server: ServerReport) -> dict[str, float]:
+    """The server's own load / prompt / decode figures, in one vocabulary (each kind's
+    timings say theirs: client/core/server_timings.py `figures`)."""
+    return server.figures()
 
 
 @dataclass(slots=True)
@@ -208,6 +193,12 @@ class BenchReport:
         return sum(not r.ok for r in self.results)
 
     @property
+    def empty_answers(self) -> int:
+        """Measured answers that completed with no text (the model stopped at once):
+        counted as completed, with no first token to time."""
+        return sum(r.ok and r.metrics.ttft_ms is None for r in self.warm_results)
+
+    @property
     def output_tokens_estimated(self) -> bool:
         return any(r.metrics.output_tokens_estimated for r in self.results if r.ok)
 
@@ -221,7 +212,12 @@ class BenchReport:
         }
         table["itl_ms"] = summarize(gap for m in ok for gap in m.itl_ms)
         table["output_tokens"] = summarize(m.output_tokens for m in ok)
+        table["prompt_tokens"] = summarize(m.prompt_tokens for m in ok)  # the server's count
         return table
+
+    def qoe(self) -> QoeSpread:
+        """Andes' QoE over the successful warm answers: P50, P5 and n."""
+        return qoe_spread(r.metrics.qoe for r in self.warm_results if r.ok)
 
     def server_summaries(self) -> dict[str, Summary]:
         """The server's own figures, only those it reported."""
@@ -238,20 +234,40 @@ class BenchReport:
             "model": self.settings.model,
             "n": len(self.warm_results),
             "errors": self.errors,
+            "empty_answers": self.empty_answers,
             "concurrency": self.settings.concurrency,
             "max_tokens": self.settings.max_tokens,
             "output_tokens_estimated": self.output_tokens_estimated,
             "cold": self.cold_result.as_dict() if self.cold_result else None,
             "warmed_before_first": self.settings.warming,
             "request_rate": self.settings.request_rate,
+            "images": [image_figures(a) for a in self.settings.attached],
+            "varied_start": self.settings.varies_start,
             **self.figures().as_dict(),
             "goodput": self.goodput(),
             **{name: _summary_dict(summary) for name, summary in summaries.items()},
+            "qoe": self.qoe().as_dict(),
             "server_timings": {
                 name: summary.as_dict() for name, summary in self.server_summaries().items()
             },
             "requests": [r.as_dict() for r in ordered],
         }
+
+
+def image_figures(attachment: Attachment) -> dict[str, Any]:
+    """An image sent with every request: the original, what was sent, the preparing."""
+    sent = attachment.sent
+    return {
+        "name": attachment.name,
+        "original_width": attachment.original_width,
+        "original_height": attachment.original_height,
+        "original_bytes": len(attachment.original),
+        "sent_width": sent.width,
+        "sent_height": sent.height,
+        "sent_bytes": len(sent.data),
+        "downscaled": attachment.downscaled,
+        "prepare_ms": round(attachment.prepare_ms, 3),
+    }
 
 
 def _summary_dict(summary: Summary | None) -> dict[str, float] | None:

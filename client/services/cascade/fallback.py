@@ -2,6 +2,7 @@
 before its first token (client/services/cascade/cascade.py says which failures).
 
     stream = FallbackStream(plan, timeouts, on_fallback, first_token_s=10.0)
+    opener = CascadeOpener(plan, 10.0)          # the same, as the turn pipeline opens it
     async with stream:
         async for event in stream:   # the chosen route's events, or the fallback's
             ...
@@ -22,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from client.backends.errors import FirstByteTimeout, TachyError
 from client.backends.stream import ChatStream, StreamTimeouts
+from client.core.conversation import ChatRequest
 from client.core.events import (
     Done,
     Failed,
@@ -45,6 +47,7 @@ class FellBack:
     failed_model: str
     error: str
     plan: RequestPlan  # the fallback's plan, now answering
+    request: ChatRequest  # what it sent (built once from that plan)
 
     @property
     def note(self) -> str:
@@ -58,17 +61,29 @@ class FellBack:
 OnFallback = Callable[[FellBack], None]
 
 
-def answer_stream(
-    plan: RequestPlan,
-    timeouts: StreamTimeouts,
-    on_fallback: OnFallback,
-    first_token_s: float | None = None,
-) -> ChatStream | FallbackStream | FleetStream:
-    """The plan's stream: through its fallback for a cascade; a pool's answer for a
-    pool (client/services/fleet); else the route's own (no extra hop per token)."""
-    if plan.fallback is None:
-        return answer_stream_of(plan.route.backend, plan.request(), timeouts)
-    return FallbackStream(plan, timeouts, on_fallback, first_token_s)
+class CascadeOpener:
+    """A cascade's StreamOpener (client/services/chat/stream_opener.py): the plan's
+    route with `first_token_s` for its first token, then its fallback."""
+
+    def __init__(self, plan: RequestPlan, first_token_s: float | None = None) -> None:
+        self._plan = plan
+        self._first_token_s = first_token_s
+        self.stream: FallbackStream | None = None  # the one opened last
+
+    def open(self, request: ChatRequest, timeouts: StreamTimeouts) -> FallbackStream:
+        self.stream = FallbackStream(self._plan, timeouts, None, self._first_token_s, request)
+        return self.stream
+
+    @property
+    def fell_back(self) -> FellBack | None:
+        return self.stream.fell_back if self.stream is not None else None
+
+    def answered_by(self) -> tuple[str, str] | None:
+        """A pool as the cascade's route: the server of it that answered."""
+        current = self.stream.current if self.stream is not None else None
+        if isinstance(current, FleetStream) and current.winner is not None:
+            return current.winner_name, current.winner_model
+        return None
 
 
 class FallbackStream(Forwarding[ChatStream | FleetStream]):
@@ -76,15 +91,18 @@ class FallbackStream(Forwarding[ChatStream | FleetStream]):
         self,
         plan: RequestPlan,
         timeouts: StreamTimeouts,
-        on_fallback: OnFallback,
+        on_fallback: OnFallback | None = None,
         first_token_s: float | None = None,
+        request: ChatRequest | None = None,  # the plan's, when built already
     ) -> None:
         self._plan = plan
         self._timeouts = timeouts
         self._on_fallback = on_fallback
+        self.fell_back: FellBack | None = None  # the other model answers
         first = replace(timeouts, first_byte_s=first_token_s)
         # A pool as a route answers by its policy, as it does outside a cascade.
-        self._current = answer_stream_of(plan.route.backend, plan.request(), first)
+        sent = request if request is not None else plan.request()
+        self._current = answer_stream_of(plan.route.backend, sent, first)
 
     async def __aenter__(self) -> FallbackStream:
         return self
@@ -133,11 +151,14 @@ class FallbackStream(Forwarding[ChatStream | FleetStream]):
         timeline.close_stages()
         timeline.enter_stage("understanding")
         mark_fallback(timeline, plan.route, failed)  # attempt 2, and which model takes over
-        second = answer_stream_of(plan.route.backend, plan.request(), self._timeouts)
+        request = plan.request()
+        second = answer_stream_of(plan.route.backend, request, self._timeouts)
         second.timeline = timeline
         self._current = second
         why = failure_sentence(first.outcome.error)
-        self._on_fallback(FellBack(failed.tier, failed.model, why, plan))
+        self.fell_back = FellBack(failed.tier, failed.model, why, plan, request)
+        if self._on_fallback is not None:
+            self._on_fallback(self.fell_back)
         return second
 
 

@@ -1,6 +1,5 @@
 """What the generation reads of a stream, forwarded to the one answering now: a
-cascade's fallback (fallback.py) and a retry while the model loads (loading_retry.py)
-each put a stream of their own in front of the route's."""
+cascade's fallback (fallback.py) puts a stream of its own in front of the route's."""
 
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
 """A chat turn from Send to the last word: session, generation, saving, history.
-May import: cascade, images, knowledge, fleet, servers, planning, storage, backends, store, core.
+May import: cascade, knowledge, fleet, images, servers, events, planning, storage,
+backends, store, core.
 """

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from client.services.chat.session_events import Stage
+from client.store.stage_records import decode_stages
 
 
 class AnswerFigures(Protocol):
@@ -27,6 +28,8 @@ class AnswerFigures(Protocol):
     def output_tokens(self) -> int | None: ...
     @property
     def tier(self) -> str | None: ...
+    @property
+    def qoe(self) -> float | None: ...
 
 
 class RequestFigures(AnswerFigures, Protocol):
@@ -43,6 +46,7 @@ class WholeAnswer:
     output_tokens: int | None = None
     tier: str | None = None
     parts: int = 1  # the requests that wrote some of it
+    qoe: float | None = None  # one request's answer only (client/core/qoe.py)
 
 
 def whole_answer(requests: Sequence[RequestFigures]) -> WholeAnswer | None:
@@ -53,7 +57,9 @@ def whole_answer(requests: Sequence[RequestFigures]) -> WholeAnswer | None:
     first = next((r for r in requests if r.ttft_ms is not None), requests[0])
     if len(writing) <= 1:
         only = writing[0] if writing else first
-        return WholeAnswer(first.ttft_ms, only.tokens_per_s, only.output_tokens, first.tier)
+        return WholeAnswer(
+            first.ttft_ms, only.tokens_per_s, only.output_tokens, first.tier, qoe=only.qoe
+        )
     return WholeAnswer(
         ttft_ms=first.ttft_ms,
         tokens_per_s=_rate(writing),
@@ -78,16 +84,10 @@ LOADING_SHOWN_MS = 50.0  # a shorter load reads "0.0 s": the model was as good a
 
 
 def loading_ms(stages: object) -> float | None:
-    """How long the request waited in the loading stage (its stages as stored:
-    client/services/chat/stage_record.py); None when it did not load a model, or
-    loaded it in less than LOADING_SHOWN_MS."""
-    if not isinstance(stages, list):
-        return None
-    total, loaded = 0.0, False
-    for stage in stages:
-        if not isinstance(stage, dict) or stage.get("stage") != Stage.LOADING.value:
-            continue
-        start, end = stage.get("start_ms"), stage.get("end_ms")
-        if isinstance(start, int | float) and isinstance(end, int | float) and end > start:
-            total, loaded = total + (end - start), True
+    """How long the request waited in the loading stage (its stages as stored, read by
+    client/store/stage_records.py); None when it did not load a model, or loaded it in
+    less than LOADING_SHOWN_MS."""
+    loads = [r.ms for r in decode_stages(stages) if r.stage == Stage.LOADING.value]
+    total = sum(ms for ms in loads if ms is not None and ms > 0)
+    loaded = any(ms is not None and ms > 0 for ms in loads)
     return total if loaded and total >= LOADING_SHOWN_MS else None

@@ -1,4 +1,5 @@
-"""Saving a streaming answer as it arrives, without ever delaying a token.
+"""Saving a streaming answer as it arrives, without ever delaying a token; then its
+end, who answered, and the request's figures and stages (the metrics store).
 
 Tokens are only added to a buffer on the loop; a timer flushes the buffer to SQLite
 on the database's worker thread at most every `interval_s`, so if the app is killed
@@ -11,15 +12,26 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from typing import Any
+from dataclasses import dataclass, replace
 
+from client.core.conversation import ChatRequest
 from client.core.events import TokenKind
-from client.services.chat.session_events import Finished
-from client.services.chat.turn_store import name_fallback, name_pool_server
-from client.services.planning.planner import Route
+from client.core.timeline import RequestTimeline
+from client.services.chat.session_events import Finished, Stage
+from client.services.chat.turn_store import Turn, name_fallback, name_pool_server
+from client.services.events import AnswerFinished
+from client.services.knowledge.retrieval import Retrieval
+from client.services.planning.planner import RequestPlan, Route
 from client.services.storage import full_disk as saving
 from client.store.history import HistoryStore, MessageState
 from client.store.metrics_store import MetricsStore
+from client.store.stage_records import (
+    SourcePlace,
+    StageRecord,
+    StoredStage,
+    encode_stages,
+    stage_from_counts,
+)
 
 log = logging.getLogger(__name__)
 
@@ -137,42 +149,113 @@ def _append_and_set_state(
         history.set_state(message_id, state, error_message)
 
 
-async def name_who_answered(
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """What the record step keeps of a turn that ended."""
+
+    finished: Finished
+    turn: Turn | None  # None: Stop came before the question was stored
+    kind: str
+    plan: RequestPlan | None  # None: nothing was planned
+    request: ChatRequest | None
+    fallback: Route | None  # a cascade's second attempt answered
+    answered_by: tuple[str, str] | None  # a pool's server and model
+    cold: bool
+    server_answered: bool  # a header or a byte came back
+    stages: list[StageRecord] | None  # None: nothing was sent, nothing to measure
+
+    @property
+    def route(self) -> Route | None:
+        return self.plan.route if self.plan is not None else None
+
+    def answer_finished(self) -> AnswerFinished:
+        """The root's event for it (the TTFT predictor, warming and the HUD hear it)."""
+        plan = self.plan
+        return AnswerFinished(
+            metrics=self.finished.metrics,
+            route=self.route,
+            outcome=self.finished.outcome.value,
+            kind=self.kind,
+            plan=plan,
+            request=self.request,
+            predicted_ttft_ms=plan.predicted_ttft_ms if plan is not None else None,
+            cold=self.cold,
+            server_answered=self.server_answered,
+        )
+
+
+async def record_turn(
     history: HistoryStore,
-    answer_id: int,
-    fallback: Route | None,
-    answered_by: tuple[str, str] | None,
-) -> None:
-    """The stored answer names the route that gave it: a cascade's second attempt, or
-    the server of a pool (and its model)."""
-    if fallback is not None:
-        await history.db.run(name_fallback, history, answer_id, fallback)
-    if answered_by is not None:
-        await history.db.run(name_pool_server, history, answer_id, *answered_by)
-
-
-async def record_metrics(
     store: MetricsStore | None,
-    finished: Finished,
-    *,
-    server: str,
-    model: str,
-    message_id: int | None,
-    cold: bool,
-    stages: list[dict[str, Any]],
+    writer: AnswerWriter | None,
+    record: TurnRecord,
 ) -> int | None:
-    """The request's figures in the metrics store: its record's id, or None (no store;
-    a full disk keeps them until there is room)."""
-    if store is None:
+    """The record step: the answer's end state, who answered, then the request's
+    figures in the metrics store (its record's id, or None: no store, nothing sent,
+    or a full disk keeps them until there is room)."""
+    finished, turn = record.finished, record.turn
+    if writer is not None:
+        await writer.finish(stored_state(finished, turn), finished.error_message)
+        if turn is not None:
+            answer_id = turn.assistant_message_id
+            if record.fallback is not None:
+                await history.db.run(name_fallback, history, answer_id, record.fallback)
+            if record.answered_by is not None:
+                await history.db.run(name_pool_server, history, answer_id, *record.answered_by)
+    route = record.route
+    if store is None or record.stages is None or route is None:
         return None
-    record = functools.partial(
+    answered_by = record.answered_by
+    keep = functools.partial(
         store.record,
         finished.metrics,
-        server=server,
-        model=model,
+        server=answered_by[0] if answered_by else route.server_name,
+        model=route.model,
         outcome=finished.outcome.value,
-        message_id=message_id,
-        cold=cold,
-        stages=stages,
+        message_id=finished.message_id,
+        cold=record.cold,
+        stages=record.stages,
     )
-    return await saving.run_or_keep(store.db, record)
+    return await saving.run_or_keep(store.db, keep)
+
+
+def stored_state(finished: Finished, turn: Turn | None) -> MessageState:
+    state = MessageState.for_outcome(finished.outcome.value)
+    if state is MessageState.FAILED and turn is not None and turn.prior_state is not None:
+        if turn.prior_text or turn.prior_thinking:
+            return turn.prior_state  # a failed Continue leaves the answer as it was
+    return state
+
+
+def stage_record(timeline: RequestTimeline, retrieval: Retrieval | None) -> list[StoredStage]:
+    """The stages as the metrics store keeps them (JSON: the waterfall redraws them)."""
+    return encode_stages(stage_records(timeline, retrieval))
+
+
+def stage_records(timeline: RequestTimeline, retrieval: Retrieval | None) -> list[StageRecord]:
+    """One StageRecord per stage, in ms since the request was written (the part before
+    is negative), with its typed parts (client/store/stage_records.py); the retrieving
+    stage names the answer's sources, for when it is reopened."""
+    origin = timeline.request_written_ns
+    if origin is None and timeline.stages:
+        origin = timeline.stages[0].start_ns
+    records = [
+        stage_from_counts(
+            s.name,
+            (s.start_ns - (origin or 0)) / 1e6,
+            None if s.end_ns is None else (s.end_ns - (origin or 0)) / 1e6,
+            s.counts or {},
+        )
+        for s in timeline.stages
+    ]
+    if retrieval is None:
+        return records
+    sources = tuple(
+        SourcePlace(h.path, h.line_start, h.line_end, h.unit) for h in retrieval.passages
+    )
+    return [
+        replace(r, retrieval=replace(r.retrieval, sources=sources))
+        if r.stage == Stage.RETRIEVING.value and r.retrieval is not None
+        else r
+        for r in records
+    ]

@@ -1,8 +1,13 @@
-"""One request of a chat session, as an async iterator of what the user should see.
+"""One turn of a chat session, as an async iterator of what the user should see.
 
     generation = session.generate(conversation_id, "Why is the sky blue?")
     async for event in generation:      # StageChanged / Token / SlowStart / Finished
         ...
+
+The turn is one pipeline of typed steps, in order (client/services/chat/turn_steps.py):
+decide the route -> store the question -> retrieve -> plan -> the model call (open the
+stream -> stream; client/services/chat/model_call.py), repeated while the model asks
+for tools, up to RunSettings.max_model_calls -> record.
 
 Stop = cancel the task iterating it. The stream is closed (the server stops), the
 partial text is saved as stopped, `generation.finished` is set, and the
@@ -16,13 +21,10 @@ writes it later on the database thread, so the store never delays a paint.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator
 
-from client.backends.errors import BackendUnreachable, TachyError
-from client.backends.reasons import without_errno
-from client.backends.stream import ChatStream, StreamTimeouts
+from client.backends.stream import StreamTimeouts
 from client.core.budget import FittedPrompt
 from client.core.conversation import ChatRequest
 from client.core.events import (
@@ -37,29 +39,21 @@ from client.core.events import (
 )
 from client.core.metrics import RequestMetrics, compute_metrics
 from client.core.timeline import RequestTimeline, now_ns
-from client.services.cascade.cascade import first_token_limit
-from client.services.cascade.fallback import FallbackStream, FellBack, answer_stream
-from client.services.cascade.loading_retry import LoadingRetryStream
+from client.services.cascade.fallback import FellBack
 from client.services.cascade.route_record import mark_route
-from client.services.chat.answer_writer import AnswerWriter, name_who_answered, record_metrics
-from client.services.chat.first_token_wait import FirstTokenWait, Item
-from client.services.chat.loading_stage import (
-    LoadingWatch,
+from client.services.chat.answer_writer import (
+    AnswerWriter,
+    TurnRecord,
+    record_turn,
+    stage_records,
 )
-from client.services.chat.run_settings import (
-    AnswerFilter as AnswerFilter,
-)
-from client.services.chat.run_settings import (
-    Chooser as Chooser,
-)
-from client.services.chat.run_settings import (
-    Outgoing as Outgoing,
-)
-from client.services.chat.run_settings import (
-    RequestBuilder as RequestBuilder,
-)
-from client.services.chat.run_settings import (
-    RunSettings as RunSettings,
+from client.services.chat.loading_stage import LoadingWatch
+from client.services.chat.model_call import (
+    AnswerEnded,
+    FirstTokenWait,
+    Item,
+    ModelCallResult,
+    aclose_events,
 )
 from client.services.chat.session_events import (
     Finished,
@@ -67,22 +61,30 @@ from client.services.chat.session_events import (
     SlowStart,
     Stage,
     StageChanged,
+    failure_outcome,
     next_steps,
 )
-from client.services.chat.stage_record import stage_record
+from client.services.chat.stream_opener import LoadingRetryStream, StreamOpener, opener_for
 from client.services.chat.turn_state import (
     OUTCOME_STATES,
     StateChanged,
     TurnState,
     live_state,
 )
+from client.services.chat.turn_steps import (
+    AnswerFilter,
+    Outgoing,
+    RunSettings,
+    TurnAsk,
+    TurnSteps,
+)
 from client.services.chat.turn_store import Turn
-from client.services.fleet.fleet_stream import FleetStream
+from client.services.events import TurnStarted
 from client.services.images.cost import note_images
 from client.services.knowledge.knowledge_stage import Retrieved
-from client.services.knowledge.retrieval import Retrieval, as_passages
-from client.services.planning.planner import Passage, RequestPlan, Route, RouteChoice
-from client.store.history import MessageState
+from client.services.knowledge.retrieval import Retrieval
+from client.services.planning.planner import RequestPlan, Route, RouteChoice
+from client.store.stage_records import RetrievalPart, part_counts
 
 log = logging.getLogger(__name__)
 
@@ -90,15 +92,9 @@ SessionEvent = StageChanged | StateChanged | Retrieved | Token | SlowStart | Fin
 
 
 class Generation(FirstTokenWait):
-    def __init__(
-        self,
-        settings: RunSettings,
-        kind: str,
-        choose: Chooser,
-        prepare: Callable[[RouteChoice], Turn],
-        build_request: RequestBuilder,
-    ) -> None:
-        self.kind = kind  # ask | regenerate | retry | edit | continue | race
+    def __init__(self, settings: RunSettings, ask: TurnAsk, steps: TurnSteps) -> None:
+        self.kind = ask.kind  # ask | regenerate | retry | edit | continue | race
+        self.ask = ask
         self.conversation_id: int | None = None
         self.user_message_id: int | None = None
         self.assistant_message_id: int | None = None
@@ -110,16 +106,16 @@ class Generation(FirstTokenWait):
         self._loading = LoadingWatch(settings.model_state_provider, settings.load_estimate)
         self.metrics_record_id: int | None = None  # for MetricsStore.set_paint_ms
         self.fell_back: FellBack | None = None  # a cascade's other model answered
-        self.images_prepare_ms = 0.0  # the client's time preparing the question's images
+        self.images_prepare_ms = ask.images_prepare_ms  # the client's, preparing images
         self.error: Exception | None = None  # what it failed with (its sentence: finished)
+        self.model_calls: list[ModelCallResult] = []  # each model call's end, in order
         self._settings = settings
-        self._choose = choose
+        self._steps = steps
         self.chosen: RouteChoice | None = None  # the route decided for this message
-        self._prepare = prepare
-        self._build_request = build_request
         self._turn: Turn | None = None
         self._turn_task: asyncio.Future[Turn] | None = None
-        self._stream: ChatStream | FallbackStream | FleetStream | LoadingRetryStream | None = None
+        self._opener: StreamOpener | None = None
+        self._stream: LoadingRetryStream | None = None
         self._answer_filter: AnswerFilter | None = None
         self._text_parts: list[str] = []  # what was shown (after the answer filter)
         self._thinking_parts: list[str] = []
@@ -156,12 +152,7 @@ class Generation(FirstTokenWait):
     def answered_by(self) -> tuple[str, str] | None:
         """A pool's answer: the server that gave it, and its model (None otherwise, or
         before a server of the pool answered)."""
-        stream = self._stream
-        while isinstance(stream, LoadingRetryStream | FallbackStream):
-            stream = stream.current
-        if isinstance(stream, FleetStream) and stream.winner is not None:
-            return stream.winner_name, stream.winner_model
-        return None
+        return self._opener.answered_by() if self._opener is not None else None
 
     @property
     def fitted(self) -> FittedPrompt | None:
@@ -188,43 +179,32 @@ class Generation(FirstTokenWait):
 
     async def _run(self) -> AsyncGenerator[SessionEvent, None]:
         self._watch_consumer()
+        self._publish(TurnStarted(self.kind.value, self.ask.question or ""))
         try:
             yield self._enter(self._first_stage())
             for told in self._restate():
                 yield told
             turn = await self._store_turn()
-            passages: tuple[Passage, ...] = ()
-            if self._retrieving(turn):
+            found: Retrieval | None = None
+            if self._steps.retrieves(turn):
                 yield self._enter(Stage.RETRIEVING)
                 for told in self._restate():
                     yield told
-                passages = await self._retrieve(turn)
-                assert self.retrieval is not None
+                found = await self._retrieve(turn)
                 understanding = self._enter(self._first_stage())  # retrieving ends now
-                yield Retrieved(self.retrieval, understanding.at_ns)
+                yield Retrieved(found, understanding.at_ns)
                 yield understanding
                 for told in self._restate():
                     yield told
-            await self._start(turn, passages)
-            assert self._stream is not None and self._writer is not None
-            async with self._stream as stream:
-                events = aiter(stream)
-                try:
-                    while self.finished is None:
-                        item: Item
-                        if self._pending is None and self.timeline.first_token_ns is not None:
-                            item = await anext(events, None)  # hot path: no task, no timer
-                        else:
-                            item = await self._wait_for_item(events)
-                        for out in self._on_item(item):
-                            if isinstance(out, Token):
-                                # Only buffered: the write runs later, off the loop, so
-                                # the consumer paints this token before any store write.
-                                self._writer.add(out.text, out.kind)
-                            yield out
-                finally:
-                    await self._cancel_pending()  # before closing: it may be running `events`
-                    await _aclose(events)
+            assert self.chosen is not None  # decided before the turn was stored
+            outgoing = await self._steps.plan(turn, found, self.chosen)
+            # The model call repeats while the model asks for tools (the tools' step
+            # runs them between two calls); without tools the first call ends the turn.
+            for _ in range(self._settings.max_model_calls):
+                async for event in self._model_call(outgoing):
+                    yield event
+                if isinstance(self.model_calls[-1], AnswerEnded):
+                    break
         except (asyncio.CancelledError, GeneratorExit):
             self._conclude_cancelled()
             raise
@@ -238,6 +218,31 @@ class Generation(FirstTokenWait):
             yield told
         yield self.finished
 
+    async def _model_call(self, outgoing: Outgoing) -> AsyncGenerator[SessionEvent, None]:
+        """Open the stream -> stream, until the call ends; its result goes on
+        `model_calls`."""
+        stream = self._open(outgoing)
+        assert self._writer is not None
+        async with stream:
+            events = aiter(stream)
+            try:
+                while self.finished is None:
+                    item: Item
+                    if self._pending is None and self.timeline.first_token_ns is not None:
+                        item = await anext(events, None)  # hot path: no task, no timer
+                    else:
+                        item = await self._wait_for_item(events)
+                    for out in self._on_item(item):
+                        if isinstance(out, Token):
+                            # Only buffered: the write runs later, off the loop, so
+                            # the consumer paints this token before any store write.
+                            self._writer.add(out.text, out.kind)
+                        yield out
+            finally:
+                await self._cancel_pending()  # before closing: it may be running `events`
+                await aclose_events(events)
+        self.model_calls.append(AnswerEnded(stream.outcome))
+
     async def _store_turn(self) -> Turn:
         self._turn_task = asyncio.ensure_future(self._choose_and_store())
         # Shielded: if Stop comes now, the messages are still stored and then closed.
@@ -248,52 +253,41 @@ class Generation(FirstTokenWait):
     async def _choose_and_store(self) -> Turn:
         """The route is decided once (a classifier within its budget), then the turn is
         stored with it: the answer names the route its plan uses."""
-        self.chosen = await self._choose()
-        return await self._settings.history.db.run(self._prepare, self.chosen)
+        self.chosen = await self._steps.decide_route(self.ask)
+        db = self._settings.history.db
+        return await db.run(self._steps.store_question, self.ask, self.chosen)
 
-    def _retrieving(self, turn: Turn) -> bool:
-        knowledge = self._settings.knowledge
-        question = turn.history_and_question()[1]
-        return bool(question) and knowledge is not None and knowledge.enabled(turn.conversation_id)
+    async def _retrieve(self, turn: Turn) -> Retrieval:
+        found = self.retrieval = await self._steps.retrieve(turn)
+        found_part = RetrievalPart(len(found.passages), found.tokens)
+        self.timeline.stages[-1].counts = part_counts(found_part)
+        return found
 
-    async def _retrieve(self, turn: Turn) -> tuple[Passage, ...]:
-        """The retrieving stage: bounded by its budget; past it, no passages."""
-        assert self._settings.knowledge is not None
-        question = turn.history_and_question()[1]
-        found = await self._settings.knowledge.retrieve(question, self._settings.prompt_budget)
-        self.retrieval = found
-        self.timeline.stages[-1].counts = {"passages": len(found.passages), "tokens": found.tokens}
-        return tuple(as_passages(found.passages))
-
-    async def _start(self, turn: Turn, passages: tuple[Passage, ...]) -> None:
-        assert self.chosen is not None  # decided before the turn was stored
-        outgoing = await self._build_request(turn, passages, self.chosen)
-        self.plan, self._answer_filter = outgoing.plan, outgoing.answer_filter
-        if self.plan.decision is not None:  # a cascade's route: part of this stage
-            mark_route(self.timeline, self.plan.route, self.plan.decision)
-        self.request = self.plan.request()
-        sent = [image for message in self.request.messages for image in message.images]
+    def _open(self, outgoing: Outgoing) -> LoadingRetryStream:
+        """The plan's one opener, chosen once, behind the loading retry every stream has."""
+        self.plan, self.request = outgoing.plan, outgoing.request
+        self._answer_filter = outgoing.answer_filter
+        plan, settings = outgoing.plan, self._settings
+        if plan.decision is not None:  # a cascade's route: part of this stage
+            mark_route(self.timeline, plan.route, plan.decision)
+        sent = [image for message in outgoing.request.messages for image in message.images]
         note_images(self.timeline, sent, self.images_prepare_ms)  # the waterfall's image row
-        timeouts = StreamTimeouts(first_byte_s=None, stall_s=self._settings.stall_timeout_s)
-        settings = self._settings
-        limit = first_token_limit(
-            self.plan, settings.fallback_after_s, settings.first_token_timeout_s
-        )
-        opening = functools.partial(answer_stream, self.plan, timeouts, self._take_fallback, limit)
+        timeouts = StreamTimeouts(first_byte_s=None, stall_s=settings.stall_timeout_s)
+        self._opener = opener_for(plan, settings.fallback_after_s, settings.first_token_timeout_s)
         # A 503 "Loading model" before the first token: the loading stage, asked again.
-        stream = LoadingRetryStream(opening, settings.first_token_timeout_s, self._server_loading)
+        stream = LoadingRetryStream(
+            self._opener, outgoing.request, timeouts, settings.first_token_timeout_s
+        )
         stream.timeline = self.timeline
         self._stream = stream
         self._sending = True
         self._waiting_since = asyncio.get_running_loop().time()
-
-    def _server_loading(self, loading: bool) -> None:
-        """The server answered "Loading model" (True), or took the request (False)."""
-        self._loading.server_loading = loading
+        return stream
 
     def _take_fallback(self, fell_back: FellBack) -> None:
+        """A cascade's other model answers: its plan and request are the answer's."""
         self.fell_back, self.plan = fell_back, fell_back.plan
-        self.request = fell_back.plan.request()
+        self.request = fell_back.request
         self._waiting_since = asyncio.get_running_loop().time()  # its own Keep waiting
 
     def _take_turn(self, turn: Turn) -> None:
@@ -329,11 +323,17 @@ class Generation(FirstTokenWait):
         if state is self._state_told:
             return []
         self._state_told = state
-        return [StateChanged(state, at_ns if at_ns is not None else now_ns())]
+        told = StateChanged(state, at_ns if at_ns is not None else now_ns())
+        self._publish(told)
+        return [told]
 
     def _on_other(self, item: Item) -> list[SessionEvent]:
         if isinstance(item, SlowStart | StageChanged | StateChanged):
             return [item]
+        self._hear_server_loading()
+        fell_back = self._opener.fell_back if self._opener is not None else None
+        if fell_back is not None and fell_back is not self.fell_back:
+            self._take_fallback(fell_back)
         if isinstance(item, Started) and self._stage is Stage.LOADING:
             if self._loading.stage() is not Stage.LOADING:  # it took the request: loaded
                 return [self._enter(Stage.UNDERSTANDING)]
@@ -368,11 +368,7 @@ class Generation(FirstTokenWait):
 
     def _conclude_failed(self, error: Exception) -> None:
         self.error = error
-        if isinstance(error, BackendUnreachable):
-            outcome = Outcome.UNREACHABLE
-        else:
-            outcome = Outcome.INTERRUPTED if self._has_new_text() else Outcome.FAILED
-        self._conclude(outcome, _sentence(error))
+        self._conclude(*failure_outcome(error, self._has_new_text()))
 
     def _conclude_cancelled(self) -> None:
         if self.finished is not None:
@@ -388,8 +384,8 @@ class Generation(FirstTokenWait):
     def _conclude_error(self, error: Exception) -> None:
         if self.finished is None:
             log.exception("the generation failed")
-            outcome = Outcome.INTERRUPTED if self._has_new_text() else Outcome.FAILED
-            self._conclude(outcome, _sentence(error))
+            outcome, sentence = failure_outcome(error, self._has_new_text())
+            self._conclude(Outcome.FAILED if outcome is Outcome.UNREACHABLE else outcome, sentence)
 
     def _has_new_text(self) -> bool:
         return bool(self._text_parts or self._thinking_parts)
@@ -447,39 +443,31 @@ class Generation(FirstTokenWait):
                 self._conclude(finished.outcome, finished.error_message)  # now with its ids
                 assert self.finished is not None
                 finished = self.finished
-        if self._writer is not None:
-            await self._writer.finish(self._stored_state(finished), finished.error_message)
-            if self._turn is not None:
-                fallback = self.fell_back.plan.route if self.fell_back is not None else None
-                await name_who_answered(
-                    self._settings.history,
-                    self._turn.assistant_message_id,
-                    fallback,
-                    self.answered_by,
-                )
-        load_ms = finished.metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
+        load_ms = finished.metrics.server.load_ms() or 0.0
         self._loading.server_loaded(load_ms)
-        route = self.route
-        if self._stream is not None and route is not None:
-            answered_by = self.answered_by
-            # A full disk: the figures wait for room too (None until then).
-            self.metrics_record_id = await record_metrics(
-                self._settings.metrics_store,
-                finished,
-                server=answered_by[0] if answered_by else route.server_name,
-                model=route.model,
-                message_id=self.assistant_message_id,
-                cold=self.cold,
-                stages=stage_record(self.timeline, self.retrieval),
-            )
+        timeline, plan = self.timeline, self.plan
+        record = TurnRecord(
+            finished=finished,
+            turn=self._turn,
+            kind=self.kind.value,
+            plan=plan,
+            request=self.request,
+            fallback=self.fell_back.plan.route if self.fell_back is not None else None,
+            answered_by=self.answered_by,
+            cold=self.cold,
+            server_answered=timeline.headers_ns is not None or timeline.first_byte_ns is not None,
+            stages=stage_records(timeline, self.retrieval) if self._stream and plan else None,
+        )
+        settings = self._settings
+        # A full disk: the figures wait for room too (None until then).
+        self.metrics_record_id = await record_turn(
+            settings.history, settings.metrics_store, self._writer, record
+        )
+        self._publish(record.answer_finished())
 
-    def _stored_state(self, finished: Finished) -> MessageState:
-        turn = self._turn
-        state = MessageState.for_outcome(finished.outcome.value)
-        if state is MessageState.FAILED and turn is not None and turn.prior_state is not None:
-            if turn.prior_text or turn.prior_thinking:
-                return turn.prior_state  # a failed Continue leaves the answer as it was
-        return state
+    def _publish(self, event: object) -> None:
+        if self._settings.bus is not None:
+            self._settings.bus.publish(event)
 
     # ---- when the consumer goes away without closing us ---------------------------------
 
@@ -506,15 +494,3 @@ class Generation(FirstTokenWait):
             return False
         self._conclude_cancelled()
         return True
-
-
-def _sentence(error: Exception) -> str:
-    if isinstance(error, TachyError):
-        return error.user_message
-    return f"Something went wrong: {without_errno(str(error) or type(error).__name__)}"
-
-
-async def _aclose(iterator: AsyncIterator[StreamEvent]) -> None:
-    close = getattr(iterator, "aclose", None)
-    if close is not None:
-        await close()

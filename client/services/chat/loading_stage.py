@@ -17,6 +17,8 @@ from collections.abc import Callable
 
 from client.core.timeline import StageStamp
 from client.services.chat.session_events import Stage
+from client.store.stage_records import EXPECTED_MS as EXPECTED_MS
+from client.store.stage_records import LoadingPart, part_counts
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +29,6 @@ MODEL_STATE_POLL_S = 0.25  # how often the stage asks the warmer, before the fir
 # Ollama reports a few ms of load_duration even for a loaded model; a real load takes
 # seconds. Above this, the request counts as cold even if no warmer said so.
 SERVER_LOAD_COLD_MS = 500.0
-EXPECTED_MS = "expected_ms"  # the loading stage's count: the load time learned so far
 
 
 class LoadingWatch:
@@ -60,7 +61,7 @@ class LoadingWatch:
         estimate = self._read(self._load_estimate)
         if not isinstance(estimate, int | float) or estimate <= 0:
             return None
-        return {EXPECTED_MS: round(float(estimate), 1)}
+        return part_counts(LoadingPart(float(estimate)))
 
     def expect(self, stage: StageStamp) -> None:
         """Note on a loading stage how long the model's loads took before."""

@@ -9,15 +9,36 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from client.backends.errors import BackendUnreachable, TachyError
+from client.backends.reasons import without_errno
 from client.core.metrics import RequestMetrics
 
 
-class Stage(StrEnum):
-    LOADING = "loading"  # the server reported a model load, or the model was cold
-    UNDERSTANDING = "understanding"  # routing + prompt processing, until the first token
-    RETRIEVING = "retrieving"  # only when knowledge is on
+class TurnState(StrEnum):
+    """What a turn is doing: the one enum of its states (client/services/chat/turn_state.py
+    reads them from real signals and holds their words). The timeline's stages are
+    states too (Stage: LOADING, UNDERSTANDING, RETRIEVING, THINKING, ANSWERING), stored
+    by their values."""
+
+    QUEUED = "queued"  # no server yet: the route is decided, the turn stored
+    CONNECTING = "connecting"  # the request is being sent
+    WAITING = "waiting"  # the request was written; nothing came back yet
+    LOADING = "loading"  # a signal says the server is loading the model
+    # The timeline's stage from the start to the first token (routing, then the server
+    # reading the prompt); said as READING, split by the waterfall at its stamps.
+    UNDERSTANDING = "understanding"
+    READING = "reading"  # the server accepted it (headers or a byte): reading the question
+    RETRIEVING = "retrieving"  # the knowledge stage (only when knowledge is on)
     THINKING = "thinking"  # a reasoning model streams its reasoning
     ANSWERING = "answering"  # answer tokens flowing
+    STALLED = "stalled"  # tokens had come, and none for STALL_AFTER_MS: read on a timer
+    DONE = "done"
+    STOPPED = "stopped"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+
+Stage = TurnState  # a timeline stage is one of the turn's states (the same enum)
 
 
 class Outcome(StrEnum):
@@ -67,6 +88,22 @@ def next_steps(
     if is_local and NextStep.USE_LOCAL in steps:
         steps.remove(NextStep.USE_LOCAL)
     return tuple(steps)
+
+
+def failure_outcome(error: Exception, has_text: bool) -> tuple[Outcome, str]:
+    """How an answer that failed with `error` ended, and its sentence for the user."""
+    if isinstance(error, BackendUnreachable):
+        outcome = Outcome.UNREACHABLE
+    else:
+        outcome = Outcome.INTERRUPTED if has_text else Outcome.FAILED
+    return outcome, failure_sentence(error)
+
+
+def failure_sentence(error: Exception) -> str:
+    """What the user reads of an error: its own sentence, else a plain one."""
+    if isinstance(error, TachyError):
+        return error.user_message
+    return f"Something went wrong: {without_errno(str(error) or type(error).__name__)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,8 @@ from client.services.cascade.cascade import FALLBACK_AFTER_S
 from client.services.chat.answer_writer import FLUSH_INTERVAL_S
 from client.services.planning.router import DEFAULT_BUDGET_MS
 
+MAX_MODEL_CALLS = 8  # model calls in one turn (with tools: call, tools, call ...)
+
 
 @dataclass(frozen=True, slots=True)
 class SessionSettings:
@@ -44,3 +46,5 @@ class SessionSettings:
     stall_timeout_s: float = 15.0
     thresholds: TierThresholds = DEFAULT_THRESHOLDS
     flush_interval_s: float = FLUSH_INTERVAL_S
+    # Model calls in one turn: with tools, call -> tools -> call ... stops here.
+    max_model_calls: int = MAX_MODEL_CALLS

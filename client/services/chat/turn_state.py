@@ -13,27 +13,10 @@ model state (the loading stage), the knowledge stage, and how the turn ended.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from client.core.events import Done, DoneReason, Failed, Token, TokenKind
-from client.core.timeline import RequestTimeline
-from client.services.chat.session_events import Outcome, Stage
-
-
-class TurnState(StrEnum):
-    QUEUED = "queued"  # no server yet: the route is decided, the turn stored
-    CONNECTING = "connecting"  # the request is being sent
-    WAITING = "waiting"  # the request was written; nothing came back yet
-    LOADING = "loading"  # a signal says the server is loading the model
-    READING = "reading"  # the server accepted it (headers or a byte): reading the question
-    RETRIEVING = "retrieving"  # the knowledge stage
-    THINKING = "thinking"  # a reasoning model streams its reasoning
-    ANSWERING = "answering"  # answer tokens flowing
-    DONE = "done"
-    STOPPED = "stopped"
-    FAILED = "failed"
-    INTERRUPTED = "interrupted"
-
+from client.core.timeline import STALL_AFTER_MS, RequestTimeline, now_ns
+from client.services.chat.session_events import Outcome, Stage, TurnState
 
 # The one set of words for the states, in English: `tachy chat --stages` prints them, the
 # waterfall's rows say them in the command line's text; the window's translatable copy
@@ -43,10 +26,12 @@ STATE_WORDS = {
     TurnState.CONNECTING: "Connecting",
     TurnState.WAITING: "Waiting for the server",
     TurnState.LOADING: "Loading the model",
+    TurnState.UNDERSTANDING: "Reading your question",  # the stage, said as its state
     TurnState.READING: "Reading your question",
     TurnState.RETRIEVING: "Searching your notes",
     TurnState.THINKING: "Thinking",
     TurnState.ANSWERING: "Answering",
+    TurnState.STALLED: "No token for a while",
     TurnState.DONE: "Done",
     TurnState.STOPPED: "Stopped",
     TurnState.FAILED: "Failed",
@@ -62,15 +47,11 @@ ENDED = (TurnState.DONE, TurnState.STOPPED, TurnState.FAILED, TurnState.INTERRUP
 QUEUED_ROW = "queued"
 WAITING_ROW = "waiting"
 
-# Where each stage of the timeline (the waterfall's rows, the stored stages) stands.
+# Where each stage of the timeline (the waterfall's rows, the stored stages) stands:
+# a stage is its state, but "understanding", said as reading (the rows split it).
 STAGE_STATES = {
-    QUEUED_ROW: TurnState.QUEUED,
-    WAITING_ROW: TurnState.WAITING,
-    Stage.LOADING.value: TurnState.LOADING,
+    **{state.value: state for state in TurnState},
     Stage.UNDERSTANDING.value: TurnState.READING,
-    Stage.RETRIEVING.value: TurnState.RETRIEVING,
-    Stage.THINKING.value: TurnState.THINKING,
-    Stage.ANSWERING.value: TurnState.ANSWERING,
 }
 
 OUTCOME_STATES = {
@@ -79,7 +60,7 @@ OUTCOME_STATES = {
     Outcome.INTERRUPTED: TurnState.INTERRUPTED,
     Outcome.FAILED: TurnState.FAILED,
     Outcome.UNREACHABLE: TurnState.FAILED,
-    Outcome.TIMED_OUT: TurnState.FAILED,
+    Outcome.TIMED_OUT: TurnState.STOPPED,  # the user cancelled the wait: nothing failed
 }
 
 
@@ -91,10 +72,17 @@ class StateChanged:
     at_ns: int
 
 
-def live_state(stage: str | None, timeline: RequestTimeline, sending: bool) -> TurnState:
+def live_state(
+    stage: str | None, timeline: RequestTimeline, sending: bool, at_ns: int | None = None
+) -> TurnState:
     """The state of a turn under way: its stage (from the warmer, the knowledge stage
     and the tokens), and before the first token the request's own stamps. `sending`:
-    the request has been handed to its server."""
+    the request has been handed to its server; `at_ns`: now (the clock is a signal too:
+    tokens that stop coming mid-answer are a stall, whether or not they resume)."""
+    if stage in (Stage.ANSWERING.value, Stage.THINKING.value) and timeline.tokens:
+        silent_ns = (at_ns if at_ns is not None else now_ns()) - timeline.tokens[-1].at_ns
+        if silent_ns > STALL_AFTER_MS * 1e6:
+            return TurnState.STALLED
     if stage is not None and stage != Stage.UNDERSTANDING.value:
         return STAGE_STATES.get(stage, TurnState.READING)
     if not sending:
@@ -145,6 +133,12 @@ class StreamStates:
         self._stage: str | None = None
         self._ended: TurnState | None = None
         self._told: TurnState | None = None
+
+    def loading(self, on: bool) -> TurnState | None:
+        """The server answered 503 "Loading model" (on) or took the request (off):
+        the loading state, as a generation's loading stage; the state when it changed."""
+        self._stage = Stage.LOADING.value if on else None
+        return self.after(None)
 
     def after(self, event: object | None) -> TurnState | None:
         """The state after `event` (None: time passed), when it changed."""

@@ -37,18 +37,28 @@ class Turn:
     prior_state: MessageState | None = None  # Continue: the state before it resumed
     origin: Origin | None = None  # who the answer was stored as written by (None: Continue)
 
-    def history_and_question(self) -> tuple[list[ChatMessage], str]:
-        """The messages before the question, and the question's text."""
-        if self.context and self.context[-1].role == "user":
-            return self.context[:-1], self.context[-1].content
-        return self.context, ""  # no question stored (a bare Continue): nothing new
+    @property
+    def _asks(self) -> bool:
+        return bool(self.context) and self.context[-1].role == "user"
+
+    @property
+    def history(self) -> list[ChatMessage]:
+        """The messages before the question."""
+        return self.context[:-1] if self._asks else self.context
+
+    @property
+    def history_ids(self) -> list[int | None]:
+        return self.context_ids[: len(self.history)]
+
+    @property
+    def question(self) -> str:
+        """The question's text ("": none stored, a bare Continue: nothing new)."""
+        return self.context[-1].content if self._asks else ""
 
     @property
     def question_images(self) -> tuple[ImagePart, ...]:
         """The images sent with the question (none for a bare Continue)."""
-        if self.context and self.context[-1].role == "user":
-            return self.context[-1].images
-        return ()
+        return self.context[-1].images if self._asks else ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +123,11 @@ def ask(
         user = history.add_message(conversation_id, "user", question, parent_id=parent_id)
         ImageStore(history.db).add(user.id, images)
         assistant = _add_answer(history, user, origin)
-        context, context_ids = read_context(history, [*path, user])
+        # The question goes on as it was typed; only the history is read back.
+        context, context_ids = read_context(history, path)
+        asked = ChatMessage("user", question, tuple(image.sent for image in images))
+        if question or images:  # (as context_of keeps a message)
+            context, context_ids = [*context, asked], [*context_ids, user.id]
         return Turn(conversation_id, user.id, assistant.id, context, context_ids, origin=origin)
 
 

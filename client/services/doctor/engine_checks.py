@@ -1,6 +1,6 @@
 """`tachy doctor`'s checks of the local engine and of the usual local server ports.
 
-The engine is checked through client.backends.local_engine's public API only (whatever
+The engine is checked through client.backends.engine.local_engine's public API only (whatever
 engine it runs): installed, model file present, starts, and answers one short chat
 request over its OpenAI-compatible API on loopback.
 """
@@ -12,10 +12,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from client.backends import local_engine
 from client.backends.detect import USUAL_PORTS, DiscoveredServer, discover_local_servers
-from client.backends.engine_probe import ProbeFailed, ask_once
-from client.backends.local_engine import LocalEngine, LocalEngineFailed, LocalEngineUnavailable
+from client.backends.engine import local_engine
+from client.backends.engine.engine_probe import ProbeFailed, ask_once
+from client.backends.engine.local_engine import (
+    LocalEngine,
+    LocalEngineFailed,
+    LocalEngineUnavailable,
+)
 from client.services.doctor.report import Check, fail, info, ok
 
 ENGINE_START_TIMEOUT_S = 90.0

@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from client.backends.base import Backend, ModelInfo
+from client.backends.kinds.kind import ServerKind
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.conversation import ChatRequest
 from client.services.fleet.book import FleetBook
@@ -119,7 +120,15 @@ class PoolBackend:
     async def context_length(self, model: str) -> int | None:
         return await self._first().context_length(model)
 
-    async def server_kind(self) -> str | None:
+    @property
+    def kind(self) -> ServerKind:
+        return self._first().kind
+
+    @property
+    def server_name(self) -> str:
+        return self._first().server_name
+
+    async def server_kind(self) -> ServerKind:
         return await self._first().server_kind()
 
     async def count_tokens(self, text: str, model: str) -> int | None:
@@ -144,6 +153,27 @@ def _forget(asking: set[asyncio.Future[list[ModelInfo]]]) -> Callable[[Any], Non
             ask.exception()
 
     return done
+
+
+class PoolOpener:
+    """A pool's StreamOpener (client/services/chat/stream_opener.py): one answer by
+    its policy, named by the server of the pool that gave it."""
+
+    fell_back: None = None  # a pool has no other model
+
+    def __init__(self, pool: PoolBackend) -> None:
+        self._pool = pool
+        self.stream: FleetStream | None = None  # the one opened last
+
+    def open(self, request: ChatRequest, timeouts: StreamTimeouts) -> FleetStream:
+        self.stream = self._pool.answer(request, timeouts)
+        return self.stream
+
+    def answered_by(self) -> tuple[str, str] | None:
+        stream = self.stream
+        if stream is not None and stream.winner is not None:
+            return stream.winner_name, stream.winner_model
+        return None
 
 
 def answer_stream_of(

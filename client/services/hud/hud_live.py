@@ -15,10 +15,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from client.core.metrics import NS_PER_MS
+from client.core.timeline import STALL_AFTER_MS
 
 RATE_WINDOW_NS = 1_000_000_000
 STALL_FACTOR = 5.0  # a gap over 5x the running median of the earlier gaps is a stall
-STALL_ABSOLUTE_MS = 1000.0  # ... and any gap over 1 s is one
+STALL_ABSOLUTE_MS = STALL_AFTER_MS  # ... and any gap as long as the turn's stalled state
 MIN_GAPS_FOR_MEDIAN = 5  # too few gaps make a median that flags normal jitter
 STALL_FLOOR_MS = 50.0  # chunks read in bursts have µs gaps; a pause under this is no stall
 MAX_LIVE_POINTS = 200_000  # beyond this the oldest half is dropped (memory stays bounded)
@@ -104,6 +105,7 @@ class LiveStream:
         self.stall_ms = _Growing()
         self._median = RunningMedian()
         self._last_ns: int | None = None
+        self._open_stall = False  # the gap since the last token was counted while open
         self.tokens = 0
         self.stalls = 0
         self.rate_max = 0.0
@@ -148,16 +150,35 @@ class LiveStream:
                 gap = (at_ns - self._last_ns) / NS_PER_MS
                 gap_x.append(at_s)
                 gaps.append(gap)
-                if self._is_stall(gap):
+                if self._open_stall:  # counted while it lasted: its mark gets its end
+                    self.stall_x.view[-1], self.stall_ms.view[-1] = at_s, gap
+                elif self._is_stall(gap):
                     self.stall_x.extend([at_s])
                     self.stall_ms.extend([gap])
                     self.stalls += 1
+                self._open_stall = False
                 self._median.add(gap)
             self._last_ns = at_ns
         if gaps:
             self.gap_x.extend(gap_x)
             self.gap_ms.extend(gaps)
             self.gap_max_ms = max(self.gap_max_ms, max(gaps))
+
+    def note_silence(self, at_ns: int) -> bool:
+        """No token since the last one, at `at_ns`: a gap long enough to be a stall is
+        counted now, once, so a stream that never resumes has its stall counted too.
+        True when this call counted it."""
+        if self._last_ns is None or self._open_stall or self._pending:
+            return False
+        gap = (at_ns - self._last_ns) / NS_PER_MS
+        if not self._is_stall(gap):
+            return False
+        self._open_stall = True
+        origin = self.written_ns if self.written_ns is not None else self._last_ns
+        self.stall_x.extend([(at_ns - origin) / 1e9])
+        self.stall_ms.extend([gap])
+        self.stalls += 1
+        return True
 
     def _is_stall(self, gap_ms: float) -> bool:
         if gap_ms > STALL_ABSOLUTE_MS:

@@ -29,10 +29,11 @@ from client.core.metrics import NS_PER_MS, MetricFigures, RequestMetrics, figure
 from client.core.stats import Summary, summarize
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier, TierThresholds
 from client.core.timeline import RequestTimeline
-from client.services.cascade.route_record import RouteNote, route_note
+from client.services.cascade.route_record import RouteNote
 from client.services.chat.session_events import Stage
-from client.services.images.cost import image_figures
+from client.services.images.cost import IMAGES_COUNTED
 from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
+from client.store.stage_records import StageRecord, decode_stages, stage_from_counts
 
 P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
 COLD_LOAD_MS = 100.0  # a server-reported model load this long marks the request cold
@@ -105,7 +106,7 @@ def record_from_request(
     outcome: str,
     message_id: int | None = None,
 ) -> HudRecord:
-    load = metrics.server.get("ollama", {}).get("load_duration_ms", 0.0)
+    load = metrics.server.load_ms() or 0.0
     return HudRecord(
         time=at,
         server=server,
@@ -115,7 +116,7 @@ def record_from_request(
         outcome=outcome,
         message_id=message_id,
         stages=stages_from_timeline(timeline) if timeline else [],
-        server_timings={k: dict(v) for k, v in metrics.server.items()},
+        server_timings=metrics.server.encode(),
     )
 
 
@@ -123,25 +124,36 @@ def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
     origin = timeline.request_written_ns
     if origin is None:
         return []
-    spans = [
-        stage_span(
+    records = [
+        stage_from_counts(
             s.name,
-            s.counts or {},
             (s.start_ns - origin) / NS_PER_MS,
             None if s.end_ns is None else (s.end_ns - origin) / NS_PER_MS,
+            s.counts or {},
         )
         for s in timeline.stages
     ]
-    return [*image_spans([s.counts or {} for s in timeline.stages]), *spans]
+    return spans_of(records)
 
 
-def image_spans(counts: Iterable[Mapping[str, Any]]) -> list[StageSpan]:
+def spans_of(records: Iterable[StageRecord]) -> list[StageSpan]:
+    """The waterfall's rows of typed stages (live or stored): the images first."""
+    listed = list(records)
+    return [*image_spans(listed), *(stage_span(record) for record in listed)]
+
+
+def image_spans(records: Iterable[StageRecord]) -> list[StageSpan]:
     """The images' row: their preparation, a bar ending when the request was written."""
-    for each in counts:
-        found = image_figures(each)
-        if found is not None:
-            label, figures, prepare_ms = found
-            return [StageSpan(label, -prepare_ms, 0.0, figures)]
+    for record in records:
+        images = record.images
+        if images is not None:
+            kilobytes = max(1, round(images.image_bytes / 1024))
+            figures = (
+                ("images", images.images),
+                ("kilobytes", kilobytes),
+                ("pixels", images.image_pixels),
+            )
+            return [StageSpan(IMAGES_COUNTED, -images.prepare_ms, 0.0, figures)]
     return []
 
 
@@ -149,21 +161,14 @@ def image_spans(counts: Iterable[Mapping[str, Any]]) -> list[StageSpan]:
 RETRIEVING_COUNTED = "{state} · {passages} passages, {tokens} tokens"
 
 
-def stage_span(
-    name: str, counts: Mapping[str, Any], start_ms: float, end_ms: float | None
-) -> StageSpan:
+def stage_span(record: StageRecord) -> StageSpan:
     """A stage's row in the waterfall: the retrieving stage says what it added; a
     cascade's understanding stage, its route."""
-    if name == Stage.RETRIEVING.value and "passages" in counts:
-        passages, tokens = _count(counts["passages"]), _count(counts.get("tokens"))
-        figures = (("passages", passages), ("tokens", tokens))
-        return StageSpan(name, start_ms, end_ms, figures)
-    return StageSpan(name, start_ms, end_ms, note=route_note(counts))
-
-
-def _count(value: object) -> int:
-    number = _num(value)
-    return int(number) if number is not None else 0
+    name, start, end = record.stage, record.start_ms, record.end_ms
+    found = record.retrieval
+    if name == Stage.RETRIEVING.value and found is not None:
+        return StageSpan(name, start, end, (("passages", found.passages), ("tokens", found.tokens)))
+    return StageSpan(name, start, end, note=record.route)
 
 
 def record_from_stored(stored: object) -> HudRecord:
@@ -223,29 +228,8 @@ def _json(value: object) -> object:
 
 
 def _stored_stages(value: object) -> list[StageSpan]:
-    """Stages as stored: [{"stage" or "name", "start_ms", "end_ms"}] or {name: [start, end]}."""
-    value = _json(value)
-    stages: list[StageSpan] = []
-    seen: list[Mapping[str, Any]] = []
-    items: Iterable[Any] = ()
-    if isinstance(value, Mapping):
-        items = value.items()
-    elif isinstance(value, list):
-        items = value
-    for item in items:
-        counts: Mapping[str, Any] = {}
-        if isinstance(item, Mapping):
-            name, counts = item.get("stage", item.get("name")), item
-            start, end = item.get("start_ms"), item.get("end_ms")
-        elif isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[1], list):
-            name, (start, end) = item[0], [*item[1], None, None][:2]
-        else:
-            continue
-        begin = _num(start)
-        if isinstance(name, str) and begin is not None:
-            stages.append(stage_span(name, counts, begin, _num(end)))
-            seen.append(counts)
-    return [*image_spans(seen), *stages]
+    """Stages as stored, read by the one codec (client/store/stage_records.py)."""
+    return spans_of(decode_stages(_json(value)))
 
 
 def _stored_timings(value: object) -> dict[str, dict[str, float]]:

@@ -1,15 +1,15 @@
 """How busy each server of a pool says it is, for the pool's least-loaded and hedged
 policies (client/services/fleet/loads.py): read with the HUD's server poller.
 
-- vLLM: `num_requests_running` + `num_requests_waiting` (/metrics);
-- llama.cpp: its busy slots (/slots) and deferred requests (/metrics);
-- Ollama: /api/ps says no count; a model not loaded costs a load, counted as
-  COLD_LOAD requests ahead.
+- a server counting its requests: running (or its busy slots) + waiting;
+- a server listing its loaded models instead (Ollama's /api/ps): a model not loaded
+  costs a load, counted as COLD_LOAD requests ahead.
 """
 
 from __future__ import annotations
 
-from client.backends.server_figures import ServerFigures
+from client.backends.figures.fetch import ServerFigures
+from client.backends.kinds.registry import kind_named
 from client.services.fleet.pool import ServerPool
 from client.services.hud.server_stats import ServerSnapshot, ServerStatsPoller
 
@@ -38,7 +38,8 @@ def queue_of(snap: ServerSnapshot, model: str | None) -> float | None:
     """Requests running and waiting, from one reading; None when it says nothing."""
     if snap.error:
         return None
-    if snap.kind == "ollama":
+    kind = kind_named(snap.kind)
+    if kind is not None and kind.lists_loaded_models:
         names = {m.name for m in snap.models}
         loaded = model is None or model in names or f"{model}:latest" in names
         return 0.0 if loaded else COLD_LOAD

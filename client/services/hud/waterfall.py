@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from client.backends.kinds.registry import decode_report, kind_named
 from client.core.metrics import TYPE_AHEAD_SOURCE
-from client.core.vllm_timings import vllm_timings
 from client.services.cascade.route_record import RouteNote
 from client.services.chat.session_events import Stage
 from client.services.chat.turn_state import STATE_WORDS, TurnState, stage_state, wait_parts
@@ -49,7 +49,8 @@ class WaterfallRow:
 @dataclass(slots=True)
 class Waterfall:
     rows: list[WaterfallRow]
-    server_source: str | None = None
+    server_source: str | None = None  # the kind's name ("vllm")
+    server_name: str | None = None  # as users call it ("vLLM")
     server_ttft_ms: float | None = None  # the server's own time to its first token
     transport_and_queue_ms: float | None = None  # client ttft minus server ttft
 
@@ -62,15 +63,20 @@ def build_waterfall(record: HudRecord) -> Waterfall:
     fall = Waterfall(rows)
     if record.ttft_ms is None:
         return fall
-    for source, build in (("ollama", _ollama), ("llamacpp", _llamacpp), ("vllm", _vllm)):
-        values = record.server_timings.get(source)
-        if values:
-            server_rows, server_ttft = build(values, record.ttft_ms)
-            if server_rows:
-                fall.server_source = source
-                fall.server_ttft_ms = server_ttft
-                rows.extend(server_rows)
-                break
+    for timings in decode_report(record.server_timings).values():
+        server_ttft = timings.first_token_ms()
+        phases = timings.phases()
+        if phases and server_ttft is not None:
+            fall.server_source = timings.source
+            kind = kind_named(timings.source)
+            fall.server_name = kind.display_name if kind is not None else timings.source
+            fall.server_ttft_ms = server_ttft
+            ttft = record.ttft_ms
+            rows.extend(
+                WaterfallRow(p.label, ttft + p.start_ms, ttft + p.end_ms, "server", p.figures)
+                for p in phases
+            )
+            break
     if fall.server_ttft_ms is not None:
         fall.transport_and_queue_ms = record.ttft_ms - fall.server_ttft_ms
         rows.append(
@@ -135,22 +141,6 @@ def shown_states(
     return tuple(states)
 
 
-def _ollama(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
-    load = v.get("load_duration_ms", 0.0)
-    prefill = v.get("prompt_eval_duration_ms", 0.0)
-    rows = []
-    if load:
-        rows.append(
-            WaterfallRow("server: model load", ttft - prefill - load, ttft - prefill, "server")
-        )
-    rows.append(WaterfallRow("server: prompt processing", ttft - prefill, ttft, "server"))
-    if "eval_duration_ms" in v:
-        rows.append(
-            WaterfallRow("server: generation", ttft, ttft + v["eval_duration_ms"], "server")
-        )
-    return rows, load + prefill
-
-
 # What type-ahead (client/services/warming/type_ahead.py) saved, by the server's counts.
 QUESTION_READ = "question read while typing: {tokens} tokens, saved about {ms} ms"
 QUESTION_READ_TOKENS = "question read while typing: {tokens} tokens"
@@ -164,41 +154,3 @@ def _question_read(v: dict[str, float]) -> list[WaterfallRow]:
         return [WaterfallRow(QUESTION_READ_TOKENS, 0.0, 0.0, "client", (tokens,))]
     figures = (tokens, ("ms", int(v["saved_ms"])))
     return [WaterfallRow(QUESTION_READ, 0.0, 0.0, "client", figures)]
-
-
-PROMPT_CACHED = "server: prompt {cached} cached + {computed} computed"
-DRAFTS_ACCEPTED = "server: {drafted} drafted, {accepted} accepted"
-
-
-def _llamacpp(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
-    if "prompt_ms" not in v:
-        return [], None
-    start = ttft - v["prompt_ms"]
-    rows = [WaterfallRow("server: prompt processing", start, ttft, "server")]
-    if "prompt_n" in v and "cache_n" in v:
-        # What warming is for: the prompt tokens the cache spared against those computed.
-        figures = (("cached", int(v["cache_n"])), ("computed", int(v["prompt_n"])))
-        rows.append(WaterfallRow(PROMPT_CACHED, start, start, "server", figures))
-    if "predicted_ms" in v:
-        rows.append(WaterfallRow("server: generation", ttft, ttft + v["predicted_ms"], "server"))
-    if v.get("draft_n"):  # speculative decoding: how many guessed tokens the model kept
-        figures = (("drafted", int(v["draft_n"])), ("accepted", int(v.get("draft_n_accepted", 0))))
-        rows.append(WaterfallRow(DRAFTS_ACCEPTED, ttft, ttft, "server", figures))
-    return rows, v["prompt_ms"]
-
-
-def _vllm(v: dict[str, float], ttft: float) -> tuple[list[WaterfallRow], float | None]:
-    """vLLM's per-request metrics (client/core/vllm_timings.py), under either names."""
-    timings = vllm_timings(v)
-    if timings is None:
-        return [], None
-    start = ttft - timings.ttft_ms
-    rows = []
-    if timings.queue_ms is not None:
-        rows.append(WaterfallRow("server: queue", start, start + timings.queue_ms, "server"))
-    if timings.prefill_ms is not None:
-        prefill_start = ttft - timings.prefill_ms
-        rows.append(WaterfallRow("server: prompt processing", prefill_start, ttft, "server"))
-    if timings.decode_ms is not None:
-        rows.append(WaterfallRow("server: generation", ttft, ttft + timings.decode_ms, "server"))
-    return rows, timings.ttft_ms

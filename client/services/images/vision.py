@@ -66,10 +66,25 @@ class ModelVision:
             return CANNOT_SEE.format(model=route.model)
         return ""
 
-    def preparation(self, route: Route) -> Preparation:
-        """How images for this route are prepared: to the size its server reports."""
-        side = self.known(route).image_size
-        return Preparation(longest_side=side or DEFAULT_LONGEST_SIDE)
+    def preparation(self, route: Route, learned_side: int | None = None) -> Preparation:
+        """How images for this route are prepared: to the size its server reports, else
+        the most its encoder was seen to use (`learned_side`: from the server's count of
+        a first image, client.core.images.useful_side), else the default."""
+        side = self.known(route).image_size or DEFAULT_LONGEST_SIDE
+        if learned_side is not None:
+            side = min(side, learned_side)
+        return Preparation(longest_side=side)
+
+    async def first_that_sees(self, candidates: Sequence[Route]) -> Route | None:
+        """The first candidate whose server says its model can see (a text model was
+        offered an image: the window offers this one instead); None when none says so."""
+        for route in candidates:
+            try:
+                if (await self.support(route)).sees is True:
+                    return route
+            except Exception:  # a server that cannot be asked now is passed over
+                continue
+        return None
 
     async def route_for_images(self, choice: RouteChoice, routes: Sequence[Route]) -> RouteChoice:
         """A message with images goes to a model that can see: the chosen one unless

@@ -25,7 +25,13 @@ from collections.abc import Iterable, Sequence
 from client.backends.base import Backend
 from client.core.budget import CHARS_PER_TOKEN, TOKENS_PER_MESSAGE
 from client.core.conversation import ChatMessage
-from client.core.images import TOKENS_PER_TILE, ImagePart, estimate_image_tokens, image_tiles
+from client.core.images import (
+    TOKENS_PER_TILE,
+    ImagePart,
+    estimate_image_tokens,
+    image_tiles,
+    useful_side,
+)
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +54,10 @@ class PromptTokenCounter:
         # An image's prompt tokens per 512 px tile: the lab's rule until the server's
         # first reply to an image showed its own (learn_images).
         self.tokens_per_tile: float = TOKENS_PER_TILE
+        self.images_learned = False  # False: an image's tokens are the rule's estimate
+        # The longest side the server's encoder can use, learned from its count of an
+        # image (client.core.images.useful_side); None: not learned, or nothing to save.
+        self.useful_side: int | None = None
 
     @classmethod
     def for_backend(cls, backend: Backend, model: str) -> PromptTokenCounter:
@@ -84,6 +94,9 @@ class PromptTokenCounter:
         if per_tile < MIN_TOKENS_PER_TILE:  # not the images' count (a cache, a proxy)
             return False
         self.tokens_per_tile = per_tile
+        self.images_learned = True
+        if len(question.images) == 1:  # one image's count: what its encoder can use
+            self.useful_side = useful_side(reported - text, question.images[0])
         return True
 
     def count_text(self, text: str) -> int:

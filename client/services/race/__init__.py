@@ -1,3 +1,4 @@
 """Races: one question to 2-4 routes at once, answered side by side (Qt-free).
-May import: chat (its generations), cascade, knowledge, servers, planning, backends, store, core.
+May import: chat (its generations), cascade, knowledge, servers, images, planning,
+backends, store, core.
 """

@@ -32,6 +32,7 @@ class ColumnFigures:
     outcome: Outcome | None
     first_token: bool = False  # this column's first token came first
     first_finish: bool = False  # this column finished first
+    qoe: float | None = None  # Andes' QoE once finished (client/core/qoe.py)
 
 
 class RaceColumn:
@@ -94,4 +95,5 @@ class RaceColumn:
             outcome=self.finished.outcome if self.finished is not None else None,
             first_token=first_token,
             first_finish=first_finish,
+            qoe=self.finished.metrics.qoe if self.finished is not None else None,
         )

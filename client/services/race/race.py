@@ -11,6 +11,11 @@ streams, measures and saves as any answer does, and the stored turn has one vers
 per column. Stop (`race.stop()`, or cancelling the task iterating the race) cancels
 every column: each stream closes its connection, so each server stops, and each
 answer is kept as stopped. At the end the first column to finish is the version shown.
+
+Each column's history is treated as a normal turn's: with the app's `ModelVision`, a
+model known not to see gets a note where an earlier image was. A server that does not
+say (vLLM) refuses such a history once; the column learns it and asks again (the
+refused answer stays a version beside, as a failed turn's Retry keeps it).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import logging
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 
+from client.backends.errors import ImagesRefused
 from client.core.events import Token
 from client.core.metrics import NS_PER_MS
 from client.core.timeline import now_ns
@@ -28,6 +34,7 @@ from client.services.chat.generation import Generation, SessionEvent
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, Outcome
 from client.services.chat.session_settings import SessionSettings
+from client.services.images.vision import ModelVision
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.planner import Route
 from client.services.race.column import ColumnFigures, RaceColumn
@@ -81,6 +88,7 @@ class Race:
         conversation_id: int | None = None,
         *,
         system: str | None = None,
+        vision: ModelVision | None = None,
     ) -> None:
         if not MIN_ROUTES <= len(routes) <= MAX_ROUTES:
             raise RaceError(f"A race needs {MIN_ROUTES} to {MAX_ROUTES} routes.")
@@ -93,12 +101,15 @@ class Race:
         self.question = question
         self.conversation_id = conversation_id
         self.system = system
+        self.vision = vision if vision is not None else ModelVision()  # the app's, if given
         self.user_message_id: int | None = None
         self.columns = [RaceColumn(i, r.name) for i, r in enumerate(routes)]
         self.first_token: int | None = None  # the column whose first token came first
         self.first_finish: int | None = None  # the first column to finish complete
         self.started_ns: int | None = None  # when the columns were started
         self._routes = tuple(routes)
+        self._sessions: list[ChatSession] = []
+        self._learned: set[Exception] = set()  # refusals that taught `vision` (asked again)
         self._tasks: list[asyncio.Task[None]] = []
         self._iterator: AsyncGenerator[RaceEvent, None] | None = None
 
@@ -142,7 +153,8 @@ class Race:
         queue: asyncio.Queue[RaceEvent | None] = asyncio.Queue()
         self.started_ns = now_ns()
         for column, route in zip(self.columns, self._routes, strict=True):
-            column.generation = self._session(route).answer_question(user.id, self.question)
+            self._sessions.append(session := self._session(route))
+            column.generation = session.answer_question(user.id, self.question)
             self._tasks.append(asyncio.create_task(self._column(column, queue)))
         try:
             running = len(self._tasks)
@@ -175,22 +187,49 @@ class Race:
         )
         session.use_routes(route.routes)
         session.knowledge = route.knowledge
+        session.vision = self.vision  # the history's images as a normal turn treats them
         return session
 
     async def _column(self, column: RaceColumn, queue: asyncio.Queue[RaceEvent | None]) -> None:
-        generation = column.generation
-        assert generation is not None
         try:
-            async for event in generation:
-                queue.put_nowait(RaceEvent(column.index, event))
+            await self._stream(column, queue)
+            generation = column.generation
+            assert generation is not None
+            if self._refused_history(generation):  # learned now: the note goes instead
+                assert generation.assistant_message_id is not None
+                session = self._sessions[column.index]
+                column.generation = session.retry(generation.assistant_message_id)
+                await self._stream(column, queue)
         except asyncio.CancelledError:
-            queue.put_nowait(RaceEvent(column.index, _ended(generation, Outcome.STOPPED)))
+            queue.put_nowait(RaceEvent(column.index, _ended(column.generation, Outcome.STOPPED)))
             raise
         except Exception as error:  # the generation concluded and saved it; tell the column
             log.warning("a race column failed: %s", error)
-            queue.put_nowait(RaceEvent(column.index, _ended(generation, Outcome.FAILED)))
+            queue.put_nowait(RaceEvent(column.index, _ended(column.generation, Outcome.FAILED)))
         finally:
             queue.put_nowait(None)
+
+    async def _stream(self, column: RaceColumn, queue: asyncio.Queue[RaceEvent | None]) -> None:
+        """The column's generation's events, but for the end of one refused for the
+        history's images (the column asks again)."""
+        generation = column.generation
+        assert generation is not None
+        async for event in generation:
+            if isinstance(event, Finished) and self._refused_history(generation):
+                continue
+            queue.put_nowait(RaceEvent(column.index, event))
+
+    def _refused_history(self, generation: Generation) -> bool:
+        """A model whose server did not say refused the history's images: true once
+        (`learn` says whether it is news), so a column asks again at most once."""
+        if not isinstance(generation.error, ImagesRefused):
+            return False
+        if generation.error in self._learned:
+            return True
+        if self.vision.learn(generation.route, generation.error):
+            self._learned.add(generation.error)
+            return True
+        return False
 
     def _mark(self, item: RaceEvent) -> None:
         column = self.columns[item.column]
@@ -215,8 +254,10 @@ class Race:
             log.exception("could not show the race's winner")
 
 
-def _ended(generation: Generation, outcome: Outcome) -> Finished:
+def _ended(generation: Generation | None, outcome: Outcome) -> Finished:
     """How a column ended when its generation raised instead of yielding Finished."""
+    if generation is None:
+        return Finished(outcome=outcome, text="")
     if generation.finished is not None:
         return generation.finished
     return Finished(outcome=outcome, text="", message_id=generation.assistant_message_id)

@@ -1,4 +1,4 @@
-"""What the warmer needs of the local engine (client.backends.local_engine.LocalEngine),
+"""What the warmer needs of the local engine (client.backends.engine.local_engine.LocalEngine),
 and how long it waits before asking whether an idle engine went to sleep.
 
 The engine unloads its model after `sleep_idle_s` idle seconds (llama-server's
@@ -13,7 +13,7 @@ import asyncio
 import time
 from typing import Protocol
 
-from client.backends.engine_settings import EngineSettings
+from client.backends.engine.engine_settings import EngineSettings
 from client.core.prediction import ModelState
 from client.services.planning.planner import CachedPrompt
 from client.services.servers.model_status import ModelStatus
@@ -47,7 +47,7 @@ class Engine(Protocol):
 
 class ManagedEngine(Engine, Protocol):
     """What the app needs of the embedded local engine
-    (client.backends.local_engine.LocalEngine; tests give stand-ins)."""
+    (client.backends.engine.local_engine.LocalEngine; tests give stand-ins)."""
 
     settings: EngineSettings  # what it starts with next (speculation, unload-after-idle)
 

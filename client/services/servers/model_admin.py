@@ -10,10 +10,10 @@ import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from client.backends.apis.ollama.backend import OllamaBackend
+from client.backends.apis.ollama.models import PullProgress as PullProgress  # re-exported
 from client.backends.base import Backend
 from client.backends.errors import TachyError
-from client.backends.ollama import OllamaBackend
-from client.backends.ollama_models import PullProgress as PullProgress  # re-exported
 
 
 class ModelsNotManaged(TachyError):

@@ -18,11 +18,6 @@ DEFAULT_KEEP_ALIVE = "30m"
 REWARM_MARGIN_S = 60.0  # re-warm this long before the server would unload the model
 ASSUMED_WARM_S = 300.0  # unknown servers: how long a warm-up is trusted (Ollama's default)
 FOREVER_S = 7 * 24 * 3600.0  # an expiry further away than this is "kept loaded"
-SERVERS_THAT_KEEP_MODELS_LOADED = {  # server_kind -> the name the policy sentence says
-    "llamacpp": "The llama.cpp server",
-    "vllm": "vLLM",
-    "llama-cpp-python": "The llama-cpp-python server",
-}
 
 
 class ServerPolicy(StrEnum):

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING
 from client.backends.address import normalize_url as normalize_url
 from client.backends.address import server_url as server_url
 from client.backends.base import Backend
-from client.backends.engine_settings import SPEC_NAMES
-from client.backends.engine_settings import EngineSettings as EngineSettings  # for the ui
+from client.backends.engine.engine_settings import SPEC_NAMES
+from client.backends.engine.engine_settings import EngineSettings as EngineSettings  # for the ui
 
 SPEC_CHOICES = SPEC_NAMES  # speculative decoding the app offers for the local engine
 
 if TYPE_CHECKING:
-    from client.backends.local_engine import LocalEngine
+    from client.backends.engine.local_engine import LocalEngine
     from client.services.servers.engine_idle import ManagedEngine
 
 LOCAL_ENGINE_LABEL = "Local model (SmolLM2-135M)"
@@ -67,7 +67,7 @@ def with_local_engine(choices: Iterable[ServerChoice], local: ServerChoice) -> l
 
 def local_model_name() -> str:
     """The local engine's model as its server names it (before it has started)."""
-    from client.backends.local_engine import LOCAL_MODEL_NAME
+    from client.backends.engine.local_engine import LOCAL_MODEL_NAME
 
     return LOCAL_MODEL_NAME
 
@@ -103,21 +103,22 @@ async def detected_choices() -> list[ServerChoice]:
     from client.backends import discover_local_servers
 
     return [
-        ServerChoice(_detected_name(s.api, s.url), s.url, s.api)
+        ServerChoice(_detected_name(s.api, s.url, s.name), s.url, s.api)
         for s in await discover_local_servers()
     ]
 
 
-def _detected_name(api: str, url: str) -> str:
-    kind = "Ollama" if api == "ollama" else "OpenAI-compatible server"
+def _detected_name(api: str, url: str, name: str = "") -> str:
+    """A router by its own name ("vLLM router · 2 workers"), others by their API."""
+    kind = name or ("Ollama" if api == "ollama" else "OpenAI-compatible server")
     return f"{kind} on this computer ({url.rsplit(':', 1)[-1]})"
 
 
 def make_local_engine(spec: str = "") -> LocalEngine:
     """The embedded local engine, not started (loading it takes a few seconds); `spec`:
     its speculative decoding (one of SPEC_CHOICES, "" for none)."""
-    from client.backends.engine_settings import EngineSettings
-    from client.backends.local_engine import LocalEngine
+    from client.backends.engine.engine_settings import EngineSettings
+    from client.backends.engine.local_engine import LocalEngine
 
     return LocalEngine(settings=EngineSettings.default().with_changes(spec=spec))
 
@@ -130,7 +131,7 @@ def with_spec(engine: ManagedEngine, spec: str) -> None:
 def sleep_idle_for(keep_alive: str | int | None) -> int:
     """The keep-alive menu's choice as the engine's sleep_idle_seconds: "30m" -> 1800;
     None ("let the server decide") and forever -> -1, the engine's own default (never)."""
-    from client.backends.engine_settings import NO_SLEEP
+    from client.backends.engine.engine_settings import NO_SLEEP
     from client.services.servers.model_status import parse_duration
 
     seconds = parse_duration(keep_alive) if keep_alive is not None else math.inf
@@ -141,7 +142,7 @@ def with_sleep_idle(engine: object, keep_alive: str | int | None) -> bool:
     """Set the local engine's unload-after-idle for its next start from the keep-alive
     choice; True when the running process has another one (a restart applies it).
     Anything but a LocalEngine (a test's stand-in) is left alone."""
-    from client.backends.local_engine import LocalEngine
+    from client.backends.engine.local_engine import LocalEngine
 
     if not isinstance(engine, LocalEngine):
         return False
@@ -247,6 +248,11 @@ class BackendPool:
     ) -> None:
         self._key_lookup = key_lookup
         self._factory = factory
+        # The keyring could not be read (none on this machine, locked, refusing): the
+        # first refusal, kept so the window says it once. Servers are made without a key
+        # then: one that needs none works; one that needs its key answers "unauthorized".
+        self.keyring_refused: Exception | None = None
+        self.keyring_listeners: list[Callable[[Exception], None]] = []
         self._backends: dict[tuple[str, str], asyncio.Task[Backend]] = {}
         self._key_names: dict[tuple[str, str], str | None] = {}
         # Backends replaced while a request may still use them; closed on aclose().
@@ -283,9 +289,23 @@ class BackendPool:
         if choice.api_key_name and self._key_lookup is not None:
             # Keyring calls may block (D-Bus, an unlock prompt): keep them off the loop.
             # Wrapped: qasync's executor logs each call's result at DEBUG.
-            found = await asyncio.to_thread(_hidden_lookup, self._key_lookup, choice.api_key_name)
+            found = await self._look_up(choice.api_key_name)
             api_key = found.value if found is not None else None
         return await self._factory(normalize_url(choice.url), choice.api, api_key)
+
+    async def _look_up(self, account: str) -> _HiddenKey | None:
+        from client.store.secrets import SecretsUnavailable
+
+        assert self._key_lookup is not None
+        try:
+            return await asyncio.to_thread(_hidden_lookup, self._key_lookup, account)
+        except SecretsUnavailable as error:
+            # A server with no key needs no keyring: go on without one, and say it once.
+            if self.keyring_refused is None:
+                self.keyring_refused = error
+                for listener in self.keyring_listeners:
+                    listener(error)
+            return None
 
     def __contains__(self, choice: object) -> bool:
         return isinstance(choice, ServerChoice) and choice.key in self._backends

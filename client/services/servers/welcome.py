@@ -31,11 +31,12 @@ async def found_servers(
 ) -> list[FoundServer]:
     """The LLM servers answering on this computer's usual ports (or `ports`)."""
     from client.backends.detect import USUAL_PORTS, discover_local_servers
+    from client.backends.kinds.registry import kind_for_api
 
     found = await discover_local_servers(ports or USUAL_PORTS, budget_s=budget_s)
     return [
         FoundServer(
-            "Ollama" if server.api == "ollama" else "OpenAI-compatible",
+            server.name or kind_for_api(server.api).display_name,
             urlsplit(server.url).port or 0,
             len(server.models),
         )
@@ -46,7 +47,7 @@ async def found_servers(
 def local_engine_facts() -> LocalEngineFacts:
     """Whether the embedded engine and its model can run here (a look at installed
     packages, no import of the engine)."""
-    from client.backends import local_engine
+    from client.backends.engine import local_engine
 
     installed = local_engine.engine_installed()
     if installed:

@@ -55,6 +55,7 @@ class ToolServers:
         self.connect_timeout_s = connect_timeout_s
         self.kill_after_s = kill_after_s
         self._thread = ToolsThread()
+        self._unsaved: dict[str, ToolServerSettings] = {}  # used as given (`tachy chat --mcp`)
         # Touched only on the tools thread:
         self._connections: dict[str, ServerConnection] = {}
         self._opening: dict[str, asyncio.Task[ServerConnection]] = {}
@@ -107,6 +108,11 @@ class ToolServers:
             elapsed = (time.perf_counter() - started) * 1000.0
             return ToolResult(problem.sentence, True, elapsed, problem="server")
 
+    def use_unsaved(self, server: ToolServerSettings) -> None:
+        """Use a server as given, its env and header values included, saved nowhere (not
+        in the settings, not in the keyring): `tachy chat --mcp FILE`'s servers."""
+        self._unsaved[server.name] = server
+
     # --- for the Tools window ---------------------------------------------------------
     def state(self, name: str) -> ServerState:
         return self._states.get(name) or ServerState(name, "idle")
@@ -144,7 +150,7 @@ class ToolServers:
         await asyncio.to_thread(self._thread.close)
 
     def _settings(self, name: str) -> ToolServerSettings:
-        server = self.saved.get(name)
+        server = self._unsaved.get(name) or self.saved.get(name)
         if server is None:
             raise ToolServerError(words.UNKNOWN_SERVER, server=name)
         return server
@@ -177,7 +183,9 @@ class ToolServers:
         )
         self._connections[name] = connection
         try:
-            filled = await asyncio.to_thread(secrets_filled, server)  # the keyring may block
+            filled = server  # an unsaved server has its values
+            if name not in self._unsaved:
+                filled = await asyncio.to_thread(secrets_filled, server)  # the keyring may block
             connection.settings = filled
             tools = await connection.open()
         except Exception as error:

@@ -1,3 +1,4 @@
 """Keep-alive warming of the model and the prompt, and cold-start measurement.
-May import: chat, cascade, knowledge, fleet, servers, planning, storage, backends, store, core.
+May import: chat, cascade, knowledge, fleet, servers, events, planning, storage,
+backends, store, core.
 """

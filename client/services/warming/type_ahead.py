@@ -33,15 +33,17 @@ import contextlib
 import ipaddress
 import logging
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from client.backends.base import Backend
+from client.backends.kinds.registry import timings_of
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatRequest
 from client.core.events import Failed, Prefill
 from client.core.metrics import TYPE_AHEAD_SOURCE, RequestMetrics
+from client.core.server_timings import ServerReport
 from client.store.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -70,17 +72,23 @@ class ReadFigures:
         return self.computed + self.cached
 
 
+def _values(metrics: RequestMetrics, source: str) -> Mapping[str, float]:
+    """The numbers one source of the request's server timings sent, by its own names."""
+    timings = metrics.server.get(source)
+    return timings.values if timings is not None else {}
+
+
 def read_figures(metrics: RequestMetrics) -> ReadFigures:
     """The prompt figures of a request, from the server's own counts."""
-    llama = metrics.server.get("llamacpp", {})
+    llama = _values(metrics, "llamacpp")
     if "prompt_n" in llama:
         cached = int(llama["cache_n"]) if "cache_n" in llama else None
         return ReadFigures(int(llama["prompt_n"]), cached, llama.get("prompt_ms"))
-    ollama = metrics.server.get("ollama", {})
+    ollama = _values(metrics, "ollama")
     if "prompt_eval_count" in ollama:
         prefill = ollama.get("prompt_eval_duration_ms", metrics.ttft_ms)
         return ReadFigures(int(ollama["prompt_eval_count"]), None, prefill)
-    usage = metrics.server.get(CACHED_SOURCE, {})
+    usage = _values(metrics, CACHED_SOURCE)
     if "cached_tokens" in usage and metrics.prompt_tokens is not None:
         cached = int(usage["cached_tokens"])
         return ReadFigures(max(metrics.prompt_tokens - cached, 0), cached, metrics.ttft_ms)
@@ -237,7 +245,8 @@ def note_saving(metrics: RequestMetrics, saving: Saving) -> None:
     values = {"tokens": float(saving.tokens)}
     if saving.saved_ms is not None:
         values["saved_ms"] = float(round(saving.saved_ms))
-    metrics.server[TYPE_AHEAD_SOURCE] = values
+    kept = [t for t in metrics.server.values() if t.source != TYPE_AHEAD_SOURCE]
+    metrics.server = ServerReport([*kept, timings_of(TYPE_AHEAD_SOURCE, values)])
 
 
 def _tokens_saved(reads: list[ReadFigures], sent: ReadFigures) -> int | None:

@@ -55,7 +55,6 @@ from client.core.prediction import ModelState
 from client.services.planning.planner import CachedPrompt
 from client.services.servers.engine_idle import Engine, EngineSleepWatch
 from client.services.servers.model_status import (
-    SERVERS_THAT_KEEP_MODELS_LOADED,
     ModelStatus,
     ServerPolicy,
     WarmSettings,
@@ -455,8 +454,8 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
     async def _detect_policy(self) -> ServerPolicy:
         """llama.cpp server and vLLM say who they are (client.backends: server_kind)."""
         kind = await self._backend.server_kind() if self._backend is not None else None
-        name = SERVERS_THAT_KEEP_MODELS_LOADED.get(kind or "")
-        if name is None:
+        name = kind.keeps_models_loaded_as if kind is not None else ""
+        if not name:
             return ServerPolicy.ONE_TOKEN
         self._server_name = name
         return ServerPolicy.KEEPS_LOADED

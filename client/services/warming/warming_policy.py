@@ -11,10 +11,12 @@ length and the user's setting). It puts them on the chat session
     policy.retarget(session, engine, "app start")   # a server or model change
     policy.predict_draft(text)                       # per keystroke: arithmetic only
     policy.next_plan(session, conversation, draft)  # what the warmer warms
-    policy.request_started(...) / request_finished(generation)
+    policy.subscribe(tachy.events)                   # TurnStarted, StateChanged, AnswerFinished
 
-The window's WarmingController (client/ui/warming/warming_controller.py) only
-adapts it: labels, menus, timers.
+It hears each turn through the root's events (client/services/events.py), whoever
+asked: the window, `tachy chat`, `tachy bench`. The predictors themselves are
+TtftLearning's (ttft_learning.py). The window's WarmingController
+(client/ui/warming/warming_controller.py) only adapts it: labels, menus, timers.
 """
 
 from __future__ import annotations
@@ -24,16 +26,20 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from client.backends.base import Backend
 from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
 from client.core.conversation import ChatMessage
 from client.core.images import ImagePart, estimate_image_tokens
 from client.core.prediction import ModelState, Prediction, TtftPredictor
-from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
+from client.services.chat.turn_state import StateChanged, TurnState
+from client.services.events import AnswerFinished, EventBus, TurnStarted
 from client.services.planning.planner import RequestPlan, Route
 from client.services.planning.tokenize import PromptTokenCounter
 from client.services.servers.engine_idle import Engine
 from client.services.servers.model_status import DEFAULT_KEEP_ALIVE, WarmSettings
+from client.services.warming.ttft_learning import LEARNED_KEY as LEARNED_KEY
+from client.services.warming.ttft_learning import TtftLearning
 from client.services.warming.warming import WARM_PROMPT, KeepAliveWarmer
 from client.store.settings import Settings
 
@@ -41,8 +47,6 @@ log = logging.getLogger(__name__)
 
 KEEP_ALIVE_KEY = "keep_alive"  # settings: "30m", "1h" ... or None (let the server unload it)
 PROMPT_BUDGET_KEY = "prompt_budget"  # settings: tokens, or None (from the model's context)
-# The predictor's samples per server and model, so a restart predicts from the start.
-LEARNED_KEY = "ttft_learned"  # settings key: "ttft_learned <server> <model>"
 # An opened conversation's prefix is warmed only when reading it would not keep the
 # server busy long: a cancelled prefill keeps a server busy until it notices (the local
 # engine: about one batch; some servers: to the end), and a question sent in another
@@ -62,8 +66,9 @@ class Draft:
 
 
 class WarmingPolicy:
-    def __init__(self, store: Settings | None = None) -> None:
+    def __init__(self, store: Settings | None = None, learning: TtftLearning | None = None) -> None:
         self.store = store
+        self.learning = learning or TtftLearning(store)  # the predictors, per server and model
         budget = self._stored(PROMPT_BUDGET_KEY, None)
         self.budget_setting = budget if isinstance(budget, int) else None
         keep_alive = self._stored(KEEP_ALIVE_KEY, DEFAULT_KEEP_ALIVE)
@@ -71,10 +76,7 @@ class WarmingPolicy:
             keep_alive = DEFAULT_KEEP_ALIVE
         self.warmer = KeepAliveWarmer(None, None, WarmSettings(keep_alive=keep_alive))
         self.predictor = TtftPredictor()  # the current model's (one per server and model)
-        self._predictors: dict[str, TtftPredictor] = {}
-        self._learned_key = ""
-        self._asked = ""  # the model (its learned key) the running request went to
-        self._unsaved: set[str] = set()  # keys of predictors not in the settings yet
+        self._first_token_seen = False
         self.counter: PromptTokenCounter | None = None
         self.context_length: int | None = None
         self.loading_since = 0.0  # monotonic time the model began loading; 0: not loading
@@ -115,13 +117,13 @@ class WarmingPolicy:
     def _choose_predictor(self, session: ChatSession) -> None:
         """Each model has its own prefill rate: its own predictor, restored from
         what earlier sessions learned of it."""
-        server = "local" if session.is_local else session.backend.base_url
-        key = f"{LEARNED_KEY} {server} {session.model}"
-        predictor = self._predictors.get(key)
-        if predictor is None:
-            predictor = self._predictors[key] = TtftPredictor()
-            predictor.restore(self._stored(key, None))
-        self.predictor, self._learned_key = predictor, key
+        self.predictor = self.learning.predictor(session.route)
+
+    def predict_for(self, session: ChatSession) -> None:
+        """The session's plans predict their wait from its model's predictor, without
+        warming it (`tachy chat`: the plan line says the predicted wait)."""
+        self._choose_predictor(session)
+        session.ttft_estimate = self._predict_ms
 
     def _predict_ms(self, tokens: int) -> float | None:
         """The plan's predicted wait for this many prompt tokens not in the cache."""
@@ -178,9 +180,7 @@ class WarmingPolicy:
             log.warning("saving setting %s: %s", key, error)
 
     def save_learned(self) -> None:
-        unsaved, self._unsaved = self._unsaved, set()
-        for key in unsaved:
-            self._save(key, self._predictors[key].learned())
+        self.learning.save()
 
     # --- the model's state ----------------------------------------------------------
     def note_state(self, state: ModelState | None) -> None:
@@ -209,6 +209,21 @@ class WarmingPolicy:
         predicted = prediction.ttft_ms if prediction is not None else None
         self._draft = Draft(text.strip(), tokens, predicted)
         return prediction
+
+    def learned_image_side(self, backend: Backend, model: str) -> int | None:
+        """The longest side worth sending to this model's encoder, as its server's count
+        of a first image showed (None: not learned)."""
+        counter = self.counter
+        if counter is None or not counter.counts_for(backend, model):
+            return None
+        return counter.useful_side
+
+    def images_estimated(self) -> bool:
+        """The draft's images are counted by the 512 px tile rule, not yet at the rate
+        the server showed (the prediction says it is an estimate)."""
+        if not self.draft_images():
+            return False
+        return self.counter is None or not self.counter.images_learned
 
     def _image_tokens(self, images: Sequence[ImagePart]) -> int:
         if self.counter is not None:
@@ -263,53 +278,41 @@ class WarmingPolicy:
 
         self.warmer.prefix_provider = next_prefix
 
-    # --- requests -------------------------------------------------------------------
-    def request_started(self, generation: Generation, question: str) -> None:
+    # --- turns (the root's events) ---------------------------------------------------
+    def subscribe(self, bus: EventBus) -> None:
+        bus.subscribe(TurnStarted, self.on_turn_started)
+        bus.subscribe(StateChanged, self.on_state)
+        bus.subscribe(AnswerFinished, self.on_answer)
+
+    def on_turn_started(self, event: TurnStarted) -> None:
         draft = self._draft
-        asked = generation.kind in ("ask", "edit") and draft is not None
-        self._sent = draft if asked and draft is not None and draft.text == question else None
-        self._draft = None
-        self._asked = self._learned_key
+        asked = event.kind in ("ask", "edit") and draft is not None
+        sent = draft if asked and draft is not None and draft.text == event.question else None
+        self._sent, self._draft = sent, None
+        self.learning.expect(*((sent.tokens, sent.predicted_ms) if sent else (None, None)))
+        self._first_token_seen = False
         self.warmer.user_request_started()  # a warm-up in flight is cancelled: ours goes now
 
-    def first_token(self) -> None:
-        self.warmer.first_token_received()
+    def on_state(self, event: StateChanged) -> None:
+        if event.state in (TurnState.THINKING, TurnState.ANSWERING) and not self._first_token_seen:
+            self._first_token_seen = True
+            self.warmer.first_token_received()
 
-    def request_finished(self, generation: Generation) -> bool:
-        """The warmer hears the end; the model's predictor learns from its first token.
-        True when a predictor learned (its figures are saved a little later)."""
-        finished = generation.finished
-        metrics = finished.metrics if finished is not None else None
-        ok = metrics is not None and metrics.ttft_ms is not None
-        fitted = generation.fitted
-        timeline = generation.timeline  # not a header, not a byte: the server never answered
-        answered = timeline.headers_ns is not None or timeline.first_byte_ns is not None
-        prompt = fitted.messages if fitted is not None else None
-        self.warmer.user_request_finished(ok, prompt, server_answered=answered)
-        if metrics is None or not ok:  # no first token: nothing to learn
-            return False
-        self._learn_image_tokens(generation, metrics.prompt_tokens)
-        sent = self._sent
-        tokens = sent.tokens if sent is not None else None
-        if tokens is None and fitted is not None:
-            tokens = fitted.prompt_tokens
-        predicted = sent.predicted_ms if sent is not None else None
-        # The model it was sent to learns: another may have been chosen since.
-        predictor = self._predictors.get(self._asked, self.predictor)
-        cold = bool(generation.cold)
-        predictor.observe_metrics(metrics, tokens, cold=cold, predicted_ms=predicted)
-        if self._asked not in self._predictors:
-            return False
-        self._unsaved.add(self._asked)
-        return True
+    def on_answer(self, event: AnswerFinished) -> None:
+        """The warmer hears the end (the predictor learns in TtftLearning)."""
+        ok = event.metrics.ttft_ms is not None
+        prompt = list(event.plan.messages) if event.plan is not None else None
+        self.warmer.user_request_finished(ok, prompt, server_answered=event.server_answered)
+        if ok:
+            self._learn_image_tokens(event)
 
-    def _learn_image_tokens(self, generation: Generation, reported: int | None) -> None:
+    def _learn_image_tokens(self, event: AnswerFinished) -> None:
         """The server's count of a first question with images: the counter's rate."""
-        route, request, counter = generation.route, generation.request, self.counter
+        route, request, counter = event.route, event.request, self.counter
         if route is None or request is None or counter is None:
             return
         if counter.counts_for(route.backend, route.model):
-            counter.learn_images(request.messages, reported)
+            counter.learn_images(request.messages, event.metrics.prompt_tokens)
 
     async def aclose(self) -> None:
         self.save_learned()

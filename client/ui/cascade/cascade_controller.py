@@ -25,12 +25,13 @@ from client.ui.chat.render.summary_marker import SummaryMarker
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.error_text import error_text
 from client.ui.common.route_words import tier_label, tier_word
+from client.ui.common.shortcuts import key_of
 
 if TYPE_CHECKING:
     from client.ui.chat.chat_page import ChatPage
 
-ASK_STRONG_KEYS = "Ctrl+Shift+Return"
-REASK_KEYS = "Ctrl+Shift+R"
+ASK_STRONG_KEYS = key_of("ask_strong")
+REASK_KEYS = key_of("reask")
 
 
 def fallback_sentence(generation: Generation) -> str:

@@ -7,7 +7,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QMimeData, QObject, QSize, Signal
+from PySide6.QtCore import (
+    QBuffer,
+    QByteArray,
+    QEvent,
+    QIODevice,
+    QMimeData,
+    QObject,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import (
     QDragMoveEvent,
     QDropEvent,
@@ -22,6 +32,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QToolButton, 
 
 from client.core.images import Attachment
 from client.services.images.attaching import Offered, looks_like_image
+from client.ui.chat.image_cost_text import cost_text
 from client.ui.chat.message_images import thumbnail
 
 THUMB_PX = 56
@@ -38,6 +49,7 @@ class AttachmentTray(QWidget):
     attachRequested = Signal()  # the Attach image button
     removeRequested = Signal(int)  # an image's index
     viewRequested = Signal(int)  # an image's index: show it full size
+    offerTaken = Signal()  # "Use {model}": the model that can see, offered for an image
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -51,6 +63,11 @@ class AttachmentTray(QWidget):
         self.problem.setObjectName("attachProblem")
         self.problem.setWordWrap(True)
         self.problem.setAccessibleName(self.tr("Image problem"))
+        self.offer_button = QToolButton(self)  # a model that can see, when one is known
+        self.offer_button.setObjectName("useSeeingModel")
+        self.offer_button.setAccessibleName(self.tr("Use a model that can see"))
+        self.offer_button.hide()
+        self.offer_button.clicked.connect(self.offerTaken)
         self._thumbs = QHBoxLayout()
         self._thumbs.setSpacing(6)
         self.thumbnails: list[QWidget] = []
@@ -59,6 +76,7 @@ class AttachmentTray(QWidget):
         row.addWidget(self.attach_button)
         row.addLayout(self._thumbs)
         row.addWidget(self.problem, 1)
+        row.addWidget(self.offer_button)
         self.set_vision("")
 
     def show_images(self, attachments: list[Attachment]) -> None:
@@ -72,6 +90,11 @@ class AttachmentTray(QWidget):
 
     def say(self, sentence: str) -> None:
         self.problem.setText(sentence)
+
+    def offer_model(self, model: str) -> None:
+        """Offer to switch to `model`, which can see ("": no offer)."""
+        self.offer_button.setText(self.tr("Use {model}, which can see").format(model=model))
+        self.offer_button.setVisible(bool(model))
 
     def set_vision(self, why_not: str) -> None:
         """The button is off, saying why, for a model that cannot see ("": on)."""
@@ -101,7 +124,13 @@ class AttachmentTray(QWidget):
         remove.setAccessibleName(self.tr("Remove image {name}").format(name=name))
         remove.setToolTip(self.tr("Remove this image"))
         remove.clicked.connect(lambda: self.removeRequested.emit(index))
+        cost = QLabel(cost_text(attachment), box)  # what preparing it did, where it is
+        cost.setObjectName("imageCost")
+        cost.setTextFormat(Qt.TextFormat.PlainText)
+        cost.setWordWrap(True)
+        cost.setMaximumWidth(THUMB_PX * 3)
         layout.addWidget(view)
+        layout.addWidget(cost)
         layout.addWidget(remove)
         return box
 

@@ -6,10 +6,11 @@ off the GUI thread, which model can see is asked of its server once."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QBoxLayout, QFileDialog, QWidget
 
@@ -18,7 +19,9 @@ from client.services.images.attaching import Offered, WaitingImages
 from client.services.images.preparation import Preparation
 from client.services.images.stored import stored_attachments, stored_images
 from client.services.planning.planner import Route
+from client.services.servers.servers import ServerChoice
 from client.ui.chat.attachments import AttachmentTray, ImageInput, picture_of
+from client.ui.chat.image_cost_text import cost_text
 from client.ui.chat.image_viewer import ImageViewer
 from client.ui.chat.message_images import show_images, thumbnail
 from client.ui.common.async_errors import KeptTasks
@@ -30,6 +33,22 @@ if TYPE_CHECKING:
     from client.ui.chat.chat_page import ChatPage
 
 FOLLOW_MS = 500  # how often the model in use is compared with the one last asked about
+
+
+class ModelPicker(Protocol):
+    """The server bar's picker, as offering a model that can see uses it (the shell
+    hands it over: the chat area does not know the servers' area)."""
+
+    modelChosen: SignalInstance
+    modelOnServerChosen: SignalInstance
+
+    @property
+    def server_in_use(self) -> ServerChoice | None: ...
+    def model_groups(self) -> list[ServerChoice]: ...
+    def models_of(self, choice: ServerChoice) -> list[str]: ...
+    def set_models(
+        self, models: Sequence[str], current: str | None, server: ServerChoice | None = None
+    ) -> None: ...
 
 
 class AttachmentsController(QObject):
@@ -50,6 +69,9 @@ class AttachmentsController(QObject):
         self._stored: dict[int, tuple[int, int]] = {}  # a stored one: (message id, position)
         self._tokens = itertools.count(1)
         self._route: Route | None = None
+        self._refused: list[Offered] = []  # offered to a model that cannot see
+        self.picker: ModelPicker | None = None  # the server bar's (set by the shell)
+        self._offered: tuple[ServerChoice, str] | None = None  # a model that can see
         self._connect()
         if tachy.warming is not None:  # the waiting images count in the predicted wait
             tachy.warming.draft_images = lambda: [a.sent for a in self.waiting.images]
@@ -62,6 +84,7 @@ class AttachmentsController(QObject):
         self.input.offered.connect(self.offer)
         self.tray.attachRequested.connect(self._choose_files)
         self.tray.removeRequested.connect(self._remove)
+        self.tray.offerTaken.connect(self._take_offer)
         self.tray.viewRequested.connect(lambda index: self.view(self.waiting.images[index]))
         self.page.take_images = self.take
         self.page.imagesSent.connect(self._on_sent)
@@ -86,6 +109,10 @@ class AttachmentsController(QObject):
         await self.tachy.vision.support(route)
         if route == self._route:
             self.tray.set_vision(self.why_not())
+            refused, self._refused = self._refused, []
+            if refused and not self.why_not():  # the model offered can see: attach them
+                self.tray.say("")
+                self.offer(refused)
 
     def _on_answer_ended(self, generation: Generation, _key: int) -> None:
         """A server that did not say refused the image: the button says so from now on."""
@@ -101,14 +128,56 @@ class AttachmentsController(QObject):
     # --- attaching -------------------------------------------------------------------
     def offer(self, offered: list[Offered]) -> None:
         why = self.why_not()
+        self.tray.offer_model("")
         if why:
             self.tray.say(why)  # nothing is lost: the file or the clipboard still has it
+            self._refused = offered
+            self.tasks.spawn(self._offer_seeing(), "finding a model that can see")
             return
         self.tasks.spawn(self._prepare(offered), "preparing images")
 
+    async def _offer_seeing(self) -> None:
+        """A text model was offered an image: offer the first model in the picker whose
+        server says it can see (the same server's first, then the others')."""
+        bar = self.picker
+        if bar is None:
+            return
+        in_use = bar.server_in_use
+        candidates: list[tuple[ServerChoice, Route]] = []
+        for choice in sorted(bar.model_groups(), key=lambda c: c != in_use):
+            try:
+                backend = await self.tachy.backend(choice)
+            except Exception:  # not reachable now: not offered
+                continue
+            candidates += [(choice, Route(backend, m, choice.name)) for m in bar.models_of(choice)]
+        found = await self.tachy.vision.first_that_sees([route for _, route in candidates])
+        if found is not None and self._refused:
+            self._offered = next((c, r.model) for c, r in candidates if r is found)
+            self.tray.offer_model(found.model)
+
+    def _take_offer(self) -> None:
+        """Switch to the model offered; the refused images are offered to it once it is
+        the one in use (follow_route)."""
+        if self._offered is None:
+            return
+        choice, model = self._offered
+        bar = self.picker
+        if bar is None:
+            return
+        self.tray.offer_model("")
+        if choice == bar.server_in_use:
+            bar.set_models(bar.models_of(choice), model, choice)
+            bar.modelChosen.emit(model)
+        else:
+            bar.modelOnServerChosen.emit(choice, model)
+
     async def _prepare(self, offered: list[Offered]) -> None:
         route = self._route
-        how = self.tachy.vision.preparation(route) if route is not None else Preparation()
+        how = Preparation()
+        if route is not None:
+            warming = self.tachy.warming
+            learned = warming.learned_image_side(route.backend, route.model) if warming else None
+            how = self.tachy.vision.preparation(route, learned)
         problems = await self.waiting.offer(offered, how)
         self._show_waiting()
         self.tray.say(" ".join(error_text(problem) for problem in problems))
@@ -151,7 +220,8 @@ class AttachmentsController(QObject):
             token = next(self._tokens)
             self._sent[token] = attachment
             pictures.append((token, thumbnail(picture_of(attachment))))
-        show_images(self.window.chat_view, key, pictures)
+        captions = [cost_text(a) for a in images]  # what was sent, where it shows
+        show_images(self.window.chat_view, key, pictures, captions)
 
     def _on_conversation_shown(self) -> None:
         view, history = self.window.chat_view, self.tachy.stores.history

@@ -14,11 +14,11 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from client.core.images import Attachment
 from client.services.chat.answer_figures import RequestFigures, loading_ms, whole_answer
+from client.services.chat.answer_writer import stage_record
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
 from client.services.chat.shown_history import ShownHistory, StoredMessage
-from client.services.chat.stage_record import stage_record
 from client.services.chat.turn_state import TurnState
 from client.services.chat.turn_store import POOL_ROUTE
 from client.services.planning.router import RouteDecision
@@ -48,9 +48,6 @@ RESUMABLE = {  # the sentences are shown through ChatPage.tr
         (NextStep.RETRY, NextStep.EDIT_QUESTION),
     ),
 }
-NO_SERVER_YET = QT_TRANSLATE_NOOP(
-    "ChatPage", "Starting local model… your question is kept and goes out when it is ready."
-)
 
 
 class ChatPage(QObject):
@@ -63,6 +60,8 @@ class ChatPage(QObject):
     imagesSent = Signal(int, object)  # a question's key and its images (list[Attachment])
     answerEnded = Signal(object, int)  # the Generation and its answer's key (cascade label)
     continueOtherRequested = Signal(int)  # an answer's key (ui/cascade_link.py)
+    questionKept = Signal()  # asked with no server answering: the server controller says why
+    editingChanged = Signal(bool)  # an earlier question is being edited in the composer
 
     def __init__(
         self,
@@ -78,6 +77,7 @@ class ChatPage(QObject):
         self.runner = GenerationRunner(window.chat_view, window.stage_label, self)
         self._editing: int | None = None  # the earlier question being edited
         self._pending_question: str | None = None
+        self._held = False  # the chosen server does not answer yet: questions are kept
         self._last_question = ""
         self._question_key: int | None = None
         self._outcome_key = 0  # the answer the outcome bar's buttons act on
@@ -104,7 +104,17 @@ class ChatPage(QObject):
     def set_session(self, session: ChatSession | None) -> None:
         self.session = session
         self.sessionChanged.emit(session)
-        if session is not None and self._pending_question is not None:
+        self._send_kept_question()
+
+    def hold_questions(self, held: bool) -> None:
+        """While the chosen server does not answer, questions are kept (never sent to
+        the server chosen before, nor failed as unreachable); released, one goes out."""
+        self._held = held
+        self._send_kept_question()
+
+    def _send_kept_question(self) -> None:
+        session = self.session
+        if session is not None and not self._held and self._pending_question is not None:
             question, self._pending_question = self._pending_question, None
             self._last_question = question  # already shown in the chat
             self.window.stage_label.setText("")
@@ -126,24 +136,25 @@ class ChatPage(QObject):
         text = text.strip()
         if not text or self.busy:
             return
-        images = self.take_images() if self.session and self._editing is None else []
+        images = self.take_images() if self.session and not self._held and not self._editing else []
         if images is None:
             return  # the attachments said why (a model that cannot see); the text stays
         self.window.composer.clear()
         self.window.outcome_bar.clear()
         session = self.session
-        if session is None:
+        if session is None or self._held:
             if self._pending_question is not None:  # one waiting question at a time
                 self.window.composer.setPlainText(text)
                 return
             self._pending_question = text
             self._show_question(text)
-            self.window.stage_label.setText(self.tr(NO_SERVER_YET))
             self.window.set_busy(True)  # Stop takes the kept question back
+            self.questionKept.emit()
             return
         self._last_question = text
         if self._editing is not None:
             edited, self._editing = self._editing, None
+            self.editingChanged.emit(False)
             self._truncate_view(edited)
             self._show_question(text)
             self._start(partial(session.edit_and_resend, edited, text))
@@ -195,8 +206,11 @@ class ChatPage(QObject):
         self.window.set_busy(False)
         self.window.composer.put_back(text)
 
-    def regenerate(self, decision: RouteDecision | None = None) -> None:
-        key, session = self.last_answer_key(), self.session
+    def regenerate(
+        self, decision: RouteDecision | None = None, answer_key: int | None = None
+    ) -> None:
+        """A new answer beside the last one (or `answer_key`'s: an answer's own link)."""
+        key, session = answer_key or self.last_answer_key(), self.session
         if key is None or self.busy or session is None:
             return
         self._last_question = self._question_before(key)
@@ -344,10 +358,17 @@ class ChatPage(QObject):
         if action == "edit" and not self.busy:
             self._editing = key if key > 0 else None
             self.window.composer.put_back(self.window.chat_view.message(key).text)
+            self.editingChanged.emit(self._editing is not None)
+        elif action == "regenerate":
+            self.regenerate(answer_key=key)
         elif action == "timing":
             self.timingRequested.emit(key)
         elif action in ("prev", "next"):
             self.switch_version(key, -1 if action == "prev" else 1)
+
+    def stop_editing(self) -> None:
+        """The composer's text goes out as a new question, not as the edit."""
+        self._editing = None
 
     def switch_version(self, key: int, step: int) -> None:
         if not self.stored.available or self.busy:
@@ -472,5 +493,5 @@ class ChatPage(QObject):
 
 def _outcome_sentence(finished: Finished) -> str:
     if finished.outcome is Outcome.STOPPED:
-        return QCoreApplication.translate("ChatPage", "Stopped. The text so far is kept.")
+        return QCoreApplication.translate("ChatPage", STOPPED_KEPT)  # one wording, reopened too
     return error_text(finished.error_message or "")

@@ -20,11 +20,12 @@ from client.core.events import Token, TokenKind
 from client.core.timeline import now_ns
 from client.services.chat.generation import Generation
 from client.services.chat.session_events import SlowStart, Stage, StageChanged
+from client.services.chat.turn_state import TurnState
 from client.services.images.cost import reads_image
 from client.services.knowledge.knowledge_stage import Retrieved
 from client.ui.chat.render.chat_view import ChatView
 from client.ui.chat.run_listener import RunListener
-from client.ui.chat.stage_line import seconds_left, waiting_text
+from client.ui.chat.stage_line import seconds_left, stalled_text, waiting_text
 from client.ui.common.async_errors import spawn
 
 WAITING_TICK_MS = 100
@@ -59,6 +60,7 @@ class GenerationRunner(QObject):
         self._waiting_since_ns = 0
         self._got_answer = False
         self._announced = False
+        self._stall_said = False  # the stage line says "No token for 6 s…"
         self._waiting_timer = QTimer(self)
         self._waiting_timer.setInterval(WAITING_TICK_MS)
         self._waiting_timer.timeout.connect(self._show_waiting)
@@ -229,10 +231,21 @@ class GenerationRunner(QObject):
         self.busyChanged.emit(False)
         self.ended.emit(generation, key if key is not None else 0)
 
+    def _show_stall(self) -> None:
+        """Mid-answer, tokens stopped: the turn's state says so on this timer (and the
+        line goes with the next token's tick)."""
+        generation = self.generation
+        stalled = generation is not None and generation.state is TurnState.STALLED
+        text = stalled_text(generation.timeline, now_ns()) if generation and stalled else ""
+        if text or self._stall_said:
+            self.stage_label.setText(text)
+        self._stall_said = bool(text)
+
     def _show_waiting(self) -> None:
         if not self._announced and self.generation is not None:
             self._announce_conversation(self.generation)
         if self._got_answer:
+            self._show_stall()
             return
         since = self._waiting_since_ns
         timeline = self.generation.timeline if self.generation is not None else None

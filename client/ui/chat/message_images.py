@@ -27,9 +27,12 @@ def thumbnail(image: QImage, side: int = THUMBNAIL_PX) -> QImage:
     )
 
 
-def show_images(view: ChatView, key: int, images: list[tuple[int, QImage]]) -> None:
+def show_images(
+    view: ChatView, key: int, images: list[tuple[int, QImage]], captions: list[str] | None = None
+) -> None:
     """Put (token, picture) thumbnails under message `key`; a click on one asks the
-    view's action "image" with its token."""
+    view's action "image" with its token. `captions`: a line under each (plain text:
+    what sending it cost, client/ui/chat/image_cost_text.py)."""
     if not images or not view.has_message(key):
         return
     try:
@@ -43,7 +46,7 @@ def show_images(view: ChatView, key: int, images: list[tuple[int, QImage]]) -> N
     frame_format.setLeftMargin(8)
     frame = cursor.insertFrame(frame_format)
     cursor = frame.firstCursorPosition()
-    for token, picture in images:
+    for index, (token, picture) in enumerate(images):
         name = f"{view.action_scheme}-image:{token}"
         document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), picture)
         shown = QTextImageFormat()
@@ -54,4 +57,5 @@ def show_images(view: ChatView, key: int, images: list[tuple[int, QImage]]) -> N
         shown.setAnchorHref(f"{view.action_scheme}:image/{token}")
         shown.setToolTip(view.tr("Click to view the image full size"))
         cursor.insertImage(shown)
-        cursor.insertText(" ")
+        caption = captions[index] if captions and index < len(captions) else ""
+        cursor.insertText(f" {caption}  " if caption else " ")  # plain text, never markup

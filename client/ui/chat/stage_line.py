@@ -47,7 +47,9 @@ def waiting_text(
         if elapsed_ms < TYPING_AFTER_MS:
             return ""
         if elapsed_ms < STAGE_AFTER_MS:
-            return QCoreApplication.translate("Waiting", TYPING)
+            # Typing only once the server took the question up (its headers or a byte).
+            typing = state is TurnState.READING
+            return QCoreApplication.translate("Waiting", TYPING) if typing else ""
     words = turn_word(state)
     if with_image and state is TurnState.READING:
         words = QCoreApplication.translate("TurnState", READING_IMAGE)
@@ -60,6 +62,14 @@ def waiting_text(
     if state is TurnState.LOADING and seconds_left is not None and seconds_left > 0:
         return _with_time_left(text, seconds_left)
     return text
+
+
+def stalled_text(timeline: RequestTimeline, at_ns: int) -> str:
+    """Mid-answer, no token for a while (TurnState.STALLED): "No token for 6 s…"."""
+    last = timeline.last_token_ns
+    seconds = math.floor((at_ns - last) / 1e9) if last is not None else 0
+    text = QCoreApplication.translate("Waiting", "No token for {seconds} s…")
+    return text.format(seconds=QLocale().toString(seconds))
 
 
 def _as_state(state: TurnState | str | None) -> TurnState:

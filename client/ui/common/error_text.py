@@ -93,7 +93,7 @@ SENTENCES = (
         "Is this the right URL and API type for this server?",
     ),
     QT_TRANSLATE_NOOP("Errors", "'{text}' is not a server address: {reason}."),
-    # client/backends/local_engine.py
+    # client/backends/engine/local_engine.py
     QT_TRANSLATE_NOOP(
         "Errors", "The local model is not available: {what}. Install it with: {command}"
     ),
@@ -131,7 +131,7 @@ SENTENCES = (
         "The knowledge index {path} is damaged ({error}); remove the file and add your "
         "folders again (your documents are not in it, only their index).",
     ),
-    # client/services/hud/server_stats.py and client/backends/server_figures.py
+    # client/backends/kinds/registry.py (no_figures_sentence), client/backends/figures/
     QT_TRANSLATE_NOOP("Errors", "This server's /metrics has no vLLM or llama.cpp figures."),
     QT_TRANSLATE_NOOP("Errors", "The server's {path} did not answer JSON."),
     QT_TRANSLATE_NOOP(
@@ -239,7 +239,7 @@ PHRASES = (
         "it contains a user name or password; give the API key separately (so it is kept "
         "in the system keyring, not in the address)",
     ),
-    # LocalEngineUnavailable and LocalEngineFailed (client/backends/local_engine.py)
+    # LocalEngineUnavailable and LocalEngineFailed (client/backends/engine/local_engine.py)
     QT_TRANSLATE_NOOP("ErrorParts", "xllamacpp (the `local` extra) is not installed"),
     QT_TRANSLATE_NOOP("ErrorParts", "no model file at {path} ({variable})"),
     QT_TRANSLATE_NOOP("ErrorParts", "the model package {name} is missing"),

@@ -15,10 +15,12 @@ TURN_WORDS = {
     TurnState.CONNECTING: QT_TRANSLATE_NOOP("TurnState", "Connecting"),
     TurnState.WAITING: QT_TRANSLATE_NOOP("TurnState", "Waiting for the server"),
     TurnState.LOADING: QT_TRANSLATE_NOOP("TurnState", "Loading the model"),
+    TurnState.UNDERSTANDING: QT_TRANSLATE_NOOP("TurnState", "Reading your question"),
     TurnState.READING: QT_TRANSLATE_NOOP("TurnState", "Reading your question"),
     TurnState.RETRIEVING: QT_TRANSLATE_NOOP("TurnState", "Searching your notes"),
     TurnState.THINKING: QT_TRANSLATE_NOOP("TurnState", "Thinking"),
     TurnState.ANSWERING: QT_TRANSLATE_NOOP("TurnState", "Answering"),
+    TurnState.STALLED: QT_TRANSLATE_NOOP("TurnState", "No token for a while"),
     TurnState.DONE: QT_TRANSLATE_NOOP("TurnState", "Done"),
     TurnState.STOPPED: QT_TRANSLATE_NOOP("TurnState", "Stopped"),
     TurnState.FAILED: QT_TRANSLATE_NOOP("TurnState", "Failed"),
@@ -54,7 +56,7 @@ def slow_start_sentence(state: TurnState, waited_s: float) -> str:
 
 def outcome_words(outcome: str) -> str | None:
     """How a turn ended (an Outcome's value, as stored) said as its state: "Stopped",
-    "Failed · cancelled while waiting"; None for a value that is no outcome."""
+    "Stopped · cancelled while waiting"; None for a value that is no outcome."""
     if outcome not in set(Outcome):
         return None
     known = Outcome(outcome)

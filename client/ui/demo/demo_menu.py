@@ -47,6 +47,8 @@ SCENARIO_NAMES = {  # preset -> the plain name the menu shows
     "prefill": QT_TRANSLATE_NOOP("DemoMenu", "Long question, reading progress shown"),
     "continuous": QT_TRANSLATE_NOOP("DemoMenu", "Busy server, answers interleaved"),
     "static": QT_TRANSLATE_NOOP("DemoMenu", "Busy server, answers in fixed batches"),
+    "steady": QT_TRANSLATE_NOOP("DemoMenu", "Steady answer (6 tokens a second)"),
+    "bursty": QT_TRANSLATE_NOOP("DemoMenu", "Bursty answer (same rate, in bursts)"),
     "overloaded": QT_TRANSLATE_NOOP("DemoMenu", "Overloaded server (busy errors)"),
 }
 

@@ -4,6 +4,8 @@
   nothing yet (cold) against the app's engine, warmed first as the app warms at start.
 - "Lab: fast against strong": a latency lab of its own (started once, on its thread)
   serving a fast model (fast tier) and a strong one (typing tier, slower decoding).
+- "Lab: steady against bursty": another lab whose two models answer with the same TTFT
+  and tokens/s, one steadily and one in bursts: equal by those, apart by QoE.
 
 Both run through the Race… path (client/ui/race/race_menu.py); the question is the
 composer's text, or a standard one.
@@ -35,6 +37,13 @@ RACE_LAB = {
     },
 }
 RACE_LAB_NAME = "Latency lab (race)"
+# Two answers with the same TTFT and the same mean rate (6 tokens a second, a reader's
+# pace), one steady and one held back in bursts every 3 s: only QoE tells them apart.
+QOE_LAB = {
+    "seed": 37,
+    "models": {"lab-steady": {"base": "steady"}, "lab-bursty": {"base": "bursty"}},
+}
+QOE_LAB_NAME = "Latency lab (QoE race)"
 
 
 class DemoRaces(QObject):
@@ -42,6 +51,7 @@ class DemoRaces(QObject):
         super().__init__(parent)
         self.race_menu: RaceMenu | None = None
         self.lab: RunningLab | None = None
+        self.qoe_lab: RunningLab | None = None
         self.tasks = KeptTasks()
         self.menu = menu.addMenu(self.tr("Demo races"))
         self.menu.setObjectName("demoRaces")
@@ -51,6 +61,9 @@ class DemoRaces(QObject):
         lab = self.menu.addAction(self.tr("Lab: fast against strong"))
         lab.setObjectName("raceLabFastStrong")
         lab.triggered.connect(self.race_lab)
+        bursts = self.menu.addAction(self.tr("Lab: steady against bursty (QoE)"))
+        bursts.setObjectName("raceLabSteadyBursty")
+        bursts.triggered.connect(self.race_bursts)
 
     def attach(self, race_menu: RaceMenu) -> None:
         self.race_menu = race_menu
@@ -77,6 +90,21 @@ class DemoRaces(QObject):
         if task is not None:
             await asyncio.wait({task})
 
+    def race_bursts(self) -> None:
+        self.tasks.spawn(self._race_bursts(), "race on the latency lab")
+
+    async def _race_bursts(self) -> None:
+        if self.qoe_lab is None:
+            self.qoe_lab = await _start_lab(QOE_LAB)
+        choice = ServerChoice(QOE_LAB_NAME, self.qoe_lab.url, "openai")
+        picks = [
+            RoutePick(choice, "lab-steady", label=self.tr("Lab, steady answer")),
+            RoutePick(choice, "lab-bursty", label=self.tr("Lab, bursty answer")),
+        ]
+        task = self._start(picks)
+        if task is not None:
+            await asyncio.wait({task})
+
     def _start(self, picks: list[RoutePick]) -> asyncio.Task[Any] | None:
         if self.race_menu is None:
             return None
@@ -86,15 +114,20 @@ class DemoRaces(QObject):
 
     async def _lab(self) -> RunningLab:
         if self.lab is None:
-            from client.lab import run_in_thread, scenario_from_dict
-
-            scenario = scenario_from_dict(dict(RACE_LAB))
-            loop = asyncio.get_running_loop()
-            self.lab = await loop.run_in_executor(None, run_in_thread, scenario)
+            self.lab = await _start_lab(RACE_LAB)
         return self.lab
 
     async def aclose(self) -> None:
         await self.tasks.aclose()
-        lab, self.lab = self.lab, None
-        if lab is not None:
-            await asyncio.get_running_loop().run_in_executor(None, lab.stop)
+        for lab in (self.lab, self.qoe_lab):
+            if lab is not None:
+                await asyncio.get_running_loop().run_in_executor(None, lab.stop)
+        self.lab = self.qoe_lab = None
+
+
+async def _start_lab(table: dict[str, Any]) -> RunningLab:
+    """A lab of the race's own, on its thread (aiohttp loads only now)."""
+    from client.lab import run_in_thread, scenario_from_dict
+
+    scenario = scenario_from_dict(dict(table))
+    return await asyncio.get_running_loop().run_in_executor(None, run_in_thread, scenario)

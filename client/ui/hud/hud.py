@@ -196,6 +196,8 @@ class LatencyHud(QWidget):
             message_id=message_id,
         )
         self.book.add(record)
+        if outcome != Outcome.COMPLETE:
+            self._quiet_frame()  # the silence before a stop or a failure may be a stall
         self.streaming = False
         self.flush_frame()
         self.frame_timer.stop()
@@ -296,10 +298,20 @@ class LatencyHud(QWidget):
         if self.stream.written_ns is None and self._timeline is not None:
             self.stream.written_ns = self._timeline.request_written_ns
         if not self.stream.flush():
+            self._quiet_frame()
             return
         self.frames += 1
         if self.isVisible():
             self._draw_live()
+
+    def _quiet_frame(self) -> None:
+        """No token this frame: an open gap becomes a stall once long enough, and the
+        rate now falls as time passes without tokens, whether or not they resume."""
+        if not self.streaming or not self.stream.tokens:
+            return  # no token of this reply yet: the Live tab says it waits
+        counted = self.stream.note_silence(now_ns())
+        if self.isVisible() and not self._clear_live:
+            self.live.show_silence(self.stream, self.stream.rate_now(now_ns()), counted)
 
     def _clear_waiting(self) -> None:
         """No first token yet: the live tab shows nothing of the last reply."""

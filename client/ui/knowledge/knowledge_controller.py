@@ -25,6 +25,7 @@ from client.services.knowledge.knowledge_stage import KnowledgeStage, Retrieved,
 from client.ui.chat.render.citations import citations_for
 from client.ui.common.async_errors import KeptTasks, report
 from client.ui.common.error_text import error_text
+from client.ui.common.shortcuts import key_of
 from client.ui.common.turn_words import turn_word
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ class KnowledgeController(QObject):
         self.toggle = QAction(self.tr("Use my documents in this conversation"), menu)
         self.toggle.setObjectName("knowledgeToggle")
         self.toggle.setCheckable(True)
-        self.toggle.setShortcut(QKeySequence("Ctrl+K"))
+        self.toggle.setShortcut(QKeySequence(key_of("documents")))
         self.toggle.toggled.connect(self._set_on)
         menu.addAction(self.toggle)
         menu.addSeparator()

@@ -17,8 +17,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from client.services.chat.session_events import Outcome
 from client.services.race.column import ColumnFigures
 from client.ui.common.error_text import error_text
+from client.ui.common.reading_style import STATUS_PX, TextSizeFollower
 from client.ui.hud.tabs.race_view import figures_line
 
 
@@ -38,6 +40,8 @@ class RaceColumnView(QFrame):
         self.answer.setReadOnly(True)
         self.answer.setAccessibleName(self.tr("Answer of {route}").format(route=name))
         self.answer.setPlaceholderText(self.tr("Waiting for the first token…"))
+        TextSizeFollower(self.answer)  # the chat's body size, following its zoom
+        TextSizeFollower(self.answer.viewport())  # where the placeholder is painted
         self.figures = _label("", self)
         self.figures.setObjectName("raceFigures")
         self.problem = _label("", self)  # why the column failed, in the window's language
@@ -58,6 +62,16 @@ class RaceColumnView(QFrame):
     @property
     def text(self) -> str:
         return self.answer.toPlainText()
+
+    def ended(self, outcome: Outcome) -> None:
+        """The column ended: an empty answer no longer says it waits for a token."""
+        if outcome is Outcome.COMPLETE:
+            empty = self.tr("The model answered with no text.")
+        elif outcome is Outcome.STOPPED:
+            empty = self.tr("Stopped before the first token.")
+        else:
+            empty = self.tr("No answer: the reason is below.")
+        self.answer.setPlaceholderText(empty)
 
     def show_problem(self, sentence: str) -> None:
         """The server's or the connection's failure, under what arrived before it."""
@@ -87,11 +101,15 @@ class RaceColumns(QWidget):
         self.stop_button.setObjectName("raceStop")
         self.stop_button.setToolTip(self.tr("Stop every column (Esc)"))
         self.stop_button.setEnabled(False)
+        self.close_button = QPushButton(self.tr("Close"), self)
+        self.close_button.setObjectName("raceClose")
+        self.close_button.setToolTip(self.tr("Close the race (Esc once it has ended)"))
         self.row = QHBoxLayout()
         self.columns: list[RaceColumnView] = []
         top = QHBoxLayout()
         top.addWidget(self.question, 1)
         top.addWidget(self.stop_button)
+        top.addWidget(self.close_button)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.status)
@@ -111,8 +129,9 @@ class RaceColumns(QWidget):
             column.show_figures(shown)
 
 
-def _label(text: str, parent: QWidget) -> QLabel:
+def _label(text: str, parent: QWidget, px_at_100: int = STATUS_PX) -> QLabel:
     label = QLabel(text, parent)
+    TextSizeFollower(label, px_at_100)  # as the chat's status line, following its zoom
     label.setTextFormat(Qt.TextFormat.PlainText)  # route and model names are not markup
     label.setWordWrap(True)
     return label

@@ -1,4 +1,4 @@
-"""Race… (in the Demo menu, Ctrl+Shift+R): pick 2-4 routes, then watch them answer the
+"""Race… (in the Demo menu, Ctrl+Alt+R): pick 2-4 routes, then watch them answer the
 same question side by side in the race window. The race is stored in the conversation
 shown as one turn, one version per column, and the chat shows it when it ends. A race
 asked from the composer's text takes it: the composer is cleared once the race is under
@@ -23,6 +23,7 @@ from client.services.race.race import Race
 from client.services.race.race_routes import RoutePick
 from client.services.servers.servers import ServerChoice, is_started, local_model_name
 from client.ui.common.async_errors import KeptTasks
+from client.ui.common.shortcuts import key_of
 from client.ui.race.race_dialog import RaceDialog
 from client.ui.race.race_window import RaceController, RaceWindow
 
@@ -50,7 +51,7 @@ class RaceMenu(QObject):
         self.dialog: RaceDialog | None = None
         self.action = QAction(self.tr("Race…"), menu)
         self.action.setObjectName("race")
-        self.action.setShortcut(QKeySequence("Ctrl+Shift+R"))
+        self.action.setShortcut(QKeySequence(key_of("race")))
         self.action.setToolTip(self.tr("Ask one question on several routes at once"))
         self.action.triggered.connect(self.open_dialog)
         menu.addSeparator()
@@ -85,7 +86,14 @@ class RaceMenu(QObject):
             routes = await setup.routes(picks)
             stores = self.tachy.stores
             conversation = self.servers.page.conversation_id
-            race = Race(stores.history, stores.metrics, routes, question, conversation)
+            race = Race(
+                stores.history,
+                stores.metrics,
+                routes,
+                question,
+                conversation,
+                vision=self.tachy.vision,
+            )
             running = self.controller.start(race)
             self._take_from_composer(composer_text)
             await asyncio.wait({running})

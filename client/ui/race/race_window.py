@@ -3,6 +3,7 @@ into the columns, the figures refreshed ten times a second while it runs.
 
 One race = one asyncio task kept here; Stop (the button or Esc) cancels it, and the race
 stops every column: each connection closes, each server stops, each answer is kept.
+Once nothing runs, Esc (and always the Close button) closes the window.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ class RaceController(QObject):
         self._timer.setInterval(FIGURES_TICK_MS)
         self._timer.timeout.connect(lambda: self.refresh())
         self.view.stop_button.clicked.connect(self.stop)
-        window.stop_shortcut.activated.connect(self.stop)
+        window.stop_shortcut.activated.connect(self._escape)
+        self.view.close_button.clicked.connect(window.close)  # closing stops a race
         window.closing.connect(self.stop)
 
     @property
@@ -90,6 +92,11 @@ class RaceController(QObject):
         self.task.cancel()
         return True
 
+    def _escape(self) -> None:
+        """Esc stops a race that runs, else closes the window."""
+        if not self.stop():
+            self.window.close()
+
     def refresh(self, bring_forward: bool = False) -> None:
         if self.race is None:
             return
@@ -114,8 +121,10 @@ class RaceController(QObject):
             self.ended.emit(race)
 
     def _on_event(self, item: RaceEvent) -> None:
-        if isinstance(item.event, Finished) and item.event.error_message:
-            self.view.columns[item.column].show_problem(item.event.error_message)
+        if isinstance(item.event, Finished):
+            self.view.columns[item.column].ended(item.event.outcome)
+            if item.event.error_message:
+                self.view.columns[item.column].show_problem(item.event.error_message)
         if isinstance(item.event, Token) and item.event.kind is TokenKind.ANSWER:
             column = self.view.columns[item.column]
             first = not column.text

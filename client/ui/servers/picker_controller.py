@@ -21,7 +21,6 @@ from PySide6.QtCore import QCoreApplication, QObject, QTimer
 
 from client.core.printable import visible
 from client.services.cascade.saved_cascade import CascadeProfile
-from client.services.errors import SecretsUnavailable
 from client.services.planning.planner import is_cascade
 from client.services.servers.model_overview import last_ttfts, loaded_models, model_names
 from client.services.servers.model_status import ModelStatus
@@ -79,6 +78,7 @@ class ModelPickerController(QObject):
         self.bar.model_picker.popupOpened.connect(self.refresh)
         self.bar.choicesChanged.connect(self._on_choices_changed)
         self.page.runner.ended.connect(self._on_answer_ended)
+        self.servers.waitingChanged.connect(lambda _waiting: self.show_details())
         warming = self.tachy.warming
         if warming is not None:
             warming.warmer.add_listener(lambda _status: self.show_details())
@@ -120,15 +120,12 @@ class ModelPickerController(QObject):
 
     async def _list(self, choice: ServerChoice) -> None:
         names: list[str] | None = None
-        note = ""
         try:
             names = await model_names(await self.servers.tachy.backend(choice))
             self._listed_at[choice.key] = time.monotonic()  # (a failure: tried again)
-        except SecretsUnavailable:
-            note = self.tr("its API key cannot be read: no system keyring")
         except Exception as error:  # refused, timed out, not an LLM server: "not reachable"
             log.info("listing the models of %s failed: %r", choice.name, error)
-        self.bar.set_server_models(choice, names, note)
+        self.bar.set_server_models(choice, names)
 
     async def _read_states(self) -> None:
         states: dict[tuple[object, str], ModelStatus] = {}
@@ -163,7 +160,10 @@ class ModelPickerController(QObject):
         texts = {key: model_state_text(status) for key, status in self._states.items()}
         in_use, session = self.bar.server_in_use, self.page.session
         warming = self.tachy.warming
-        if in_use is not None and session is not None and warming is not None:
+        if in_use is not None and self.servers.waiting is not None:
+            # It does not answer now: no state it had before (warm, N min left) holds.
+            texts = {key: text for key, text in texts.items() if key[0] != in_use.key}
+        elif in_use is not None and session is not None and warming is not None:
             if warming.warmer.status.state is not None:  # the warmer knows best
                 texts[(in_use.key, session.model)] = model_state_text(warming.warmer.status)
         keys = {choice.name: choice.key for choice in self.bar.model_groups()}

@@ -23,6 +23,7 @@ from PySide6.QtCore import QObject, Signal
 from client.services.errors import InvalidServerAddress, SecretsUnavailable, user_message
 from client.services.fleet.pool import pool_name
 from client.services.servers.reachability import WAITS, Waiting, WaitKind
+from client.services.servers.readiness import listed_when_ready
 from client.services.servers.servers import (
     NOT_STARTED_URL,
     ServerChoice,
@@ -44,6 +45,7 @@ from client.ui.common.async_errors import KeptTasks
 from client.ui.common.error_text import error_text
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.server_names import shown_name
+from client.ui.servers.keyring_notice import KeyringNotice
 from client.ui.servers.reach_bar import ReachBar
 from client.ui.servers.server_dialog import AddServerDialog
 
@@ -52,6 +54,10 @@ if TYPE_CHECKING:
     from client.ui.servers.server_bar import ServersWindow
 
 STARTING_LOCAL = QT_TRANSLATE_NOOP("ServerController", "Starting local model…")
+KEPT_FOR_LOCAL = QT_TRANSLATE_NOOP(
+    "ServerController",
+    "Starting local model… your question is kept and goes out when it is ready.",
+)
 
 
 class ServerController(QObject):
@@ -77,9 +83,12 @@ class ServerController(QObject):
         self.waiting: Waiting | None = None  # the chosen server does not answer yet
         self.reach_bar = ReachBar(window)
         window.centre_layout.insertWidget(0, self.reach_bar)
+        self.keyring_notice = KeyringNotice(window)
+        window.centre_layout.insertWidget(0, self.keyring_notice)
+        tachy.backends.keyring_listeners.append(self.keyring_notice.show_refusal)
         self.reach_bar.tryNowRequested.connect(tachy.try_now)
         self.reach_bar.useLocalRequested.connect(self.use_local)
-        window.composer.submitted.connect(lambda _text: self.say_question_kept())
+        page.questionKept.connect(self.say_question_kept)
         bar = window.server_bar
         self.tasks = KeptTasks()  # choosing, detecting, starting the engine, saving
         # Called before a server or model the user picked goes on the session (the
@@ -152,6 +161,7 @@ class ServerController(QObject):
     def choose(self, choice: ServerChoice, model: str | None = None) -> None:
         """The user picked a server (and maybe one of its models) in the window."""
         self._user_chose()
+        self.page.hold_questions(True)  # now: a question asked next waits for this server
         self.tasks.spawn(self.select(choice, model), "choose server")
 
     def _user_chose(self) -> None:
@@ -163,20 +173,27 @@ class ServerController(QObject):
         if not is_started(choice):  # the local engine, listed before its start
             self.use_local()
             return
-        self.current = choice
+        previous, self.current = self.current, choice
+        self.page.hold_questions(True)  # until it answers: never to the one picked before
         try:
             backend = await self.tachy.backend(choice)
             names = await self._model_names(backend)
         except WAITS as error:  # not answering now, or loading its model: wait for it
             await self._wait_for(choice, model, error)
             return
+        except Exception as error:  # (a pool's server unknown ...): the chat stays where it was
+            if self.current is choice:
+                self._not_switched(choice, previous, error)
+                self.page.hold_questions(False)
+            return
         if self.current is not choice:
             return  # another server was chosen while this one listed its models
         self._chosen(choice, backend, names, model)
+        self.page.hold_questions(False)  # it answers: a question kept meanwhile goes out
 
     async def _model_names(self, backend: Backend) -> list[str]:
         try:
-            return [info.name for info in await backend.list_models()]
+            return [info.name for info in await listed_when_ready(backend)]
         except WAITS:
             raise
         except Exception as error:
@@ -194,8 +211,26 @@ class ServerController(QObject):
         self.serverChanged.emit(normalize_url(url), api, chosen)
         self.saved.remember(choice)
 
+    def _not_switched(
+        self, choice: ServerChoice, previous: ServerChoice | None, error: Exception
+    ) -> None:
+        """The picker goes back to the server that answers, and the window says why."""
+        self.current = previous
+        bar = self.window.server_bar
+        bar.set_choices(bar.choices, bar.server_in_use or previous)
+        why = error_text(user_message(error))
+        in_use = bar.server_in_use
+        if in_use is None:
+            text = self.tr("{name} cannot be used: {why}")
+        else:
+            text = self.tr("{name} cannot be used: {why} Answers still come from {current}.")
+        name = shown_name(choice)
+        current = shown_name(in_use) if in_use is not None else ""
+        self.window.stage_label.setText(text.format(name=name, why=why, current=current))
+
     # --- a chosen server that does not answer yet ---------------------------------
     async def _wait_for(self, choice: ServerChoice, model: str | None, error: Exception) -> None:
+        self.page.hold_questions(True)  # asked meanwhile: kept for it, sent when it answers
         if choice in self.tachy.backends:  # its API is known: as before, the chat goes
             self._chosen(choice, await self.tachy.backend(choice), [], model)  # there
         self._reaching = self.tasks.spawn(self._reach(choice, model, error), "reach the server")
@@ -210,6 +245,7 @@ class ServerController(QObject):
             self.window.stage_label.setText("")  # (before the kept question goes out)
         if self.current is choice:
             self._chosen(choice, backend, names, model)
+            self.page.hold_questions(False)
 
     def _show_waiting(self, choice: ServerChoice, waiting: Waiting | None) -> None:
         self.waiting = waiting
@@ -227,17 +263,17 @@ class ServerController(QObject):
             self.waitingChanged.emit(None)
 
     def say_question_kept(self) -> None:
-        """With no server yet, a question asked is kept: say until when (the chat's own
-        sentence speaks of the local model)."""
+        """A question asked while no server answers is kept: say until when, from what
+        this controller knows (a server's wait, the local engine starting)."""
         page = self.page
-        if self.waiting is None or page.session is not None or page.busy:
-            return
-        if page.kept_question is not None:  # asked, and not taken back with Stop
+        if page.kept_question is not None and not page.busy:  # not taken back with Stop
             self.window.stage_label.setText(self._kept_text())
 
     def _kept_text(self) -> str:
         if self.waiting is not None and self.waiting.kind is WaitKind.LOADING:
             return self.tr("Your question is kept and goes out when the model is loaded.")
+        if self.waiting is None and self.starting_local:
+            return self.tr(KEPT_FOR_LOCAL)
         return self.tr("Your question is kept and goes out when the server answers.")
 
     def _use(self, backend: Backend, model: str, choice: ServerChoice) -> None:

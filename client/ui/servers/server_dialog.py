@@ -76,9 +76,23 @@ class AddServerDialog(QDialog):
         buttons.accepted.connect(self._save)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        self._fit_placeholders()
+
+    def _fit_placeholders(self) -> None:
+        """Each field as wide as its placeholder (the longest in this language), so no
+        hint is cut ("optional; stored in…"); an error wraps within that width."""
+        for edit in (self.url_edit, self.key_edit):
+            text = edit.placeholderText()
+            room = (
+                edit.fontMetrics().horizontalAdvance(text)
+                + 4 * edit.fontMetrics().averageCharWidth()
+            )
+            for field in (self.name_edit, self.url_edit, self.api_picker, self.key_edit):
+                field.setMinimumWidth(max(field.minimumWidth(), room))
 
     def show_error(self, sentence: str) -> None:
         self.error_label.setText(sentence)
+        self.adjustSize()  # a sentence of two lines gets its two lines, never one and a half
 
     def offer_session_key(self, sentence: str) -> None:
         """The keyring refused: say why and offer to use the key until Tachy quits."""

@@ -223,6 +223,7 @@ class WelcomeController(QObject):
         window.composer.textChanged.connect(self.refresh)
         self.page.conversationChanged.connect(lambda _: self.refresh())
         self.page.conversationShown.connect(self.refresh)
+        self.page.questionKept.connect(self.refresh)  # the kept question is on screen now
         self.panel.show_starting(local=False)
         self.refresh()
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QObject
 from PySide6.QtGui import QAction, QKeySequence
 
+from client.ui.common.shortcuts import key_of
 from client.ui.settings.settings_window import PAGES, Appearance, SettingsSources, SettingsWindow
 from client.ui.tools.tools_controller import ToolsController
 from client.ui.tools.tools_window import ToolsWindow
@@ -38,7 +39,7 @@ class SettingsMenu(QObject):
         self.tools: ToolsController | None = None
         self.menu.addSeparator()
         self.all_action = self.menu.addAction(self.tr("All settings…"))
-        self.all_action.setShortcut(QKeySequence("Ctrl+,"))
+        self.all_action.setShortcut(QKeySequence(key_of("settings")))
         window.addAction(self.all_action)
         self.all_action.triggered.connect(lambda: self.open(None))
         self.window: SettingsWindow | None = None

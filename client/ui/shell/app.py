@@ -24,6 +24,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from client import __version__
 from client.ui.common.resources import APP_ID, icon_svg, resource
+from client.ui.common.shortcuts import key_of
 from client.ui.common.theme import SchemeFollower
 from client.ui.shell.main_window import MainWindow
 from client.ui.shell.translations import chosen_language, install_translations
@@ -119,12 +120,12 @@ class TachyApp:
 
         w, page = self.window, self.page
         self.conversations = ConversationController(w, w.conversations, page, self.stores)
-        w.add_shortcut("stop", "Esc", page.stop)
-        w.add_shortcut("regenerate", "Ctrl+R", page.regenerate)
-        w.add_shortcut("focus", "Ctrl+L", lambda: w.composer.setFocus())
-        w.add_shortcut("new", "Ctrl+N", self.conversations.new)
-        w.add_shortcut("search", "Ctrl+F", w.conversations.focus_search)
-        w.add_shortcut("quit", "Ctrl+Q", w.close)  # Cmd+Q on macOS (Qt maps Ctrl)
+        w.add_shortcut("stop", key_of("stop"), page.stop)
+        w.add_shortcut("regenerate", key_of("regenerate"), page.regenerate)
+        w.add_shortcut("focus", key_of("focus"), lambda: w.composer.setFocus())
+        w.add_shortcut("new", key_of("new"), self.conversations.new)
+        w.add_shortcut("search", key_of("search"), w.conversations.focus_search)
+        w.add_shortcut("quit", key_of("quit"), w.close)  # Cmd+Q on macOS (Qt maps Ctrl)
         self._attach_hud()
         self._attach_warming()
         self._attach_language_menu()
@@ -190,6 +191,7 @@ class TachyApp:
         from client.ui.chat.attachments_controller import AttachmentsController
 
         self.attachments = AttachmentsController(self.page, self.tachy)
+        self.attachments.picker = self.window.server_bar  # offering a model that can see
         if self.warming is not None:  # the images' tokens are part of the predicted wait
             self.attachments.waitingChanged.connect(self.warming.show_prediction)
 

@@ -17,29 +17,12 @@ from PySide6.QtWidgets import (
 )
 
 from client.services.settings.about import data_folder, engine_version, tachy_version
-from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.shortcuts import SHORTCUTS as ALL_SHORTCUTS
 
-# The window's keys and what they do (Qt writes each key in the platform's way).
-SHORTCUTS: tuple[tuple[str, str], ...] = (
-    ("Return", QT_TRANSLATE_NOOP("Shortcuts", "Send the message")),
-    ("Shift+Return", QT_TRANSLATE_NOOP("Shortcuts", "New line in the message")),
-    ("Esc", QT_TRANSLATE_NOOP("Shortcuts", "Stop the answer (leave Present)")),
-    ("Ctrl+R", QT_TRANSLATE_NOOP("Shortcuts", "Ask again")),
-    ("Ctrl+Shift+Return", QT_TRANSLATE_NOOP("Shortcuts", "Ask the strong model (cascade)")),
-    ("Ctrl+Shift+R", QT_TRANSLATE_NOOP("Shortcuts", "Re-ask with the other model (cascade)")),
-    ("Ctrl+K", QT_TRANSLATE_NOOP("Shortcuts", "Search my documents in this conversation")),
-    ("Ctrl+N", QT_TRANSLATE_NOOP("Shortcuts", "New conversation")),
-    ("Ctrl+F", QT_TRANSLATE_NOOP("Shortcuts", "Search the conversations")),
-    ("Ctrl+L", QT_TRANSLATE_NOOP("Shortcuts", "Go to the message box")),
-    ("Ctrl+Shift+L", QT_TRANSLATE_NOOP("Shortcuts", "Show or hide the conversations")),
-    ("Ctrl+Shift+H", QT_TRANSLATE_NOOP("Shortcuts", "Show or hide the latency panel")),
-    ("Ctrl++", QT_TRANSLATE_NOOP("Shortcuts", "Zoom in")),
-    ("Ctrl+-", QT_TRANSLATE_NOOP("Shortcuts", "Zoom out")),
-    ("Ctrl+0", QT_TRANSLATE_NOOP("Shortcuts", "Actual size")),
-    ("F11", QT_TRANSLATE_NOOP("Shortcuts", "Full screen")),
-    ("F5", QT_TRANSLATE_NOOP("Shortcuts", "Present (F5 or Esc leaves)")),
-    ("Ctrl+,", QT_TRANSLATE_NOOP("Shortcuts", "Settings")),
-    ("Ctrl+Q", QT_TRANSLATE_NOOP("Shortcuts", "Quit")),
+# The window's keys and what they do, from the one table (Qt writes each key in the
+# platform's way).
+SHORTCUTS: tuple[tuple[str, str], ...] = tuple(
+    (entry.keys[0], entry.does) for entry in ALL_SHORTCUTS.values()
 )
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QAction
 
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.ui.chat.composer_chips import ComposerChips
@@ -26,6 +27,14 @@ if TYPE_CHECKING:
     from client.ui.hud import LatencyHud
     from client.ui.shell.main_window import MainWindow
 
+EDITING_WORDS = (
+    QT_TRANSLATE_NOOP("ComposerChips", "Editing your question"),
+    QT_TRANSLATE_NOOP(
+        "ComposerChips",
+        "Enter sends the edit as a new version of the question. Click to ask it as a new "
+        "question instead.",
+    ),
+)
 CHIP_WORDS = (  # the documents chip, its tip; the cascade chip, its tip
     QT_TRANSLATE_NOOP("ComposerChips", "Searching your documents"),
     QT_TRANSLATE_NOOP(
@@ -87,5 +96,10 @@ def _chips(window: MainWindow, page: ChatPage, sources: SettingsSources) -> Comp
     words = CHIP_WORDS
     chips.follow("documents", sources.knowledge.toggle, tr(words[0]), tr(words[1]))
     chips.follow("cascade", sources.cascade.use_action, tr(words[2]), tr(words[3]))
+    editing = QAction(chips)  # on while an earlier question is edited in the composer
+    editing.setCheckable(True)
+    page.editingChanged.connect(editing.setChecked)
+    editing.toggled.connect(lambda on: None if on else page.stop_editing())
+    chips.follow("editing", editing, tr(EDITING_WORDS[0]), tr(EDITING_WORDS[1]))
     page.conversationChanged.connect(lambda _id: chips.refresh())
     return chips

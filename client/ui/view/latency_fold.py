@@ -49,11 +49,14 @@ class LatencyStrip(QFrame):
         self.title = self._label(self.tr("Latency"), "latencyStripTitle")
         self.ttft = self._label("–", "latencyStripTtft")
         self.rate = self._label("", "latencyStripRate")
+        # Said, not only a tooltip: a click opens the panel with its tabs.
+        self.open_hint = self._label(self.tr("◂ open the panel"), "latencyStripOpen")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 8, 4, 8)
         for label in (self.title, self.ttft, self.rate):
             layout.addWidget(label)
         layout.addStretch(1)
+        layout.addWidget(self.open_hint)
         self._seen = -1
         self.timer = QTimer(self)
         self.timer.setInterval(STRIP_REFRESH_MS)

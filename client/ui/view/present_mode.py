@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
 
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.ui.common.reading_style import ReadingStyle
+from client.ui.common.shortcuts import key_of
 from client.ui.common.theme import is_dark
 from client.ui.common.tier_words import tier_name
 from client.ui.hud.plots.palette import TIER_TEXT_COLORS
@@ -107,7 +108,7 @@ class PresentMode(QObject):
         self.banner = PresentBanner(figures, thresholds, window)
         self.banner.hide()
         window.centre_layout.insertWidget(0, self.banner)
-        self.leave_key = QShortcut(QKeySequence("Esc"), window)
+        self.leave_key = QShortcut(QKeySequence(key_of("stop")), window)  # Esc: stop is off
         self.leave_key.setContext(Qt.ShortcutContext.WindowShortcut)
         self.leave_key.setEnabled(False)
         self.leave_key.activated.connect(self.leave)

@@ -1,6 +1,7 @@
 """The View menu: the conversations and the latency panel shown or hidden, full screen,
-zoom in / out / reset, the theme (system, light, dark) and Present. Zoom and theme are
-remembered in the window's QSettings (needed before the first paint, like the language).
+zoom in / out / reset, Smooth streaming, the theme (system, light, dark) and Present.
+Zoom, theme and Smooth streaming are remembered in the window's QSettings (zoom and theme
+are needed before the first paint, like the language).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import QMenu
 
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_style import ReadingStyle
+from client.ui.common.shortcuts import key_of, sequences
 from client.ui.common.theme import THEMES, scheme_follower
 
 if TYPE_CHECKING:
@@ -21,12 +23,18 @@ if TYPE_CHECKING:
     from client.ui.chat.chat_window import ChatWindow
 
 ZOOM_KEY = "view/zoom"
+SMOOTH_KEY = "view/smooth_streaming"
 THEME_KEY = "view/theme"
 THEME_NAMES = {
     "system": QT_TRANSLATE_NOOP("ViewMenu", "System theme"),
     "light": QT_TRANSLATE_NOOP("ViewMenu", "Light"),
     "dark": QT_TRANSLATE_NOOP("ViewMenu", "Dark"),
 }
+
+
+def smooth_streaming(settings: QSettings) -> bool:
+    """Whether View > Smooth streaming is on (off until it is switched on)."""
+    return str(settings.value(SMOOTH_KEY, "false")).lower() in ("true", "1")
 
 
 def chosen_theme(settings: QSettings) -> str:
@@ -48,25 +56,32 @@ class ViewMenu(QObject):
         first = bar.actions()[0] if bar.actions() else None
         bar.insertMenu(first, self.menu) if first is not None else bar.addMenu(self.menu)
         self.conversations_action = self._check(
-            self.tr("Conversations"), "Ctrl+Shift+L", not conversations.isHidden()
+            self.tr("Conversations"), key_of("conversations"), not conversations.isHidden()
         )
         self.conversations_action.toggled.connect(conversations.setVisible)
         self.panel_action = panel.toggleViewAction()
         self.panel_action.setText(self.tr("Latency panel"))
-        self.panel_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        self.panel_action.setShortcut(QKeySequence(key_of("latency_panel")))
         self.menu.addAction(self.panel_action)
         self.menu.addSeparator()
-        self.full_screen_action = self._check(self.tr("Full screen"), "F11", False)
+        self.full_screen_action = self._check(self.tr("Full screen"), key_of("full_screen"), False)
         self.full_screen_action.toggled.connect(self.set_full_screen)
-        self.present_action = self._action(self.tr("Present"), "F5")
+        self.present_action = self._action(self.tr("Present"), key_of("present"))
         self.menu.addSeparator()
-        self.zoom_in_action = self._action(self.tr("Zoom in"), "Ctrl++")
-        self.zoom_in_action.setShortcuts([QKeySequence("Ctrl++"), QKeySequence("Ctrl+=")])
+        self.zoom_in_action = self._action(self.tr("Zoom in"), key_of("zoom_in"))
+        self.zoom_in_action.setShortcuts(sequences("zoom_in"))
         self.zoom_in_action.triggered.connect(self.zoom_in)
-        self.zoom_out_action = self._action(self.tr("Zoom out"), "Ctrl+-")
+        self.zoom_out_action = self._action(self.tr("Zoom out"), key_of("zoom_out"))
         self.zoom_out_action.triggered.connect(self.zoom_out)
-        self.zoom_reset_action = self._action(self.tr("Actual size"), "Ctrl+0")
+        self.zoom_reset_action = self._action(self.tr("Actual size"), key_of("zoom_reset"))
         self.zoom_reset_action.triggered.connect(lambda: self.zoom.set_zoom(1.0))
+        self.smooth_action = self._check(
+            self.tr("Smooth streaming"), "", smooth_streaming(window.settings)
+        )
+        self.smooth_action.setToolTip(
+            self.tr("Show an answer's words at a steady pace, at most a second behind")
+        )
+        self.smooth_action.toggled.connect(self._set_smooth)
         self.menu.addSeparator()
         self.theme_actions = self._theme_menu()
         zoom.zoom_changed.connect(self._remember_zoom)
@@ -103,7 +118,8 @@ class ViewMenu(QObject):
 
     # --- what the menu and the Settings window set ---------------------------------
     def restore(self) -> None:
-        """The remembered zoom and theme (at start)."""
+        """The remembered zoom, theme and Smooth streaming (at start)."""
+        self.window.chat_view.pacing.enabled = self.smooth_action.isChecked()
         stored = self.settings.value(ZOOM_KEY, 1.0)
         try:
             self.zoom.set_zoom(float(str(stored)))
@@ -133,6 +149,11 @@ class ViewMenu(QObject):
             self.window.showFullScreen()
         elif not on and self.window.isFullScreen():
             self.window.showNormal()
+
+    def _set_smooth(self, on: bool) -> None:
+        """The chat view paces answers from the next one (client/ui/chat/paced_text.py)."""
+        self.settings.setValue(SMOOTH_KEY, on)
+        self.window.chat_view.pacing.enabled = on
 
     def _remember_zoom(self, factor: float) -> None:
         self.settings.setValue(ZOOM_KEY, factor)

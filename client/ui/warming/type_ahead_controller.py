@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel
 
 from client.services.chat.generation import Generation
+from client.services.events import AnswerFinished
 from client.services.warming.type_ahead import (
     Readiness,
     Saving,
@@ -193,11 +194,10 @@ class TypeAheadController(QObject):
         self.type_ahead.request_started()
         self.readiness_label.setText("")
 
-    def request_finished(self, generation: Generation) -> None:
+    def answer_finished(self, event: AnswerFinished) -> None:
         """What the request took from the reads, measured by its server, goes with its
         figures (the HUD's waterfall hears them after this)."""
-        finished = generation.finished
-        metrics = finished.metrics if finished is not None else None
+        metrics = event.metrics
         saving = self.type_ahead.request_finished(metrics)
         self.last_saving = saving if saving is not None and saving.tokens > 0 else None
         if self.last_saving is not None and metrics is not None:

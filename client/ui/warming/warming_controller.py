@@ -23,18 +23,18 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QMenu, QToolButton
 
 from client.core.conversation import ChatMessage
-from client.core.events import TokenKind
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.servers.model_status import ModelStatus
 from client.services.warming.warming_policy import WarmingPolicy
-from client.ui.chat.run_listener import ChainedListener
+from client.ui.chat.run_listener import TachyEvents
 from client.ui.common.async_errors import KeptTasks, report
 from client.ui.common.error_text import error_text
 from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.status_text import model_state_text, policy_text, prediction_text
 from client.ui.servers.engine_sleep_controller import EngineSleepController
+from client.ui.warming.shrinking_label import ShrinkingLabel
 from client.ui.warming.type_ahead_controller import TypeAheadController
 from client.ui.warming.warming_menu import BUDGET_CHOICES, KEEP_ALIVE_CHOICES, add_choices
 
@@ -47,7 +47,6 @@ TYPING_WARM_MS = 300  # the first keystroke warms this soon after; later ones ri
 # request wait for the prefill of a conversation only passed through on the way.
 OPENED_WARM_MS = 1000
 REFRESH_MS = 30_000  # "warm · N min left" is re-read this often
-SAVE_DELAY_MS = 200  # saved this long after an answer ends: its last paint comes first
 CUT_MARKER = QT_TRANSLATE_NOOP("WarmingController", "Earlier messages not sent: context budget")
 
 
@@ -69,14 +68,12 @@ class WarmingController(QObject):
         self.warmer = policy.warmer
         self.warmer.add_listener(self._on_status)
         policy.prefix_provider(self._current)
-        self._first_token_seen = False
         self._build_widgets()
         self.tasks = KeptTasks()  # reading a context length, counting tokens
         self._typing_timer = self._timer(TYPING_WARM_MS, self._typed)
         self._opened_timer = self._timer(OPENED_WARM_MS, self._warm_opened)
         self._refresh_timer = self._timer(REFRESH_MS, self._show_status, single=False)
         self._refresh_timer.start()
-        self._save_timer = self._timer(SAVE_DELAY_MS, policy.save_learned)
         self._connect()
         self.engine_sleep = EngineSleepController(self.tachy, self.page, self.warmer, self.tasks)
         menu = self.options_menu
@@ -105,7 +102,7 @@ class WarmingController(QObject):
     # --- widgets -------------------------------------------------------------------
     def _build_widgets(self) -> None:
         bar = self.window.server_bar
-        self.state_label = QLabel("", bar)
+        self.state_label = ShrinkingLabel("", bar)  # gives way to the bar's buttons
         self.state_label.setObjectName("modelState")
         self.state_label.setAccessibleName(self.tr("Model state"))
         self.options_button = QToolButton(bar)
@@ -153,9 +150,13 @@ class WarmingController(QObject):
         self.page.conversationChanged.connect(lambda _: self._recount_base())
         # After ChatPage's own slot: the question has its stored id by then.
         self.page.runner.ended.connect(self._on_ended)
-        self.page.runner.listener = ChainedListener(
-            self, self.page.runner.listener, "keeping the model warm"
-        )
+        # The policy hears each turn on the root's events; the window only redraws.
+        self.events = TachyEvents(self.tachy.events, self)
+        # First: a read of the draft under way stops at once, before the question goes.
+        self.events.turnStarted.connect(lambda _: self.type_ahead.request_started())
+        self.events.turnStarted.connect(lambda _: self.prediction_label.setText(""))
+        self.events.answerFinished.connect(self.type_ahead.answer_finished)
+        self.events.answerFinished.connect(lambda _: self._show_hud_error())
 
     def _on_server_changed(self, _url: str, _api: str, _model: str) -> None:
         self._retarget("app start" if self.warmer.backend is None else "server changed")
@@ -230,7 +231,10 @@ class WarmingController(QObject):
         if text is None:
             text = self.window.composer.toPlainText()
         prediction = self.policy.predict_draft(text)
-        self.prediction_label.setText(prediction_text(prediction) if prediction else "")
+        shown = prediction_text(prediction) if prediction else ""
+        if shown and self.policy.images_estimated():  # before the server counted an image
+            shown = self.tr("{prediction} (the image's tokens estimated)").format(prediction=shown)
+        self.prediction_label.setText(shown)
 
     def _recount_base(self) -> None:
         session = self.tachy.session
@@ -265,23 +269,6 @@ class WarmingController(QObject):
             report(error, "predicting the wait")
 
     # --- requests ------------------------------------------------------------------
-    def request_started(self, generation: Generation) -> None:
-        self._first_token_seen = False
-        self.type_ahead.request_started()  # first: a read under way stops at once
-        self.policy.request_started(generation, self.page.last_question)
-        self.prediction_label.setText("")
-
-    def token(self, _kind: TokenKind, _chars: int, _at_ns: int) -> None:
-        if not self._first_token_seen:
-            self._first_token_seen = True
-            self.policy.first_token()
-
-    def request_finished(self, generation: Generation) -> None:
-        self.type_ahead.request_finished(generation)
-        if self.policy.request_finished(generation):
-            self._save_timer.start()
-        self._show_hud_error()
-
     def _show_hud_error(self) -> None:
         self.prediction_note = self._prediction_error_text()
         self.predictionNoteChanged.emit(self.prediction_note)
@@ -334,7 +321,7 @@ class WarmingController(QObject):
         """Timers and tasks stop; the policy saves and stops with the app's Tachy."""
         for timer in (self._typing_timer, self._opened_timer, self._refresh_timer):
             timer.stop()
-        self._save_timer.stop()
+        self.events.close()
         self.policy.save_learned()
         await self.type_ahead.aclose()
         await self.tasks.aclose()

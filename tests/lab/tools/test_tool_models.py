@@ -11,8 +11,8 @@ import ollama
 import openai
 import pytest
 
-from client.backends.ollama import OllamaBackend
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.apis.ollama.backend import OllamaBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.events import Done, DoneReason, Token, ToolCallArguments, ToolCallStarted
 from client.core.tools import ToolResult, ToolSpec

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from client.backends.openai_compat import OpenAICompatBackend
+from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.events import Done, DoneReason
 from client.core.tools import ToolSpec

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from client.backends import make_backend
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
+from client.backends.kinds.registry import decode_report
 from client.core.metrics import RequestMetrics
 from client.services.bench.runner import (
     BenchReport,
@@ -36,7 +37,7 @@ def result(
         output_tokens_estimated=True,
         chunks=3,
         tier="instant",
-        server=server or {},
+        server=decode_report(server or {}),
     )
     outcome = "failed" if error else "length"
     return RequestResult(started_at, "http://s", "m", metrics, cold, outcome, error)
@@ -96,14 +97,17 @@ def test_server_figures_in_one_vocabulary() -> None:
             "eval_duration_ms": 500.0,
         }
     }
-    assert server_figures(ollama) == {
+    assert server_figures(decode_report(ollama)) == {
         "server_load_ms": 1200.0,
         "server_prompt_ms": 30.0,
         "server_tokens_per_s": 100.0,
     }
     llamacpp = {"llamacpp": {"prompt_ms": 12.0, "predicted_per_second": 61.5}}
-    assert server_figures(llamacpp) == {"server_prompt_ms": 12.0, "server_tokens_per_s": 61.5}
-    assert server_figures({}) == {}
+    assert server_figures(decode_report(llamacpp)) == {
+        "server_prompt_ms": 12.0,
+        "server_tokens_per_s": 61.5,
+    }
+    assert server_figures(decode_report({})) == {}
     report = report_of(result(1.0, 10.0, server=llamacpp), result(2.0, 12.0))
     assert report.server_summaries()["server_tokens_per_s"].n == 1
 
@@ -126,14 +130,14 @@ VLLM_OLDER = {
 
 
 def test_vllm_per_request_metrics_in_the_summary_under_either_names() -> None:
-    assert server_figures({"vllm": VLLM_0_32}) == {
+    assert server_figures(decode_report({"vllm": VLLM_0_32})) == {
         "server_ttft_ms": 39.5,
         "server_queue_ms": 0.5,
         "server_prompt_ms": 39.0,
         "server_tpot_ms": 15.7,
         "server_tokens_per_s": pytest.approx(1000 / 15.7),  # the decode rate, as the others
     }
-    older = server_figures({"vllm": VLLM_OLDER})
+    older = server_figures(decode_report({"vllm": VLLM_OLDER}))
     assert older == {
         "server_ttft_ms": pytest.approx(100.0),
         "server_queue_ms": pytest.approx(20.0),

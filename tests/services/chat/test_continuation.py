@@ -8,8 +8,11 @@ from typing import Any
 import httpx
 import pytest
 
-from client.backends import OllamaBackend, OpenAICompatBackend, ollama, openai_compat
+from client.backends import OllamaBackend, OpenAICompatBackend
+from client.backends.apis.ollama import backend as ollama
+from client.backends.apis.openai import backend as openai_compat
 from client.backends.base import Backend
+from client.backends.kinds.llamacpp import LLAMACPP
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Token, TokenKind
 from client.services.chat.generation import Generation
@@ -71,7 +74,7 @@ def test_ollama_continues_the_trailing_assistant_message() -> None:
 
 def test_llama_server_continues_the_trailing_assistant_message() -> None:
     llama_server = OpenAICompatBackend("http://127.0.0.1:9")
-    llama_server.llama_cpp = True  # it said so: a `Server: llama.cpp` header, owned_by
+    llama_server.kind = LLAMACPP  # it said so: a `Server: llama.cpp` header, owned_by
     request = continued(llama_server)
     assert not request.continue_final_message
     body = openai_compat.chat_body(request)

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from client.core.events import Prefill
+from client.services.chat.answer_writer import stage_record
 from client.services.chat.loading_stage import EXPECTED_MS, LoadingWatch
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Stage, StageChanged
-from client.services.chat.stage_record import stage_record
 from client.store.db import Database
 from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore

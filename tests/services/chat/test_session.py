@@ -416,7 +416,7 @@ async def test_continue_that_starts_over_shows_only_the_new_words(
     server.add(sse_token("The keeper"), sse_token(" lit the"), sse_token(" lamp."), sse_done())
     second = session.continue_message(first.assistant_message_id)  # type: ignore[arg-type]
     events = await run(second)
-    # (The chunks of one read come as one Token: backends/read_batches.py.)
+    # (The chunks of one read come as one Token: backends/transport/read_batches.py.)
     assert "".join(e.text for e in events if isinstance(e, Token)) == " the lamp."
     assert events[-1].text == "The keeper lit the lamp."
     stored = history.get_message(first.assistant_message_id)  # type: ignore[arg-type]

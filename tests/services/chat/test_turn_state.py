@@ -69,7 +69,7 @@ async def test_a_server_that_sends_nothing_is_waited_for_not_reading(db: Databas
     assert finished is not None and finished.outcome is Outcome.TIMED_OUT
     waited = float(finished.error_message.split(" in ")[1].split(" s")[0])
     assert waited >= 0.5  # the real wait (0.3 s to the bar, then 0.2 s), not the setting
-    assert generation.state is TurnState.FAILED
+    assert generation.state is TurnState.STOPPED  # the user cancelled: nothing failed
 
 
 async def test_an_answer_goes_from_reading_to_answering_to_done(db: Database) -> None:
@@ -84,3 +84,17 @@ async def test_a_reasoning_model_is_thinking_before_it_answers(db: Database) -> 
     events = [e async for e in session(server.backend(), db).generate(None, "Q")]
     told = states(events)
     assert told.index(TurnState.THINKING) < told.index(TurnState.ANSWERING)
+
+
+def test_a_stream_waiting_out_a_loading_model_is_in_the_loading_state() -> None:
+    """`tachy chat --json`'s states (StreamStates): a 503 "Loading model" answer, even
+    with its headers in, is the loading state, not "reading" (issue 39, item 6)."""
+    from client.core.timeline import RequestTimeline
+    from client.services.chat.turn_state import StreamStates
+
+    timeline = RequestTimeline()
+    timeline.request_written_ns, timeline.headers_ns = 1, 2  # the 503's headers
+    states = StreamStates(timeline)
+    assert states.loading(True) is TurnState.LOADING
+    assert states.after(None) is None  # still loading while time passes
+    assert states.loading(False) is TurnState.READING  # the server took the request

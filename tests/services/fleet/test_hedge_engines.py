@@ -15,7 +15,8 @@ import pytest
 
 from client.backends import OpenAICompatBackend, make_backend
 from client.backends.base import Backend
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
+from client.backends.kinds.llamacpp import LLAMACPP
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Done, Token
 from client.services.fleet.pool import Policy, PoolMember, ServerPool
@@ -98,7 +99,9 @@ async def test_the_losing_engine_goes_idle_as_after_a_stop(
     fleet = _pool(winner, loser, backends)
     try:
         await fleet.list_models()  # as the app asks when the pool is chosen
-        await until(lambda: all(isinstance(b, OpenAICompatBackend) and b.llama_cpp for b in made))
+        await until(
+            lambda: all(isinstance(b, OpenAICompatBackend) and b.kind is LLAMACPP for b in made)
+        )
         per_token = await _ticks_per_prompt_token(winner, backends[0], request)
         await asyncio.to_thread(wait_until_idle, loser.url)
         before = cpu_ticks(loser.pid)

@@ -11,7 +11,8 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
-from client.core.events import ServerTimings, TokenKind
+from client.backends.kinds.registry import timings_of
+from client.core.events import TokenKind
 from client.core.metrics import MetricFigures, RequestMetrics, compute_metrics, figures_of
 from client.core.tiers import Tier, TierThresholds
 from client.core.timeline import RequestTimeline
@@ -75,9 +76,20 @@ def test_gaps_and_stalls() -> None:
     assert stream.stalls == 1
 
 
-def test_a_gap_over_a_second_is_a_stall_even_early_and_few_gaps_mark_nothing() -> None:
-    stream = _stream([0.0, 10.0, 90.0, 1200.0])  # 80 ms is 8x the only gap: too few to judge
-    assert stream.stall_ms.view.tolist() == pytest.approx([1110.0])
+def test_a_gap_over_two_seconds_is_a_stall_even_early_and_few_gaps_mark_nothing() -> None:
+    stream = _stream([0.0, 10.0, 90.0, 2200.0])  # 80 ms is 8x the only gap: too few to judge
+    assert stream.stall_ms.view.tolist() == pytest.approx([2110.0])
+
+
+def test_an_open_gap_is_counted_once_while_it_lasts() -> None:
+    stream = _stream([0.0, 10.0, 20.0])
+    assert not stream.note_silence(T0 + int(1000 * MS))  # not yet a stall
+    assert stream.note_silence(T0 + int(2100 * MS)) and stream.stalls == 1
+    assert not stream.note_silence(T0 + int(3000 * MS)) and stream.stalls == 1
+    stream.add(T0 + int(4020 * MS))  # the stream resumes: the same stall, its whole length
+    stream.flush()
+    assert stream.stalls == 1 and stream.stall_ms.view.tolist() == pytest.approx([4000.0])
+    assert stream.stall_x.view.tolist() == pytest.approx([4.02])
 
 
 def test_running_median_is_exact() -> None:
@@ -162,7 +174,7 @@ def _finished(source: str, timings: dict[str, float], message_id: int | None = N
     """The record of _timeline()'s request, its server having reported `timings`."""
     timeline = _timeline()
     return record_from_request(
-        compute_metrics(timeline, None, [ServerTimings(source, timings)]),
+        compute_metrics(timeline, None, [timings_of(source, timings)]),
         timeline,
         at=1.0,
         model="m",
@@ -435,7 +447,7 @@ def test_a_cascade_route_is_drawn_on_its_stage_live_and_stored() -> None:
         compute_metrics(timeline, None, []), timeline, at=1.0, model="smol", server="s",
         cold=False, outcome="complete",
     )  # fmt: skip
-    from client.services.chat.stage_record import stage_record
+    from client.services.chat.answer_writer import stage_record
 
     kept = json.dumps(stage_record(timeline, None))  # as the metrics store keeps it
     stored = record_from_stored({"time": 1.0, "stages": kept})

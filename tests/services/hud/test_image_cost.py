@@ -10,7 +10,7 @@ from client.core.events import TokenKind
 from client.core.images import ImagePart
 from client.core.metrics import compute_metrics
 from client.core.timeline import RequestTimeline
-from client.services.chat.stage_record import stage_record
+from client.services.chat.answer_writer import stage_record
 from client.services.hud.hud_model import record_from_request, record_from_stored
 from client.services.hud.waterfall import build_waterfall
 from client.services.images.cost import note_images, reads_image

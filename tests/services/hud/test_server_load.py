@@ -3,12 +3,9 @@ slots and deferred requests, Ollama's model loaded or not; nothing said is None.
 
 from __future__ import annotations
 
+from client.backends.kinds.vllm.metrics import parse_vllm_metrics
 from client.services.hud.server_load import COLD_LOAD, queue_of
-from client.services.hud.server_stats import (
-    LoadedModel,
-    ServerSnapshot,
-    parse_vllm_metrics,
-)
+from client.services.hud.server_stats import LoadedModel, ServerSnapshot
 
 VLLM = """# TYPE vllm:num_requests_running gauge
 vllm:num_requests_running{model_name="m"} 3.0

@@ -12,18 +12,16 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from client.services.hud.server_stats import (
-    LoadedModel,
-    ServerFigures,
-    ServerStatsPoller,
+from client.backends.figures.prometheus import (
     histogram_quantile,
-    parse_llamacpp_metrics,
-    parse_metrics,
-    parse_ollama_ps,
     parse_prometheus,
-    parse_vllm_metrics,
     recent_quantiles,
 )
+from client.backends.kinds.llamacpp.metrics import add_llamacpp_slots, parse_llamacpp_metrics
+from client.backends.kinds.ollama.figures import parse_ollama_ps
+from client.backends.kinds.registry import parse_metrics
+from client.backends.kinds.vllm.metrics import parse_vllm_metrics
+from client.services.hud.server_stats import LoadedModel, ServerFigures, ServerStatsPoller
 
 
 @contextlib.asynccontextmanager
@@ -272,7 +270,7 @@ def test_llamacpp_rates_over_the_last_interval_else_over_its_life() -> None:
 
 
 def test_llamacpp_slots_and_props() -> None:
-    from client.services.hud.server_stats import ServerSnapshot, add_llamacpp_slots
+    from client.services.hud.server_stats import ServerSnapshot
 
     snap = ServerSnapshot("llamacpp")
     slots = [{"id": 0, "n_ctx": 2048, "is_processing": True}, {"id": 1, "is_processing": False}]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from client.backends import OllamaBackend
-from client.backends.ollama import chat_body
+from client.backends.apis.ollama.backend import chat_body
 from client.core.conversation import ChatMessage
 from client.core.images import ImagePart, estimate_image_tokens
 from client.services.planning.compression import older_turns

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from client.backends import backend_for
-from client.backends.engine_settings import EngineSettings
+from client.backends.engine.engine_settings import EngineSettings
 from client.services.planning.planner import Route
 from client.services.race.race import RaceError
 from client.services.race.race_routes import SPECULATION, RaceSetup, RoutePick

@@ -167,7 +167,7 @@ def test_the_keep_alive_choice_becomes_the_engines_unload_after_idle() -> None:
         -1,  # forever
         2,
     ]
-    from client.backends.local_engine import LocalEngine
+    from client.backends.engine.local_engine import LocalEngine
 
     engine = LocalEngine()
     assert with_sleep_idle(engine, "5m") is False  # not running: taken at its start

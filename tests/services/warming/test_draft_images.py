@@ -14,6 +14,7 @@ from client.core.conversation import ChatMessage
 from client.core.images import Attachment, ImagePart
 from client.lab import LabServer, scenario_from_dict
 from client.services.chat.session import ChatSession
+from client.services.events import EventBus
 from client.services.images.preparation import prepare_image
 from client.services.planning.tokenize import PromptTokenCounter
 from client.services.warming.warming_policy import WarmingPolicy
@@ -61,15 +62,18 @@ async def test_the_servers_count_after_the_first_image_reply_sets_the_rate(
     session = ChatSession(backend, "seer", HistoryStore(db), server_name="Lab")
     policy = WarmingPolicy()
     policy.retarget(session, None, "test")
+    session.events = EventBus()  # the policy hears each turn there, as under Tachy
+    policy.subscribe(session.events)
     counter = policy.counter
     assert counter is not None and counter.tokens_per_tile == 256  # the rule, before
+    policy.draft_images = lambda: [photo().sent]
+    assert policy.images_estimated()  # issue 39, item 14: said as an estimate until ...
     try:
         first = session.generate(None, "what is this?", images=[photo()])  # 2 x 2 tiles
-        policy.request_started(first, "what is this?")
         async for _event in first:
             pass
-        policy.request_finished(first)
         assert 90 <= counter.tokens_per_tile <= 110  # the lab's 100, less the text's error
+        assert not policy.images_estimated()  # ... the server counted one
         assert first.conversation_id is not None
         history, ids = session.stored_context(first.conversation_id)
         follow = session.plan_question(history, "and the colour?", ids)
@@ -93,3 +97,25 @@ def test_a_figure_too_small_for_the_images_is_not_learned() -> None:
     assert counter.learn_images(question, 4 * 150 + 8)
     assert counter.tokens_per_tile == pytest.approx(150, abs=1)
     assert counter([ChatMessage("user", "", (PHOTO,))][0]) == 4 + 4 * 150
+
+
+def test_a_fixed_size_encoders_count_teaches_the_side_worth_sending() -> None:
+    """Issue 39, item 14: the gemma3 projector of the real vision server made 95 tokens
+    of a 1,024 x 768 image; its tokens stand for at most 64 px a side, so it cannot use
+    more than about 721 px: the next image is cut there. A patch encoder (pixtral: 825
+    tokens of the same image) uses all it is sent: nothing is cut."""
+    from client.core.images import ImagePart
+    from client.services.images.vision import ModelVision
+    from client.services.planning.planner import Route
+
+    backend = OllamaBackend("http://127.0.0.1:9")
+    sent = ImagePart(b"", "image/jpeg", 1024, 768)
+    question = [ChatMessage("user", "what is this?", (sent,))]
+    text = sum(PromptTokenCounter(backend, "m")(m) for m in [ChatMessage("user", "what is this?")])
+    fixed = PromptTokenCounter(backend, "gemma3")
+    assert fixed.useful_side is None and fixed.learn_images(question, text + 95)
+    assert fixed.useful_side == 721
+    how = ModelVision().preparation(Route(backend, "gemma3"), fixed.useful_side)
+    assert how.longest_side == 721
+    patches = PromptTokenCounter(backend, "pixtral")
+    assert patches.learn_images(question, text + 825) and patches.useful_side is None

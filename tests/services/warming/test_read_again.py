@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from client.backends.ollama import OllamaBackend
+from client.backends.apis.ollama.backend import OllamaBackend
 from client.core.prediction import ModelState
 from client.services.servers.model_status import ServerPolicy
 from client.services.warming.recheck import still_loaded

@@ -660,7 +660,7 @@ async def test_bench_cold_hook_measures_the_first_message_after_warming(
     assert cold_ms is not None and cold_ms >= 500  # without warming: the load, reported cold
     # With warming: the first message did not wait for a load (the server says so).
     assert warmed_ms is not None
-    assert warmed.cold_result.metrics.server["ollama"]["load_duration_ms"] == 0.0
+    assert warmed.cold_result.metrics.server["ollama"].values["load_duration_ms"] == 0.0
     assert server.loads == 2  # one load each; the warm-up took the second
     await backend.aclose()
 

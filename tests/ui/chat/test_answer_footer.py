@@ -18,7 +18,8 @@ from tests.ui.conftest import until
 
 # The rate is a QLocale number: 1,257 tok/s has a group separator.
 FOOTER = re.compile(
-    r"\d+\.\d\d s to first token · [\d,]+ tok/s · 2 tokens · (instant|fast|typing|slow)"
+    r"\d+\.\d\d s to first token · [\d,]+ tok/s average · QoE \d\.\d\d · 2 tokens · "
+    r"(instant|fast|typing|slow)"
 )
 
 
@@ -29,8 +30,10 @@ def _ask(app: Any, qtbot: Any, question: str) -> None:
 
 def test_the_footer_says_each_figure_it_has() -> None:
     full = RequestMetrics(ttft_ms=212.0, tokens_per_s=48.4, output_tokens=312, tier="fast")
-    assert footer_text(full) == "0.21 s to first token · 48 tok/s · 312 tokens · fast"
+    assert footer_text(full) == "0.21 s to first token · 48 tok/s average · 312 tokens · fast"
     assert footer_text(RequestMetrics(ttft_ms=1530.0)) == "1.53 s to first token"
+    read = RequestMetrics(ttft_ms=212.0, tokens_per_s=6.0, output_tokens=73, qoe=0.861)
+    assert footer_text(read) == "0.21 s to first token · 6 tok/s · QoE 0.86 · 73 tokens"
     assert footer_text(RequestMetrics()) == "" and footer_text(None) == ""
 
 

@@ -32,7 +32,7 @@ def test_waiting_rules_text() -> None:
     assert waiting_text(0, "understanding") == ""
     assert waiting_text(299, "understanding") == ""
     assert waiting_text(300, "understanding") == TYPING
-    assert waiting_text(999, "loading") == TYPING
+    assert waiting_text(999, "loading") == ""  # typing: only once the question is taken up
     assert waiting_text(1000, "understanding") == "Reading your question… 1.0 s"
     assert waiting_text(2500, "loading") == "Loading the model… 2.5 s"
 

@@ -10,6 +10,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QApplication
 
+from client.services.servers.servers import ServerChoice
 from tests.ui.conftest import until
 
 INTERRUPTED = [("token", "Part one, "), ("pause", 0.02), ("token", "two"), ("reset",)]
@@ -140,7 +141,9 @@ def test_use_the_local_model_after_an_unreachable_server(make_app, server, run, 
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    app = make_app(closed, api="ollama")
+    app = make_app(server.url)  # chosen while it answered, gone since: the question fails
+    gone = ServerChoice("Gone", closed, "ollama")  # (one down from the start keeps it)
+    app.tachy.use(run(app.tachy.backend(gone)), "scripted:1b", gone)
 
     async def ask() -> None:
         _ask(app, qtbot, "anyone there?")

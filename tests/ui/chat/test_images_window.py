@@ -46,6 +46,10 @@ def test_paste_send_and_see_what_the_image_cost(make_app: Any, run: Any, qtbot: 
         assert len(images.tray.thumbnails) == 1
         assert images.waiting.images[0].sent.width == 1024  # cut to the model's size
         assert window.composer.toPlainText() == ""  # the picture did not go in as text
+        # Issue 39, item 15: what preparing it did, where the image is.
+        [cost] = images.tray.thumbnails[0].findChildren(QLabel, "imageCost")
+        said = cost.text()
+        assert re.fullmatch(r"1920×1080, [\d.,]+ KB → sent 1024×576, [\d,]+ KB", said)
 
         window.composer.setPlainText("what does this say?")
         qtbot.keyClick(window.composer, Qt.Key.Key_Return)
@@ -59,6 +63,7 @@ def test_paste_send_and_see_what_the_image_cost(make_app: Any, run: Any, qtbot: 
         [token] = images._sent
         name = f"{window.chat_view.action_scheme}-image:{token}"
         assert not document.resource(QTextDocument.ResourceType.ImageResource, name).isNull()
+        assert said in document.toPlainText()  # and under the question in the chat
         window.chat_view.actionRequested.emit("image", token)  # a click on the picture
         assert images.viewers and images.viewers[-1].picture.pixmap().width() == 1920
 
@@ -92,6 +97,15 @@ def test_a_model_that_cannot_see_turns_the_button_off(make_app: Any, run: Any, q
         paste(app.window, qtbot, screenshot_png())
         assert images.waiting.images == []
         assert images.tray.problem.text() == button.toolTip()
+        # Issue 39, item 15: the model of the server that can see is offered, and
+        # taking the offer attaches the image that was refused.
+        offer = images.tray.offer_button
+        run(until(lambda: offer.isVisible()))
+        assert re.fullmatch(r"Use seer(:latest)?, which can see", offer.text())
+        offer.click()
+        run(until(lambda: app.page.session.model.startswith("seer")))
+        run(until(lambda: len(images.waiting.images) == 1))
+        assert images.tray.problem.text() == "" and not offer.isVisible()
     finally:
         lab.stop()
 

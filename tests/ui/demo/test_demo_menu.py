@@ -58,7 +58,7 @@ def test_menu_lists_start_stop_and_every_preset(make_app, server) -> None:
     races = ["Demo races", "Race…"]  # tests/ui/race/test_race_window.py
     plain = [SCENARIO_NAMES[name] for name in PRESETS]  # "Fast reply (under 300 ms)" ...
     assert texts == ["Start latency lab", "Stop latency lab", *plain, *submenus, *races]
-    assert len(PRESETS) == 13  # tiers, faults, cold start, thinking, prefill, batching
+    assert len(PRESETS) == 15  # tiers, faults, cold start, thinking, prefill, batching, bursts
     assert _action(app, "Start latency lab").isEnabled()
     assert not _action(app, "Stop latency lab").isEnabled()
     assert not any(_action(app, name).isEnabled() for name in PRESETS)  # no lab yet

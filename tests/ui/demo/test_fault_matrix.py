@@ -150,7 +150,12 @@ def _stored(data_dir: Path, conversation_id: int) -> list[tuple[str, str, str, s
 def test_fault(row, api, lab, healthy, dead_url, make_app, run, qtbot, data_dir) -> None:
     if row.fault is not None:
         lab.set_scenario(replace(healthy, name=row.fault.kind, fault=row.fault))
-    app = make_app(lab.url if row.fault is not None else dead_url, model=MODEL, api=api)
+    else:
+        lab.set_scenario(healthy)
+    app = make_app(lab.url, model=MODEL, api=api)
+    if row.fault is None:  # chosen while it answered, gone since (one down from the
+        gone = ServerChoice("Gone", dead_url, api)  # start keeps the question: the
+        app.tachy.use(run(app.tachy.backend(gone)), MODEL, gone)  # kept-question tests)
     assert app.page.session.backend.api == api
     session, w = app.page.session, app.window
     session.configure(slow_start_after_s=FIRST_TOKEN_TIMEOUT_S)

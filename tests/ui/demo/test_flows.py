@@ -111,7 +111,7 @@ def test_stop_while_answering_keeps_the_words(run, data_dir, tmp_path) -> None:
     path = tmp_path / "stop.toml"
     path.write_text(
         'base = "fast"\n[flow]\nsteps = [{ send = "Hi", until = "answering" },\n'
-        '  { press = "Stop", expect = { state = "stopped", banner = "Stopped" } }]\n',
+        '  { press = "Stop", expect = { state = "stopped", banner = "was stopped" } }]\n',
         encoding="utf-8",
     )
     result = play(run, path, data_dir)

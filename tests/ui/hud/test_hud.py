@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QTimer
 
+from client.backends.kinds.registry import timings_of
 from client.core.events import ServerTimings, TokenKind
 from client.core.metrics import compute_metrics
 from client.core.tiers import Tier, TierThresholds
@@ -116,7 +117,7 @@ def test_scripted_replies_give_exact_series_tiers_and_stats(hud: LatencyHud) -> 
 
 
 def test_waterfall_of_the_latest_and_of_a_chosen_message(hud: LatencyHud) -> None:
-    timings = [ServerTimings("llamacpp", {"prompt_ms": 80.0, "predicted_ms": 190.0})]
+    timings = [timings_of("llamacpp", {"prompt_ms": 80.0, "predicted_ms": 190.0})]
     _reply(hud, 100.0, message_id=7, timings=timings)
     _reply(hud, 60.0, message_id=8)
     labels = [r.label for r in hud.waterfall.waterfall.rows]  # type: ignore[union-attr]
@@ -318,12 +319,12 @@ def test_views_can_follow_a_turn_after_the_reply_ends(hud: LatencyHud) -> None:
 
 def test_a_new_request_clears_the_last_replys_live_figures(hud: LatencyHud, qtbot: Any) -> None:
     """A request whose server sends nothing: the Live tab no longer shows the last
-    reply's "tokens/s now" (issue 27: "55 tokens/s now" stayed)."""
+    reply's "tokens/s in the last second" (issue 27: "55 tokens/s in the last second" stayed)."""
     _reply(hud, ttft_ms=50, tokens=20)
     assert "20 chunks" in hud.live.summary.text()
     timeline = RequestTimeline()
     timeline.mark_written(now_ns())
     hud.request_started(timeline, "small", "local")  # and no token comes
     qtbot.waitUntil(lambda: "20 chunks" not in hud.live.summary.text(), timeout=60_000)
-    assert "tokens/s now" not in hud.live.summary.text()
+    assert "tokens/s in the last second" not in hud.live.summary.text()
     assert _data(hud.live.rate_curve)[0] is None or len(_data(hud.live.rate_curve)[0]) == 0

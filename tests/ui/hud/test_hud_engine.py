@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from client.backends import make_backend
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
 from client.core.events import Token
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Outcome

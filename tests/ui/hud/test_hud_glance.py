@@ -72,7 +72,7 @@ def test_one_slow_reply_keeps_every_tier_band_in_view_and_named(hud: LatencyHud)
     assert bottom < 1.6 and top > 4.47  # 40 ms and 30 s both in view
     point = hud.requests.points.points()[-1]
     tip = hud.requests.point_tip(point.pos().x(), point.pos().y())
-    assert tip == "Request 4: 30 s to first token"
+    assert tip == "Request 4: 30 s to first token, QoE 0.00"  # all its text 29 s late
 
 
 def test_the_statistics_read_in_words_with_p99_waiting_for_100_requests(
@@ -101,10 +101,10 @@ def test_counts_use_plural_forms(hud: LatencyHud) -> None:
     stream = LiveStream()
     stream.tokens, stream.stalls = 1, 1
     hud.live.show_summary(stream, 3)
-    assert hud.live.summary.text() == "3 tokens/s now · 1 chunk · 1 stall"
+    assert hud.live.summary.text() == "3 tokens/s in the last second · 1 chunk · 1 stall"
     stream.tokens, stream.stalls = 1200, 2
     hud.live.show_summary(stream, 3)
-    assert hud.live.summary.text() == "3 tokens/s now · 1,200 chunks · 2 stalls"
+    assert hud.live.summary.text() == "3 tokens/s in the last second · 1,200 chunks · 2 stalls"
 
 
 def test_the_hud_in_chinese(chinese: None, qtbot: Any) -> None:
@@ -124,7 +124,7 @@ def test_the_hud_in_chinese(chinese: None, qtbot: Any) -> None:
     stream = LiveStream()
     stream.tokens, stream.stalls = 1, 2
     hud.live.show_summary(stream, 3)
-    assert hud.live.summary.text() == "当前 3 词元/秒 · 1 个片段 · 2 次停顿"
+    assert hud.live.summary.text() == "最近一秒 3 词元/秒 · 1 个片段 · 2 次停顿"
 
 
 def test_the_tier_word_takes_the_new_scheme_s_colour(hud: LatencyHud, qapp: Any) -> None:

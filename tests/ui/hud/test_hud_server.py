@@ -12,7 +12,7 @@ import pytest
 import qasync
 from aiohttp import web
 
-from client.services.hud.server_stats import parse_ollama_ps
+from client.backends.kinds.ollama.figures import parse_ollama_ps
 from client.ui.hud import LatencyHud
 from tests.services.hud.test_server_stats import VLLM_METRICS
 

@@ -11,14 +11,10 @@ import pytest
 from PySide6.QtCore import QLocale
 from PySide6.QtWidgets import QApplication
 
+from client.backends.kinds.llamacpp.timings import DRAFTS_ACCEPTED, PROMPT_CACHED
 from client.services.hud.hud_model import RETRIEVING_COUNTED, HudRecord, StageSpan
 from client.services.hud.server_stats import ServerSnapshot
-from client.services.hud.waterfall import (
-    DRAFTS_ACCEPTED,
-    PROMPT_CACHED,
-    QUESTION_READ,
-    QUESTION_READ_TOKENS,
-)
+from client.services.hud.waterfall import QUESTION_READ, QUESTION_READ_TOKENS
 from client.services.images.cost import IMAGES_COUNTED, IMAGES_WITH_TOKENS
 from client.ui.common.locale_text import clock, number, percent, short_number, size_text
 from client.ui.hud import LatencyHud

@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from client.backends.engine_settings import EngineSettings
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.engine_settings import EngineSettings
+from client.backends.engine.local_engine import LocalEngine
 from client.services.hud.server_stats import ServerFigures, ServerStatsPoller
 from client.ui.hud.tabs.server_view import ServerView
 

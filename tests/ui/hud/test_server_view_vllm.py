@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from client.services.hud.server_stats import ServerSnapshot, parse_vllm_metrics
+from client.backends.kinds.vllm.metrics import parse_vllm_metrics
+from client.services.hud.server_stats import ServerSnapshot
 from client.ui.hud.tabs.server_view import ServerView
 from tests.services.hud.test_server_stats import VLLM_AFTER, VLLM_BEFORE
 
@@ -59,8 +60,11 @@ def test_the_ollama_table_and_each_servers_rows_show_where_they_apply(qtbot: Any
     assert not view.models.isHidden()
     view.show_snapshot(ServerSnapshot("ollama"))
     assert not view.models.isHidden() and view.figures["running"].isHidden()
-    view.show_snapshot(ServerSnapshot("llamacpp"))
+    view.show_snapshot(ServerSnapshot("llamacpp", running=1))
     assert view.models.isHidden() and view.figures["server TTFT"].isHidden()
-    assert not view.figures["busy slots"].isHidden()
+    assert not view.figures["running"].isHidden()
+    # A row the server left empty is not shown (no column of "–"), whatever the server.
+    assert view.figures["busy slots"].isHidden()
     view.show_snapshot(ServerSnapshot("", error="The server's /metrics answered HTTP 500."))
-    assert not any(label.isHidden() for label in view.figures.values())
+    shown = [name for name, label in view.figures.items() if not label.isHidden()]
+    assert shown == ["engine"] and "HTTP 500" in view.status.text()

@@ -181,3 +181,15 @@ def test_the_time_axis_writes_the_locales_figures(qapp: QApplication) -> None:
         assert axis.tickStrings([15000.0, 0.5], 1.0, 0.5) == ["15.000,0", "0,5"]
     finally:
         QLocale.setDefault(ENGLISH)
+
+
+def test_the_waterfall_names_the_server_kind_as_the_server_tab(qapp: QApplication) -> None:
+    """Issue 39, item 17: one name for a kind of server in every view."""
+    from client.services.hud.waterfall import Waterfall
+    from client.ui.common.server_kinds import server_kind_name
+    from client.ui.hud.tabs import waterfall_view
+
+    for kind in ("llamacpp", "vllm", "ollama"):
+        fall = Waterfall([], server_source=kind, server_ttft_ms=5.0, transport_and_queue_ms=1.0)
+        assert f"server ({server_kind_name(kind)}) " in waterfall_view._summary(fall)
+    assert server_kind_name("llamacpp") == "llama.cpp server"

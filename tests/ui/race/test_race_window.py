@@ -5,13 +5,17 @@ client leave); the Race… dialog picks 2 to 4 routes."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
+from PIL import Image
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from client.lab import LabServer, scenario_from_dict
+from client.services.chat import turn_store as turns
 from client.services.chat.session_events import Outcome
+from client.services.images.preparation import prepare_image
 from client.services.race.race_routes import RoutePick
 from client.services.servers.servers import ServerChoice
 from client.ui.race.race_dialog import RaceDialog
@@ -73,6 +77,26 @@ def test_the_lab_demo_race_streams_two_columns_with_their_marks(make_app, server
     assert shown[-1].text == race.columns[0].text and shown[-1].version == (1, 2)
 
 
+def test_the_qoe_demo_race_shows_equal_rates_and_different_qoe(make_app, server, run) -> None:
+    """Steady against bursty: the same TTFT and tokens/s, told apart by QoE (12 s each)."""
+    app = make_app(server.url)
+    _demo_action(app, "raceLabSteadyBursty").trigger()
+    window, controller = app.race.race_window, app.race.controller
+
+    async def raced() -> None:
+        await until(lambda: controller.race is not None and controller.task is not None)
+        await until(lambda: controller.task.done(), timeout_s=60)
+
+    run(raced())
+    columns = window.columns.columns
+    assert [c.title.text() for c in columns] == ["Lab, steady answer", "Lab, bursty answer"]
+    steady, bursty = (c.figures.text() for c in columns)
+    assert "6.0 tokens/s" in steady and "6.0 tokens/s" in bursty, (steady, bursty)
+    assert "QoE 1.00" in steady and "QoE 0.8" in bursty, (steady, bursty)
+    table = app.hud.race.table  # side by side in the HUD too
+    assert table.item(0, 6).text() == "1.00" and table.item(1, 6).text().startswith("0.8")
+
+
 def test_stop_stops_every_column_and_the_lab_sees_each_leave(make_app, server, run) -> None:
     app = make_app(server.url)
     lab = LabServer(scenario_from_dict(ENDLESS))
@@ -100,6 +124,12 @@ def test_stop_stops_every_column_and_the_lab_sees_each_leave(make_app, server, r
         race = controller.race
         assert [c.finished.outcome for c in race.columns] == [Outcome.STOPPED] * 2
         assert columns.status.text() == "Stopped."
+        # Issue 39, item 9: a stopped column never finished, so none is first to finish.
+        assert race.first_finish is None
+        assert all("first to finish" not in c.marks.text() for c in columns.columns)
+        assert all("first to finish" not in table.item(r, 5).text() for r in range(2))
+        assert all("stopped at" in c.figures.text() for c in columns.columns)
+        assert all(table.item(r, 4).text().startswith("stopped at") for r in range(2))
         stored = [app.stores.history.get_message(c.finished.message_id) for c in race.columns]
         assert [m.state.value for m in stored] == ["stopped", "stopped"]
     finally:
@@ -158,6 +188,9 @@ def test_a_column_whose_server_is_down_says_why_and_the_other_wins(make_app, ser
         run(until(lambda: controller.task.done()))
         failed, answered = app.race.race_window.columns.columns
         assert failed.problem.isVisible() and "Can't reach the server" in failed.problem.text()
+        # Issue 39, item 9: a failed column no longer says it waits for a token.
+        assert "Waiting" not in failed.answer.placeholderText()
+        assert "failed at" in failed.figures.text()
         assert failed.text == "" and not answered.problem.isVisible() and answered.text
         race = controller.race
         assert race.columns[0].finished.outcome is Outcome.UNREACHABLE
@@ -192,5 +225,67 @@ def test_a_race_asked_from_the_composer_takes_its_text(make_app, run) -> None:
         assert stored is not None and stored.parent_id is not None
         question = app.stores.history.get_message(stored.parent_id)
         assert question is not None and question.content == "Why is the sky blue?"
+    finally:
+        run(lab.stop())
+
+
+def test_the_lab_demo_race_answers_after_an_image_earlier_in_the_conversation(
+    make_app, server, run
+) -> None:
+    """Issue 39, item 2: the race's question has no image, so its text-only columns
+    answer with a note where the earlier image was, as a normal turn would."""
+    app = make_app(server.url)
+    history = app.tachy.stores.history
+    turn = turns.ask(history, None, "what is this?", None, turns.Origin("Lab", "seer"), [_photo()])
+    history.append_text(turn.assistant_message_id, "A green field.")
+    app.page.show_conversation(turn.conversation_id)
+    app.window.composer.setPlainText("And why is it green?")
+    _demo_action(app, "raceLabFastStrong").trigger()
+    controller = app.race.controller
+    run(until(lambda: controller.race is not None and controller.task is not None))
+    run(until(lambda: controller.task.done()))
+    race = controller.race
+    assert race.conversation_id == turn.conversation_id
+    assert [c.finished.outcome for c in race.columns] == [Outcome.COMPLETE] * 2
+    assert all(c.problem.text() == "" for c in app.race.race_window.columns.columns)
+
+
+def _photo() -> Any:
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), (90, 160, 40)).save(out, "PNG")
+    return prepare_image(out.getvalue(), "field.png")
+
+
+def test_the_race_window_closes_and_its_text_is_the_chats_size(make_app, run) -> None:
+    """Issue 39, item 9: a Close button, Esc closes it once nothing runs, and its
+    answers' text follows the chat's size and zoom."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from client.ui.common.reading_style import reading_style
+
+    lab = LabServer(scenario_from_dict({"ttft": 5, "tpot_ms": 5, "output_tokens": 5}))
+    url = run(lab.start())
+    app = make_app()
+    window = app.race.race_window
+    try:
+        choice = ServerChoice("lab", url, "openai")
+        app.race.start([RoutePick(choice, "tachy-lab"), RoutePick(choice, "tachy-lab")], "hi")
+        run(until(lambda: app.race.controller.task is not None))
+        run(until(lambda: app.race.controller.task.done()))
+        column = window.columns.columns[0]
+        chat = app.window.chat_view
+        assert column.answer.font().pixelSize() == chat.font().pixelSize()
+        reading_style().zoom_in()
+        try:
+            assert column.answer.font().pixelSize() == chat.font().pixelSize()
+        finally:
+            reading_style().reset_zoom()
+        assert window.isVisible()
+        QTest.keyClick(window, Qt.Key.Key_Escape)  # nothing runs: Esc closes it
+        assert not window.isVisible()
+        window.show()
+        window.columns.close_button.click()
+        assert not window.isVisible()
     finally:
         run(lab.stop())

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
 from tests.ui.conftest import last_answer_text, until
 
 pytestmark = pytest.mark.engine

@@ -17,7 +17,7 @@ class FakeEngine:
     def __init__(self) -> None:
         self.running = True
         self.restarts = 0
-        from client.backends.engine_settings import EngineSettings
+        from client.backends.engine.engine_settings import EngineSettings
 
         self.settings = EngineSettings(threads=1)
 

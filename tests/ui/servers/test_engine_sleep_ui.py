@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 import client.ui.servers.server_controller as server_control
-from client.backends.local_engine import LocalEngine
+from client.backends.engine.local_engine import LocalEngine
 from client.core.prediction import ModelState
 from tests.ui.conftest import last_answer_text, until
 

@@ -20,8 +20,15 @@ from keyring.errors import KeyringError, NoKeyringError
 from PIL import Image
 from PySide6.QtCore import Qt
 
-from client.backends import decoders, sse
+from client.backends import decoders
 from client.backends.address import server_url
+from client.backends.apis.openai import decoder as sse
+from client.backends.engine.local_engine import (
+    NOT_INSTALLED,
+    LocalEngineFailed,
+    LocalEngineUnavailable,
+    find_model_file,
+)
 from client.backends.errors import (
     BackendUnreachable,
     FirstByteTimeout,
@@ -32,15 +39,10 @@ from client.backends.errors import (
     StreamInterrupted,
     StreamStalled,
 )
-from client.backends.local_engine import (
-    NOT_INSTALLED,
-    LocalEngineFailed,
-    LocalEngineUnavailable,
-    find_model_file,
-)
-from client.backends.server_figures import Reply
-from client.services.chat import generation
-from client.services.hud import server_stats
+from client.backends.figures.fetch import Reply
+from client.backends.figures.snapshot import failure
+from client.backends.kinds import registry
+from client.services.chat import session_events
 from client.services.images.preparation import _too_big, prepare_image
 from client.services.images.vision import CANNOT_SEE
 from client.services.servers.model_admin import ModelsNotManaged
@@ -201,19 +203,19 @@ CASES: list[tuple[str, list[str]]] = [
         ["GNOME Keyring", "KWallet", "macOS Keychain", "Windows Credential Manager"],
     ),
     (str(secrets._unavailable(KeyringError("the wallet is locked"))), ["the wallet is locked"]),
-    (server_stats.parse_metrics("# nothing here").error, []),
-    (server_stats._failure(Reply("/metrics", status=404)).error, []),  # type: ignore[union-attr]
-    (server_stats._failure(Reply("/api/ps", status=404)).error, []),  # type: ignore[union-attr]
-    (server_stats._failure(Reply("/metrics", status=500)).error, []),  # type: ignore[union-attr]
+    (registry.parse_metrics("# nothing here").error, []),
+    (failure(Reply("/metrics", status=404)).error, []),
+    (failure(Reply("/api/ps", status=404)).error, []),
+    (failure(Reply("/metrics", status=500)).error, []),
     (
-        server_stats._failure(
+        failure(
             Reply("/metrics", error="No server figures: nothing is listening on its port.")
         ).error,
         [],
-    ),  # type: ignore[union-attr]
+    ),
     ("The server's /api/ps did not answer JSON.", []),
     ("A saved server is already called 'Home'.", ["'Home'"]),
-    (generation._sentence(KeyError("surprise")), ["'surprise'"]),
+    (session_events.failure_sentence(KeyError("surprise")), ["'surprise'"]),
     (INTERRUPTED_BY_EXIT, []),
     (
         str(ImagesRefused("smollm2", "smollm2 is not a multimodal model")),

@@ -42,6 +42,7 @@ def test_the_view_menu_has_its_actions_with_their_keys(
         "Zoom in",
         "Zoom out",
         "Actual size",
+        "Smooth streaming",
         "Theme",
     ]
     view = app.view.menu

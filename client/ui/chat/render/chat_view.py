@@ -25,6 +25,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QWidget
 
+from client.ui.chat.paced_text import PacedText
 from client.ui.chat.render.blocks import MessageBlock, ShownMessage
 from client.ui.chat.render.code_highlight import highlight
 from client.ui.chat.render.content import render_full, render_tail
@@ -92,6 +93,7 @@ class ChatView(ChatMarkers, ReadingLayout):
         self._pending: set[int] = set()
         self._pending_thinking: set[int] = set()
         self._pending_meta: set[int] = set()  # answers whose label is due (see _unreserve)
+        self.pacing = PacedText(self, self._show_streamed)  # View > Smooth streaming
         self._earlier: list[ShownMessage] = []  # not rendered yet, oldest first
         self._earlier_by_key: dict[int, ShownMessage] = {}
         self._earlier_timer = QTimer(self)
@@ -315,11 +317,18 @@ class ChatView(ChatMarkers, ReadingLayout):
         block = self._blocks.get(key)
         if block is None or not block.streaming or not block.painted_first:
             return False
-        block.unjoined.append(text)
-        self._pending.add(key)
-        if not self._flush_timer.isActive():
-            self._flush_timer.start()
+        text = self.pacing.arrive(key, text)  # View > Smooth streaming may hold some
+        if text:
+            self._show_streamed(key, text)
         return True
+
+    def _show_streamed(self, key: int, text: str) -> None:
+        block = self._blocks.get(key)
+        if block is not None and block.streaming:
+            block.unjoined.append(text)
+            self._pending.add(key)
+            if not self._flush_timer.isActive():
+                self._flush_timer.start()
 
     def append_thinking(self, key: int, text: str) -> bool:
         """Add streamed reasoning (shown above the answer, as plain text). Same rules
@@ -417,8 +426,11 @@ class ChatView(ChatMarkers, ReadingLayout):
         painted now and its final render (the text as written, one layout of the whole
         answer) follows a few frames later, so the loop is never held for both."""
         block = self._blocks.get(key)
+        held = self.pacing.finish(key)  # an ended answer is shown whole at once
         if block is None:
             return
+        if held:
+            self._show_streamed(key, held)
         block.join_streamed()
         streamed = block.streaming and text is None
         if streamed and (key in self._pending or key in self._pending_thinking):

@@ -121,7 +121,8 @@ class MessageLabels:
         links: list[tuple[str, str]] = [(QCoreApplication.translate("ChatView", "Copy"), "copy")]
         if message.role == "user":
             links.append((QCoreApplication.translate("ChatView", "Edit"), "edit"))
-        elif message.key > 0:  # its waterfall in the latency HUD
+        elif message.key > 0:  # a new answer beside it; its waterfall in the latency HUD
+            links.append((QCoreApplication.translate("ChatView", "Regenerate"), "regenerate"))
             links.append((QCoreApplication.translate("ChatView", "Timing"), "timing"))
         if message.version is not None and message.version[1] > 1:
             # An edited question's versions, or an answer's: each shows its own branch.

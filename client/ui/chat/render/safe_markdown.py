@@ -46,9 +46,49 @@ class SafeDocument(QTextDocument):
 def insert_markdown(cursor: QTextCursor, text: str, forbidden_scheme: str = "") -> None:
     """Insert Markdown at the cursor, then neutralise what Markdown can still smuggle in."""
     start = cursor.position()
-    cursor.insertMarkdown(text, MARKDOWN_FEATURES)
+    cursor.insertMarkdown(keep_line_breaks(text), MARKDOWN_FEATURES)
     keep_opening_code_line(cursor.document(), start, text)
     neutralise(cursor.document(), start, cursor.position(), forbidden_scheme)
+
+
+FENCE = re.compile(r" {0,3}(```|~~~)")
+RULE_OR_UNDERLINE = re.compile(r" {0,3}([-=*_])[ \t]*(\1[ \t]*)*$")  # ---, ===, ***
+
+
+def keep_line_breaks(text: str) -> str:
+    """A single line break in prose stays a line break (a poem, an address, a recipe's
+    steps): Markdown joins such lines into one. Each prose line followed by another gets
+    a hard break ("  "); code (fenced or indented), tables, headings, rules and list
+    items stay exactly as written."""
+    lines = text.split("\n")
+    fence = ""
+    for index, line in enumerate(lines[:-1]):
+        opening = FENCE.match(line)
+        if fence:
+            if opening and line.strip().startswith(fence):
+                fence = ""
+            continue
+        if opening:
+            fence = opening.group(1)
+            continue
+        following = lines[index + 1]
+        if _prose(line) and _prose(following) and not LIST_ITEM.match(following.lstrip()):
+            if not line.endswith(("  ", "\\")):
+                lines[index] = line + "  "
+    return "\n".join(lines)
+
+
+def _prose(line: str) -> bool:
+    """A line of a paragraph: not blank, code, a table row, a heading, a rule or a fence."""
+    stripped = line.strip()
+    return not (
+        not stripped
+        or line.startswith(("    ", "\t"))
+        or stripped.startswith("|")
+        or HEADING.match(stripped)
+        or RULE_OR_UNDERLINE.match(line)
+        or FENCE.match(line)
+    )
 
 
 def keep_opening_code_line(document: QTextDocument, start: int, text: str) -> None:

@@ -120,9 +120,17 @@ class LivePlot(QWidget):
         if summary_now or time.monotonic() - self._summary_at >= SUMMARY_INTERVAL_S:
             self.show_summary(stream, rate_now)
 
+    def show_silence(self, stream: LiveStream, rate_now: int, stall_counted: bool) -> None:
+        """A frame without tokens: the rate now (falling), and a stall once counted."""
+        if stall_counted:
+            self._stalls_shown = stream.stalls
+            self.stall_marks.setData(stream.stall_x.view, stream.stall_ms.view)
+        if stall_counted or time.monotonic() - self._summary_at >= SUMMARY_INTERVAL_S:
+            self.show_summary(stream, rate_now)
+
     def show_summary(self, stream: LiveStream, rate_now: int) -> None:
         self._summary_at = time.monotonic()
-        rate = self.tr("{rate} tokens/s now").format(rate=number(rate_now))
+        rate = self.tr("{rate} tokens/s in the last second").format(rate=number(rate_now))
         chunks = self.tr("%Ln chunk(s)", "", stream.tokens)
         stalls = self.tr("%Ln stall(s)", "", stream.stalls)
         self.summary.setText(" · ".join((rate, chunks, stalls)))

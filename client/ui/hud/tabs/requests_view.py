@@ -29,6 +29,11 @@ from client.services.hud.hud_model import (
     Scope,
     ScopeStats,
 )
+from client.services.hud.reading_quality import (
+    READER_FIRST_TOKEN_S,
+    READER_TOKENS_PER_S,
+    qoe_spread,
+)
 from client.ui.common.locale_text import NOTHING, number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.hud.plots.palette import TIER_COLORS
@@ -84,6 +89,16 @@ class RequestsView(QWidget):
         self.last_n.setGroupSeparatorShown(True)
         self.exclude_cold = QCheckBox(self.tr("Exclude cold"))
         self.table = self._statistics_table()
+        self.qoe_line = QLabel()  # Andes' QoE over the requests shown: P50, P5, n
+        self.qoe_line.setObjectName("qoeLine")
+        self.qoe_line.setWordWrap(True)
+        self.qoe_line.setToolTip(
+            self.tr(
+                "QoE: the share of an answer a reader at {rate} tokens a second, who "
+                "expects the first token within {wait} s, could read on time (Andes, "
+                "arXiv 2404.16283). 1.00: never waited for text."
+            ).format(rate=number(READER_TOKENS_PER_S), wait=number(READER_FIRST_TOKEN_S))
+        )
         for signal in (
             self.scope.currentIndexChanged,
             self.last_n.valueChanged,
@@ -103,6 +118,7 @@ class RequestsView(QWidget):
         layout.addWidget(self.plot, 1)
         layout.addLayout(controls)
         layout.addWidget(self.table)
+        layout.addWidget(self.qoe_line)
 
     def _statistics_table(self) -> QTableWidget:
         table = QTableWidget(len(STATISTICS), len(STAT_FIELDS))
@@ -159,6 +175,18 @@ class RequestsView(QWidget):
         self.plot.setXRange(0.5, last + 0.5 + NAMES_ROOM * last, padding=0)
         for column, name in enumerate(STAT_FIELDS):
             self._fill_column(column, stats.summaries.get(name), stats.shown_p99(name))
+        self._show_qoe([r.qoe for r in records])
+
+    def _show_qoe(self, qoes: list[float | None]) -> None:
+        spread = qoe_spread(qoes)
+        if spread.p50 is None or spread.p5 is None:
+            self.qoe_line.setText(self.tr("QoE: no answers yet"))
+            return
+        self.qoe_line.setText(
+            self.tr("QoE: P50 {p50} · P5 {p5} · n {n}").format(
+                p50=number(spread.p50, 2), p5=number(spread.p5, 2), n=number(spread.n)
+            )
+        )
 
     def _set_y_range(self, ttfts_ms: list[float]) -> None:
         """From below the instant band to above the typing band's top, or further to
@@ -198,10 +226,16 @@ class RequestsView(QWidget):
         self.metric_headers[column].setToolTip(tip)
 
     def point_tip(self, x: float, y: float, data: object = None) -> str:
-        """A point's tooltip: its request and its time to first token (y is log10 ms)."""
-        return self.tr("Request {n}: {ttft} to first token").format(
+        """A point's tooltip: its request, its time to first token (y is log10 ms) and
+        its QoE when it has one."""
+        tip = self.tr("Request {n}: {ttft} to first token").format(
             n=number(round(x)), ttft=duration_text(10**y)
         )
+        index = data if isinstance(data, int) else round(x) - 1
+        qoe = self.shown[index].qoe if 0 <= index < len(self.shown) else None
+        if qoe is None:
+            return tip
+        return self.tr("{request}, QoE {qoe}").format(request=tip, qoe=number(qoe, 2))
 
     def set_text_colour(self, colour: str) -> None:
         self.bands.set_colour(colour)

@@ -23,21 +23,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from client.services.hud.server_stats import ServerFigures, ServerSnapshot, ServerStatsPoller
+from client.services.hud.server_stats import (
+    ServerFigures,
+    ServerSnapshot,
+    ServerStatsPoller,
+    lists_models,
+    not_given,
+)
 from client.services.servers.servers import EngineSettings
 from client.ui.common.error_text import error_text
 from client.ui.common.locale_text import NOTHING, clock, number, percent, short_number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+from client.ui.common.server_kinds import server_kind_name
 
 POLL_INTERVAL_MS = 1000
 
-
-# The poller's internal names, as users know the servers.
-SERVER_NAMES = {
-    "vllm": "vLLM",
-    "llamacpp": QT_TRANSLATE_NOOP("ServerView", "llama.cpp server"),
-    "ollama": "Ollama",
-}
 
 # vLLM's engine_sleep_state, in words (ServerView.tr)
 ENGINE_STATES = {
@@ -73,11 +73,20 @@ FIGURE_KEYS = (
     "engine",
 )
 
-# The rows a server never fills, hidden for it (an unknown server shows them all).
-NOT_GIVEN = {
-    "vllm": {"busy slots"},
-    "llamacpp": {"server TTFT", "server TTFT, last minute"},  # llama.cpp has no histogram
-    "ollama": set(FIGURE_KEYS) - {"engine"},  # its loaded models are the table below
+# The snapshot's figure each row shows: a row its server's kind never fills is hidden
+# (client.services.hud.server_stats.not_given; an unknown server shows them all).
+ROW_FIGURES = {
+    "running": "running",
+    "waiting": "waiting",
+    "kv cache": "kv_cache_use",
+    "server TTFT": "ttft_p50_ms",
+    "server TTFT, last minute": "recent_ttft_p50_ms",
+    "draft acceptance": "spec_acceptance",
+    "prompt tokens/s": "prompt_tokens_per_s",
+    "decode tokens/s": "decode_tokens_per_s",
+    "prompt cache hits": "cache_hit_rate",
+    "busy slots": "busy_slots",
+    "engine": "engine_state",
 }
 
 
@@ -106,7 +115,8 @@ class ServerView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.status)
         layout.addLayout(form)
-        layout.addWidget(self.models)
+        layout.addWidget(self.models, 1)  # Ollama's table takes the height; else the
+        layout.addStretch(0)  # figures stay together at the top (no band between them)
         self.timer = QTimer(self)
         self.timer.setTimerType(Qt.TimerType.PreciseTimer)  # a coarse timer may fire 5 % early
         self.timer.setInterval(POLL_INTERVAL_MS)
@@ -123,7 +133,7 @@ class ServerView(QWidget):
             self._figures = ServerFigures()
         self.poller = ServerStatsPoller(self._figures, url, api, model)
         self.snapshot = None
-        self.models.setVisible(api == "ollama")
+        self.models.setVisible(lists_models(None, api))
         self.status.setText(self.tr("Asking {url} …").format(url=url))
 
     def start(self) -> None:
@@ -169,8 +179,7 @@ class ServerView(QWidget):
     def show_snapshot(self, snap: ServerSnapshot) -> None:
         self.snapshot = snap
         self.polls += 1
-        known = SERVER_NAMES.get(snap.kind)
-        kind = self.tr(known) if known else snap.kind or self.tr("Server")
+        kind = server_kind_name(snap.kind, unknown=snap.name or self.tr("Server"))
         if snap.version:
             kind = f"{kind} {snap.version}"
         updated = self.tr("{kind} · updated {clock}").format(kind=kind, clock=clock(time.time()))
@@ -191,10 +200,11 @@ class ServerView(QWidget):
         self.figures["prompt cache hits"].setText(percent(snap.cache_hit_rate))
         self.figures["busy slots"].setText(self._slots(snap))
         self.figures["engine"].setText(self.engine_settings or self._engine_state(snap))
-        self.models.setVisible(snap.kind == "ollama")
-        hidden = NOT_GIVEN.get(snap.kind, set())
-        for name, label in self.figures.items():
-            self.form.setRowVisible(label, name not in hidden)
+        self.models.setVisible(lists_models(snap))
+        hidden = not_given(snap)
+        for name, label in self.figures.items():  # a row the server left empty: not shown
+            given = label.text() != NOTHING or name == "engine"
+            self.form.setRowVisible(label, ROW_FIGURES[name] not in hidden and given)
         self._show_countdown()
 
     def _ttft(self, p50: float | None, p95: float | None, n: int) -> str:

@@ -16,6 +16,7 @@ from client.services.hud.waterfall import ROUTE_DECISION, Waterfall, WaterfallRo
 from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.route_words import decision_reason, stage_route, tier_label
+from client.ui.common.server_kinds import server_kind_name
 from client.ui.common.turn_words import turn_word
 from client.ui.hud.plots.locale_axis import LocaleAxis
 from client.ui.hud.plots.palette import SIDE_COLORS
@@ -73,8 +74,6 @@ class WaterfallView(QWidget):
         self.labels.set_colour(colour)
 
 
-# The servers whose own timings the waterfall shows, by the names users know them by.
-SOURCE_NAMES = {"ollama": "Ollama", "llamacpp": "llama.cpp", "vllm": "vLLM"}
 # The rows client.services.hud.hud_model.build_waterfall names, but its stages (said as
 # the turn's states, with the window's one set of words: client/ui/common/turn_words.py);
 # tests/ui/shell/test_translations.py checks a full waterfall's rows.
@@ -173,7 +172,9 @@ def _summary(w: Waterfall) -> str:
         parts = [QCoreApplication.translate("WaterfallView", "no first token")]
     if w.server_ttft_ms is not None and w.transport_and_queue_ms is not None:
         server = QCoreApplication.translate("WaterfallView", "server ({source}) {ms} ms")
-        source = SOURCE_NAMES.get(w.server_source or "", w.server_source)
+        source = server_kind_name(
+            w.server_source, unknown=w.server_name or ""
+        )  # as the Server tab names it
         parts.append(server.format(source=source, ms=number(w.server_ttft_ms, 1)))
         transport = QCoreApplication.translate("WaterfallView", "transport + queue {ms} ms")
         parts.append(transport.format(ms=number(w.transport_and_queue_ms, 1)))
