@@ -80,6 +80,9 @@ class WarmingController(QObject):
         self.type_ahead = TypeAheadController(
             self.tachy, self.page, policy, menu, self.show_prediction, self
         )
+        # A read of the draft under way stops at once, before the question goes.
+        self.events.turnStarted.connect(lambda _: self.type_ahead.request_started())
+        self.events.answerFinished.connect(self.type_ahead.answer_finished)
 
     def _timer(self, interval_ms: int, slot: Callable[[], None], single: bool = True) -> QTimer:
         timer = QTimer(self)
@@ -152,10 +155,7 @@ class WarmingController(QObject):
         self.page.runner.ended.connect(self._on_ended)
         # The policy hears each turn on the root's events; the window only redraws.
         self.events = TachyEvents(self.tachy.events, self)
-        # First: a read of the draft under way stops at once, before the question goes.
-        self.events.turnStarted.connect(lambda _: self.type_ahead.request_started())
         self.events.turnStarted.connect(lambda _: self.prediction_label.setText(""))
-        self.events.answerFinished.connect(self.type_ahead.answer_finished)
         self.events.answerFinished.connect(lambda _: self._show_hud_error())
 
     def _on_server_changed(self, _url: str, _api: str, _model: str) -> None:

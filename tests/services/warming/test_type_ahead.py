@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from client.backends import OpenAICompatBackend
+from client.backends.kinds.registry import decode_report
 from client.core.metrics import RequestMetrics
 from client.lab import LabServer, scenario_from_dict
 from client.services.chat.session import ChatSession
@@ -110,11 +111,15 @@ async def test_enter_cancels_a_read_in_flight(db: Database) -> None:
 
 
 def test_figures_come_from_each_servers_counts() -> None:
-    llama = RequestMetrics(server={"llamacpp": {"prompt_n": 3, "cache_n": 400, "prompt_ms": 9}})
+    llama = RequestMetrics(
+        server=decode_report({"llamacpp": {"prompt_n": 3, "cache_n": 400, "prompt_ms": 9}})
+    )
     assert read_figures(llama).cached == 400 and read_figures(llama).total == 403
-    vllm = RequestMetrics(prompt_tokens=430, server={"openai": {"cached_tokens": 416}})
+    vllm = RequestMetrics(
+        prompt_tokens=430, server=decode_report({"openai": {"cached_tokens": 416}})
+    )
     assert (read_figures(vllm).computed, read_figures(vllm).cached) == (14, 416)
-    ollama = RequestMetrics(server={"ollama": {"prompt_eval_count": 12}})
+    ollama = RequestMetrics(server=decode_report({"ollama": {"prompt_eval_count": 12}}))
     assert (read_figures(ollama).computed, read_figures(ollama).cached) == (12, None)
 
 
