@@ -30,6 +30,7 @@ from client.cli import (
     bench_race,
     bench_spec,
     bench_tools,
+    bench_type_ahead,
     cascade_args,
     chat_tools,
     images,
@@ -105,6 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     bench_modes.add_arguments(parser)
     cascade_args.add_arguments(parser)
     bench_race.add_arguments(parser)
+    bench_type_ahead.add_arguments(parser)
     images.add_arguments(parser)
     pool_args.add_arguments(parser, several_policies=True)
     chat_tools.add_arguments(parser)
@@ -127,6 +129,9 @@ def run(args: argparse.Namespace) -> int:
             return asyncio.run(bench_tools.run(args, prompt))
         if bench_race.wanted(args):
             return asyncio.run(bench_race.run(args, prompt))
+        if bench_type_ahead.wanted(args):
+            given = prompt if (args.prompt or args.prompt_file) else None
+            return asyncio.run(bench_type_ahead.run(args, given))
         if args.pool:
             return asyncio.run(bench_fleet.run(args, prompt))
         if cascade_args.wanted(args):

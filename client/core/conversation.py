@@ -46,4 +46,5 @@ class ChatRequest:
     keep_alive: str | int | None = None  # how long to keep the model: "30m", seconds, -1, 0
     think: bool | str | None = None  # the reasoning switch, where a server takes it
     continue_final_message: bool = False  # continue a trailing assistant message
+    slot: int | None = None  # llama.cpp's id_slot: the slot to run in (type-ahead's reads)
     tools: tuple[ToolSpec, ...] = ()  # the tools the model may call

@@ -45,6 +45,10 @@ class MetricFigures:
     qoe: float | None = None  # Andes' QoE for the default reader (client/core/qoe.py)
 
 
+# RequestMetrics.server's source for what type-ahead saved the request (its "tokens", and
+# "saved_ms" at the rate the reads were computed): client/services/warming/type_ahead.py.
+TYPE_AHEAD_SOURCE = "type_ahead"
+
 # The figures' names, in their order (stored columns, export fields, HUD records).
 FIGURE_FIELDS = tuple(f.name for f in fields(MetricFigures))
 

@@ -3653,6 +3653,33 @@ tokens/s</source>
     </message>
 </context>
 <context>
+    <name>TypeAheadController</name>
+    <message>
+        <source>Question read while typing</source>
+        <translation>输入时已读取的问题</translation>
+    </message>
+    <message>
+        <source>Read the question while I type</source>
+        <translation>在我输入时读取问题</translation>
+    </message>
+    <message>
+        <source>The server reads the draft as it is written, so Enter answers sooner</source>
+        <translation>服务器在您输入时读取草稿，按回车后回答更快</translation>
+    </message>
+    <message>
+        <source>Question read: {read} of {total} tokens</source>
+        <translation>问题已读取：{total} 个词元中的 {read} 个</translation>
+    </message>
+    <message>
+        <source>question read while typing: {tokens} tokens</source>
+        <translation>输入时已读取问题：{tokens} 个词元</translation>
+    </message>
+    <message>
+        <source>question read while typing: {tokens} tokens, saved about {s} s</source>
+        <translation>输入时已读取问题：{tokens} 个词元，节省约 {s} 秒</translation>
+    </message>
+</context>
+<context>
     <name>ViewMenu</name>
     <message>
         <source>System theme</source>
@@ -3872,6 +3899,14 @@ tokens/s</source>
     <message>
         <source>image ×{images} · {kilobytes} KB · {pixels} px · {tokens} tokens</source>
         <translation>图片 ×{images} · {kilobytes} KB · {pixels} 像素 · {tokens} 个词元</translation>
+    </message>
+    <message>
+        <source>question read while typing: {tokens} tokens, saved about {ms} ms</source>
+        <translation>输入时已读取问题：{tokens} 个词元，节省约 {ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>question read while typing: {tokens} tokens</source>
+        <translation>输入时已读取问题：{tokens} 个词元</translation>
     </message>
     <message>
         <source>@ {ms} ms</source>

@@ -11,9 +11,10 @@ per CPU second of the engine, steadier on a shared machine) and the time from a 
 a random point of a batch (as a user's) to the engine's last CPU tick (/proc, 10 ms
 ticks, sampled from a thread from before the close). Medians of rounds.
 
-Asserted for the default: its CPU-time rate within 15 % of the best one measured (the
-goal is 10 %; margin for a shared machine) and its median stop at most 500 ms or, when
-this machine is too busy for that, 2.5 of its own batch times.
+Asserted for the default (batches of 8 since issue 37): its CPU-time rate within 15 % of
+the batch of 32 it replaced (the goal is 10 %; margin for a shared machine) and its
+median stop at most 500 ms or, when this machine is too busy for that, 2.5 of its own
+batch times. tests/perf/test_type_ahead.py holds the 250 ms goal.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ CONFIGS = {
     "flash 64": DEFAULT.with_changes(n_batch=64, flash_attn=True, cache_type_k="f16"),
     "flash 128": DEFAULT.with_changes(n_batch=128, flash_attn=True, cache_type_k="f16"),
     "default 16": DEFAULT.with_changes(n_batch=16),
+    "default 32": DEFAULT.with_changes(n_batch=32),  # the default before issue 37
 }
 ROUNDS = 3
 PROMPT_WORDS = 1200
@@ -153,5 +155,5 @@ async def test_the_default_stops_fast_and_reads_near_the_best_rate() -> None:
         )
     batch_ms = DEFAULT.n_batch / wall["default"] * 1000.0
     assert stop["default 16"] < stop["flash 128"]  # the dial works: smaller stops sooner
-    assert cpu["default"] >= 0.85 * best_cpu, (cpu, best_cpu)
+    assert cpu["default"] >= 0.85 * cpu["default 32"], cpu
     assert stop["default"] <= max(500.0, 2.5 * batch_ms), (stop, batch_ms)

@@ -26,8 +26,12 @@ DEFAULT_CONTEXT = 2048  # tokens per slot: the app's largest prompt budget fits
 # this default (32, no flash, q8_0 K) 0.91, 436 ms; flash 64 (f16 K) 0.99, 444-827 ms;
 # flash 128 1.00, 541-1,154 ms; 16 0.90, 186 ms. With ~1,850-token prompts: 0.91, 357
 # ms; 16: 0.89, 165 ms; 16 with an f16 K cache 0.82. Two threads for prompts on that
-# busy machine read at 0.34-0.58x (engine_threads says why).
-DEFAULT_BATCH = 32
+# busy machine read at 0.34-0.58x (engine_threads says why). Issue 37 asks a Stop (and a
+# cancelled type-ahead read) to leave the engine idle within 250 ms at 0.90x of the rate
+# of batch 32: 8 did, 16 did not on a busy machine (tests/perf/test_type_ahead.py, ~1,500
+# tokens, medians of 5: 8 0.94x, 168 ms, read 162 ms; 16 0.98x, 631 ms, read 375 ms;
+# 32 532 ms, read 657 ms). Speculative drafts are cut to a batch (engine_child.py).
+DEFAULT_BATCH = 8
 FLASH_ATTN = False
 CACHE_TYPE_K = "q8_0"  # llama.cpp's cache type names: f16, q8_0, ...
 DEFAULT_CACHE_RAM_MIB = 256  # host-RAM prompt cache; a 135M model's KV is ~23 KB/token

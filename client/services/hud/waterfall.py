@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from client.backends.kinds.registry import decode_report, kind_named
+from client.core.metrics import TYPE_AHEAD_SOURCE
 from client.services.cascade.route_record import RouteNote
 from client.services.chat.session_events import Stage
 from client.services.chat.turn_state import STATE_WORDS, TurnState, stage_state, wait_parts
@@ -58,6 +59,7 @@ def build_waterfall(record: HudRecord) -> Waterfall:
     """Client rows from the request's stamps; server rows anchored so the server's first
     token lands on the client's (their clocks cannot be compared, only durations)."""
     rows = _client_rows(record)
+    rows.extend(_question_read(record.server_timings.get(TYPE_AHEAD_SOURCE, {})))
     fall = Waterfall(rows)
     if record.ttft_ms is None:
         return fall
@@ -137,3 +139,18 @@ def shown_states(
         if state is not None and shown and state not in states:
             states.append(state)
     return tuple(states)
+
+
+# What type-ahead (client/services/warming/type_ahead.py) saved, by the server's counts.
+QUESTION_READ = "question read while typing: {tokens} tokens, saved about {ms} ms"
+QUESTION_READ_TOKENS = "question read while typing: {tokens} tokens"
+
+
+def _question_read(v: dict[str, float]) -> list[WaterfallRow]:
+    if "tokens" not in v:
+        return []
+    tokens = ("tokens", int(v["tokens"]))
+    if "saved_ms" not in v:
+        return [WaterfallRow(QUESTION_READ_TOKENS, 0.0, 0.0, "client", (tokens,))]
+    figures = (tokens, ("ms", int(v["saved_ms"])))
+    return [WaterfallRow(QUESTION_READ, 0.0, 0.0, "client", figures)]

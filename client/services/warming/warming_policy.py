@@ -90,6 +90,9 @@ class WarmingPolicy:
         # The images waiting in the composer (the window's attachments set it): their
         # prompt tokens are part of the draft's predicted wait.
         self.draft_images: Callable[[], Sequence[ImagePart]] = tuple
+        # Type-ahead (client/ui/warming/type_ahead_controller.py): the draft's request's
+        # tokens the server has not read yet; None: no read of it, count them all.
+        self.draft_unread: Callable[[str], int | None] = lambda _text: None
 
     # --- the session ----------------------------------------------------------------
     def attach(self, session: ChatSession) -> None:
@@ -199,6 +202,8 @@ class WarmingPolicy:
         count = self.counter.count_text(text) if self.counter else len(text) // 4 + 1
         images = self._image_tokens(self.draft_images())
         tokens = self._base_tokens + count + TOKENS_PER_MESSAGE + images
+        unread = self.draft_unread(text)
+        tokens = tokens if unread is None else unread + images
         loading_ms = (time.monotonic() - self.loading_since) * 1000 if self.loading_since else 0
         prediction = self.predictor.predict(tokens, self.warmer.state, loading_ms)
         predicted = prediction.ttft_ms if prediction is not None else None

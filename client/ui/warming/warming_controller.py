@@ -35,6 +35,7 @@ from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.status_text import model_state_text, policy_text, prediction_text
 from client.ui.servers.engine_sleep_controller import EngineSleepController
 from client.ui.warming.shrinking_label import ShrinkingLabel
+from client.ui.warming.type_ahead_controller import TypeAheadController
 from client.ui.warming.warming_menu import BUDGET_CHOICES, KEEP_ALIVE_CHOICES, add_choices
 
 if TYPE_CHECKING:
@@ -75,6 +76,13 @@ class WarmingController(QObject):
         self._refresh_timer.start()
         self._connect()
         self.engine_sleep = EngineSleepController(self.tachy, self.page, self.warmer, self.tasks)
+        menu = self.options_menu
+        self.type_ahead = TypeAheadController(
+            self.tachy, self.page, policy, menu, self.show_prediction, self
+        )
+        # A read of the draft under way stops at once, before the question goes.
+        self.events.turnStarted.connect(lambda _: self.type_ahead.request_started())
+        self.events.answerFinished.connect(self.type_ahead.answer_finished)
 
     def _timer(self, interval_ms: int, slot: Callable[[], None], single: bool = True) -> QTimer:
         timer = QTimer(self)
@@ -161,6 +169,7 @@ class WarmingController(QObject):
         if session is None:
             return
         self.tachy.retarget_warming(reason)
+        self.type_ahead.server_changed()
         self._show_hud_error()
         self._show_status()
         self.tasks.spawn(self._load_budget(session), "reading the model's context length")
@@ -281,6 +290,7 @@ class WarmingController(QObject):
         QTimer.singleShot(0, self._on_conversation_opened)
 
     def _on_conversation_opened(self) -> None:
+        self.type_ahead.conversation_changed()
         self._recount_base()
         self._opened_timer.start()  # then its prefix is warmed, if the server lacks it
         try:
@@ -313,4 +323,5 @@ class WarmingController(QObject):
             timer.stop()
         self.events.close()
         self.policy.save_learned()
+        await self.type_ahead.aclose()
         await self.tasks.aclose()

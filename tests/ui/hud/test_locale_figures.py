@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 from client.backends.kinds.llamacpp.timings import DRAFTS_ACCEPTED, PROMPT_CACHED
 from client.services.hud.hud_model import RETRIEVING_COUNTED, HudRecord, StageSpan
 from client.services.hud.server_stats import ServerSnapshot
+from client.services.hud.waterfall import QUESTION_READ, QUESTION_READ_TOKENS
 from client.services.images.cost import IMAGES_COUNTED, IMAGES_WITH_TOKENS
 from client.ui.common.locale_text import clock, number, percent, short_number, size_text
 from client.ui.hud import LatencyHud
@@ -60,6 +61,8 @@ def test_the_counted_rows_are_the_models_templates() -> None:
         DRAFTS_ACCEPTED,
         IMAGES_COUNTED,
         IMAGES_WITH_TOKENS,
+        QUESTION_READ,
+        QUESTION_READ_TOKENS,
     )
 
 

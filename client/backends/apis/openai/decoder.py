@@ -190,6 +190,10 @@ def _extras(chunk: dict[str, Any]) -> list[DecodedEvent]:
     if isinstance(usage, dict):
         prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
         events.append(Usage(_int_or_none(prompt), _int_or_none(completion)))
+        details = usage.get("prompt_tokens_details")  # vLLM, llama-server: the cache's share
+        cached = _int_or_none(details.get("cached_tokens")) if isinstance(details, dict) else None
+        if cached is not None:
+            events.append(registry.timings_of("openai", {"cached_tokens": float(cached)}))
     for key, timings in _TIMINGS.items():
         values = _numbers(chunk.get(key))
         if values:

@@ -101,6 +101,10 @@ COUNTED_LABELS = (
         "WaterfallView",
         "image ×{images} · {kilobytes} KB · {pixels} px · {tokens} tokens",
     ),
+    QT_TRANSLATE_NOOP(
+        "WaterfallView", "question read while typing: {tokens} tokens, saved about {ms} ms"
+    ),
+    QT_TRANSLATE_NOOP("WaterfallView", "question read while typing: {tokens} tokens"),
 )
 
 
