@@ -2494,6 +2494,13 @@ tokens/s</source>
     </message>
 </context>
 <context>
+    <name>Router</name>
+    <message>
+        <source>via router</source>
+        <translation>经由路由器</translation>
+    </message>
+</context>
+<context>
     <name>RouterWorkers</name>
     <message>
         <source>closed</source>

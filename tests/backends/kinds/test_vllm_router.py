@@ -84,7 +84,7 @@ async def test_the_backend_is_a_router_though_its_model_list_says_vllm(router: R
     try:
         await backend.list_models()  # forwarded: a worker's owned_by "vllm"
         assert backend.kind is VLLM
-        assert await backend.server_kind() is VLLM_ROUTER
+        assert await backend.server_kind() is VLLM_ROUTER and backend.kind.hides_worker
         assert backend.server_name == "vLLM router · 2 workers"
         request = ChatRequest(
             "tachy-lab", [ChatMessage("user", "hi")], GenerationOptions(max_tokens=4)
