@@ -124,7 +124,9 @@ class Tachy:
     async def server_models(self, choice: ServerChoice) -> tuple[Backend, list[str]]:
         """The server's backend and its models' names, asked once."""
         backend = await self.backend(choice)
-        return backend, [info.name for info in await backend.list_models()]
+        names = [info.name for info in await backend.list_models()]
+        await backend.server_kind()  # a router, known by its own endpoint, not what it forwards
+        return backend, names
 
     async def reach(
         self, choice: ServerChoice, on_wait: Callable[[Waiting], None], missed: Exception

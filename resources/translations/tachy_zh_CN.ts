@@ -2510,6 +2510,88 @@ tokens/s</source>
     </message>
 </context>
 <context>
+    <name>Router</name>
+    <message>
+        <source>via router</source>
+        <translation>经由路由器</translation>
+    </message>
+</context>
+<context>
+    <name>RouterWorkers</name>
+    <message>
+        <source>closed</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>open: sent nothing</source>
+        <translation>打开：不再发送请求</translation>
+    </message>
+    <message>
+        <source>half open: trying again</source>
+        <translation>半开：正在重试</translation>
+    </message>
+    <message>
+        <source>worker</source>
+        <translation>工作节点</translation>
+    </message>
+    <message>
+        <source>health</source>
+        <translation>健康状态</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>load</source>
+        <translation>负载</translation>
+    </message>
+    <message>
+        <source>requests served</source>
+        <translation>已处理请求</translation>
+    </message>
+    <message>
+        <source>circuit breaker</source>
+        <translation>熔断器</translation>
+    </message>
+    <message>
+        <source>{worker} is unhealthy: the router sends it no requests until it passes its health check again.</source>
+        <translation>{worker} 不健康：在它再次通过健康检查之前，路由器不会向它发送请求。</translation>
+    </message>
+    <message>
+        <source>healthy</source>
+        <translation>健康</translation>
+    </message>
+    <message>
+        <source>unhealthy</source>
+        <translation>不健康</translation>
+    </message>
+    <message>
+        <source>{total} in all</source>
+        <translation>共 {total}</translation>
+    </message>
+    <message>
+        <source>{recent} in the last minute · {total} in all</source>
+        <translation>最近一分钟 {recent} · 共 {total}</translation>
+    </message>
+    <message>
+        <source>{recent} in the last {s} s · {total} in all</source>
+        <translation>最近 {s} 秒 {recent} · 共 {total}</translation>
+    </message>
+    <message>
+        <source>{policy} chose {worker}: {counted}</source>
+        <translation>{policy} 选择了 {worker}：{counted}</translation>
+    </message>
+    <message>
+        <source>The router&apos;s own metrics were not found: Tachy looks for them on port 29000 of its host (vllm-router --prometheus-port 29000).</source>
+        <translation>未找到路由器自身的指标：Tachy 会在其主机的 29000 端口查找（vllm-router --prometheus-port 29000）。</translation>
+    </message>
+    <message>
+        <source>The router spreads requests ({policy}): a warm-up lands on one worker and the question most likely on another, so warming cannot help here.</source>
+        <translation>路由器会分散请求（{policy}）：预热落在一个工作节点上，而问题很可能落在另一个上，因此预热在这里没有帮助。</translation>
+    </message>
+</context>
+<context>
     <name>ServerBar</name>
     <message>
         <source>Server</source>

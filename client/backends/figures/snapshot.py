@@ -34,7 +34,21 @@ class WorkerState:
 
     url: str
     healthy: bool | None = None
-    load: float | None = None  # requests in flight through the router
+    load: float | None = None  # requests in flight through the router (GET /workers)
+    reported_load: float | None = None  # the worker's own (GET /get_loads); None: not said
+    processed: float | None = None  # requests it served, in all (the router's metrics)
+    processed_recent: float | None = None  # of them, over the snapshot's recent_s
+    breaker: str | None = None  # its circuit breaker: closed, open, half_open
+
+
+@dataclass(frozen=True, slots=True)
+class RouteDecision:
+    """How often a router's policy picked one worker (its metrics)."""
+
+    policy: str  # round_robin, cache_aware, ...
+    worker: str
+    total: float
+    recent: float | None = None  # over the snapshot's recent_s
 
 
 @dataclass(slots=True)
@@ -65,6 +79,8 @@ class ServerSnapshot:
     counters: dict[str, float] = field(default_factory=dict)  # for the next poll's rates
     models: list[LoadedModel] = field(default_factory=list)
     workers: list[WorkerState] = field(default_factory=list)  # a router's
+    decisions: list[RouteDecision] = field(default_factory=list)  # a router's, by policy
+    metrics_url: str | None = None  # where a router's own metrics were read, when they were
     error: str = ""  # a sentence for the user when the server offers nothing
 
 

@@ -59,6 +59,9 @@ class ServerKind:
     # Who keeps a model loaded once warm: the name the warming sentence says
     # ("" = its schedule is not known: warm with one token, trust it a while).
     keeps_models_loaded_as: str = ""
+    # A router: which of its workers answered, it does not say (no header of its own, the
+    # same system_fingerprint from every worker), so an answer is said to come "via router".
+    hides_worker: bool = False
 
     def __str__(self) -> str:
         return self.display_name

@@ -17,6 +17,7 @@ from client.backends.figures.fetch import ServerFigures
 from client.backends.figures.snapshot import FiguresReader, LoadedModel, ServerSnapshot, failure
 from client.backends.kinds import registry
 from client.backends.kinds.kind import ServerKind
+from client.backends.kinds.vllm_router.metrics import SPREADING_POLICIES
 
 __all__ = [
     "LoadedModel",
@@ -25,6 +26,9 @@ __all__ = [
     "ServerStatsPoller",
     "lists_models",
     "not_given",
+    "policies",
+    "turned_unhealthy",
+    "warming_helps",
 ]
 
 
@@ -41,16 +45,43 @@ def lists_models(snap: ServerSnapshot | None, api: str = "") -> bool:
     return kind is not None and kind.lists_loaded_models
 
 
+def turned_unhealthy(before: ServerSnapshot | None, after: ServerSnapshot) -> list[str]:
+    """The workers a router said were healthy (or had not listed) and now says are not."""
+    was = {w.url: w.healthy for w in before.workers} if before is not None else {}
+    return [w.url for w in after.workers if w.healthy is False and was.get(w.url) is not False]
+
+
+def policies(snap: ServerSnapshot | None) -> list[str]:
+    """The routing policies a router's metrics name (its decisions), in order."""
+    return sorted({d.policy for d in snap.decisions}) if snap is not None else []
+
+
+def warming_helps(snap: ServerSnapshot | None) -> bool | None:
+    """False when a router spreads requests whatever their prompt (round_robin, random,
+    power_of_two), so a warm-up most likely warms another worker than the one that
+    answers; True for a policy that routes by prefix or session; None: not known."""
+    named = policies(snap)
+    if not named:
+        return None
+    return not all(policy in SPREADING_POLICIES for policy in named)
+
+
 class ServerStatsPoller:
     """A few short GETs per poll; never raises, never waits long."""
 
     def __init__(
-        self, figures: ServerFigures, base_url: str, api: str, model: str | None = None
+        self,
+        figures: ServerFigures,
+        base_url: str,
+        api: str,
+        model: str | None = None,
+        metrics_url: str | None = None,
     ) -> None:
         self._figures = figures
         self.base_url = base_url.rstrip("/")
         self.api = api  # "ollama" or "openai": which path is read first
         self.model = model
+        self.metrics_url = metrics_url  # a router's own metrics, as its settings give them
         self.clock: Callable[[], float] = time.monotonic
         self._readers: dict[str, FiguresReader] = {}  # by kind name, kept for rates
         self._known: ServerKind | None = None  # once probed
@@ -87,7 +118,11 @@ class ServerStatsPoller:
     def _reader(self, kind: ServerKind) -> FiguresReader:
         if kind.name not in self._readers:
             assert kind.figures_reader is not None
-            self._readers[kind.name] = kind.figures_reader(
+            reader = kind.figures_reader(
                 self._figures, self.base_url, self.model, lambda: self.clock()
             )
+            use_metrics = getattr(reader, "use_metrics", None)  # a router's, given apart
+            if self.metrics_url and use_metrics is not None:
+                use_metrics(self.metrics_url)
+            self._readers[kind.name] = reader
         return self._readers[kind.name]

@@ -29,4 +29,5 @@ async def listed_when_ready(backend: Backend) -> list[ModelInfo]:
             raise
         except TachyError:
             pass  # no /health here: the list is the only sign
+    await backend.server_kind()  # a router, known by its own endpoint, not what it forwards
     return models

@@ -63,6 +63,7 @@ from client.services.servers.model_status import (
 from client.services.warming.expiry import OllamaExpiry
 from client.services.warming.pool_warming import each_server, pool_unload_time
 from client.services.warming.recheck import still_loaded
+from client.services.warming.router_claims import RouterClaims
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,7 @@ StatusListener = Callable[["ModelStatus"], None]
 PrefixProvider = Callable[[], "Sequence[ChatMessage] | None"]
 
 
-class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
+class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry, RouterClaims):
     def __init__(
         self,
         backend: Backend | None,
@@ -268,7 +269,7 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
         self.note_activity()
         self._user_requests = max(self._user_requests - 1, 0)
         answered = ok and prompt is not None
-        self._cached = CachedPrompt(tuple(prompt or ()), answered=True) if answered else None
+        self._cached = self._cached_after(prompt or ()) if answered else None
         self._cancel_warm()  # an /api/ps check still running is moot now
         self._cancel_recheck()
         if not ok:
@@ -406,8 +407,7 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry):
             options=GenerationOptions(max_tokens=1),
         )
         await self._send(request)
-        self._cached = CachedPrompt(tuple(prefix))
-        self._mark_used()
+        await self._claim_warm(prefix)  # behind a router, only where it is true
 
     async def _send(self, request: ChatRequest) -> None:
         assert self._backend is not None  # a pool's: every server of it (pool_warming.py)

@@ -29,7 +29,7 @@ from client.ui.chat.render.citations import add_stored_citations
 from client.ui.common.async_errors import report
 from client.ui.common.error_text import error_text
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.common.route_words import pool_label, tier_label
+from client.ui.common.route_words import pool_label, tier_label, via_label
 from client.ui.common.turn_words import slow_start_sentence
 
 if TYPE_CHECKING:
@@ -300,7 +300,9 @@ class ChatPage(QObject):
         figures = footer_text(whole, whole.parts, loading_ms(stages)) if whole is not None else ""
         answered_by = generation.answered_by  # a pool's answer: the server that gave it
         source = pool_label(POOL_ROUTE, answered_by[0]) if answered_by else ""
-        return " · ".join(part for part in (figures, source) if part)
+        route = generation.route  # a router does not say which worker answered
+        via = via_label(route is not None and route.backend.kind.hides_worker)
+        return " · ".join(part for part in (figures, source, via) if part)
 
     def _on_conversation_known(self, conversation_id: int) -> None:
         if self.conversation_id != conversation_id:

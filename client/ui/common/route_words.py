@@ -58,6 +58,11 @@ def pool_label(route: str | None, server: str | None) -> str:
     return QCoreApplication.translate("Pool", "from {server}").format(server=server)
 
 
+def via_label(hides_worker: bool) -> str:
+    """ "via router" under an answer a router gave: which worker did, it does not say."""
+    return QCoreApplication.translate("Router", "via router") if hides_worker else ""
+
+
 def decision_reason(note: RouteNote) -> str:
     """Why the route was chosen, in a phrase."""
     if note.by == FALLBACK:

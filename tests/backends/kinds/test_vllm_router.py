@@ -5,13 +5,9 @@ workers: Tachy knows it by its own endpoints, names it "vLLM router · 2 workers
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import httpx
 import pytest
 
 from client.backends import make_backend
@@ -27,9 +23,7 @@ from client.core.events import Done
 from client.lab import RunningLab, run_in_thread, scenario_from_dict
 from client.services.hud.server_stats import ServerStatsPoller
 from client.services.servers.servers import _detected_name
-from tests.backends.test_live_http import closed_port
-
-STARTUP_S = 60.0
+from tests.backends.kinds.routers import running_router
 
 
 @dataclass
@@ -39,41 +33,13 @@ class Router:
     workers: list[RunningLab]
 
 
-def _wait_until_routing(url: str, count: int, process: subprocess.Popen[bytes]) -> None:
-    """Until the router lists `count` healthy workers (it checks them before it listens)."""
-    deadline = time.monotonic() + STARTUP_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"vllm-router exited with {process.returncode}", pytrace=False)
-        try:
-            found = workers(httpx.get(f"{url}/workers", timeout=2).json())
-        except (httpx.HTTPError, ValueError):
-            found = None
-        if found is not None and sum(bool(w.healthy) for w in found) == count:
-            return
-        time.sleep(0.1)  # polling for readiness, not a wait standing in for an event
-    pytest.fail(f"vllm-router did not route to {count} workers in {STARTUP_S:g} s", pytrace=False)
-
-
 @pytest.fixture(scope="module")
 def router() -> Iterator[Router]:
-    binary = shutil.which("vllm-router")
-    if binary is None:
-        pytest.fail("vllm-router is not installed (pip install -e '.[test]')", pytrace=False)
     labs = [run_in_thread(scenario_from_dict({"seed": 1, "ttft": 5, "tpot_ms": 1})) for _ in "ab"]
-    port = closed_port()
-    command = [binary, "--worker-urls", *(lab.url for lab in labs)]
-    command += ["--policy", "round_robin", "--host", "127.0.0.1", "--port", str(port)]
-    # Its Prometheus exporter listens too (on 29000 by default: a second router would clash).
-    command += ["--prometheus-host", "127.0.0.1", "--prometheus-port", str(closed_port())]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_routing(url, len(labs), process)
-        yield Router(url, port, labs)
+        with running_router([lab.url for lab in labs]) as running:
+            yield Router(running.url, running.port, labs)
     finally:
-        process.terminate()
-        process.wait(timeout=30)
         for lab in labs:
             lab.stop()
 
@@ -118,7 +84,7 @@ async def test_the_backend_is_a_router_though_its_model_list_says_vllm(router: R
     try:
         await backend.list_models()  # forwarded: a worker's owned_by "vllm"
         assert backend.kind is VLLM
-        assert await backend.server_kind() is VLLM_ROUTER
+        assert await backend.server_kind() is VLLM_ROUTER and backend.kind.hides_worker
         assert backend.server_name == "vLLM router · 2 workers"
         request = ChatRequest(
             "tachy-lab", [ChatMessage("user", "hi")], GenerationOptions(max_tokens=4)

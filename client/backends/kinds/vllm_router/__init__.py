@@ -17,6 +17,7 @@ VLLM_ROUTER = ServerKind(
     probe=KindProbe("/list_workers", router_name),
     figures_path="/workers",
     figures_reader=RouterFigures,
+    hides_worker=True,
     figures_not_given=frozenset(
         {
             "waiting",

@@ -55,3 +55,15 @@ def _load(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         return None  # /get_loads says -1 for a worker that does not report one
     return float(value)
+
+
+def reported_loads(answer: object) -> dict[str, float]:
+    """/get_loads: each worker's own load, where it reports one (not -1)."""
+    entries = answer.get("workers") if isinstance(answer, dict) else None
+    found: dict[str, float] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("worker"), str):
+            load = _load(entry.get("load"))
+            if load is not None:
+                found[entry["worker"]] = load
+    return found

@@ -35,6 +35,7 @@ from client.ui.common.error_text import error_text
 from client.ui.common.locale_text import NOTHING, clock, number, percent, short_number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.server_kinds import server_kind_name
+from client.ui.hud.tabs.router_workers import RouterWorkers
 
 POLL_INTERVAL_MS = 1000
 
@@ -115,6 +116,8 @@ class ServerView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.status)
         layout.addLayout(form)
+        self.router = RouterWorkers()  # a router's workers; hidden for any other server
+        layout.addWidget(self.router)
         layout.addWidget(self.models, 1)  # Ollama's table takes the height; else the
         layout.addStretch(0)  # figures stay together at the top (no band between them)
         self.timer = QTimer(self)
@@ -128,11 +131,15 @@ class ServerView(QWidget):
         self.polls = 0  # finished polls, for tests and the status line
         self._last_poll_at = -POLL_INTERVAL_MS / 1000.0  # monotonic seconds
 
-    def set_server(self, url: str, api: str, model: str | None = None) -> None:
+    def set_server(
+        self, url: str, api: str, model: str | None = None, metrics_url: str | None = None
+    ) -> None:
+        """`metrics_url`: a router's own metrics address, when its settings give one."""
         if self._figures is None:
             self._figures = ServerFigures()
-        self.poller = ServerStatsPoller(self._figures, url, api, model)
+        self.poller = ServerStatsPoller(self._figures, url, api, model, metrics_url)
         self.snapshot = None
+        self.router.forget()
         self.models.setVisible(lists_models(None, api))
         self.status.setText(self.tr("Asking {url} …").format(url=url))
 
@@ -201,6 +208,7 @@ class ServerView(QWidget):
         self.figures["busy slots"].setText(self._slots(snap))
         self.figures["engine"].setText(self.engine_settings or self._engine_state(snap))
         self.models.setVisible(lists_models(snap))
+        self.router.show_snapshot(snap)
         hidden = not_given(snap)
         for name, label in self.figures.items():  # a row the server left empty: not shown
             given = label.text() != NOTHING or name == "engine"
