@@ -46,6 +46,7 @@ from client.core.timeline import now_ns
 from client.core.tools import ToolCall, ToolResult
 from client.services.tools import loop_events as ev
 from client.services.tools.approval import DENIED_BY_USER, ApprovalChoice
+from client.services.tools.connection import ProgressListener
 from client.services.tools.tool_offer import OfferedTool, ToolOffer
 from client.services.tools.tool_servers import CALL_TIMEOUT_S
 from client.services.tools.tool_types import ToolProgress
@@ -95,7 +96,7 @@ class ToolRunner(Protocol):
 
     async def call(
         self, server: str, tool: str, arguments: dict[str, Any], *, timeout_s: float = ...,
-        on_progress: Any = None,
+        on_progress: ProgressListener | None = None,
     ) -> ServerResult: ...  # fmt: skip
 
 
@@ -324,7 +325,7 @@ class ToolLoop:
             heard.put_nowait(None)
 
     async def _server_result(
-        self, call: ToolCall, offered: OfferedTool, progressed: Any
+        self, call: ToolCall, offered: OfferedTool, progressed: ProgressListener
     ) -> ServerResult:
         try:
             return await self._runner.call(

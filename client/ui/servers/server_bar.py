@@ -1,5 +1,5 @@
-"""The server and model pickers above the chat (the model picker: client/ui/servers/model_picker.py;
-what it lists: client/ui/servers/model_lists.py)."""
+"""The server and model pickers above the chat (the model picker: picker/model_picker.py;
+what it lists: client/ui/servers/picker/model_lists.py)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from PySide6.QtWidgets import (
 from client.ui.chat.chat_window import ChatWindow
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.server_names import shown_name
-from client.ui.servers.model_lists import ModelLists
-from client.ui.servers.model_picker import ModelPicker
-from client.ui.servers.model_rows import RowKind, row_data
+from client.ui.servers.picker.model_lists import ModelLists
+from client.ui.servers.picker.model_picker import ModelPicker
+from client.ui.servers.picker.model_rows import RowKind, row_data
 
 if TYPE_CHECKING:  # the window is painted before the network stack (httpx) is imported
     from client.services.servers.servers import ServerChoice

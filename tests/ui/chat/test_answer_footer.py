@@ -13,7 +13,7 @@ from client.core.metrics import RequestMetrics
 from client.ui.chat.render.answer_footer import footer_text
 from client.ui.chat.render.code_highlight import code_blocks, highlight, lexer_for
 from client.ui.chat.render.safe_markdown import SafeDocument
-from client.ui.servers.elided_combo import MiddleElidedComboBox
+from client.ui.servers.picker.elided_combo import MiddleElidedComboBox
 from tests.ui.conftest import until
 
 # The rate is a QLocale number: 1,257 tok/s has a group separator.

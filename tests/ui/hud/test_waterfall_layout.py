@@ -186,7 +186,7 @@ def test_the_time_axis_writes_the_locales_figures(qapp: QApplication) -> None:
 def test_the_waterfall_names_the_server_kind_as_the_server_tab(qapp: QApplication) -> None:
     """Issue 39, item 17: one name for a kind of server in every view."""
     from client.services.hud.waterfall import Waterfall
-    from client.ui.common.server_kinds import server_kind_name
+    from client.ui.common.server_names import server_kind_name
     from client.ui.hud.tabs import waterfall_view
 
     for kind in ("llamacpp", "vllm", "ollama"):

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 from client.core.metrics import RequestMetrics
 from client.services.servers.servers import LOCAL_ENGINE_LABEL, local_model_name
 from client.services.storage.stores import open_stores
-from client.ui.servers.model_rows import RowKind
+from client.ui.servers.picker.model_rows import RowKind
 from tests.memory_keyring import MemoryKeyring
 from tests.ui import scripted_server
 from tests.ui.chat.test_hostile_names import NamedServer

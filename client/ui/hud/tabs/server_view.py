@@ -34,7 +34,7 @@ from client.services.servers.servers import EngineSettings
 from client.ui.common.error_text import error_text
 from client.ui.common.locale_text import NOTHING, clock, number, percent, short_number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
-from client.ui.common.server_kinds import server_kind_name
+from client.ui.common.server_names import server_kind_name
 from client.ui.hud.tabs.router_workers import RouterWorkers
 
 POLL_INTERVAL_MS = 1000

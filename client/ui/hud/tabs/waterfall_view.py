@@ -16,7 +16,7 @@ from client.services.hud.waterfall import ROUTE_DECISION, Waterfall, WaterfallRo
 from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.route_words import decision_reason, stage_route, tier_label
-from client.ui.common.server_kinds import server_kind_name
+from client.ui.common.server_names import server_kind_name
 from client.ui.common.turn_words import turn_word
 from client.ui.hud.plots.locale_axis import LocaleAxis
 from client.ui.hud.plots.palette import SIDE_COLORS

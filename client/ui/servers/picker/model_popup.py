@@ -1,4 +1,4 @@
-"""The opened model picker (client/ui/servers/model_picker.py): a filter line above the list it
+"""The opened model picker (picker/model_picker.py): a filter line above the list it
 narrows. Each word typed must be in a model's name or its server's; a server's name
 stays above its matches. Up/Down/PageUp/PageDown move from the filter line, Enter
 chooses, Escape closes.
@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from client.ui.servers.model_rows import (
+from client.ui.servers.picker.model_rows import (
     DETAIL_ROLE,
     INDENT,
     KIND_ROLE,

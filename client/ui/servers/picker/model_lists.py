@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication
 
 from client.core.printable import visible
-from client.ui.servers.model_rows import PickerRow, RowKind
+from client.ui.servers.picker.model_rows import PickerRow, RowKind
 
 if TYPE_CHECKING:
     from client.services.servers.servers import ServerChoice

@@ -6,7 +6,7 @@ elided in the middle). Opened (click, Space, Alt+Down, or typing a letter), it s
 popup with a filter line above the list: each word typed narrows the list to the models
 (or servers) whose name holds it. Filtering 10,000 names is a list comprehension over
 lower-cased names; the list view asks only for the rows it paints. The popup
-(client/ui/servers/model_popup.py) is imported when the picker first opens, not before the
+(client/ui/servers/picker/model_popup.py) is imported when the picker first opens, not before the
 window's first paint.
 """
 
@@ -21,11 +21,11 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QWidget
 
-from client.ui.servers.elided_combo import MiddleElidedComboBox
-from client.ui.servers.model_rows import PickerRow, PickerRows
+from client.ui.servers.picker.elided_combo import MiddleElidedComboBox
+from client.ui.servers.picker.model_rows import PickerRow, PickerRows
 
 if TYPE_CHECKING:
-    from client.ui.servers.model_popup import ModelPopup
+    from client.ui.servers.picker.model_popup import ModelPopup
 
 
 class ModelPicker(MiddleElidedComboBox):
@@ -51,7 +51,7 @@ class ModelPicker(MiddleElidedComboBox):
 
     def open_filtered(self, text: str) -> None:
         if self.popup is None:
-            from client.ui.servers.model_popup import ModelPopup
+            from client.ui.servers.picker.model_popup import ModelPopup
 
             self.popup = ModelPopup(self.rows, self)
             self.popup.chosen.connect(self.setCurrentIndex)

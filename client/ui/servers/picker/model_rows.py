@@ -1,4 +1,4 @@
-"""The model picker's rows (client/ui/servers/model_picker.py shows them closed, model_popup.py
+"""The model picker's rows (picker/model_picker.py shows them closed, model_popup.py
 opened): a server's name, a note under it, a model, or the saved cascade."""
 
 from __future__ import annotations
