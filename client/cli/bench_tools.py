@@ -15,8 +15,8 @@ from pathlib import Path
 from client.backends import make_backend
 from client.backends.base import Backend
 from client.cli import chat_tools
-from client.cli.chat_common import EXIT_FAILED, first_listed
-from client.cli.server_wait import LOAD_WAIT_S, ModelWait
+from client.cli.common.chat_common import EXIT_FAILED, first_listed
+from client.cli.common.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.stats import Summary
 from client.services.bench.tool_turns import ToolBenchReport, run_tool_bench
 from client.services.storage.stores import Stores

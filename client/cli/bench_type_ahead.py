@@ -16,8 +16,8 @@ import sys
 from pathlib import Path
 
 from client.backends import make_backend
-from client.cli.chat_common import first_listed
-from client.cli.server_wait import LOAD_WAIT_S, ModelWait
+from client.cli.common.chat_common import first_listed
+from client.cli.common.server_wait import LOAD_WAIT_S, ModelWait
 from client.services.storage.stores import Stores
 from client.services.tachy import ManagedEngine, Tachy
 from client.services.warming.type_ahead_bench import ModeFigures, compare, format_line

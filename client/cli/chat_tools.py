@@ -26,8 +26,8 @@ from client.backends.errors import TachyError
 from client.backends.reasons import os_words
 from client.backends.stream import StreamTimeouts
 from client.cli import tool_printer
-from client.cli.chat_common import say
-from client.cli.server_wait import LOAD_WAIT_S
+from client.cli.common.chat_common import say
+from client.cli.common.server_wait import LOAD_WAIT_S
 from client.core.conversation import ChatRequest
 from client.services.chat.stream_opener import LoadingRetryStream, PlainOpener
 from client.services.tools.approval import ApprovalChoice

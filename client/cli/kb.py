@@ -21,7 +21,7 @@ from typing import TextIO
 from client.services.knowledge.indexer import IndexProgress
 from client.services.knowledge.knowledge import IndexReport, KnowledgeBase, KnowledgeUnavailable
 from client.services.knowledge.retrieval import DEFAULT_K, citation
-from client.store.knowledge_files import display_path
+from client.store.knowledge.files import display_path
 
 EXIT_NOT_FOUND = 1
 EXIT_UNAVAILABLE = 2

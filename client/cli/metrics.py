@@ -27,8 +27,8 @@ from client.services.hud.reading_quality import (
     READER_TOKENS_PER_S,
     qoe_spread,
 )
+from client.store.conversations.export import iso_time
 from client.store.db import Database, DatabaseTooNew, database_path
-from client.store.export import iso_time
 from client.store.metrics_store import (
     EXPORT_FIELDS,
     SUMMARY_FIELDS,

@@ -19,8 +19,14 @@ import sys
 from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
-from client.cli.chat_common import EXIT_FAILED, EXIT_STOPPED, JsonPrinter, TextPrinter, exit_code
-from client.cli.chat_common import say as _say
+from client.cli.common.chat_common import (
+    EXIT_FAILED,
+    EXIT_STOPPED,
+    JsonPrinter,
+    TextPrinter,
+    exit_code,
+)
+from client.cli.common.chat_common import say as _say
 from client.services.chat.stream_opener import LoadingRetryStream
 from client.services.tools import loop_events as ev
 from client.services.tools.loop import LoopItem, ToolLoop

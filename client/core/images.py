@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 # What an image costs in prompt tokens before the server has said: a vision encoder
-# cuts it into tiles (the lab's rule, client/lab/vision.py: 256 tokens per 512 px
+# cuts it into tiles (the lab's rule, client/lab/endpoints/vision.py: 256 tokens per 512 px
 # tile, so a 1,024 x 768 image is 2 x 2 tiles, 1,024 tokens).
 TILE_PX = 512
 TOKENS_PER_TILE = 256

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 # Raise when index_terms changes: an index built by an older version is rebuilt
-# (client/store/knowledge_db.py), since deleting a passage needs the same terms.
+# (client/store/knowledge/db.py), since deleting a passage needs the same terms.
 TERMS_VERSION = 1
 
 _UNSPACED = (

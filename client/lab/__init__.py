@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from client.lab.scenario import (
+from client.lab.scenarios.scenario import (
     FAULT_KINDS,
     PRESETS,
     Distribution,

@@ -24,12 +24,12 @@ import aiohttp
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
-from client.lab import control_api, ollama_api, openai_api, pulling
-from client.lab.live import change
-from client.lab.llamacpp_wire import llamacpp_not_found, loading_response
-from client.lab.recorder import Recorder
-from client.lab.scenario import Scenario, load_scenario
-from client.lab.state import ARRIVAL, LabState, LabStats
+from client.lab.dialects.llamacpp_wire import llamacpp_not_found, loading_response
+from client.lab.endpoints import control_api, ollama_api, openai_api, pulling
+from client.lab.record.recorder import Recorder
+from client.lab.running.live import change
+from client.lab.running.state import ARRIVAL, LabState, LabStats
+from client.lab.scenarios.scenario import Scenario, load_scenario
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -98,7 +98,7 @@ class LabServer:
         self.state.set_scenario(as_scenario(scenario))
 
     def control(self, body: dict[str, Any]) -> dict[str, Any]:
-        """The live control (client/lab/live.py): from the event loop's thread."""
+        """The live control (client/lab/running/live.py): from the event loop's thread."""
         self.state.live = change(self.state.live, body)
         return self.state.live.describe()
 

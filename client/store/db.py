@@ -13,7 +13,7 @@ Schema (version = `PRAGMA user_version`, one step per entry of MIGRATIONS):
   conversations(id, title, created_at, updated_at, server, model, deleted_at,
                 active_leaf_id)
       deleted_at is set by soft delete (undo = set it back to NULL); active_leaf_id is
-      the last message of the active path (kept by client/store/history.py).
+      the last message of the active path (kept by client/store/conversations/history.py).
   messages(id, conversation_id -> conversations ON DELETE CASCADE,
            parent_id -> messages ON DELETE CASCADE, role, content, thinking, state,
            active, created_at, server, model, error_message, route)
@@ -34,13 +34,13 @@ Schema (version = `PRAGMA user_version`, one step per entry of MIGRATIONS):
       A message's metrics are the rows with its message_id (a Continue adds a row).
   history_summaries(conversation_id PRIMARY KEY -> conversations ON DELETE CASCADE,
            text, covered_ids (JSON list of message ids), created_at)   (schema 5)
-      A conversation's latest summary of its older turns (client/store/summaries.py);
+      A conversation's latest summary of its older turns (client/store/conversations/summaries.py);
       it stands for exactly the messages covered_ids names, which stay as they are.
   message_images(id, message_id -> messages ON DELETE CASCADE, position, mime, width,
            height, data, original, original_mime, original_width, original_height, name,
            prepare_ms)   (schema 6)
       A user message's images: `data` as sent (downscaled, re-encoded), `original` the
-      file as attached (NULL when it was sent as it was). client/store/images.py.
+      file as attached (NULL when it was sent as it was). client/store/conversations/images.py.
   endpoints(id, name UNIQUE, url, api, created_at)   -- never an API key (keyring only)
   settings(key PRIMARY KEY, value JSON)
   message_search: FTS5 trigram index over messages.content (when this SQLite has

@@ -139,7 +139,7 @@ def test_cold_with_warming_times_the_first_message_a_user_sends(
     app's warm-up first, so the first request does not wait for it."""
     from dataclasses import replace
 
-    from client.lab.scenario import Distribution, preset
+    from client.lab.scenarios.scenario import Distribution, preset
     from client.lab.server import run_in_thread
 
     scenario = replace(

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from client.cli import chat_cascade, main
+from client.cli import main
+from client.cli.chat import cascade as chat_cascade
 from tests.backends.live_server import LiveServer, Script
 from tests.backends.test_live_http import closed_port
 

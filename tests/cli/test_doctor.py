@@ -20,8 +20,8 @@ from client.services.doctor.checks import (
     keyring_checks,
 )
 from client.services.doctor.engine_checks import engine_checks
+from client.store.conversations.history import HistoryStore
 from client.store.db import MIGRATIONS, Database
-from client.store.history import HistoryStore
 from tests.memory_keyring import MemoryKeyring
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,7 +20,7 @@ import pytest
 from client.backends.engine.local_engine import free_port
 from client.cli import main
 from client.lab import RunningLab, run_in_thread, scenario_from_dict
-from client.lab.llamacpp_wire import LOADING_BODY
+from client.lab.dialects.llamacpp_wire import LOADING_BODY
 from client.services.chat.turn_state import STATE_WORDS, TurnState
 from tests.backends.test_live_http import closed_port
 

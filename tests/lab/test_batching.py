@@ -1,5 +1,5 @@
 """The lab as a server with a bounded batch: capacity, continuous or static batching,
-chunked prefill or not (client/lab/scheduler.py)."""
+chunked prefill or not (client/lab/timing/scheduler.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 import time
 
 from client.lab import PRESETS
-from client.lab.scheduler import GROUP_WINDOW_S, Scheduler
+from client.lab.timing.scheduler import GROUP_WINDOW_S, Scheduler
 from tests.lab.conftest import chat_body
 
 

@@ -1,5 +1,5 @@
 """Prompt tokens as the servers count them: the messages rendered by the model's chat
-template (client/lab/chat_template.py), SmolLM2's by default. The counts are vLLM 0.32's
+template (client/lab/text/chat_template.py), SmolLM2's by default. The counts are vLLM 0.32's
 for SmolLM2-135M-Instruct (tests/lab/fixtures/vllm_0_32.json; issue 28's 34)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from client.lab.chat_template import GENERATION_PROMPT, chat_prompt_tokens, with_images
-from client.lab.corpus import pick_tokens, tokenize
-from client.lab.scenario import ScenarioError, scenario_from_dict
+from client.lab.scenarios.scenario import ScenarioError, scenario_from_dict
+from client.lab.text.chat_template import GENERATION_PROMPT, chat_prompt_tokens, with_images
+from client.lab.text.corpus import pick_tokens, tokenize
 from tests.lab.conftest import StartLab
 
 SYSTEM_MESSAGE = 21  # <|im_start|>system\n, SmolLM2's 16-token system prompt, <|im_end|>\n

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from client.lab.corpus import ENGLISH, pick_tokens
+from client.lab.text.corpus import ENGLISH, pick_tokens
 from tests.lab.conftest import StartLab
 
 PARTIAL = "Light reaches us quickly. A good answer arrives quickly, explains one idea at"

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from client.lab.models import KeepAliveError, ModelState, parse_keep_alive
+from client.lab.scenarios.models import KeepAliveError, ModelState, parse_keep_alive
 from tests.lab.conftest import chat_body
 
 

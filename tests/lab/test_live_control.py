@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from client.lab import ScenarioError, run_in_thread, scenario_from_dict
-from client.lab.live import Live, change, command
+from client.lab.running.live import Live, change, command
 from tests.lab.conftest import chat_body
 
 

@@ -14,7 +14,7 @@ from client.lab import LabServer, scenario_from_dict
 
 DIALS = {"ttft": 5, "tpot_ms": 1, "output_tokens": 8, "seed": 3}
 HI = [{"role": "user", "content": "hi"}]
-# As vLLM counts it with SmolLM2's chat template (client/lab/chat_template.py): the
+# As vLLM counts it with SmolLM2's chat template (client/lab/text/chat_template.py): the
 # template's own system prompt as a message (21 tokens), "hi"'s (6), the generation prompt (4).
 HI_TOKENS = 31
 

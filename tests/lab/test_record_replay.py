@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from client.lab import LabServer, ScenarioError, load_scenario, scenario_from_dict
-from client.lab.recording import pick
+from client.lab.scenarios.recording import pick
 from tests.lab.conftest import chat_body
 from tests.lab.replay_timing import replay_errors_ms
 

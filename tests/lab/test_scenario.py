@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from client.lab import PRESETS, Distribution, ScenarioError, load_scenario, scenario_from_dict
-from client.lab.corpus import pick_tokens, tokenize
-from client.lab.plan import make_plan
+from client.lab.text.corpus import pick_tokens, tokenize
+from client.lab.timing.plan import make_plan
 from tests.lab.conftest import chat_body
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources" / "scenarios"

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from client.lab import LabServer, ScenarioError, load_scenario, scenario_from_dict
-from client.lab.steps import step_at
+from client.lab.scenarios.steps import step_at
 from tests.lab.conftest import chat_body
 from tests.lab.test_faults import tokens_in
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from client.lab.llamacpp_wire import LOADING_BODY
+from client.lab.dialects.llamacpp_wire import LOADING_BODY
 from tests.backends.test_loading import LOADING as REAL_LLAMA_SERVER_LOADING
 from tests.lab.conftest import chat_body
 

@@ -1,7 +1,7 @@
 """The requests recorded from a real vLLM 0.32 (tests/lab/fixtures/vllm_0_32*.json) and
 played again to the lab by tests/lab/test_vllm_recordings.py.
 
-A recording keeps no prompt (client/lab/recorder.py), so the requests live here: the
+A recording keeps no prompt (client/lab/record/recorder.py), so the requests live here: the
 generation ones in the order of the recording's replies, the others (/version, an unknown
 path, /v1/models, /metrics) in a file of their own. tests/vllm/record_lab_fixtures.py
 records them again from a running vLLM.

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from client.lab.corpus import ENGLISH, tokenize
+from client.lab.text.corpus import ENGLISH, tokenize
 from client.ui.chat.render.chat_view import ChatView, ShownMessage
 from tests.machine import LoadMeter, python_speed
 from tests.perf.test_ui_perf import FRAME_MS, LoopProbe, report

@@ -29,8 +29,8 @@ from pathlib import Path
 import pytest
 
 from client.core.metrics import RequestMetrics
+from client.store.conversations.history import _MESSAGE_COLUMNS, HistoryStore, _message
 from client.store.db import Database
-from client.store.history import _MESSAGE_COLUMNS, HistoryStore, _message
 from client.store.metrics_store import MetricsStore
 
 pytestmark = pytest.mark.perf

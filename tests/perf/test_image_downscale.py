@@ -21,8 +21,8 @@ from client.core.images import Attachment
 from client.lab import LabServer, scenario_from_dict
 from client.services.chat.session import ChatSession
 from client.services.images.preparation import Preparation, prepare_bytes
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -29,7 +29,7 @@ import pytest
 from client.core.pacing import Pacer
 from client.core.qoe import Arrival, qoe
 from client.lab import PRESETS
-from client.lab.plan import make_plan
+from client.lab.timing.plan import make_plan
 from client.ui.chat.render.chat_view import ChatView
 from tests.machine import LoadMeter
 from tests.perf.test_ui_perf import FRAME_MS, report

@@ -29,8 +29,8 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QWidget
 
 from client.core.timeline import now_ns
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.ui.chat.render.chat_view import ChatView
 from tests.app_process import ROOT as APP_ROOT
 from tests.app_process import command as app_process_command

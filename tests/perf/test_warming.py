@@ -35,7 +35,7 @@ from client.backends.stream import StreamTimeouts
 from client.core.budget import estimate_tokens
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.prediction import ModelState, TtftPredictor
-from client.lab.scenario import Distribution, preset
+from client.lab.scenarios.scenario import Distribution, preset
 from client.lab.server import LabServer
 from client.services.servers.model_status import ServerPolicy
 from client.services.warming.cold_start import cold_start_then_warm

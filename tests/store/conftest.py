@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 
 

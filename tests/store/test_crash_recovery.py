@@ -8,13 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 
 WRITER = r"""
 import sys, time
 from client.store.db import Database
-from client.store.history import HistoryStore
+from client.store.conversations.history import HistoryStore
 history = HistoryStore(Database())
 chat = history.create_conversation("crash")
 question = history.add_message(chat.id, "user", "tell me")

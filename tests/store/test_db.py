@@ -11,8 +11,8 @@ import platformdirs
 import pytest
 
 from client.store import db as db_module
+from client.store.conversations.history import HistoryStore
 from client.store.db import MIGRATIONS, Database, DatabaseTooNew, database_path, migrate
-from client.store.history import HistoryStore
 
 
 def tables(database: Database) -> set[str]:

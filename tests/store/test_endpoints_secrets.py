@@ -9,10 +9,10 @@ from keyring.backends import fail
 from client.core.metrics import RequestMetrics
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.store import secrets
+from client.store.conversations.export import export_json, export_markdown
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
 from client.store.endpoints import EndpointStore
-from client.store.export import export_json, export_markdown
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 from client.store.settings import Settings, set_tier_thresholds, tier_thresholds
 from tests.memory_keyring import MemoryKeyring

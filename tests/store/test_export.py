@@ -5,8 +5,13 @@ import json
 import pytest
 
 from client.core.metrics import RequestMetrics
-from client.store.export import export_data, export_json, export_markdown, metrics_line
-from client.store.history import HistoryStore
+from client.store.conversations.export import (
+    export_data,
+    export_json,
+    export_markdown,
+    metrics_line,
+)
+from client.store.conversations.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 
 HOSTILE = '<script>alert("x")</script> **bold** `code` \\ "quotes" \u2028 ✓'

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from client.store.conversations.history import INTERRUPTED_BY_EXIT, HistoryStore, MessageState
 from client.store.db import Database
-from client.store.history import INTERRUPTED_BY_EXIT, HistoryStore, MessageState
 
 
 def contents(history: HistoryStore, conversation_id: int) -> list[str]:

@@ -8,10 +8,10 @@ import sqlite3
 from pathlib import Path
 
 from client.core.images import Attachment, ImagePart
+from client.store.conversations.export import export_json, export_markdown
+from client.store.conversations.history import HistoryStore
+from client.store.conversations.images import ImageStore
 from client.store.db import MIGRATIONS, Database, migrate
-from client.store.export import export_json, export_markdown
-from client.store.history import HistoryStore
-from client.store.images import ImageStore
 from client.store.metrics_store import MetricsStore
 
 SENT = ImagePart(b"\x89PNG small", "image/png", 1024, 768)

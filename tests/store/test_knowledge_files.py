@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from client.store import knowledge_files
-from client.store.knowledge_files import Unreadable, open_document, sniff_encoding, walk
+from client.store.knowledge import files as knowledge_files
+from client.store.knowledge.files import Unreadable, open_document, sniff_encoding, walk
 
 CHINESE = "北京的烤鸭很好吃。\n我们住在王府井附近。\n"
 

@@ -8,9 +8,9 @@ import pytest
 
 from client.core import passages as passages_module
 from client.core.passages import Passage
-from client.store.knowledge_db import KnowledgeUnavailable, connect
-from client.store.knowledge_files import FileEntry
-from client.store.knowledge_index import KnowledgeIndex, SearchTimedOut
+from client.store.knowledge.db import KnowledgeUnavailable, connect
+from client.store.knowledge.files import FileEntry
+from client.store.knowledge.index import KnowledgeIndex, SearchTimedOut
 
 
 def passage(text: str, line: int = 1) -> Passage:

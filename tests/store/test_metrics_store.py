@@ -7,7 +7,7 @@ import pytest
 from client.backends.kinds.registry import decode_report, timings_of
 from client.core.metrics import FIGURE_FIELDS, RequestMetrics, compute_metrics, figures_of
 from client.core.timeline import RequestTimeline
-from client.store.history import HistoryStore
+from client.store.conversations.history import HistoryStore
 from client.store.metrics_store import MetricsRecord, MetricsStore, parse_duration
 
 

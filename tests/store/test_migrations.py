@@ -7,8 +7,8 @@ import sqlite3
 from pathlib import Path
 
 from client.core.metrics import RequestMetrics
+from client.store.conversations.history import HistoryStore
 from client.store.db import MIGRATIONS, Database, migrate
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 
 VIEW_METRICS = "ttft_ms, tpot_ms, tokens_per_s, e2el_ms, output_tokens, request_count"

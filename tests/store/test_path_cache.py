@@ -8,8 +8,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from client.store.conversations.history import (
+    CACHED_PATHS,
+    HistoryStore,
+    MessageState,
+    StoredMessage,
+)
 from client.store.db import Database
-from client.store.history import CACHED_PATHS, HistoryStore, MessageState, StoredMessage
 
 
 def fresh_path(db: Database, conversation_id: int) -> list[StoredMessage]:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.recovery import ProblemKind, first_damage, open_history
 from tests.mounts import fill_to_the_brim, needs_mount, remount_read_only, tmpfs
 

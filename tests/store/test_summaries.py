@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from client.store.conversations.history import HistoryStore
+from client.store.conversations.summaries import SavedSummary, SummaryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
-from client.store.summaries import SavedSummary, SummaryStore
 from tests.store.test_migrations import schema_2_file
 
 

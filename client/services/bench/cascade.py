@@ -1,5 +1,5 @@
 """`tachy bench --fast --strong`: a cascade's requests, routed by the planner as the app
-routes them, with TTFT percentiles per route (client/cli/bench_cascade.py prints them).
+routes them, with TTFT percentiles per route (client/cli/bench/cascade.py prints them).
 
 Without --prompt the run cycles through a mix of everyday and hard questions, so both
 routes get requests; a request whose route fails before its first token is answered by

@@ -1,7 +1,7 @@
 """`tachy bench --race URL#MODEL URL#MODEL ...`: n questions, each raced on every route
 at once as the window races them (client/services/race/race.py), with TTFT and rate
 P50/P95 per route and how often each route won the first token and the finish
-(client/cli/bench_race.py prints them).
+(client/cli/bench/race.py prints them).
 
 Each question starts with its own word (as `tachy bench --cold` does), so no route
 answers a question its server's prompt cache already holds from the one before. The

@@ -23,7 +23,7 @@ from client.services.events import AnswerFinished
 from client.services.knowledge.retrieval import Retrieval
 from client.services.planning.planner import RequestPlan, Route
 from client.services.storage import full_disk as saving
-from client.store.history import HistoryStore, MessageState
+from client.store.conversations.history import HistoryStore, MessageState
 from client.store.metrics_store import MetricsStore
 from client.store.stage_records import (
     SourcePlace,

@@ -5,7 +5,7 @@ Undo, export. The window asks these; it never calls client.store itself.
 from __future__ import annotations
 
 from client.services.storage.stores import Stores, export_conversation
-from client.store.history import Conversation
+from client.store.conversations.history import Conversation
 
 
 class ConversationList:

@@ -51,10 +51,10 @@ from client.services.planning.planner import (
 )
 from client.services.planning.router import RouteDecision
 from client.services.planning.summaries import ConversationSummaries
+from client.store.conversations.history import HistoryStore
+from client.store.conversations.summaries import SummaryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
-from client.store.summaries import SummaryStore
 
 __all__ = ["ChatSession", "Generation", "ModelStateProvider", "SessionEvent", "SessionSettings"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from client.services.chat import turn_store
-from client.store.history import HistoryStore
-from client.store.history import StoredMessage as StoredMessage  # for the window
+from client.store.conversations.history import HistoryStore
+from client.store.conversations.history import StoredMessage as StoredMessage  # for the window
 from client.store.metrics_store import MetricsRecord, MetricsStore
 
 

@@ -54,7 +54,7 @@ from client.services.planning.planner import (
 )
 from client.services.planning.router import RouteDecision, Tier, decide
 from client.services.planning.summaries import ConversationSummaries
-from client.store.history import HistoryStore
+from client.store.conversations.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 
 AnswerFilter = Callable[[str], str]  # answer text in -> the part to show now

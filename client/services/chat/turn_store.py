@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, cast
 
 from client.core.conversation import ChatMessage, Role
 from client.core.images import Attachment, ImagePart
-from client.store.history import HistoryStore, MessageState, StoredMessage
-from client.store.images import ImageStore
+from client.store.conversations.history import HistoryStore, MessageState, StoredMessage
+from client.store.conversations.images import ImageStore
 
 if TYPE_CHECKING:
     from client.services.planning.planner import Route

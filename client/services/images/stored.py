@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from client.core.images import Attachment, ImagePart
-from client.store.history import HistoryStore
-from client.store.images import ImageStore
+from client.store.conversations.history import HistoryStore
+from client.store.conversations.images import ImageStore
 
 
 async def stored_images(

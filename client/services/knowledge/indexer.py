@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from client.core.passages import cut_passages
-from client.store.knowledge_files import FileEntry, Unreadable, open_document, walk
-from client.store.knowledge_index import KnowledgeIndex, KnownFile, SkippedFile
+from client.store.knowledge.files import FileEntry, Unreadable, open_document, walk
+from client.store.knowledge.index import KnowledgeIndex, KnownFile, SkippedFile
 
 BINARY = "binary"
 BATCH_SECONDS = 0.2  # commit at least this often, so searches see new files soon

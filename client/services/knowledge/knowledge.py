@@ -29,8 +29,8 @@ from client.services.knowledge.indexer import (
     sync_source,
 )
 from client.services.knowledge.retrieval import Retrieval, search_within
-from client.store.knowledge_db import KnowledgeUnavailable, knowledge_path
-from client.store.knowledge_index import KnowledgeIndex, SourceInfo
+from client.store.knowledge.db import KnowledgeUnavailable, knowledge_path
+from client.store.knowledge.index import KnowledgeIndex, SourceInfo
 
 __all__ = [
     "IndexReport",

@@ -2,7 +2,7 @@
 found within a time budget, and how they are shown to the model and to the user.
 
 The budget is real: SQLite stops the query when it passes (a progress handler, see
-client/store/knowledge_index.py), and the answer goes on without passages, saying so.
+client/store/knowledge/index.py), and the answer goes on without passages, saying so.
 A passage whose file was deleted since it was indexed is never returned: each hit's
 file is checked (a stat, microseconds) and the missing ones are dropped from the index.
 """
@@ -17,9 +17,9 @@ from typing import Any
 
 from client.services.planning import planner
 from client.services.planning.planner import Passage
-from client.store.knowledge_db import KnowledgeUnavailable
-from client.store.knowledge_files import display_path
-from client.store.knowledge_index import Hit, KnowledgeIndex, SearchTimedOut
+from client.store.knowledge.db import KnowledgeUnavailable
+from client.store.knowledge.files import display_path
+from client.store.knowledge.index import Hit, KnowledgeIndex, SearchTimedOut
 
 DEFAULT_BUDGET_MS = 50.0
 DEFAULT_K = 5

@@ -1,5 +1,5 @@
 """Each conversation's summary of its older turns, on the session for the planner and
-in the store across restarts (client/store/summaries.py).
+in the store across restarts (client/store/conversations/summaries.py).
 
     summaries = ConversationSummaries(SummaryStore(db))
     summaries.keep(conversation_id, stored)      # on the database thread
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from client.services.planning.compression import StoredSummary
 from client.services.planning.planner import HistorySummary
-from client.store.summaries import SummaryStore
+from client.store.conversations.summaries import SummaryStore
 
 
 class ConversationSummaries(dict[int, StoredSummary]):

@@ -38,8 +38,8 @@ from client.services.images.vision import ModelVision
 from client.services.knowledge.knowledge_stage import KnowledgeStage
 from client.services.planning.planner import Route
 from client.services.race.column import ColumnFigures, RaceColumn
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 
 log = logging.getLogger(__name__)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from client.services.storage.data_folder import instance_name as instance_name
 from client.services.storage.data_folder import window_state_file as window_state_file
+from client.store.conversations.export import export_json, export_markdown
+from client.store.conversations.history import HistoryStore
 from client.store.endpoints import EndpointStore
-from client.store.export import export_json, export_markdown
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsRecord, MetricsStore
 from client.store.recovery import HistoryProblem, ProblemKind, open_history
 from client.store.settings import Settings

@@ -21,7 +21,7 @@ from client.services.chat.generation import Generation
 from client.services.planning.compression import StoredSummary
 from client.services.planning.planner import is_cascade
 from client.services.planning.router import Tier, chosen_by_user
-from client.ui.chat.render.summary_marker import SummaryMarker
+from client.ui.chat.render.messages.summary_marker import SummaryMarker
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.error_text import error_text
 from client.ui.common.route_words import tier_label, tier_word

@@ -23,9 +23,9 @@ from client.services.chat.turn_state import TurnState
 from client.services.chat.turn_store import POOL_ROUTE
 from client.services.planning.router import RouteDecision
 from client.ui.chat.generation_runner import GenerationRunner, temporary_key
-from client.ui.chat.render.answer_footer import footer_text
 from client.ui.chat.render.chat_view import ShownMessage
-from client.ui.chat.render.citations import add_stored_citations
+from client.ui.chat.render.messages.answer_footer import footer_text
+from client.ui.chat.render.messages.citations import add_stored_citations
 from client.ui.common.async_errors import report
 from client.ui.common.error_text import error_text
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP

@@ -114,7 +114,7 @@ SENTENCES = (
         "one (GNOME Keyring, KWallet, macOS Keychain, Windows Credential Manager) and try again.",
     ),
     QT_TRANSLATE_NOOP("Errors", "The system keyring refused the request: {error}"),
-    # client/store/knowledge_db.py
+    # client/store/knowledge/db.py
     QT_TRANSLATE_NOOP("Errors", "The knowledge index {path} cannot be opened: {error}."),
     QT_TRANSLATE_NOOP(
         "Errors",

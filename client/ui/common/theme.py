@@ -1,6 +1,6 @@
 """Light or dark, as the system says (QStyleHints.colorScheme), and what follows it:
 the stylesheet's colours, the HUD's plots (client.ui.hud.plots.plot_theme) and the code
-colours of answers (client.ui.chat.render.code_highlight).
+colours of answers (client.ui.chat.render.markdown.code_highlight).
 
 Qt itself switches the palette of the platform style when the system scheme changes;
 this module re-applies Tachy's stylesheet for the new scheme and tells the listeners.

@@ -73,7 +73,7 @@ class ConversationPanel(QWidget):
         return self.search_box.text().strip()
 
     def show_conversations(self, conversations: Sequence[Any], current: int | None) -> None:
-        """conversations: objects with .id and .title (client.store.history.Conversation)."""
+        """conversations: objects with .id and .title (store.conversations.history.Conversation)."""
         self._filling = True
         try:
             self.list.clear()

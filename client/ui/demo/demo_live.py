@@ -2,7 +2,7 @@
 
 "Scenario files" plays one of resources/scenarios/*.toml (sequences such as "503, then
 ok", several models); "Next answers" changes the TTFT, TPOT and fault of the next
-questions while the lab runs (client/lab/live.py), so a presenter moves the same
+questions while the lab runs (client/lab/running/live.py), so a presenter moves the same
 question through instant, fast, typing and slow in front of an audience.
 """
 

@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu
 
-from client.lab.scenario import PRESETS
+from client.lab.scenarios.scenario import PRESETS
 from client.services.servers.servers import ServerChoice
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
@@ -33,7 +33,7 @@ LAB_NAME = "Latency lab (demo)"
 LAB_MODEL = "tachy-lab:latest"
 FIRST_SCENARIO = "fast"
 # The lab's preset names as the menu shows them (tests/ui/shell/test_translations.py checks
-# this list against client.lab.scenario.PRESETS).
+# this list against client.lab.scenarios.scenario.PRESETS).
 SCENARIO_NAMES = {  # preset -> the plain name the menu shows
     "instant": QT_TRANSLATE_NOOP("DemoMenu", "Instant reply (under 100 ms)"),
     "fast": QT_TRANSLATE_NOOP("DemoMenu", "Fast reply (under 300 ms)"),

@@ -22,7 +22,7 @@ from client.services.chat.turn_state import TurnState
 from client.services.knowledge.indexer import IndexProgress, ProgressCallback
 from client.services.knowledge.knowledge import IndexReport, KnowledgeUnavailable
 from client.services.knowledge.knowledge_stage import KnowledgeStage, Retrieved, open_in_editor
-from client.ui.chat.render.citations import citations_for
+from client.ui.chat.render.messages.citations import citations_for
 from client.ui.common.async_errors import KeptTasks, report
 from client.ui.common.error_text import error_text
 from client.ui.common.shortcuts import key_of

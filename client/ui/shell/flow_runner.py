@@ -5,7 +5,7 @@ choices, a shortcut, a model in the picker) or as the presenter does (the lab's 
 control), waits until the window settles (the answer ended, or the window offers a
 choice while it waits), and notes what the user saw: the answer's state and text, the
 status line and every line shown meanwhile, the HUD's tier, the bar's sentence and
-buttons. `tachy lab check` (client/cli/lab_check.py) prints it; tests/ui/demo/test_flows.py
+buttons. `tachy lab check` (client/cli/lab/check.py) prints it; tests/ui/demo/test_flows.py
 plays every bundled scenario through `run_flow`.
 """
 
@@ -31,7 +31,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QPushButton
 
 from client.lab import ScenarioError, load_scenario
-from client.lab.live import command
+from client.lab.running.live import command
 from client.ui.demo.flow_file import Flow, FlowStep, Seen, comparable, read_flow, unmet
 from client.ui.hud.hud_controller import VIEWS_DELAY_MS
 

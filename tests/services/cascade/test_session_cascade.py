@@ -18,8 +18,8 @@ from client.services.chat.session import ChatSession, SessionSettings
 from client.services.chat.session_events import Finished, NextStep, Outcome, SlowStart
 from client.services.planning.planner import PlanInput, PlanSettings, Route, plan_request
 from client.services.planning.router import Tier, chosen_by_user
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 from tests.backends.test_live_http import closed_port
 

@@ -12,8 +12,8 @@ from client.services.cascade.route_record import route_note
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Outcome
 from client.services.planning.planner import Route
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 from tests.services.scripted_server import ScriptedServer, ollama_done, ollama_token
 

@@ -10,8 +10,8 @@ import pytest
 
 from client.core.events import TokenKind
 from client.services.chat.answer_writer import AnswerWriter
+from client.store.conversations.history import HistoryStore, MessageState
 from client.store.db import Database
-from client.store.history import HistoryStore, MessageState
 
 pytestmark = pytest.mark.timeout(120)
 

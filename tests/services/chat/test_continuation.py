@@ -26,8 +26,8 @@ from client.services.planning.continuation import (
     prompted_answer_filter,
 )
 from client.services.planning.planner import PlanInput, PlanSettings, Route, plan_request
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 
 

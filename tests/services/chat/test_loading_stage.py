@@ -15,8 +15,8 @@ from client.services.chat.answer_writer import stage_record
 from client.services.chat.loading_stage import EXPECTED_MS, LoadingWatch
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Stage, StageChanged
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 from tests.services.scripted_server import (
     MODEL,

@@ -8,8 +8,8 @@ import pytest
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
 from client.services.chat.shown_history import ShownHistory
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from tests.services.scripted_server import MODEL, ScriptedServer, ollama_done, ollama_token
 
 pytestmark = pytest.mark.timeout(20)

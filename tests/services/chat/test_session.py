@@ -21,8 +21,8 @@ from client.services.chat.session_events import (
     Stage,
     StageChanged,
 )
+from client.store.conversations.history import HistoryStore, MessageState
 from client.store.db import Database
-from client.store.history import HistoryStore, MessageState
 from client.store.metrics_store import MetricsStore
 from tests.services.scripted_server import (
     MODEL,

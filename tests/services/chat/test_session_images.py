@@ -20,9 +20,9 @@ from client.services.chat.session_events import Outcome
 from client.services.images.preparation import prepare_image
 from client.services.images.vision import ModelVision
 from client.services.planning.planner import Route
+from client.store.conversations.history import HistoryStore
+from client.store.conversations.images import ImageStore
 from client.store.db import Database
-from client.store.history import HistoryStore
-from client.store.images import ImageStore
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -20,8 +20,8 @@ from client.services.chat.stream_opener import PlainOpener, opener_for
 from client.services.chat.turn_state import StateChanged, TurnState
 from client.services.events import AnswerFinished, EventBus, TurnStarted
 from client.services.planning.planner import RequestPlan
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 from tests.services.scripted_server import MODEL, ScriptedServer, ollama_done, ollama_token
 

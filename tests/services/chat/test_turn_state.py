@@ -12,8 +12,8 @@ from client.lab import LabServer, scenario_from_dict
 from client.services.chat.session import ChatSession, SessionSettings
 from client.services.chat.session_events import Finished, Outcome, SlowStart
 from client.services.chat.turn_state import StateChanged, TurnState
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 from tests.services.scripted_server import ScriptedServer, ollama_done, ollama_token
 

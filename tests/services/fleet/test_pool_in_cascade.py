@@ -13,8 +13,8 @@ from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Finished, Outcome
 from client.services.fleet.pool import Policy
 from client.services.planning.planner import Route
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 from tests.services.fleet.test_fleet_stream import close, pool_of, refused_url
 

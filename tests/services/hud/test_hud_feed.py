@@ -8,8 +8,8 @@ import pytest
 from client.services.chat.session import ChatSession
 from client.services.events import AnswerFinished, EventBus
 from client.services.hud.hud_feed import HudFeed, HudTurn
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 from tests.services.scripted_server import MODEL, ScriptedServer, ollama_done, ollama_token
 

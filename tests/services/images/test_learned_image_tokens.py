@@ -17,8 +17,8 @@ from client.services.chat.session import ChatSession
 from client.services.events import EventBus
 from client.services.images.preparation import prepare_image
 from client.services.warming.warming_policy import WarmingPolicy
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from tests.vision_server import VisionServer, vision_server  # noqa: F401 (the fixture)
 
 pytestmark = [pytest.mark.engine, pytest.mark.timeout(900)]

@@ -12,7 +12,7 @@ import pytest
 from client.services.knowledge import indexer as knowledge_indexer
 from client.services.knowledge.indexer import IndexProgress
 from client.services.knowledge.knowledge import KnowledgeBase
-from client.store.knowledge_files import WalkResult
+from client.store.knowledge.files import WalkResult
 
 
 @pytest.fixture

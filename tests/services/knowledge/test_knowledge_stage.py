@@ -16,9 +16,9 @@ from client.services.hud.hud_model import record_from_request, record_from_store
 from client.services.hud.waterfall import build_waterfall
 from client.services.knowledge.knowledge import KnowledgeBase
 from client.services.knowledge.knowledge_stage import KnowledgeStage, Retrieved, fit_passages
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
-from client.store.knowledge_index import Hit
+from client.store.knowledge.index import Hit
 from client.store.metrics_store import MetricsStore
 from tests.services.scripted_server import MODEL, ScriptedServer, ollama_done, ollama_token
 

@@ -15,8 +15,8 @@ from client.services.chat.compression_task import HistoryCompressor
 from client.services.chat.session import ChatSession
 from client.services.planning.compression import THRESHOLD_TOKENS, worth_compressing
 from client.services.planning.planner import Route
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from tests.services.scripted_server import ScriptedServer, ollama_done, ollama_token
 
 LONG = "word " * 300  # about 400 tokens a message

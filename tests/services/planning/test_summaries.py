@@ -11,8 +11,8 @@ import pytest
 
 from client.services.chat.compression_task import HistoryCompressor
 from client.services.chat.session import ChatSession
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from tests.services.planning.test_compression import _long_conversation
 from tests.services.scripted_server import ScriptedServer, ollama_done, ollama_token
 

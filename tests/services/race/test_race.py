@@ -17,8 +17,8 @@ from client.lab import LabServer, scenario_from_dict
 from client.services.chat.session_events import Finished, Outcome
 from client.services.planning.planner import Route
 from client.services.race.race import Race, RaceError, RaceEvent, RaceRoute
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 
 QUICK = {"model": "quick-lab", "ttft": 5, "tpot_ms": 15, "output_tokens": 20, "seed": 1}

@@ -23,8 +23,8 @@ from client.services.images.vision import ModelVision
 from client.services.planning.history_images import ONE_IMAGE_NOTE
 from client.services.planning.planner import Route
 from client.services.race.race import Race, RaceRoute
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -14,7 +14,7 @@ from client.backends import make_backend
 from client.backends.base import Backend
 from client.backends.errors import ModelNotFound
 from client.lab import LabServer
-from client.lab.pulling import REGISTRY, SMALL_LAYERS
+from client.lab.endpoints.pulling import REGISTRY, SMALL_LAYERS
 from client.lab.server import run_in_thread
 from client.services.servers.model_admin import (
     ModelsNotManaged,

@@ -14,8 +14,8 @@ import pytest
 
 from client.services.chat.answer_writer import AnswerWriter
 from client.services.storage import full_disk as saving
+from client.store.conversations.history import HistoryStore, MessageState
 from client.store.db import Database
-from client.store.history import HistoryStore, MessageState
 from tests.mounts import fill_to_the_brim, needs_mount, tmpfs
 
 pytestmark = [pytest.mark.timeout(180), needs_mount]

@@ -18,8 +18,8 @@ from client.services.events import EventBus
 from client.services.images.preparation import prepare_image
 from client.services.planning.tokenize import PromptTokenCounter
 from client.services.warming.warming_policy import WarmingPolicy
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -22,8 +22,8 @@ from client.services.warming.type_ahead import (
     set_type_ahead,
     type_ahead_on,
 )
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.settings import Settings
 
 pytestmark = pytest.mark.timeout(120)

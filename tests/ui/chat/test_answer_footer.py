@@ -10,9 +10,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor, QTextDocument
 
 from client.core.metrics import RequestMetrics
-from client.ui.chat.render.answer_footer import footer_text
-from client.ui.chat.render.code_highlight import code_blocks, highlight, lexer_for
-from client.ui.chat.render.safe_markdown import SafeDocument
+from client.ui.chat.render.markdown.code_highlight import code_blocks, highlight, lexer_for
+from client.ui.chat.render.markdown.safe_markdown import SafeDocument
+from client.ui.chat.render.messages.answer_footer import footer_text
 from client.ui.servers.picker.elided_combo import MiddleElidedComboBox
 from tests.ui.conftest import until
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices, QFontInfo, QGuiApplication, QTextCursor
 
 from client.ui.chat.render.chat_view import ChatView, ShownMessage
-from client.ui.chat.render.safe_markdown import SettledPoint, is_code_block
+from client.ui.chat.render.markdown.safe_markdown import SettledPoint, is_code_block
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="

@@ -7,7 +7,11 @@ from typing import Any
 
 from PySide6.QtGui import QTextCursor, QTextDocument
 
-from client.ui.chat.render.safe_markdown import MARKDOWN_FEATURES, SafeDocument, insert_markdown
+from client.ui.chat.render.markdown.safe_markdown import (
+    MARKDOWN_FEATURES,
+    SafeDocument,
+    insert_markdown,
+)
 
 POEM = "Roses are red,\nviolets are blue,\nsugar is sweet.\n\nAnd so\nare you."
 CODE = "```python\ndef f(x):\n    return x\n```"

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QTextCursor
 
 from client.lab import Distribution, RunningLab, run_in_thread
-from client.lab.scenario import PRESETS
+from client.lab.scenarios.scenario import PRESETS
 from client.ui.chat.render.chat_view import THINKING_GREY, ChatView
 from tests.ui import scripted_server
 from tests.ui.conftest import until

@@ -20,9 +20,9 @@ from client.services.chat.turn_state import (
 )
 from client.services.hud.hud_model import HudRecord, StageSpan
 from client.services.hud.waterfall import WaterfallRow, build_waterfall, shown_states
-from client.ui.chat.render.answer_footer import footer_text
-from client.ui.chat.render.blocks import ShownMessage
-from client.ui.chat.render.labels import state_label
+from client.ui.chat.render.messages.answer_footer import footer_text
+from client.ui.chat.render.messages.blocks import ShownMessage
+from client.ui.chat.render.messages.labels import state_label
 from client.ui.chat.stage_line import waiting_text
 from client.ui.common.tier_words import tier_name
 from client.ui.common.turn_words import TURN_WORDS, outcome_words, turn_word

@@ -21,7 +21,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 from client.core.tiers import DEFAULT_THRESHOLDS, Tier
-from client.ui.chat.render import code_highlight
+from client.ui.chat.render.markdown import code_highlight
 from client.ui.common import colours
 from client.ui.common.theme import SchemeFollower, dark_palette, stylesheet
 from client.ui.hud import LatencyHud

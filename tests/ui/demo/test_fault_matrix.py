@@ -20,7 +20,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from client.lab import Distribution, Fault, RunningLab, Scenario, run_in_thread
-from client.lab.scenario import PRESETS
+from client.lab.scenarios.scenario import PRESETS
 from client.services.servers.servers import ServerChoice
 from tests.ui.conftest import until
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from client.cli.lab_check import report
+from client.cli.lab.check import report
 from client.lab import load_scenario, run_in_thread
 from client.services.hud.hud_model import record_from_stored
 from client.services.hud.waterfall import build_waterfall

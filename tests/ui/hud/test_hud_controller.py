@@ -11,8 +11,8 @@ import pytest
 from client.services.chat.session import ChatSession
 from client.services.events import EventBus
 from client.services.hud.hud_feed import HudFeed
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from client.store.metrics_store import MetricsStore
 from client.ui.hud import LatencyHud
 from client.ui.hud.hud_controller import HudController

@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from client.services.storage import full_disk as saving
+from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from client.store.history import HistoryStore
 from tests.mounts import fill_to_the_brim, needs_mount, tmpfs
 from tests.ui.conftest import until
 from tests.ui.scripted_server import ScriptedOllama

@@ -46,8 +46,9 @@ from client.services.chat import session_events
 from client.services.images.preparation import _too_big, prepare_image
 from client.services.images.vision import CANNOT_SEE
 from client.services.servers.model_admin import ModelsNotManaged
-from client.store import knowledge_db, secrets
-from client.store.history import INTERRUPTED_BY_EXIT
+from client.store import secrets
+from client.store.conversations.history import INTERRUPTED_BY_EXIT
+from client.store.knowledge import db as knowledge_db
 from client.ui.common.error_text import error_text, is_known
 from client.ui.shell.app import TachyApp
 from tests.ui.conftest import until

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from client.core.tiers import Tier
-from client.lab.scenario import PRESETS
+from client.lab.scenarios.scenario import PRESETS
 from client.services.hud.hud_model import TIER_BEHAVIOUR
 from client.services.servers.servers import LOCAL_ENGINE_LABEL
 from client.ui.common.tier_words import TIER_BEHAVIOUR as SHOWN_BEHAVIOUR

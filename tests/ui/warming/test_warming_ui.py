@@ -17,7 +17,7 @@ from PySide6.QtCore import QEvent, QSettings
 from PySide6.QtWidgets import QApplication
 
 from client.core.timeline import now_ns
-from client.lab.scenario import Distribution, load_scenario
+from client.lab.scenarios.scenario import Distribution, load_scenario
 from client.lab.server import LabServer
 from client.services.storage.stores import open_stores
 from client.services.warming.warming_policy import KEEP_ALIVE_KEY

@@ -26,17 +26,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QWidget
 
 from client.ui.chat.paced_text import PacedText
-from client.ui.chat.render.blocks import MessageBlock, ShownMessage
-from client.ui.chat.render.code_highlight import highlight
-from client.ui.chat.render.content import render_full, render_tail
-from client.ui.chat.render.context_menu import CodeBlockMenu
-from client.ui.chat.render.document import (
-    code_for_copy_link,
-    hide_empty_blocks_before,
-    hide_empty_paragraphs_around,
-    one_edit,
-)
-from client.ui.chat.render.labels import MessageLabels
 from client.ui.chat.render.look import (
     THINKING_GREY,
     content_format,
@@ -44,10 +33,21 @@ from client.ui.chat.render.look import (
     thinking_format,
     who_format,
 )
-from client.ui.chat.render.markers import ChatMarkers
+from client.ui.chat.render.markdown.code_highlight import highlight
+from client.ui.chat.render.markdown.context_menu import CodeBlockMenu
+from client.ui.chat.render.markdown.document import (
+    code_for_copy_link,
+    hide_empty_blocks_before,
+    hide_empty_paragraphs_around,
+    one_edit,
+)
+from client.ui.chat.render.markdown.safe_markdown import WEB_SCHEMES, SafeDocument
+from client.ui.chat.render.messages.blocks import MessageBlock, ShownMessage
+from client.ui.chat.render.messages.content import render_full, render_tail
+from client.ui.chat.render.messages.labels import MessageLabels
+from client.ui.chat.render.messages.markers import ChatMarkers
+from client.ui.chat.render.messages.reasoning import ReasoningFrames
 from client.ui.chat.render.reading_view import ReadingLayout
-from client.ui.chat.render.reasoning import ReasoningFrames
-from client.ui.chat.render.safe_markdown import WEB_SCHEMES, SafeDocument
 from client.ui.common.reading_style import TextSizeFollower, reading_style
 
 __all__ = ["THINKING_GREY", "ChatView", "ShownMessage"]

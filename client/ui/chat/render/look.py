@@ -33,7 +33,7 @@ from PySide6.QtGui import (
     QTextTable,
 )
 
-from client.ui.chat.render.safe_markdown import SafeDocument, is_code_block
+from client.ui.chat.render.markdown.safe_markdown import SafeDocument, is_code_block
 from client.ui.common.colours import LIGHT, ChatColours, text_colours
 from client.ui.common.reading_style import LINE_HEIGHT_PERCENT
 

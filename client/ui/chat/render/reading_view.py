@@ -24,9 +24,6 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from client.ui.chat.render.blocks import MessageBlock
-from client.ui.chat.render.document import one_edit
-from client.ui.chat.render.labels import MessageLabels
 from client.ui.chat.render.look import (
     BOX_INSIDE_PX,
     USER_QUESTION,
@@ -34,8 +31,11 @@ from client.ui.chat.render.look import (
     colours,
     is_code_header,
 )
-from client.ui.chat.render.reasoning import ReasoningFrames
-from client.ui.chat.render.safe_markdown import is_code_block
+from client.ui.chat.render.markdown.document import one_edit
+from client.ui.chat.render.markdown.safe_markdown import is_code_block
+from client.ui.chat.render.messages.blocks import MessageBlock
+from client.ui.chat.render.messages.labels import MessageLabels
+from client.ui.chat.render.messages.reasoning import ReasoningFrames
 from client.ui.common.reading_style import ReadingStyle
 from client.ui.common.theme import is_dark
 
