@@ -3,9 +3,10 @@
 Painting rules (issue 3): the first chunk of an answer is inserted as plain text and
 painted synchronously in the same event-loop turn; later chunks are buffered and
 flushed at most once per display frame (16 ms). A flush re-renders only the unsettled
-tail of the streaming message (chat_content.py), so appending costs time in proportion
-to the new text, not to the whole conversation. The label under each message is
-chat_labels.py's, a reasoning model's reasoning chat_reasoning.py's.
+tail of the streaming message (messages/content.py), so appending costs time in
+proportion to the new text, not to the whole conversation. The label under each message
+is messages/labels.py's, a reasoning model's reasoning messages/reasoning.py's; a long
+conversation opens in batches (earlier_messages.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QWidget
 
 from client.ui.chat.paced_text import PacedText
+from client.ui.chat.render.earlier_messages import EarlierMessages
 from client.ui.chat.render.look import (
     THINKING_GREY,
     content_format,
@@ -54,11 +56,6 @@ __all__ = ["THINKING_GREY", "ChatView", "ShownMessage"]
 
 FRAME_MS = 16
 PAGE_SIZE = 16  # messages per page frame (see _page)
-# Opening a long conversation renders its last SHOWN_FIRST messages at once and the
-# earlier ones above them in batches, in later loop turns (Qt lays out a 2,000-message
-# document in about a second; the last screenful is what the user looks at).
-SHOWN_FIRST = 60
-EARLIER_BATCH = 40
 # A streamed answer at least this long gets its final render a little after its end
 # (see end_stream), once the end's own paint and the HUD's per-reply views (a frame
 # after the end, hud_link) have run; a shorter one at once (a few ms at most).
@@ -66,7 +63,7 @@ FINAL_RENDER_LATER_CHARS = 4000
 FINAL_RENDER_DELAY_MS = 4 * FRAME_MS
 
 
-class ChatView(ChatMarkers, ReadingLayout):
+class ChatView(ChatMarkers, EarlierMessages, ReadingLayout):
     actionRequested = Signal(str, int)  # (action, message key): copy, edit, prev, next, ...
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -94,12 +91,7 @@ class ChatView(ChatMarkers, ReadingLayout):
         self._pending_thinking: set[int] = set()
         self._pending_meta: set[int] = set()  # answers whose label is due (see _unreserve)
         self.pacing = PacedText(self, self._show_streamed)  # View > Smooth streaming
-        self._earlier: list[ShownMessage] = []  # not rendered yet, oldest first
-        self._earlier_by_key: dict[int, ShownMessage] = {}
-        self._earlier_timer = QTimer(self)
-        self._earlier_timer.setSingleShot(True)
-        self._earlier_timer.setInterval(0)
-        self._earlier_timer.timeout.connect(self._render_earlier)
+        self._set_up_earlier(QTimer(self))  # a long conversation's first messages
         self.flush_count = 0  # how many coalesced flushes ran (tests, benchmarks)
         self.labels = MessageLabels(
             self.safe_document, self._action_scheme, self._key_before, self._dark
@@ -120,9 +112,7 @@ class ChatView(ChatMarkers, ReadingLayout):
         self._pending.clear()
         self._pending_thinking.clear()
         self._pending_meta.clear()
-        self._earlier_timer.stop()
-        self._earlier.clear()
-        self._earlier_by_key.clear()
+        self._clear_earlier()
         self._blocks.clear()
         self._order.clear()
         self._pages.clear()
@@ -166,66 +156,6 @@ class ChatView(ChatMarkers, ReadingLayout):
                 self.reasoning.render(block)
             self._render_full(block)
             self.labels.render(block)
-
-    def set_messages(self, messages: list[ShownMessage]) -> None:
-        self.setUpdatesEnabled(False)
-        try:
-            self.clear_messages()
-            # One edit for the lot: the layout runs once at the end, not once per
-            # message over a growing document (2,000 messages: 35 s -> well under 1 s).
-            with one_edit(self.document()):
-                for message in messages[-SHOWN_FIRST:]:
-                    self.add_message(message)
-        finally:
-            self.setUpdatesEnabled(True)
-        self._earlier = list(messages[:-SHOWN_FIRST])
-        self._earlier_by_key = {message.key: message for message in self._earlier}
-        self._order[:0] = [message.key for message in self._earlier]
-        if self._earlier:
-            self._earlier_timer.start()
-        self.scroll_to_end()
-
-    @property
-    def fully_rendered(self) -> bool:
-        """Every message is in the document (earlier ones of a long conversation
-        are rendered in later loop turns)."""
-        return not self._earlier
-
-    def _render_earlier(self) -> None:
-        """Render the next batch of earlier messages above the shown ones, keeping
-        what the user looks at in place. Waits while an answer streams: the stream's
-        rendering keeps document positions between frames."""
-        if not self._earlier:
-            return
-        if any(block.streaming for block in self._blocks.values()):
-            self._earlier_timer.start(50)
-            return
-        self._render_earlier_batch()
-        if self._earlier:
-            self._earlier_timer.start(0)
-
-    def _render_all_earlier(self) -> None:
-        """Now, in this turn: a change to an earlier message needs its block."""
-        self._earlier_timer.stop()
-        while self._earlier:
-            self._render_earlier_batch()
-
-    def _render_earlier_batch(self) -> None:
-        batch = self._earlier[-EARLIER_BATCH:]
-        del self._earlier[-EARLIER_BATCH:]
-        bar = self.verticalScrollBar()
-        from_bottom = bar.maximum() - bar.value()
-        with one_edit(self.document()):
-            cursor = QTextCursor(self.document())
-            cursor.setPosition(self.document().rootFrame().firstPosition())
-            page = cursor.insertFrame(QTextFrameFormat())
-            self._pages.insert(0, page)
-            for shown in self._pages[:2]:
-                hide_empty_paragraphs_around(self.document(), shown)
-            for message in batch:
-                del self._earlier_by_key[message.key]
-                self._add_block(message, page)
-        bar.setValue(bar.maximum() - from_bottom)
 
     def message_frames(self, key: int) -> tuple[QTextFrame, QTextFrame]:
         """A shown message's content and label frames (its images go between them)."""
