@@ -1,5 +1,5 @@
 """`tachy bench`: N streamed requests against one server, then a percentile table.
-May import: common, client.services, client.backends, client.core, client.ui.demo (--report).
+May import: chat, common, client.services, client.backends, client.core, client.ui.demo (--report).
 
     tachy bench --url http://127.0.0.1:11434 -m llama3.2 -n 20
     tachy bench --local --cold --json results.json
@@ -24,12 +24,14 @@ from client.backends.base import Backend
 from client.backends.engine.engine_settings import parse_spec
 from client.backends.errors import TachyError
 from client.backends.reasons import os_words
-from client.cli import bench_tools, bench_type_ahead, chat_tools
 from client.cli.bench import cascade as bench_cascade
 from client.cli.bench import fleet as bench_fleet
 from client.cli.bench import modes as bench_modes
 from client.cli.bench import race as bench_race
 from client.cli.bench import spec as bench_spec
+from client.cli.bench import tools as bench_tools
+from client.cli.bench import type_ahead as bench_type_ahead
+from client.cli.chat import tools as chat_tools
 from client.cli.common import cascade_args, images, pool_args
 from client.cli.common.chat_common import (
     EXIT_FAILED,

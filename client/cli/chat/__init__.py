@@ -21,10 +21,10 @@ from client.backends.apis.openai.backend import OpenAICompatBackend
 from client.backends.base import Backend, ModelInfo
 from client.backends.engine.local_engine import LocalEngineUnavailable
 from client.backends.errors import TachyError
-from client.cli import chat_tools
 from client.cli.chat import cascade as chat_cascade
 from client.cli.chat import kb as chat_kb
 from client.cli.chat import pool as chat_pool
+from client.cli.chat import tools as chat_tools
 from client.cli.common import cascade_args, images, pool_args
 from client.cli.common.chat_common import (
     EXIT_FAILED,

@@ -1,9 +1,8 @@
-"""`tachy models`: list a server's models, which can see images (where the server says:
+"""`tachy models`: list a server's models, which of them can see, and Ollama's loaded ones.
 May import: chat, common, client.services, client.backends, client.core.
-Ollama's /api/show, llama-server's /props); for Ollama, which are loaded and until when.
 
-tachy models --url http://127.0.0.1:11434
-tachy models --url http://127.0.0.1:11434 pull llama3.2:1b   (and rm NAME)
+Which can see: where the server says (Ollama's /api/show, llama-server's /props); for
+Ollama, which are loaded and until when.
 """
 
 from __future__ import annotations

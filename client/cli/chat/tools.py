@@ -25,7 +25,7 @@ from client.backends.base import Backend
 from client.backends.errors import TachyError
 from client.backends.reasons import os_words
 from client.backends.stream import StreamTimeouts
-from client.cli import tool_printer
+from client.cli.chat import tool_printer
 from client.cli.common.chat_common import say
 from client.cli.common.server_wait import LOAD_WAIT_S
 from client.core.conversation import ChatRequest

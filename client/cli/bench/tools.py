@@ -14,7 +14,7 @@ from pathlib import Path
 
 from client.backends import make_backend
 from client.backends.base import Backend
-from client.cli import chat_tools
+from client.cli.chat import tools as chat_tools
 from client.cli.common.chat_common import EXIT_FAILED, first_listed
 from client.cli.common.server_wait import LOAD_WAIT_S, ModelWait
 from client.core.stats import Summary
