@@ -3600,6 +3600,14 @@ tokens/s</source>
         <translation>正在回答</translation>
     </message>
     <message>
+        <source>Waiting for your approval</source>
+        <translation>等待您的批准</translation>
+    </message>
+    <message>
+        <source>Using a tool</source>
+        <translation>正在使用工具</translation>
+    </message>
+    <message>
         <source>Done</source>
         <translation>完成</translation>
     </message>

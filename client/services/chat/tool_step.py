@@ -1,0 +1,178 @@
+"""The turn's tools: when the conversation uses MCP servers, each model call offers
+their tools and, when the model asks for some, the tool loop (client/services/tools/loop.py)
+asks the user, runs them and the model is called again, within the same turn.
+
+    session.tools = TurnTools(tachy.tools, settings)   # the root attaches it
+    session.tools.approver = window_approver            # the window asks the user
+
+Stored as text in the answer: each tool call and its result is one line of the answer
+(`tool_line`), written like the model's words, so it survives a crash and a restart,
+Continue sends it back as the answer so far and Retry starts the turn afresh. The
+model's exact transcript (the assistant message with its calls, the tool messages)
+lives only while the turn runs.
+
+Approval and a tool's run are stages of their own (TurnState.APPROVAL, USING_TOOL): the
+waterfall and the footer show them, and they never count as latency (`tool_ns`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator
+from dataclasses import replace
+from typing import Any
+
+from client.core.events import Done, Token
+from client.core.timeline import RequestTimeline, now_ns
+from client.services.chat.model_call import AnswerEnded, ModelCallResult
+from client.services.chat.session_events import Outcome, SlowStart, Stage, StageChanged
+from client.services.chat.turn_state import StateChanged
+from client.services.chat.turn_steps import Outgoing, RunSettings
+from client.services.tools import loop_events as ev
+from client.services.tools.approval import ApprovalChoice
+from client.services.tools.loop import ApprovalAsk, Approver, ToolLoop, step_limit
+from client.services.tools.tool_offer import conversation_offer
+from client.services.tools.tool_servers import ToolServers
+from client.store.settings import Settings
+
+RESULT_CHARS = 400  # a result's text kept in the answer's line (the model gets it whole)
+
+
+class TurnTools:
+    """The tools a conversation's turns may use, and who is asked before one runs."""
+
+    def __init__(self, servers: ToolServers, settings: Settings | None) -> None:
+        self.servers = servers
+        self._settings = settings
+        self.approver: Approver | None = None  # None: every call is denied (nobody to ask)
+
+    async def loop_for(self, conversation_id: int | None, most_calls: int) -> ToolLoop | None:
+        """The turn's tool loop; None when the conversation uses no server with tools."""
+        if not self.servers.saved.enabled_for(conversation_id):
+            return None
+        offer, _problems = await conversation_offer(self.servers, conversation_id)
+        if not offer:
+            return None
+        limit = min(step_limit(self._settings), most_calls)
+        return ToolLoop(None, offer, self.servers, self._ask, step_limit=limit)
+
+    async def _ask(self, ask: ApprovalAsk) -> ApprovalChoice:
+        if self.approver is None:
+            return ApprovalChoice.DENY
+        return await self.approver(ask)
+
+
+def tool_line(finished: ev.ToolFinished, server: str) -> str:
+    """The answer's line for one call: `⚙ add {"a": 2} → 5 · 12 ms · demo`."""
+    arguments = json.dumps(finished.call.arguments, ensure_ascii=False)
+    result = " ".join(finished.result.content.split())
+    if len(result) > RESULT_CHARS:
+        result = result[:RESULT_CHARS] + "…"
+    mark = "✗" if finished.is_error else "→"
+    where = f" · {server}" if server else ""
+    call = f"`⚙ {finished.call.name} {arguments}`"
+    return f"\n\n{call} {mark} {result} · {finished.ms:.0f} ms{where}\n\n"
+
+
+class ToolTurn:
+    """The Generation's part that repeats the model call while the model asks for tools."""
+
+    _settings: RunSettings
+    model_calls: list[ModelCallResult]
+    conversation_id: int | None
+    timeline: RequestTimeline
+    _text_parts: list[str]
+    _writer: Any
+
+    tool_loop: ToolLoop | None = None
+    tool_name = ""  # the tool running now ("Using add… 1.2 s")
+    tool_since_ns = 0  # when the current tool stage began
+    tool_ns = 0  # the turn's time in tools and approvals so far
+
+    def _model_call(self, outgoing: Outgoing) -> AsyncGenerator[Any, None]:
+        raise NotImplementedError
+
+    def _enter(self, stage: Stage, at_ns: int | None = None) -> StageChanged:
+        raise NotImplementedError
+
+    def _restate(self, at_ns: int | None = None) -> list[StateChanged]:
+        raise NotImplementedError
+
+    def _conclude(
+        self, outcome: Outcome, error_message: str = "", length_cut: bool = False
+    ) -> None:
+        raise NotImplementedError
+
+    async def _model_calls(self, outgoing: Outgoing) -> AsyncGenerator[Any, None]:
+        """The model call, again after each tool step, up to the turn's limit."""
+        tools = self._settings.tools
+        most = self._settings.max_model_calls
+        loop = await tools.loop_for(self.conversation_id, most) if tools is not None else None
+        self.tool_loop = loop
+        for _ in range(most):
+            sent = outgoing
+            if loop is not None:
+                asked, _starting = loop.start_call(outgoing.request)
+                sent = replace(outgoing, request=asked)
+            async for event in self._model_call(sent):
+                yield event
+            ended = self.model_calls[-1]
+            if isinstance(ended, AnswerEnded) or loop is None:
+                return
+            async for event in self._tool_step(loop, ended.done):
+                yield event
+            if loop.outcome is not None:  # the step limit: said, and the turn ends
+                assert isinstance(loop.outcome, ev.StepLimitReached)
+                yield self._say(f"\n\n{loop.outcome.sentence}\n")
+                self._conclude(Outcome.COMPLETE)
+                return
+            yield self._enter(Stage.UNDERSTANDING)  # the model reads the results
+            for told in self._restate():
+                yield told
+
+    async def _tool_step(self, loop: ToolLoop, done: Done) -> AsyncGenerator[Any, None]:
+        servers: dict[str, str] = {}
+        async for item in loop.end_call(done):
+            if isinstance(item, ev.ToolCallReady):
+                servers[item.call.id] = item.server
+            stage = self._tool_stage(item)
+            if stage is not None:
+                yield self._enter(stage)
+                for told in self._restate():
+                    yield told
+            yield item
+            if isinstance(item, ev.ToolFinished):
+                yield self._say(tool_line(item, servers.get(item.call.id, "")))
+        self._tool_stage_ends()
+
+    def _hear_tools(self, item: object) -> None:
+        """The model call's stream events, for the loop (its words, calls and stamps)."""
+        if self.tool_loop is None or item is None:
+            return
+        if not isinstance(item, SlowStart | StageChanged | StateChanged):
+            self.tool_loop.hear(item)  # type: ignore[arg-type]
+
+    def _tool_stage(self, item: object) -> Stage | None:
+        if isinstance(item, ev.ApprovalWaiting):
+            self._tool_stage_ends()
+            self.tool_name, self.tool_since_ns = item.call.name, now_ns()
+            return Stage.APPROVAL
+        if isinstance(item, ev.ToolRunning):
+            self._tool_stage_ends()
+            self.tool_name, self.tool_since_ns = item.call.name, now_ns()
+            return Stage.USING_TOOL
+        if isinstance(item, ev.ToolFinished | ev.ApprovalGiven):
+            self._tool_stage_ends()
+        return None
+
+    def _tool_stage_ends(self) -> None:
+        if self.tool_since_ns:
+            self.tool_ns += now_ns() - self.tool_since_ns
+            self.tool_since_ns = 0
+
+    def _say(self, text: str) -> Token:
+        """A line of the answer that the model did not write (a tool call, the limit)."""
+        self._text_parts.append(text)
+        if self._writer is not None:
+            self._writer.add(text, Token(text).kind)
+        return Token(text)
