@@ -28,6 +28,7 @@ from client.backends.base import Backend
 from client.services.cascade.cascade import cascade_routes
 from client.services.cascade.saved_cascade import CascadePart, SavedCascade
 from client.services.chat.session import ChatSession
+from client.services.chat.tool_step import TurnTools
 from client.services.events import AnswerFinished, EventBus, ServerStateChanged
 from client.services.fleet.pool import ServerPool, pool_choice, pool_name
 from client.services.fleet.pool_backend import PoolBackend
@@ -95,6 +96,7 @@ class Tachy:
         self.vision = ModelVision()  # which models can see, asked once each
         self.pools = SavedPools(self.stores)
         self.tools = ToolServers(self.stores.settings)  # MCP servers, started when first used
+        self.turn_tools = TurnTools(self.tools, self.stores.settings)  # the window asks
         self._pool_backends: dict[ServerPool, PoolBackend] = {}  # their figures last
         self._before_cascade: tuple[Route, ...] | None = None  # the routes it replaced
 
@@ -156,6 +158,7 @@ class Tachy:
         session.knowledge = self._stage
         session.vision = self.vision
         session.events = self.events
+        session.tools = self.turn_tools
         if self.warming is not None:
             self.warming.attach(session)
         self._predict(session)

@@ -142,6 +142,25 @@
     </message>
 </context>
 <context>
+    <name>ApprovalCard</name>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Always allow this tool</source>
+        <translation>始终允许此工具</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Run the tool {tool} of {server}?</source>
+        <translation>运行 {server} 的工具 {tool}？</translation>
+    </message>
+</context>
+<context>
     <name>AttachmentTray</name>
     <message>
         <source>Attach image…</source>
@@ -3390,6 +3409,17 @@ tokens/s</source>
     <message>
         <source>Line {number} is not “{form}”.</source>
         <translation>第 {number} 行不是“{form}”格式。</translation>
+    </message>
+</context>
+<context>
+    <name>ToolTurnView</name>
+    <message>
+        <source>Using {tool}… {seconds} s</source>
+        <translation>正在使用 {tool}… {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>{seconds} s in tools ({percent}%)</source>
+        <translation>工具用时 {seconds} 秒（{percent}%）</translation>
     </message>
 </context>
 <context>

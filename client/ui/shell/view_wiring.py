@@ -17,6 +17,7 @@ from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_style import reading_style
 from client.ui.settings.settings_menu import SettingsMenu
 from client.ui.settings.settings_window import SettingsSources
+from client.ui.tools.tool_turn_view import ToolTurnView
 from client.ui.view.answer_glance import AnswerGlance
 from client.ui.view.latency_fold import LatencyFold
 from client.ui.view.present_mode import PresentMode
@@ -81,6 +82,7 @@ def attach_view(
     menu.present_action.triggered.connect(present.toggle)
     settings = SettingsMenu(window, sources, menu)
     chips = _chips(window, page, sources)
+    ToolTurnView(window, page, sources.tachy.turn_tools)  # approval card, tool stages
     menu.restore()
     return WindowView(glance, fold, menu, present, settings, chips)
 

@@ -1,0 +1,156 @@
+"""A turn with tools in the chat: the approval card above the composer, the status line's
+"Using add… 1.2 s" / "Waiting for your approval", and the footer's share in tools.
+
+    view = ToolTurnView(window, page, tachy.turn_tools)   # the shell wires it once
+
+The card asks about one complete call (the loop asks only once its arguments are
+whole): Allow once, Always allow this tool, Deny. Stop or Esc cancels the turn's task,
+which takes the question away (the card hides) and keeps everything that arrived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QLocale, QObject, Qt, QTimer
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from client.core.timeline import now_ns
+from client.services.chat.generation import Generation
+from client.services.chat.tool_step import TurnTools
+from client.services.chat.turn_state import TurnState
+from client.services.tools.approval import ApprovalChoice
+from client.services.tools.loop import ApprovalAsk
+from client.ui.common.turn_words import turn_word
+
+TICK_MS = 100
+ARGUMENTS_CHARS = 300  # shown on the card; the tooltip has them all
+
+
+class ApprovalCard(QFrame):
+    """One call to allow or deny; `chosen` resolves the pending ask."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("approvalCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        column = QVBoxLayout(self)
+        self.question = QLabel(self)
+        self.question.setObjectName("approvalQuestion")
+        self.question.setTextFormat(Qt.TextFormat.PlainText)  # a tool's name is not HTML
+        self.arguments = QLabel(self)
+        self.arguments.setObjectName("approvalArguments")
+        self.arguments.setTextFormat(Qt.TextFormat.PlainText)
+        self.arguments.setWordWrap(True)
+        row = QHBoxLayout()
+        self.allow = QPushButton(self.tr("Allow once"), self)
+        self.allow.setObjectName("approvalAllow")
+        self.always = QPushButton(self.tr("Always allow this tool"), self)
+        self.always.setObjectName("approvalAlways")
+        self.deny = QPushButton(self.tr("Deny"), self)
+        self.deny.setObjectName("approvalDeny")
+        for button in (self.allow, self.always, self.deny):
+            row.addWidget(button)
+        row.addStretch(1)
+        column.addWidget(self.question)
+        column.addWidget(self.arguments)
+        column.addLayout(row)
+        self._pending: asyncio.Future[ApprovalChoice] | None = None
+        self.allow.clicked.connect(lambda: self._choose(ApprovalChoice.ALLOW_ONCE))
+        self.always.clicked.connect(lambda: self._choose(ApprovalChoice.ALWAYS_ALLOW))
+        self.deny.clicked.connect(lambda: self._choose(ApprovalChoice.DENY))
+        self.hide()
+
+    async def ask(self, ask: ApprovalAsk) -> ApprovalChoice:
+        """Shown until a button is clicked; cancelling the await hides it."""
+        question = self.tr("Run the tool {tool} of {server}?")
+        self.question.setText(question.format(tool=ask.call.name, server=ask.server))
+        arguments = json.dumps(ask.call.arguments, ensure_ascii=False)
+        shown = arguments if len(arguments) <= ARGUMENTS_CHARS else arguments[:ARGUMENTS_CHARS]
+        self.arguments.setText(shown)
+        self.arguments.setToolTip(ask.description)
+        # The loop asks only about a call whose arguments are complete: Allow is live.
+        self.allow.setEnabled(ask.call.valid)
+        self._pending = asyncio.get_running_loop().create_future()
+        self.show()
+        try:
+            return await self._pending
+        finally:
+            self._pending = None
+            self.hide()
+
+    def _choose(self, choice: ApprovalChoice) -> None:
+        if self._pending is not None and not self._pending.done():
+            self._pending.set_result(choice)
+
+
+class ToolTurnView(QObject):
+    """Ties a turn's tool stages to the window: the card, the status line, the footer."""
+
+    def __init__(self, window: Any, page: Any, tools: TurnTools | None) -> None:
+        super().__init__(page)
+        self.window, self.page = window, page
+        self.card = ApprovalCard(window)
+        layout = window.centre_layout
+        layout.insertWidget(layout.indexOf(window.stage_label) + 1, self.card)
+        if tools is not None:
+            tools.approver = self.card.ask
+        self._said = ""  # what this view put on the status line
+        self._timer = QTimer(self)
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self._tick)
+        page.runner.busyChanged.connect(self._busy)
+        page.answerEnded.connect(self._ended)
+
+    def _busy(self, busy: bool) -> None:
+        if busy:
+            self._timer.start()
+        else:
+            self._timer.stop()
+            self._say("")
+
+    def _tick(self) -> None:
+        generation = self.page.runner.generation
+        if generation is None or generation.finished is not None:
+            return
+        self._say(tool_state_text(generation))
+
+    def _say(self, text: str) -> None:
+        label = self.window.stage_label
+        if text:
+            label.setText(text)
+        elif self._said and label.text() == self._said:
+            label.setText("")  # the tool's words only: another part's stay
+        self._said = text
+
+    def _ended(self, generation: Generation, key: int) -> None:
+        share = tool_share_text(generation)
+        if share:
+            figures = self.page.figures_text(generation, key)
+            self.window.chat_view.set_footer(key, " · ".join(p for p in (figures, share) if p))
+
+
+def tool_state_text(generation: Generation) -> str:
+    """ "Using add… 1.2 s" or "Waiting for your approval"; "" in another state."""
+    state = generation.state
+    if state is TurnState.APPROVAL:
+        return turn_word(state)
+    if state is TurnState.USING_TOOL and generation.tool_since_ns:
+        seconds = QLocale().toString((now_ns() - generation.tool_since_ns) / 1e9, "f", 1)
+        text = QCoreApplication.translate("ToolTurnView", "Using {tool}… {seconds} s")
+        return text.format(tool=generation.tool_name, seconds=seconds)
+    return ""
+
+
+def tool_share_text(generation: Generation) -> str:
+    """The footer's "1.4 s in tools (35%)" for a turn that used tools."""
+    if generation.tool_loop is None or not generation.tool_ns:
+        return ""
+    started = generation.timeline.stages[0].start_ns if generation.timeline.stages else 0
+    whole = max(1, now_ns() - started) if started else generation.tool_ns
+    seconds = QLocale().toString(generation.tool_ns / 1e9, "f", 1)
+    percent = round(100 * generation.tool_ns / whole)
+    text = QCoreApplication.translate("ToolTurnView", "{seconds} s in tools ({percent}%)")
+    return text.format(seconds=seconds, percent=percent)

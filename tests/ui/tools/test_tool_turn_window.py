@@ -1,0 +1,95 @@
+"""A turn with tools in the real window: the lab's tool-calling model (Ollama's whole
+calls) and the demo MCP server over stdio. The approval card asks; Allow runs the tool
+and the model reads its result; Deny tells the model; Esc at the card stops the turn
+and keeps its words."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from client.lab import LabServer, scenario_from_dict
+from client.services.tools.server_settings import demo_tool_server
+from client.ui.tools.tool_turn_view import ApprovalCard
+from tests.ui.conftest import LoopRunner, last_answer_text, until
+
+ADD = "Use add for 2 and 3."
+ANSWER = "The tools answered: add gave 5.0."
+
+
+@pytest.fixture
+def tool_lab(run: LoopRunner) -> Iterator[str]:
+    lab = LabServer(scenario_from_dict({"ttft": 5, "tpot_ms": 1, "seed": 3}))
+    url = run(lab.start())
+    yield url
+    run(lab.stop())
+
+
+def _app(make_app: Any, run: LoopRunner, url: str) -> Any:
+    app = make_app(url, model="tachy-lab")
+    run(app.tachy.tools.save(demo_tool_server()))
+    return app
+
+
+def test_allow_runs_the_tool_and_the_model_reads_it(
+    make_app: Any, run: LoopRunner, tool_lab: str, memory_keyring: Any
+) -> None:
+    app = _app(make_app, run, tool_lab)
+    card = app.window.findChild(ApprovalCard, "approvalCard")
+    label = app.window.stage_label
+
+    async def ask() -> None:
+        app.page.send(ADD)
+        await until(lambda: card.isVisible(), 30)
+        assert "add" in card.question.text() and '"a": 2' in card.arguments.text()
+        assert card.allow.isEnabled()
+        await until(lambda: label.text() == "Waiting for your approval")
+        QTest.mouseClick(card.allow, Qt.MouseButton.LeftButton)
+        await until(lambda: not app.page.busy, 30)
+
+    run(ask())
+    assert not card.isVisible()
+    text = last_answer_text(app.window.chat_view)
+    assert "⚙ add" in text and "5.0" in text and text.endswith(ANSWER)
+    generation = app.page.runner.generation
+    assert generation.finished.outcome.value == "complete"
+
+
+def test_deny_tells_the_model(
+    make_app: Any, run: LoopRunner, tool_lab: str, memory_keyring: Any
+) -> None:
+    app = _app(make_app, run, tool_lab)
+    card = app.window.findChild(ApprovalCard, "approvalCard")
+
+    async def ask() -> None:
+        app.page.send(ADD)
+        await until(lambda: card.isVisible(), 30)
+        QTest.mouseClick(card.deny, Qt.MouseButton.LeftButton)
+        await until(lambda: not app.page.busy, 30)
+
+    run(ask())
+    assert "denied by the user" in last_answer_text(app.window.chat_view)
+
+
+def test_esc_at_the_card_stops_and_keeps_the_words(
+    make_app: Any, run: LoopRunner, tool_lab: str, memory_keyring: Any
+) -> None:
+    app = _app(make_app, run, tool_lab)
+    card = app.window.findChild(ApprovalCard, "approvalCard")
+
+    async def ask() -> None:
+        app.page.send(ADD)
+        await until(lambda: card.isVisible(), 30)
+        QTest.keyClick(app.window.composer, Qt.Key.Key_Escape)
+        await until(lambda: not app.page.busy, 10)
+
+    run(ask())
+    assert not card.isVisible()
+    generation = app.page.runner.generation
+    assert generation.finished.outcome.value == "stopped"
+    stored = app.stores.history.get_message(generation.assistant_message_id)
+    assert stored is not None and stored.content == generation.finished.text
