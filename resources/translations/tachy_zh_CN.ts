@@ -461,6 +461,14 @@
         <translation>级联会选择快速模型或强模型。点击停止。</translation>
     </message>
     <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>The model may ask to use this conversation&apos;s tools; you approve each call. Click to stop offering them here.</source>
+        <translation>模型可以请求使用此对话的工具，每次调用都需您批准。点击可在此对话中停止提供工具。</translation>
+    </message>
+    <message>
         <source>Editing your question</source>
         <translation>正在编辑你的问题</translation>
     </message>
@@ -3413,6 +3421,10 @@ tokens/s</source>
 </context>
 <context>
     <name>ToolTurnView</name>
+    <message>
+        <source>Use tools in this conversation</source>
+        <translation>在此对话中使用工具</translation>
+    </message>
     <message>
         <source>Using {tool}… {seconds} s</source>
         <translation>正在使用 {tool}… {seconds} 秒</translation>

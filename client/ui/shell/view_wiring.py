@@ -47,6 +47,19 @@ CHIP_WORDS = (  # the documents chip, its tip; the cascade chip, its tip
     ),
 )
 
+TOOLS_CHIP_WORDS = (
+    QT_TRANSLATE_NOOP("ComposerChips", "Tools"),
+    QT_TRANSLATE_NOOP(
+        "ComposerChips",
+        "The model may ask to use this conversation's tools; you approve each call. "
+        "Click to stop offering them here.",
+    ),
+)
+
+
+def _chip_word(text: str) -> str:
+    return QCoreApplication.translate("ComposerChips", text)
+
 
 @dataclass
 class WindowView:
@@ -82,7 +95,13 @@ def attach_view(
     menu.present_action.triggered.connect(present.toggle)
     settings = SettingsMenu(window, sources, menu)
     chips = _chips(window, page, sources)
-    ToolTurnView(window, page, sources.tachy.turn_tools)  # approval card, tool stages
+    tools = ToolTurnView(window, page, sources.tachy.turn_tools)  # approval card, stages
+    after_tools = settings.menu.actions()  # the switch goes under "Tools (MCP servers)…"
+    settings.menu.insertAction(after_tools[after_tools.index(settings.tools_action) + 1],
+                               tools.use_action)  # fmt: skip
+    words = TOOLS_CHIP_WORDS
+    chips.follow("tools", tools.use_action, _chip_word(words[0]), _chip_word(words[1]))
+    page.conversationChanged.connect(lambda _id: chips.refresh())
     menu.restore()
     return WindowView(glance, fold, menu, present, settings, chips)
 

@@ -14,7 +14,8 @@ import asyncio
 import json
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QLocale, QObject, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QLocale, QObject, QSignalBlocker, Qt, QTimer
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from client.core.timeline import now_ns
@@ -103,6 +104,31 @@ class ToolTurnView(QObject):
         self._timer.timeout.connect(self._tick)
         page.runner.busyChanged.connect(self._busy)
         page.answerEnded.connect(self._ended)
+        # Whether this conversation's turns offer tools (its servers, kept per
+        # conversation); a new one follows each server's "on by default" until stored.
+        self.tools = tools
+        self.use_action = QAction(self.tr("Use tools in this conversation"), self)
+        self.use_action.setObjectName("useTools")
+        self.use_action.setCheckable(True)
+        self.use_action.triggered.connect(self._use)
+        page.conversationChanged.connect(self.refresh)
+        self.refresh(page.conversation_id)
+
+    def refresh(self, conversation_id: int | None = None) -> None:
+        """The switch as the shown conversation has it (no signal: nothing is stored)."""
+        saved = self.tools.servers.saved if self.tools is not None else None
+        on = bool(saved.enabled_for(self.page.conversation_id)) if saved else False
+        self.use_action.setEnabled(saved is not None and self.page.conversation_id is not None)
+        with QSignalBlocker(self.use_action):
+            self.use_action.setChecked(on)
+
+    def _use(self, on: bool) -> None:
+        conversation_id = self.page.conversation_id
+        if self.tools is None or conversation_id is None:
+            return
+        saved = self.tools.servers.saved
+        for server in saved.servers():
+            saved.set_enabled_for(conversation_id, server.name, on)
 
     def _busy(self, busy: bool) -> None:
         if busy:

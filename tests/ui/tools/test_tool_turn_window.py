@@ -93,3 +93,28 @@ def test_esc_at_the_card_stops_and_keeps_the_words(
     assert generation.finished.outcome.value == "stopped"
     stored = app.stores.history.get_message(generation.assistant_message_id)
     assert stored is not None and stored.content == generation.finished.text
+
+
+def test_the_tools_chip_turns_tools_off_for_the_conversation(
+    make_app: Any, run: LoopRunner, tool_lab: str, memory_keyring: Any
+) -> None:
+    app = _app(make_app, run, tool_lab)
+    card = app.window.findChild(ApprovalCard, "approvalCard")
+    chip = app.view.chips.chips["tools"]
+
+    async def ask_twice() -> None:
+        app.page.send(ADD)
+        await until(lambda: card.isVisible(), 30)
+        QTest.mouseClick(card.allow, Qt.MouseButton.LeftButton)
+        await until(lambda: not app.page.busy, 30)
+        await until(lambda: chip.isVisible())
+        chip.click()  # stop offering tools here
+        saved = app.tachy.tools.saved
+        assert saved.enabled_for(app.page.conversation_id) == []
+        app.page.send(ADD)
+        await until(lambda: not app.page.busy, 30)
+
+    run(ask_twice())
+    generation = app.page.runner.generation
+    assert generation.tool_loop is None and not card.isVisible()
+    assert not chip.isVisible()
