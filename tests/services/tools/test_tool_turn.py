@@ -84,3 +84,21 @@ async def test_without_tools_the_turn_is_plain(tool_servers: ToolServers) -> Non
     assert generation.finished is not None
     assert "⚙" not in generation.finished.text
     assert generation.tool_loop is None
+
+
+async def test_retry_and_continue_work_on_a_turn_with_tools(tool_servers: ToolServers) -> None:
+    approver = Approver()
+    async with Lab("ollama") as lab:
+        session = await _session(lab, tool_servers, approver)
+        first = session.generate(None, ADD)
+        [_ async for _ in first]
+        assert first.assistant_message_id is not None
+        again = session.retry(first.assistant_message_id)
+        [_ async for _ in again]
+        going_on = session.continue_message(first.assistant_message_id)
+        [_ async for _ in going_on]
+    assert again.finished is not None and again.finished.outcome is Outcome.COMPLETE
+    assert "`⚙ add" in again.finished.text
+    assert going_on.finished is not None
+    assert going_on.finished.outcome in (Outcome.COMPLETE, Outcome.STOPPED)
+    assert going_on.finished.text.startswith(first.finished.text if first.finished else "")
