@@ -118,3 +118,26 @@ def test_the_tools_chip_turns_tools_off_for_the_conversation(
     generation = app.page.runner.generation
     assert generation.tool_loop is None and not card.isVisible()
     assert not chip.isVisible()
+
+
+def test_a_running_tool_is_said_with_its_time_and_esc_stops_it(
+    make_app: Any, run: LoopRunner, tool_lab: str, memory_keyring: Any
+) -> None:
+    app = _app(make_app, run, tool_lab)
+    card = app.window.findChild(ApprovalCard, "approvalCard")
+    label = app.window.stage_label
+
+    async def ask() -> None:
+        app.page.send("Use slow_count for 30 and 10.")
+        await until(lambda: card.isVisible(), 30)
+        QTest.mouseClick(card.allow, Qt.MouseButton.LeftButton)
+        await until(lambda: label.text().startswith("Using slow_count… "))
+        await until(lambda: label.text() != "Using slow_count… 0.0 s")  # it counts
+        QTest.keyClick(app.window.composer, Qt.Key.Key_Escape)
+        await until(lambda: not app.page.busy, 10)
+
+    run(ask())
+    generation = app.page.runner.generation
+    assert generation.finished.outcome.value == "stopped"
+    assert not label.text().startswith("Using")
+    assert generation.tool_ns > 0
