@@ -159,6 +159,14 @@
         <source>Run the tool {tool} of {server}?</source>
         <translation>运行 {server} 的工具 {tool}？</translation>
     </message>
+    <message>
+        <source>The model is writing a call to {tool}…</source>
+        <translation>模型正在编写对 {tool} 的调用…</translation>
+    </message>
+    <message>
+        <source>Its arguments are still arriving.</source>
+        <translation>其参数仍在传输中。</translation>
+    </message>
 </context>
 <context>
     <name>AttachmentTray</name>

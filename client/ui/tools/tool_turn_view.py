@@ -74,6 +74,8 @@ class ApprovalCard(QFrame):
         self.arguments.setToolTip(ask.description)
         # The loop asks only about a call whose arguments are complete: Allow is live.
         self.allow.setEnabled(ask.call.valid)
+        self.always.setEnabled(ask.call.valid)
+        self.deny.setEnabled(True)
         self._pending = asyncio.get_running_loop().create_future()
         self.show()
         try:
@@ -81,6 +83,21 @@ class ApprovalCard(QFrame):
         finally:
             self._pending = None
             self.hide()
+
+    def follow(self, arriving: str) -> None:
+        """A call whose arguments still stream (`arriving`: its tool's name; "" none):
+        shown with every button off until the loop asks (the arguments are complete)."""
+        if self._pending is not None:
+            return
+        if not arriving:
+            self.hide()
+            return
+        self.question.setText(self.tr("The model is writing a call to {tool}…").format(
+            tool=arriving))  # fmt: skip
+        self.arguments.setText(self.tr("Its arguments are still arriving."))
+        for button in (self.allow, self.always, self.deny):
+            button.setEnabled(False)
+        self.show()
 
     def _choose(self, choice: ApprovalChoice) -> None:
         if self._pending is not None and not self._pending.done():
@@ -136,12 +153,14 @@ class ToolTurnView(QObject):
         else:
             self._timer.stop()
             self._say("")
+            self.card.follow("")
 
     def _tick(self) -> None:
         generation = self.page.runner.generation
         if generation is None or generation.finished is not None:
             return
         self._say(tool_state_text(generation))
+        self.card.follow(arriving_call(generation))
 
     def _say(self, text: str) -> None:
         label = self.window.stage_label
@@ -167,6 +186,17 @@ def tool_state_text(generation: Generation) -> str:
         seconds = QLocale().toString((now_ns() - generation.tool_since_ns) / 1e9, "f", 1)
         text = QCoreApplication.translate("ToolTurnView", "Using {tool}… {seconds} s")
         return text.format(tool=generation.tool_name, seconds=seconds)
+    return ""
+
+
+def arriving_call(generation: Generation) -> str:
+    """The tool the model is writing a call to now (its arguments not complete), or ""."""
+    loop = generation.tool_loop
+    if loop is None:
+        return ""
+    for timing in loop.figures.tool_calls:
+        if timing.step == loop.step and timing.opened_ns and timing.ready_ns is None:
+            return timing.name
     return ""
 
 

@@ -5,6 +5,7 @@ and keeps its words."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +13,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from client.core.tools import ToolCall
 from client.lab import LabServer, scenario_from_dict
+from client.services.tools.approval import ApprovalChoice
+from client.services.tools.loop import ApprovalAsk
 from client.services.tools.server_settings import demo_tool_server
 from client.ui.tools.tool_turn_view import ApprovalCard
 from tests.ui.conftest import LoopRunner, last_answer_text, until
@@ -141,3 +145,23 @@ def test_a_running_tool_is_said_with_its_time_and_esc_stops_it(
     assert generation.finished.outcome.value == "stopped"
     assert not label.text().startswith("Using")
     assert generation.tool_ns > 0
+
+
+def test_allow_waits_for_the_arguments(qtbot: Any, run: LoopRunner) -> None:
+    card = ApprovalCard()
+    qtbot.addWidget(card)
+    card.follow("add")  # the model is still writing the call
+    assert not card.isHidden()
+    assert not card.allow.isEnabled() and not card.always.isEnabled()
+
+    async def asked() -> None:
+        call = ToolCall("c1", "add", {"a": 2, "b": 3}, '{"a": 2, "b": 3}')
+        choice = asyncio.ensure_future(card.ask(ApprovalAsk(call, "demo", "Add.", 1)))
+        await until(lambda: card.allow.isEnabled())
+        card.follow("add")  # a tick while asking changes nothing
+        assert card.allow.isEnabled()
+        QTest.mouseClick(card.allow, Qt.MouseButton.LeftButton)
+        assert await choice is ApprovalChoice.ALLOW_ONCE
+
+    run(asked())
+    assert card.isHidden()
