@@ -280,7 +280,7 @@ class Generation(FirstTokenWait, ToolTurn):
         stream = LoadingRetryStream(
             self._opener, outgoing.request, timeouts, settings.first_token_timeout_s
         )
-        stream.timeline = self.timeline
+        stream.timeline = self._call_timeline or self.timeline  # a later call: its own
         self._stream = stream
         self._sending = True
         self._waiting_since = asyncio.get_running_loop().time()

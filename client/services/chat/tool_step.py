@@ -22,7 +22,7 @@ from collections.abc import AsyncGenerator
 from dataclasses import replace
 from typing import Any
 
-from client.core.events import Done, Token
+from client.core.events import Done, Token, TokenKind
 from client.core.timeline import RequestTimeline, now_ns
 from client.services.chat.model_call import AnswerEnded, ModelCallResult
 from client.services.chat.session_events import Outcome, SlowStart, Stage, StageChanged
@@ -88,6 +88,9 @@ class ToolTurn:
     tool_name = ""  # the tool running now ("Using add… 1.2 s")
     tool_since_ns = 0  # when the current tool stage began
     tool_ns = 0  # the turn's time in tools and approvals so far
+    # A later model call's own request stamps (written, headers, first byte), its tokens
+    # and stages in the turn's: the turn's TTFT stays the first call's.
+    _call_timeline: RequestTimeline | None = None
 
     def _model_call(self, outgoing: Outgoing) -> AsyncGenerator[Any, None]:
         raise NotImplementedError
@@ -116,6 +119,7 @@ class ToolTurn:
                 sent = replace(outgoing, request=asked)
             async for event in self._model_call(sent):
                 yield event
+            self._call_ended()
             ended = self.model_calls[-1]
             if isinstance(ended, AnswerEnded) or loop is None:
                 return
@@ -126,11 +130,30 @@ class ToolTurn:
                 yield self._say(f"\n\n{loop.outcome.sentence}\n")
                 self._conclude(Outcome.COMPLETE)
                 return
+            timeline = self.timeline
+            self._call_timeline = RequestTimeline(tokens=timeline.tokens, stages=timeline.stages)
             yield self._enter(Stage.UNDERSTANDING)  # the model reads the results
             for told in self._restate():
                 yield told
 
+    def _call_ended(self) -> None:
+        """A later call's end is the turn's (its metrics' end of the answer)."""
+        call, turn = self._call_timeline, self.timeline
+        if call is not None:
+            turn.done_ns, turn.finished_ns = call.done_ns, call.finished_ns
+            turn.finish_reason = call.finish_reason
+
+    def _first_output(self, loop: ToolLoop, done: Done) -> None:
+        """A first call that wrote only tool calls: the calls are its output, stamped
+        when the first one began (so the TTFT never holds a tool's or an approval's time)."""
+        if self.timeline.tokens:
+            return
+        at = loop.figures.model_calls[-1].first_output_ns
+        chars = sum(len(call.arguments_json()) + len(call.name) for call in done.tool_calls)
+        self.timeline.mark_token(TokenKind.ANSWER, max(1, chars), at)
+
     async def _tool_step(self, loop: ToolLoop, done: Done) -> AsyncGenerator[Any, None]:
+        self._first_output(loop, done)
         servers: dict[str, str] = {}
         async for item in loop.end_call(done):
             if isinstance(item, ev.ToolCallReady):

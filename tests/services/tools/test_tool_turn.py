@@ -11,6 +11,7 @@ from client.services.chat.session_events import Outcome, TurnState
 from client.services.chat.tool_step import TurnTools
 from client.services.chat.turn_state import StateChanged
 from client.services.tools.approval import ApprovalChoice
+from client.services.tools.loop import ApprovalAsk
 from client.services.tools.server_settings import demo_tool_server
 from client.services.tools.tool_servers import ToolServers
 from tests.services.tools.loop_parts import MODEL, Approver, Lab
@@ -102,3 +103,29 @@ async def test_retry_and_continue_work_on_a_turn_with_tools(tool_servers: ToolSe
     assert going_on.finished is not None
     assert going_on.finished.outcome in (Outcome.COMPLETE, Outcome.STOPPED)
     assert going_on.finished.text.startswith(first.finished.text if first.finished else "")
+
+
+class SlowUser(Approver):
+    """Says yes after `think_s` (a person reading the card)."""
+
+    think_s = 0.4
+
+    async def __call__(self, ask: ApprovalAsk) -> ApprovalChoice:
+        await asyncio.sleep(self.think_s)
+        return await super().__call__(ask)
+
+
+async def test_the_ttft_is_the_first_calls_never_the_approval(tool_servers: ToolServers) -> None:
+    approver = SlowUser()
+    async with Lab("ollama") as lab:
+        session = await _session(lab, tool_servers, approver)
+        generation = session.generate(None, ADD)
+        [_ async for _ in generation]
+    finished = generation.finished
+    assert finished is not None and finished.metrics.ttft_ms is not None
+    assert 0 < finished.metrics.ttft_ms < SlowUser.think_s * 1000
+    assert generation.tool_ns >= SlowUser.think_s * 1e9
+    loop = generation.tool_loop
+    assert loop is not None
+    first_call = loop.figures.model_calls[0]
+    assert generation.timeline.request_written_ns == first_call.written_ns
