@@ -129,3 +129,17 @@ async def test_the_ttft_is_the_first_calls_never_the_approval(tool_servers: Tool
     assert loop is not None
     first_call = loop.figures.model_calls[0]
     assert generation.timeline.request_written_ns == first_call.written_ns
+
+
+async def test_the_step_limit_is_said_plainly(tool_servers: ToolServers) -> None:
+    approver = Approver()
+    async with Lab("ollama") as lab:
+        session = await _session(lab, tool_servers, approver)
+        session.configure(max_model_calls=1)
+        generation = session.generate(None, ADD)
+        [_ async for _ in generation]
+    finished = generation.finished
+    assert finished is not None and finished.outcome is Outcome.COMPLETE
+    assert "not run: the turn reached its limit of 1 model calls" in finished.text
+    assert finished.text.rstrip().endswith("after 1 model calls, so Tachy stopped.")
+    assert approver.asked == []  # nothing is asked that will not run
