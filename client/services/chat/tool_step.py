@@ -27,7 +27,7 @@ from client.core.timeline import RequestTimeline, now_ns
 from client.services.chat.model_call import AnswerEnded, ModelCallResult
 from client.services.chat.session_events import Outcome, SlowStart, Stage, StageChanged
 from client.services.chat.turn_state import StateChanged
-from client.services.chat.turn_steps import Outgoing, RunSettings
+from client.services.chat.turn_steps import Outgoing, RunSettings, TurnAsk
 from client.services.tools import loop_events as ev
 from client.services.tools.approval import ApprovalChoice
 from client.services.tools.loop import ApprovalAsk, Approver, ToolLoop, step_limit
@@ -45,9 +45,31 @@ class TurnTools:
         self.servers = servers
         self._settings = settings
         self.approver: Approver | None = None  # None: every call is denied (nobody to ask)
+        # The switch turned for a conversation not stored yet: kept by its first turn.
+        self.new_conversation_on: bool | None = None
 
-    async def loop_for(self, conversation_id: int | None, most_calls: int) -> ToolLoop | None:
-        """The turn's tool loop; None when the conversation uses no server with tools."""
+    def uses_tools(self, conversation_id: int | None) -> bool:
+        if conversation_id is None and self.new_conversation_on is not None:
+            return self.new_conversation_on
+        return bool(self.servers.saved.enabled_for(conversation_id))
+
+    def use_tools(self, conversation_id: int | None, on: bool) -> None:
+        """The conversation's switch: all saved servers on or off for it."""
+        if conversation_id is None:
+            self.new_conversation_on = on
+            return
+        saved = self.servers.saved
+        for server in saved.servers():
+            saved.set_enabled_for(conversation_id, server.name, on)
+
+    async def loop_for(
+        self, conversation_id: int | None, most_calls: int, new: bool = False
+    ) -> ToolLoop | None:
+        """The turn's tool loop; None when the conversation uses no server with tools.
+        `new`: the turn began the conversation (it takes the switch turned before)."""
+        if new and conversation_id is not None and self.new_conversation_on is not None:
+            self.use_tools(conversation_id, self.new_conversation_on)
+            self.new_conversation_on = None
         if not self.servers.saved.enabled_for(conversation_id):
             return None
         offer, _problems = await conversation_offer(self.servers, conversation_id)
@@ -78,6 +100,7 @@ class ToolTurn:
     """The Generation's part that repeats the model call while the model asks for tools."""
 
     _settings: RunSettings
+    ask: TurnAsk
     model_calls: list[ModelCallResult]
     conversation_id: int | None
     timeline: RequestTimeline
@@ -110,7 +133,8 @@ class ToolTurn:
         """The model call, again after each tool step, up to the turn's limit."""
         tools = self._settings.tools
         most = self._settings.max_model_calls
-        loop = await tools.loop_for(self.conversation_id, most) if tools is not None else None
+        new = self.ask.conversation_id is None
+        loop = await tools.loop_for(self.conversation_id, most, new) if tools else None
         self.tool_loop = loop
         for _ in range(most):
             sent = outgoing

@@ -102,6 +102,8 @@ def attach_view(
     words = TOOLS_CHIP_WORDS
     chips.follow("tools", tools.use_action, _chip_word(words[0]), _chip_word(words[1]))
     page.conversationChanged.connect(lambda _id: chips.refresh())
+    page.conversationShown.connect(chips.refresh)
+    settings.menu.aboutToShow.connect(tools.refresh)  # a server added meanwhile
     menu.restore()
     return WindowView(glance, fold, menu, present, settings, chips)
 

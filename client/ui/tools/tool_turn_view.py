@@ -122,30 +122,35 @@ class ToolTurnView(QObject):
         page.runner.busyChanged.connect(self._busy)
         page.answerEnded.connect(self._ended)
         # Whether this conversation's turns offer tools (its servers, kept per
-        # conversation); a new one follows each server's "on by default" until stored.
+        # conversation); a new one's switch is kept by its first turn.
         self.tools = tools
         self.use_action = QAction(self.tr("Use tools in this conversation"), self)
         self.use_action.setObjectName("useTools")
         self.use_action.setCheckable(True)
         self.use_action.triggered.connect(self._use)
         page.conversationChanged.connect(self.refresh)
+        page.conversationShown.connect(self._shown)
         self.refresh(page.conversation_id)
 
     def refresh(self, conversation_id: int | None = None) -> None:
         """The switch as the shown conversation has it (no signal: nothing is stored)."""
-        saved = self.tools.servers.saved if self.tools is not None else None
-        on = bool(saved.enabled_for(self.page.conversation_id)) if saved else False
-        self.use_action.setEnabled(saved is not None and self.page.conversation_id is not None)
+        tools = self.tools
+        saved = tools.servers.saved.servers() if tools is not None else []
+        self.use_action.setEnabled(bool(saved))
+        on = tools.uses_tools(self.page.conversation_id) if tools and saved else False
         with QSignalBlocker(self.use_action):
             self.use_action.setChecked(on)
 
+    def _shown(self) -> None:
+        """Another conversation (or a new, empty one): a switch turned for an unstored
+        one is forgotten."""
+        if self.tools is not None:
+            self.tools.new_conversation_on = None
+        self.refresh()
+
     def _use(self, on: bool) -> None:
-        conversation_id = self.page.conversation_id
-        if self.tools is None or conversation_id is None:
-            return
-        saved = self.tools.servers.saved
-        for server in saved.servers():
-            saved.set_enabled_for(conversation_id, server.name, on)
+        if self.tools is not None:
+            self.tools.use_tools(self.page.conversation_id, on)
 
     def _busy(self, busy: bool) -> None:
         if busy:

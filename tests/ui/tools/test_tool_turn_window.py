@@ -165,3 +165,23 @@ def test_allow_waits_for_the_arguments(qtbot: Any, run: LoopRunner) -> None:
 
     run(asked())
     assert card.isHidden()
+
+
+def test_tools_turned_off_in_a_new_conversation_stay_off_for_it(
+    make_app: Any, run: LoopRunner, tool_lab: str, memory_keyring: Any
+) -> None:
+    app = _app(make_app, run, tool_lab)
+    card = app.window.findChild(ApprovalCard, "approvalCard")
+    chip = app.view.chips.chips["tools"]
+
+    async def ask() -> None:
+        app.page.show_conversation(None)  # New, after the server was added
+        await until(lambda: chip.isVisible())  # on by default
+        chip.click()  # off before the conversation is stored
+        app.page.send(ADD)
+        await until(lambda: not app.page.busy, 30)
+
+    run(ask())
+    assert app.page.runner.generation.tool_loop is None and not card.isVisible()
+    assert app.tachy.tools.saved.enabled_for(app.page.conversation_id) == []
+    assert not chip.isVisible()
