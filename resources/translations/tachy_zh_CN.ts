@@ -3438,8 +3438,8 @@ tokens/s</source>
         <translation>正在使用 {tool}… {seconds} 秒</translation>
     </message>
     <message>
-        <source>{seconds} s in tools ({percent}%)</source>
-        <translation>工具用时 {seconds} 秒（{percent}%）</translation>
+        <source>{whole} s in all, {seconds} s in tools ({percent}%)</source>
+        <translation>共 {whole} 秒，工具用时 {seconds} 秒（{percent}%）</translation>
     </message>
 </context>
 <context>

@@ -421,8 +421,8 @@ class Generation(FirstTokenWait, ToolTurn):
         stream = self._stream
         if stream is None:
             return RequestMetrics()
-        return compute_metrics(
-            self.timeline, stream.usage, stream.server_timings, self._settings.thresholds
+        return compute_metrics(  # a tool's and an approval's time are not latency
+            self._measured(), stream.usage, stream.server_timings, self._settings.thresholds
         )
 
     # ---- saving -----------------------------------------------------------------------

@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from client.core.events import Done, Token, TokenKind
-from client.core.timeline import RequestTimeline, now_ns
+from client.core.timeline import RequestTimeline, TokenStamp, now_ns
 from client.services.chat.model_call import AnswerEnded, ModelCallResult
 from client.services.chat.session_events import Outcome, SlowStart, Stage, StageChanged
 from client.services.chat.turn_state import StateChanged
@@ -111,6 +111,7 @@ class ToolTurn:
     tool_name = ""  # the tool running now ("Using add… 1.2 s")
     tool_since_ns = 0  # when the current tool stage began
     tool_ns = 0  # the turn's time in tools and approvals so far
+    tool_spans: tuple[tuple[int, int], ...] = ()  # each approval's and tool run's (start, end)
     # A later model call's own request stamps (written, headers, first byte), its tokens
     # and stages in the turn's: the turn's TTFT stays the first call's.
     _call_timeline: RequestTimeline | None = None
@@ -214,8 +215,26 @@ class ToolTurn:
 
     def _tool_stage_ends(self) -> None:
         if self.tool_since_ns:
-            self.tool_ns += now_ns() - self.tool_since_ns
+            now = now_ns()
+            self.tool_ns += now - self.tool_since_ns
+            self.tool_spans = (*self.tool_spans, (self.tool_since_ns, now))
             self.tool_since_ns = 0
+
+    def _measured(self) -> RequestTimeline:
+        """The turn's stamps with its approvals' and tools' time taken out: what its
+        metrics read (TTFT, tokens/s and the whole answer's time are the model's)."""
+        spans, turn = self.tool_spans, self.timeline
+        if not spans:
+            return turn
+
+        def less(at: int | None) -> int | None:
+            return None if at is None else at - sum(e - s for s, e in spans if e <= at)
+
+        tokens = [TokenStamp(less(t.at_ns) or t.at_ns, t.kind, t.chars) for t in turn.tokens]
+        return replace(
+            turn, tokens=tokens, done_ns=less(turn.done_ns),
+            finished_ns=less(turn.finished_ns), painted_ns=less(turn.painted_ns),
+        )  # fmt: skip
 
     def _say(self, text: str) -> Token:
         """A line of the answer that the model did not write (a tool call, the limit)."""

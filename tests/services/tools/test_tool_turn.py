@@ -124,6 +124,8 @@ async def test_the_ttft_is_the_first_calls_never_the_approval(tool_servers: Tool
     finished = generation.finished
     assert finished is not None and finished.metrics.ttft_ms is not None
     assert 0 < finished.metrics.ttft_ms < SlowUser.think_s * 1000
+    assert finished.metrics.e2el_ms is not None  # the model's time: no approval in it
+    assert finished.metrics.e2el_ms < SlowUser.think_s * 1000
     assert generation.tool_ns >= SlowUser.think_s * 1e9
     loop = generation.tool_loop
     assert loop is not None

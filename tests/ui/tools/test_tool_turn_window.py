@@ -185,3 +185,21 @@ def test_tools_turned_off_in_a_new_conversation_stay_off_for_it(
     assert app.page.runner.generation.tool_loop is None and not card.isVisible()
     assert app.tachy.tools.saved.enabled_for(app.page.conversation_id) == []
     assert not chip.isVisible()
+
+
+def test_the_footer_says_the_turns_time_and_its_share_in_tools(
+    make_app: Any, run: LoopRunner, tool_lab: str, memory_keyring: Any
+) -> None:
+    app = _app(make_app, run, tool_lab)
+    card = app.window.findChild(ApprovalCard, "approvalCard")
+
+    async def ask() -> None:
+        app.page.send(ADD)
+        await until(lambda: card.isVisible(), 30)
+        QTest.mouseClick(card.allow, Qt.MouseButton.LeftButton)
+        await until(lambda: not app.page.busy, 30)
+
+    run(ask())
+    key = app.page.last_answer_key()
+    footer = app.window.chat_view.message(key).footer
+    assert " s in all, " in footer and " s in tools (" in footer
