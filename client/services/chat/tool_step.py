@@ -17,6 +17,7 @@ waterfall and the footer show them, and they never count as latency (`tool_ns`).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator
 from dataclasses import replace
@@ -24,6 +25,7 @@ from typing import Any
 
 from client.core.events import Done, Token, TokenKind
 from client.core.timeline import RequestTimeline, TokenStamp, now_ns
+from client.core.tools import ToolResult
 from client.services.chat.model_call import AnswerEnded, ModelCallResult
 from client.services.chat.session_events import Outcome, SlowStart, Stage, StageChanged
 from client.services.chat.turn_state import StateChanged
@@ -111,6 +113,7 @@ class ToolTurn:
     tool_name = ""  # the tool running now ("Using add… 1.2 s")
     tool_since_ns = 0  # when the current tool stage began
     tool_ns = 0  # the turn's time in tools and approvals so far
+    _tool_stage_is_run = False  # the stage under way runs a tool (else: asks about one)
     tool_spans: tuple[tuple[int, int], ...] = ()  # each approval's and tool run's (start, end)
     # A later model call's own request stamps (written, headers, first byte), its tokens
     # and stages in the turn's: the turn's TTFT stays the first call's.
@@ -180,18 +183,31 @@ class ToolTurn:
     async def _tool_step(self, loop: ToolLoop, done: Done) -> AsyncGenerator[Any, None]:
         self._first_output(loop, done)
         servers: dict[str, str] = {}
-        async for item in loop.end_call(done):
-            if isinstance(item, ev.ToolCallReady):
-                servers[item.call.id] = item.server
-            stage = self._tool_stage(item)
-            if stage is not None:
-                yield self._enter(stage)
-                for told in self._restate():
-                    yield told
-            yield item
-            if isinstance(item, ev.ToolFinished):
-                yield self._say(tool_line(item, servers.get(item.call.id, "")))
-        self._tool_stage_ends()
+        settled: set[str] = set()
+        try:
+            async for item in loop.end_call(done):
+                if isinstance(item, ev.ToolCallReady):
+                    servers[item.call.id] = item.server
+                stage = self._tool_stage(item)
+                if stage is not None:
+                    yield self._enter(stage)
+                    for told in self._restate():
+                        yield told
+                yield item
+                if isinstance(item, ev.ToolFinished):
+                    settled.add(item.call.id)
+                    yield self._say(tool_line(item, servers.get(item.call.id, "")))
+        except asyncio.CancelledError:  # Stop: each call not settled is said as stopped
+            running = self.tool_since_ns and self._tool_stage_is_run
+            for call in done.tool_calls:
+                if call.id not in settled:
+                    words = ev.STOPPED_WHILE if running else ev.STOPPED_BEFORE
+                    stopped = ToolResult(call.id, call.name, words, True)
+                    finished = ev.ToolFinished(loop.step, call, stopped, 0.0, now_ns())
+                    self._say(tool_line(finished, servers.get(call.id, "")))
+            raise
+        finally:
+            self._tool_stage_ends()
 
     def _hear_tools(self, item: object) -> None:
         """The model call's stream events, for the loop (its words, calls and stamps)."""
@@ -204,10 +220,12 @@ class ToolTurn:
         if isinstance(item, ev.ApprovalWaiting):
             self._tool_stage_ends()
             self.tool_name, self.tool_since_ns = item.call.name, now_ns()
+            self._tool_stage_is_run = False
             return Stage.APPROVAL
         if isinstance(item, ev.ToolRunning):
             self._tool_stage_ends()
             self.tool_name, self.tool_since_ns = item.call.name, now_ns()
+            self._tool_stage_is_run = True
             return Stage.USING_TOOL
         if isinstance(item, ev.ToolFinished | ev.ApprovalGiven):
             self._tool_stage_ends()

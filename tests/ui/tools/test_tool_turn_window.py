@@ -97,6 +97,7 @@ def test_esc_at_the_card_stops_and_keeps_the_words(
     assert generation.finished.outcome.value == "stopped"
     stored = app.stores.history.get_message(generation.assistant_message_id)
     assert stored is not None and stored.content == generation.finished.text
+    assert "✗ stopped by the user before it ran" in stored.content
 
 
 def test_the_tools_chip_turns_tools_off_for_the_conversation(
@@ -145,6 +146,8 @@ def test_a_running_tool_is_said_with_its_time_and_esc_stops_it(
     assert generation.finished.outcome.value == "stopped"
     assert not label.text().startswith("Using")
     assert generation.tool_ns > 0
+    assert "`⚙ slow_count" in generation.finished.text
+    assert "✗ stopped by the user while it ran" in generation.finished.text
 
 
 def test_allow_waits_for_the_arguments(qtbot: Any, run: LoopRunner) -> None:
