@@ -54,6 +54,7 @@ from client.services.servers.servers import (
 from client.services.settings.chat_defaults import SavedChatDefaults
 from client.services.storage.stores import Stores
 from client.services.tools.tool_servers import ToolServers
+from client.services.tools.turn_tools import TurnTools
 from client.services.warming.cold_start import cold_start_then_warm
 from client.services.warming.ttft_learning import TtftLearning
 from client.services.warming.warming_policy import WarmingPolicy
@@ -100,6 +101,7 @@ class Tachy:
         self.vision = ModelVision()  # which models can see, asked once each
         self.pools = SavedPools(self.stores)
         self.tools = ToolServers(self.stores.settings)  # MCP servers, started when first used
+        self.turn_tools = TurnTools(self.tools, self.stores.settings)  # the window asks
         self._pool_backends: dict[ServerPool, PoolBackend] = {}  # their figures last
         self._before_cascade: tuple[Route, ...] | None = None  # the routes it replaced
 
@@ -170,6 +172,7 @@ class Tachy:
         session.knowledge = self._stage
         session.vision = self.vision
         session.events = self.events
+        session.tools = self.turn_tools
         if self.warming is not None:
             self.warming.attach(session)
         self._predict(session)

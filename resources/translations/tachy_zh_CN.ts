@@ -142,6 +142,33 @@
     </message>
 </context>
 <context>
+    <name>ApprovalCard</name>
+    <message>
+        <source>Allow once</source>
+        <translation>允许一次</translation>
+    </message>
+    <message>
+        <source>Always allow this tool</source>
+        <translation>始终允许此工具</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Run the tool {tool} of {server}?</source>
+        <translation>运行 {server} 的工具 {tool}？</translation>
+    </message>
+    <message>
+        <source>The model is writing a call to {tool}…</source>
+        <translation>模型正在编写对 {tool} 的调用…</translation>
+    </message>
+    <message>
+        <source>Its arguments are still arriving.</source>
+        <translation>其参数仍在传输中。</translation>
+    </message>
+</context>
+<context>
     <name>AttachmentTray</name>
     <message>
         <source>Attach image…</source>
@@ -440,6 +467,14 @@
     <message>
         <source>The cascade chooses the fast or the strong model. Click to stop.</source>
         <translation>级联会选择快速模型或强模型。点击停止。</translation>
+    </message>
+    <message>
+        <source>Tools</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>The model may ask to use this conversation&apos;s tools; you approve each call. Click to stop offering them here.</source>
+        <translation>模型可以请求使用此对话的工具，每次调用都需您批准。点击可在此对话中停止提供工具。</translation>
     </message>
     <message>
         <source>Editing your question</source>
@@ -3491,6 +3526,21 @@ tokens/s</source>
     </message>
 </context>
 <context>
+    <name>ToolTurnView</name>
+    <message>
+        <source>Use tools in this conversation</source>
+        <translation>在此对话中使用工具</translation>
+    </message>
+    <message>
+        <source>Using {tool}… {seconds} s</source>
+        <translation>正在使用 {tool}… {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>{whole} s in all, {seconds} s in tools ({percent}%)</source>
+        <translation>共 {whole} 秒，工具用时 {seconds} 秒（{percent}%）</translation>
+    </message>
+</context>
+<context>
     <name>ToolsController</name>
     <message>
         <source>Remove tool server</source>
@@ -3696,6 +3746,14 @@ tokens/s</source>
     <message>
         <source>Answering</source>
         <translation>正在回答</translation>
+    </message>
+    <message>
+        <source>Waiting for your approval</source>
+        <translation>等待您的批准</translation>
+    </message>
+    <message>
+        <source>Using a tool</source>
+        <translation>正在使用工具</translation>
     </message>
     <message>
         <source>Done</source>

@@ -53,6 +53,7 @@ from client.services.chat.model_call import (
     FirstTokenWait,
     Item,
     ModelCallResult,
+    ToolCallsWanted,
     aclose_events,
 )
 from client.services.chat.session_events import (
@@ -65,6 +66,7 @@ from client.services.chat.session_events import (
     next_steps,
 )
 from client.services.chat.stream_opener import LoadingRetryStream, StreamOpener, opener_for
+from client.services.chat.tool_step import ToolTurn
 from client.services.chat.turn_state import (
     OUTCOME_STATES,
     StateChanged,
@@ -90,7 +92,7 @@ log = logging.getLogger(__name__)
 SessionEvent = StageChanged | StateChanged | Retrieved | Token | SlowStart | Finished
 
 
-class Generation(FirstTokenWait):
+class Generation(FirstTokenWait, ToolTurn):
     def __init__(self, settings: RunSettings, ask: TurnAsk, steps: TurnSteps) -> None:
         self.kind = ask.kind  # ask | regenerate | retry | edit | continue | race
         self.ask = ask
@@ -108,6 +110,7 @@ class Generation(FirstTokenWait):
         self.images_prepare_ms = ask.images_prepare_ms  # the client's, preparing images
         self.error: Exception | None = None  # what it failed with (its sentence: finished)
         self.model_calls: list[ModelCallResult] = []  # each model call's end, in order
+        self._calls_wanted: ToolCallsWanted | None = None  # the call ended asking for tools
         self._settings = settings
         self._steps = steps
         self.chosen: RouteChoice | None = None  # the route decided for this message
@@ -198,12 +201,9 @@ class Generation(FirstTokenWait):
             assert self.chosen is not None  # decided before the turn was stored
             outgoing = await self._steps.plan(turn, found, self.chosen)
             # The model call repeats while the model asks for tools (the tools' step
-            # runs them between two calls); without tools the first call ends the turn.
-            for _ in range(self._settings.max_model_calls):
-                async for event in self._model_call(outgoing):
-                    yield event
-                if isinstance(self.model_calls[-1], AnswerEnded):
-                    break
+            # runs them between two calls; tool_step.py); else one call ends the turn.
+            async for event in self._model_calls(outgoing):
+                yield event
         except (asyncio.CancelledError, GeneratorExit):
             self._conclude_cancelled()
             raise
@@ -225,12 +225,13 @@ class Generation(FirstTokenWait):
         async with stream:
             events = aiter(stream)
             try:
-                while self.finished is None:
+                while self.finished is None and self._calls_wanted is None:
                     item: Item
                     if self._pending is None and self.timeline.first_token_ns is not None:
                         item = await anext(events, None)  # hot path: no task, no timer
                     else:
                         item = await self._wait_for_item(events)
+                    self._hear_tools(item)
                     for out in self._on_item(item):
                         if isinstance(out, Token):
                             # Only buffered: the write runs later, off the loop, so
@@ -240,7 +241,8 @@ class Generation(FirstTokenWait):
             finally:
                 await self._cancel_pending()  # before closing: it may be running `events`
                 await aclose_events(events)
-        self.model_calls.append(AnswerEnded(stream.outcome))
+        wanted, self._calls_wanted = self._calls_wanted, None
+        self.model_calls.append(wanted or AnswerEnded(stream.outcome))
 
     async def _store_turn(self) -> Turn:
         self._turn_task = asyncio.ensure_future(self._choose_and_store())
@@ -277,7 +279,7 @@ class Generation(FirstTokenWait):
         stream = LoadingRetryStream(
             self._opener, outgoing.request, timeouts, settings.first_token_timeout_s
         )
-        stream.timeline = self.timeline
+        stream.timeline = self._call_timeline or self.timeline  # a later call: its own
         self._stream = stream
         self._sending = True
         self._waiting_since = asyncio.get_running_loop().time()
@@ -342,7 +344,9 @@ class Generation(FirstTokenWait):
             if self._stage is Stage.LOADING:
                 return [self._enter(Stage.UNDERSTANDING, self.timeline.prefill_ns)]
             return []
-        if isinstance(item, Done):
+        if isinstance(item, Done) and item.wants_tools and self.tool_loop is not None:
+            self._calls_wanted = ToolCallsWanted(item)  # the tools' step, then the model
+        elif isinstance(item, Done):
             self._conclude(Outcome.COMPLETE, length_cut=item.reason is DoneReason.LENGTH)
         elif isinstance(item, Failed):
             self._conclude_failed(item.error)
@@ -416,8 +420,8 @@ class Generation(FirstTokenWait):
         stream = self._stream
         if stream is None:
             return RequestMetrics()
-        return compute_metrics(
-            self.timeline, stream.usage, stream.server_timings, self._settings.thresholds
+        return compute_metrics(  # a tool's and an approval's time are not latency
+            self._measured(), stream.usage, stream.server_timings, self._settings.thresholds
         )
 
     # ---- saving -----------------------------------------------------------------------

@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from client.core.events import Done, Failed, StreamEvent
+from client.core.tools import ToolCall
 from client.services.chat.loading_stage import MODEL_STATE_POLL_S, LoadingWatch
 from client.services.chat.session_events import SlowStart, Stage, StageChanged
 from client.services.chat.stream_opener import LoadingRetryStream
@@ -25,15 +26,6 @@ from client.services.chat.turn_steps import RunSettings
 
 STATE_POLL_S = 0.1  # before the headers: how often the request's stamps are read
 Item = StreamEvent | SlowStart | StageChanged | StateChanged | None  # what the run loop handles
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """One call the model asked for (the tools issue fills these from the stream)."""
-
-    call_id: str
-    name: str
-    arguments: str  # JSON text, as the model wrote it
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +39,11 @@ class AnswerEnded:
 class ToolCallsWanted:
     """The call ended asking for tools: run them, then call the model again."""
 
-    calls: tuple[ToolCall, ...]
+    done: Done  # its message: the words and the complete calls (done.tool_calls)
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        return self.done.tool_calls
 
 
 ModelCallResult = AnswerEnded | ToolCallsWanted

@@ -51,6 +51,7 @@ from client.services.planning.planner import (
 )
 from client.services.planning.router import RouteDecision
 from client.services.planning.summaries import ConversationSummaries
+from client.services.tools.turn_tools import TurnTools
 from client.store.conversations.history import HistoryStore
 from client.store.conversations.summaries import SummaryStore
 from client.store.db import Database
@@ -74,6 +75,7 @@ class ChatSession:
         "settings",
         "summaries",
         "token_counter",
+        "tools",
         "ttft_estimate",
         "vision",
     )
@@ -112,6 +114,7 @@ class ChatSession:
         # What the server's prompt cache is known to hold (the warmer's knowledge).
         self.prompt_cache: Callable[[], CachedPrompt | None] | None = None
         self.events: EventBus | None = None  # the root's: its turns publish there
+        self.tools: TurnTools | None = None  # the conversation's MCP tools (tool_step.py)
         # Kept in the store: a reopened conversation sends its summary again.
         self.summaries = ConversationSummaries(SummaryStore(history.db))
 
@@ -327,4 +330,5 @@ class ChatSession:
             flush_interval_s=own.flush_interval_s,
             max_model_calls=own.max_model_calls,
             bus=self.events,
+            tools=self.tools,
         )

@@ -32,6 +32,8 @@ class TurnState(StrEnum):
     THINKING = "thinking"  # a reasoning model streams its reasoning
     ANSWERING = "answering"  # answer tokens flowing
     STALLED = "stalled"  # tokens had come, and none for STALL_AFTER_MS: read on a timer
+    APPROVAL = "approval"  # a tool call waits for the user's yes (never counted as latency)
+    USING_TOOL = "using_tool"  # a tool the model asked for runs (its own time, not latency)
     DONE = "done"
     STOPPED = "stopped"
     FAILED = "failed"

@@ -32,6 +32,8 @@ STATE_WORDS = {
     TurnState.THINKING: "Thinking",
     TurnState.ANSWERING: "Answering",
     TurnState.STALLED: "No token for a while",
+    TurnState.APPROVAL: "Waiting for your approval",
+    TurnState.USING_TOOL: "Using a tool",
     TurnState.DONE: "Done",
     TurnState.STOPPED: "Stopped",
     TurnState.FAILED: "Failed",

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from client.core.budget import TokenCounter
 from client.core.conversation import ChatMessage, ChatRequest
@@ -56,6 +57,9 @@ from client.services.planning.router import RouteDecision, Tier, decide
 from client.services.planning.summaries import ConversationSummaries
 from client.store.conversations.history import HistoryStore
 from client.store.metrics_store import MetricsStore
+
+if TYPE_CHECKING:
+    from client.services.tools.turn_tools import TurnTools
 
 AnswerFilter = Callable[[str], str]  # answer text in -> the part to show now
 
@@ -114,6 +118,7 @@ class RunSettings:
     flush_interval_s: float = FLUSH_INTERVAL_S
     max_model_calls: int = MAX_MODEL_CALLS
     bus: EventBus | None = None  # the root's: TurnStarted, StateChanged, AnswerFinished
+    tools: TurnTools | None = None  # the conversation's MCP tools (None: a plain turn)
 
 
 @dataclass(frozen=True, slots=True)

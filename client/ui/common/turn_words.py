@@ -21,6 +21,8 @@ TURN_WORDS = {
     TurnState.THINKING: QT_TRANSLATE_NOOP("TurnState", "Thinking"),
     TurnState.ANSWERING: QT_TRANSLATE_NOOP("TurnState", "Answering"),
     TurnState.STALLED: QT_TRANSLATE_NOOP("TurnState", "No token for a while"),
+    TurnState.APPROVAL: QT_TRANSLATE_NOOP("TurnState", "Waiting for your approval"),
+    TurnState.USING_TOOL: QT_TRANSLATE_NOOP("TurnState", "Using a tool"),
     TurnState.DONE: QT_TRANSLATE_NOOP("TurnState", "Done"),
     TurnState.STOPPED: QT_TRANSLATE_NOOP("TurnState", "Stopped"),
     TurnState.FAILED: QT_TRANSLATE_NOOP("TurnState", "Failed"),

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog
 
-from client.services.chat.conversation_list import ConversationList
+from client.services.storage.conversation_list import ConversationList
 from client.ui.chat.chat_page import ChatPage
 from client.ui.common.async_errors import report
 

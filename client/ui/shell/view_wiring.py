@@ -16,6 +16,7 @@ from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_style import reading_style
 from client.ui.settings.settings_menu import SettingsMenu
 from client.ui.settings.settings_window import SettingsSources
+from client.ui.tools.tool_turn_view import ToolTurnView
 from client.ui.view.answer_glance import AnswerGlance
 from client.ui.view.latency_fold import LatencyFold
 from client.ui.view.present_mode import PresentMode
@@ -44,6 +45,19 @@ CHIP_WORDS = (  # the documents chip, its tip; the cascade chip, its tip
         "ComposerChips", "The cascade chooses the fast or the strong model. Click to stop."
     ),
 )
+
+TOOLS_CHIP_WORDS = (
+    QT_TRANSLATE_NOOP("ComposerChips", "Tools"),
+    QT_TRANSLATE_NOOP(
+        "ComposerChips",
+        "The model may ask to use this conversation's tools; you approve each call. "
+        "Click to stop offering them here.",
+    ),
+)
+
+
+def _chip_word(text: str) -> str:
+    return QCoreApplication.translate("ComposerChips", text)
 
 
 @dataclass
@@ -79,6 +93,15 @@ def attach_view(
     menu.present_action.triggered.connect(present.toggle)
     settings = SettingsMenu(window, sources, menu)
     chips = _chips(window, page, sources)
+    tools = ToolTurnView(window, page, sources.tachy.turn_tools)  # approval card, stages
+    after_tools = settings.menu.actions()  # the switch goes under "Tools (MCP servers)…"
+    settings.menu.insertAction(after_tools[after_tools.index(settings.tools_action) + 1],
+                               tools.use_action)  # fmt: skip
+    words = TOOLS_CHIP_WORDS
+    chips.follow("tools", tools.use_action, _chip_word(words[0]), _chip_word(words[1]))
+    page.conversationChanged.connect(lambda _id: chips.refresh())
+    page.conversationShown.connect(chips.refresh)
+    settings.menu.aboutToShow.connect(tools.refresh)  # a server added meanwhile
     menu.restore()
     return WindowView(glance, fold, menu, present, settings, chips)
 

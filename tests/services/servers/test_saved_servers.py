@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from client.services.chat.conversation_list import ConversationList
 from client.services.errors import InvalidServerAddress
 from client.services.servers.saved_servers import LAST_SERVER, SavedServers
 from client.services.servers.servers import ServerChoice
+from client.services.storage.conversation_list import ConversationList
 from client.services.storage.stores import Stores, open_stores
 
 

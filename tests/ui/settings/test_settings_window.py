@@ -35,7 +35,9 @@ def test_every_page_is_two_clicks_from_the_menu_bar(
 ) -> None:
     app = make_app(server.url)
     texts = [a.text() for a in _settings_menu(app).actions() if not a.isSeparator()]
-    assert texts == [f"{page}…" for page in PAGES] + ["Tools (MCP servers)…", "All settings…"]
+    assert texts == [f"{page}…" for page in PAGES] + [
+        "Tools (MCP servers)…", "Use tools in this conversation", "All settings…",
+    ]  # fmt: skip
     for page in range(len(PAGES)):
         _open(app, page)
     assert app.view.settings.all_action.shortcut().toString() == "Ctrl+,"

@@ -1,0 +1,57 @@
+"""The tools a conversation's turns may use, and who is asked before one runs: the
+root holds one (Tachy.turn_tools) and the chat's turn (client/services/chat/tool_step.py)
+asks it for each turn's tool loop."""
+
+from __future__ import annotations
+
+from client.services.tools.approval import ApprovalChoice
+from client.services.tools.loop import ApprovalAsk, Approver, ToolLoop, step_limit
+from client.services.tools.tool_offer import conversation_offer
+from client.services.tools.tool_servers import ToolServers
+from client.store.settings import Settings
+
+
+class TurnTools:
+    """The tools a conversation's turns may use, and who is asked before one runs."""
+
+    def __init__(self, servers: ToolServers, settings: Settings | None) -> None:
+        self.servers = servers
+        self._settings = settings
+        self.approver: Approver | None = None  # None: every call is denied (nobody to ask)
+        # The switch turned for a conversation not stored yet: kept by its first turn.
+        self.new_conversation_on: bool | None = None
+
+    def uses_tools(self, conversation_id: int | None) -> bool:
+        if conversation_id is None and self.new_conversation_on is not None:
+            return self.new_conversation_on
+        return bool(self.servers.saved.enabled_for(conversation_id))
+
+    def use_tools(self, conversation_id: int | None, on: bool) -> None:
+        """The conversation's switch: all saved servers on or off for it."""
+        if conversation_id is None:
+            self.new_conversation_on = on
+            return
+        saved = self.servers.saved
+        for server in saved.servers():
+            saved.set_enabled_for(conversation_id, server.name, on)
+
+    async def loop_for(
+        self, conversation_id: int | None, most_calls: int, new: bool = False
+    ) -> ToolLoop | None:
+        """The turn's tool loop; None when the conversation uses no server with tools.
+        `new`: the turn began the conversation (it takes the switch turned before)."""
+        if new and conversation_id is not None and self.new_conversation_on is not None:
+            self.use_tools(conversation_id, self.new_conversation_on)
+            self.new_conversation_on = None
+        if not self.servers.saved.enabled_for(conversation_id):
+            return None
+        offer, _problems = await conversation_offer(self.servers, conversation_id)
+        if not offer:
+            return None
+        limit = min(step_limit(self._settings), most_calls)
+        return ToolLoop(None, offer, self.servers, self._ask, step_limit=limit)
+
+    async def _ask(self, ask: ApprovalAsk) -> ApprovalChoice:
+        if self.approver is None:
+            return ApprovalChoice.DENY
+        return await self.approver(ask)

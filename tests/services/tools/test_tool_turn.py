@@ -1,0 +1,147 @@
+"""The window's turn with tools: the session's pipeline offers the conversation's MCP
+tools, runs the loop inside the turn (approval -> tool -> the model again) and stores
+each call and result as a line of the answer (the lab's tool model, the demo server)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from client.services.chat.session import ChatSession
+from client.services.chat.session_events import Outcome, TurnState
+from client.services.chat.turn_state import StateChanged
+from client.services.tools.approval import ApprovalChoice
+from client.services.tools.loop import ApprovalAsk
+from client.services.tools.server_settings import demo_tool_server
+from client.services.tools.tool_servers import ToolServers
+from client.services.tools.turn_tools import TurnTools
+from tests.services.tools.loop_parts import MODEL, Approver, Lab
+
+ADD = "Use add for 2 and 3."
+
+
+async def _session(lab: Lab, servers: ToolServers, approver: Approver) -> ChatSession:
+    await servers.save(demo_tool_server())
+    session = ChatSession(lab.backend, MODEL)
+    session.tools = TurnTools(servers, None)
+    session.tools.approver = approver
+    return session
+
+
+async def test_an_approved_call_runs_in_the_turn_and_is_stored(
+    tool_servers: ToolServers,
+) -> None:
+    approver = Approver()
+    async with Lab("ollama") as lab:
+        session = await _session(lab, tool_servers, approver)
+        generation = session.generate(None, ADD)
+        states = [e.state async for e in generation if isinstance(e, StateChanged)]
+    finished = generation.finished
+    assert finished is not None and finished.outcome is Outcome.COMPLETE
+    assert '`⚙ add {"a": 2, "b": 3}` → 5.0' in finished.text
+    assert finished.text.endswith("The tools answered: add gave 5.0.")
+    assert TurnState.APPROVAL in states and TurnState.USING_TOOL in states
+    assert generation.tool_ns > 0
+    stored = session.history.get_message(generation.assistant_message_id)
+    assert stored.content == finished.text  # survives a restart like any answer
+
+
+async def test_a_denied_call_tells_the_model(tool_servers: ToolServers) -> None:
+    approver = Approver([ApprovalChoice.DENY])
+    async with Lab("ollama") as lab:
+        session = await _session(lab, tool_servers, approver)
+        generation = session.generate(None, ADD)
+        [_ async for _ in generation]
+    assert generation.finished is not None
+    assert "✗ denied by the user" in generation.finished.text
+
+
+async def test_stop_during_approval_keeps_the_words(tool_servers: ToolServers) -> None:
+    approver = Approver(hold=True)
+    async with Lab("ollama") as lab:
+        session = await _session(lab, tool_servers, approver)
+        generation = session.generate(None, ADD)
+        asking = asyncio.Event()
+
+        async def consume() -> None:
+            async for event in generation:
+                if isinstance(event, StateChanged) and event.state is TurnState.APPROVAL:
+                    asking.set()
+
+        task = asyncio.create_task(consume())
+        await asking.wait()
+        task.cancel()
+        await asyncio.wait({task})
+    assert approver.taken_away
+    assert generation.finished is not None
+    assert generation.finished.outcome is Outcome.STOPPED
+
+
+async def test_without_tools_the_turn_is_plain(tool_servers: ToolServers) -> None:
+    async with Lab("ollama") as lab:
+        session = ChatSession(lab.backend, MODEL)
+        session.tools = TurnTools(tool_servers, None)  # no server saved
+        generation = session.generate(None, ADD)
+        [_ async for _ in generation]
+    assert generation.finished is not None
+    assert "⚙" not in generation.finished.text
+    assert generation.tool_loop is None
+
+
+async def test_retry_and_continue_work_on_a_turn_with_tools(tool_servers: ToolServers) -> None:
+    approver = Approver()
+    async with Lab("ollama") as lab:
+        session = await _session(lab, tool_servers, approver)
+        first = session.generate(None, ADD)
+        [_ async for _ in first]
+        assert first.assistant_message_id is not None
+        again = session.retry(first.assistant_message_id)
+        [_ async for _ in again]
+        going_on = session.continue_message(first.assistant_message_id)
+        [_ async for _ in going_on]
+    assert again.finished is not None and again.finished.outcome is Outcome.COMPLETE
+    assert "`⚙ add" in again.finished.text
+    assert going_on.finished is not None
+    assert going_on.finished.outcome in (Outcome.COMPLETE, Outcome.STOPPED)
+    assert going_on.finished.text.startswith(first.finished.text if first.finished else "")
+
+
+class SlowUser(Approver):
+    """Says yes after `think_s` (a person reading the card)."""
+
+    think_s = 0.4
+
+    async def __call__(self, ask: ApprovalAsk) -> ApprovalChoice:
+        await asyncio.sleep(self.think_s)
+        return await super().__call__(ask)
+
+
+async def test_the_ttft_is_the_first_calls_never_the_approval(tool_servers: ToolServers) -> None:
+    approver = SlowUser()
+    async with Lab("ollama") as lab:
+        session = await _session(lab, tool_servers, approver)
+        generation = session.generate(None, ADD)
+        [_ async for _ in generation]
+    finished = generation.finished
+    assert finished is not None and finished.metrics.ttft_ms is not None
+    assert 0 < finished.metrics.ttft_ms < SlowUser.think_s * 1000
+    assert finished.metrics.e2el_ms is not None  # the model's time: no approval in it
+    assert finished.metrics.e2el_ms < SlowUser.think_s * 1000
+    assert generation.tool_ns >= SlowUser.think_s * 1e9
+    loop = generation.tool_loop
+    assert loop is not None
+    first_call = loop.figures.model_calls[0]
+    assert generation.timeline.request_written_ns == first_call.written_ns
+
+
+async def test_the_step_limit_is_said_plainly(tool_servers: ToolServers) -> None:
+    approver = Approver()
+    async with Lab("ollama") as lab:
+        session = await _session(lab, tool_servers, approver)
+        session.configure(max_model_calls=1)
+        generation = session.generate(None, ADD)
+        [_ async for _ in generation]
+    finished = generation.finished
+    assert finished is not None and finished.outcome is Outcome.COMPLETE
+    assert "not run: the turn reached its limit of 1 model calls" in finished.text
+    assert finished.text.rstrip().endswith("after 1 model calls, so Tachy stopped.")
+    assert approver.asked == []  # nothing is asked that will not run
