@@ -6,6 +6,7 @@ import atexit
 import os
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -32,6 +33,46 @@ atexit.register(shutil.rmtree, os.environ["TACHY_DATA_DIR"], True)
 # failed a statistics test on a slow CI machine while the rest of the suite ran.
 settings.register_profile("tachy", deadline=None)
 settings.load_profile("tachy")
+
+
+def _qt_app() -> object | None:
+    """The QApplication, when a test made one (a test that never imports Qt gets none)."""
+    widgets = sys.modules.get("PySide6.QtWidgets")
+    return widgets.QApplication.instance() if widgets else None
+
+
+@pytest.fixture(autouse=True)
+def no_widget_outlives_its_test() -> Iterator[None]:
+    """Deletes the top-level widgets a test left (menus made without a parent, pyqtgraph's
+    plot menus, a window's side windows) and the app's objects it parented to the
+    QApplication (a SchemeFollower). Left alive they add up over the run, and each
+    app.setStyleSheet re-polishes every live widget: a theme test near the end of the
+    suite took 328 s, and every earlier follower re-applied the stylesheet too."""
+    app = _qt_app()
+    before = _qt_objects(app) if app else set()
+    yield
+    app = _qt_app()
+    if app is None:
+        return
+    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtWidgets import QApplication
+
+    left: list[QObject] = [w for w in QApplication.topLevelWidgets() if id(w) not in before]
+    left += [o for o in app.children() if id(o) not in before and _is_tachy(o)]
+    for thing in left:
+        thing.deleteLater()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def _qt_objects(app: object) -> set[int]:
+    from PySide6.QtWidgets import QApplication
+
+    assert isinstance(app, QApplication)
+    return {id(o) for o in [*QApplication.topLevelWidgets(), *app.children()]}
+
+
+def _is_tachy(thing: object) -> bool:
+    return type(thing).__module__.startswith("client.")
 
 
 @pytest.fixture(scope="session")
