@@ -17,6 +17,8 @@ from hypothesis import settings
 from tests.memory_keyring import memory_keyring  # noqa: F401  (a fixture for every test)
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import QObject
+
     from client.backends.local_engine import LocalEngine
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -43,36 +45,41 @@ def _qt_app() -> object | None:
 
 @pytest.fixture(autouse=True)
 def no_widget_outlives_its_test() -> Iterator[None]:
-    """Deletes the top-level widgets a test left (menus made without a parent, pyqtgraph's
-    plot menus, a window's side windows) and the app's objects it parented to the
-    QApplication (a SchemeFollower). Left alive they add up over the run, and each
-    app.setStyleSheet re-polishes every live widget: a theme test near the end of the
-    suite took 328 s, and every earlier follower re-applied the stylesheet too."""
-    app = _qt_app()
-    before = _qt_objects(app) if app else set()
+    """Deletes the windows without a parent a test left (menus made without one,
+    pyqtgraph's plot menus, a window's side windows; their children go with them) and
+    the app's objects it parented to the QApplication (a SchemeFollower). Left alive they
+    added up over the run (53 top-level widgets a window), and each app.setStyleSheet
+    re-polishes every live widget: the dark-scheme test near the end took 328-780 s, as
+    every earlier follower re-applied the stylesheet too."""
+    before = set(_qt_objects()) if _qt_app() else set()
     yield
-    app = _qt_app()
-    if app is None:
+    if _qt_app() is None:
         return
-    from PySide6.QtCore import QEvent, QObject
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication, QMainWindow
+    from shiboken6 import isValid
+
+    left = [thing for address, thing in _qt_objects().items() if address not in before]
+    # Main windows first, then the rest, as make_app does: a main window deleted in the
+    # same round as the menus it holds crashed.
+    for first in (True, False):
+        for thing in left:
+            if isValid(thing) and isinstance(thing, QMainWindow) is first:
+                thing.deleteLater()  # (one the window owned went with it)
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def _qt_objects() -> dict[int, QObject]:
+    """The windows without a parent and Tachy's objects parented to the app, by their C++
+    address (the same object can come back in another Python wrapper)."""
     from PySide6.QtWidgets import QApplication
+    from shiboken6 import getCppPointer
 
-    left: list[QObject] = [w for w in QApplication.topLevelWidgets() if id(w) not in before]
-    left += [o for o in app.children() if id(o) not in before and _is_tachy(o)]
-    for thing in left:
-        thing.deleteLater()
-    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-
-
-def _qt_objects(app: object) -> set[int]:
-    from PySide6.QtWidgets import QApplication
-
-    assert isinstance(app, QApplication)
-    return {id(o) for o in [*QApplication.topLevelWidgets(), *app.children()]}
-
-
-def _is_tachy(thing: object) -> bool:
-    return type(thing).__module__.startswith("client.")
+    app = QApplication.instance()
+    assert app is not None
+    windows = [w for w in QApplication.topLevelWidgets() if w.parentWidget() is None]
+    tachy = [o for o in app.children() if type(o).__module__.startswith("client.")]
+    return {getCppPointer(o)[0]: o for o in [*windows, *tachy]}
 
 
 @pytest.fixture(scope="session")
