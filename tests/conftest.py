@@ -51,35 +51,37 @@ def no_widget_outlives_its_test() -> Iterator[None]:
     added up over the run (53 top-level widgets a window), and each app.setStyleSheet
     re-polishes every live widget: the dark-scheme test near the end took 328-780 s, as
     every earlier follower re-applied the stylesheet too."""
-    before = set(_qt_objects()) if _qt_app() else set()
+    # Held for the test: a live wrapper is the one PySide gives back for its object, so
+    # id() names the object (and no new one can take its id).
+    before = _qt_objects() if _qt_app() else []
+    known = {id(thing) for thing in before}
     yield
     if _qt_app() is None:
         return
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication, QMainWindow
-    from shiboken6 import isValid
 
-    left = [thing for address, thing in _qt_objects().items() if address not in before]
+    left = [thing for thing in _qt_objects() if id(thing) not in known]
     # Main windows first, then the rest, as make_app does: a main window deleted in the
     # same round as the menus it holds crashed.
     for first in (True, False):
         for thing in left:
-            if isValid(thing) and isinstance(thing, QMainWindow) is first:
-                thing.deleteLater()  # (one the window owned went with it)
+            try:
+                if isinstance(thing, QMainWindow) is first:
+                    thing.deleteLater()
+            except RuntimeError:  # one the window owned went with it
+                pass
         QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
 
 
-def _qt_objects() -> dict[int, QObject]:
-    """The windows without a parent and Tachy's objects parented to the app, by their C++
-    address (the same object can come back in another Python wrapper)."""
+def _qt_objects() -> list[QObject]:
+    """The windows without a parent and Tachy's objects parented to the app."""
     from PySide6.QtWidgets import QApplication
-    from shiboken6 import getCppPointer
 
     app = QApplication.instance()
     assert app is not None
     windows = [w for w in QApplication.topLevelWidgets() if w.parentWidget() is None]
-    tachy = [o for o in app.children() if type(o).__module__.startswith("client.")]
-    return {getCppPointer(o)[0]: o for o in [*windows, *tachy]}
+    return [*windows, *(o for o in app.children() if type(o).__module__.startswith("client."))]
 
 
 @pytest.fixture(scope="session")
