@@ -6,6 +6,7 @@ import atexit
 import os
 import shutil
 import signal
+import sys
 import tempfile
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -16,6 +17,8 @@ from hypothesis import settings
 from tests.memory_keyring import memory_keyring  # noqa: F401  (a fixture for every test)
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import QObject
+
     from client.backends.engine.local_engine import LocalEngine
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -32,6 +35,53 @@ atexit.register(shutil.rmtree, os.environ["TACHY_DATA_DIR"], True)
 # failed a statistics test on a slow CI machine while the rest of the suite ran.
 settings.register_profile("tachy", deadline=None)
 settings.load_profile("tachy")
+
+
+def _qt_app() -> object | None:
+    """The QApplication, when a test made one (a test that never imports Qt gets none)."""
+    widgets = sys.modules.get("PySide6.QtWidgets")
+    return widgets.QApplication.instance() if widgets else None
+
+
+@pytest.fixture(autouse=True)
+def no_widget_outlives_its_test() -> Iterator[None]:
+    """Deletes the windows without a parent a test left (menus made without one,
+    pyqtgraph's plot menus, a window's side windows; their children go with them) and
+    the app's objects it parented to the QApplication (a SchemeFollower). Left alive they
+    added up over the run (53 top-level widgets a window), and each app.setStyleSheet
+    re-polishes every live widget: the dark-scheme test near the end took 328-780 s, as
+    every earlier follower re-applied the stylesheet too."""
+    # Held for the test: a live wrapper is the one PySide gives back for its object, so
+    # id() names the object (and no new one can take its id).
+    before = _qt_objects() if _qt_app() else []
+    known = {id(thing) for thing in before}
+    yield
+    if _qt_app() is None:
+        return
+    from PySide6.QtCore import QEvent
+    from PySide6.QtWidgets import QApplication, QMainWindow
+
+    left = [thing for thing in _qt_objects() if id(thing) not in known]
+    # Main windows first, then the rest, as make_app does: a main window deleted in the
+    # same round as the menus it holds crashed.
+    for first in (True, False):
+        for thing in left:
+            try:
+                if isinstance(thing, QMainWindow) is first:
+                    thing.deleteLater()
+            except RuntimeError:  # one the window owned went with it
+                pass
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+def _qt_objects() -> list[QObject]:
+    """The windows without a parent and Tachy's objects parented to the app."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    assert app is not None
+    windows = [w for w in QApplication.topLevelWidgets() if w.parentWidget() is None]
+    return [*windows, *(o for o in app.children() if type(o).__module__.startswith("client."))]
 
 
 @pytest.fixture(scope="session")

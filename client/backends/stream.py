@@ -111,7 +111,7 @@ class ChatStream:
         self.outcome: Done | Failed | None = None
         self._response: httpx.Response | None = None
         self._deadline = ReadDeadline(self._seconds_left)
-        self._send_started_ns: int | None = None  # until the request is written
+        self._wait_from_ns: int | None = None  # the wait for a first byte starts here
 
     @property
     def text(self) -> str:
@@ -159,7 +159,7 @@ class ChatStream:
             await self._close_response()
 
     async def _send(self) -> httpx.Response:
-        self._send_started_ns = now_ns()
+        self._wait_from_ns = now_ns()  # the connect counts; _trace moves it to the write
         request = self._client.build_request(
             self._call.method,
             self._call.url,
@@ -191,6 +191,10 @@ class ChatStream:
         # The headers are stamped when their bytes arrived (_send), like the body's.
         if name.endswith("send_request_body.started"):
             self.timeline.mark_written()
+            # From the write on, the wait counts from it, as the TTFT does: a cascade
+            # that fell back at the send's start + 2.5 s gave a TTFT short of 2.5 s + the
+            # other model's, by the time the connect took.
+            self._wait_from_ns = self.timeline.request_written_ns
 
     async def _read(self, response: httpx.Response) -> AsyncIterator[StreamEvent]:
         """The body's events, the tokens of one network read handed on as one
@@ -302,10 +306,10 @@ class ChatStream:
         last_token = _latest(self.timeline.last_token_ns, self._call_output_ns)
         if last_token is None:
             seconds = self.timeouts.first_byte_s
-            # From this stream's own send: a cascade's fallback keeps the first request's
-            # "written" stamp on the shared timeline (TTFT counts from there), but its
-            # own wait for a first byte starts when it sent.
-            start = self._send_started_ns or self.timeline.request_written_ns
+            # From this stream's own write (its send, while it connects): a cascade's
+            # fallback keeps the first request's "written" stamp on the shared timeline
+            # (TTFT counts from there), but its own wait for a first byte is its own.
+            start = self._wait_from_ns or self.timeline.request_written_ns
         else:
             seconds, start = self.timeouts.stall_s, last_token
         if seconds is None or start is None:
