@@ -2566,6 +2566,10 @@ tokens/s</source>
         <translation>半开：正在重试</translation>
     </message>
     <message>
+        <source>The router&apos;s workers</source>
+        <translation>路由器的工作节点</translation>
+    </message>
+    <message>
         <source>worker</source>
         <translation>工作节点</translation>
     </message>

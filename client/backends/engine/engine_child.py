@@ -46,8 +46,7 @@ def build_params(
     params.n_gpu_layers = 0
     params.n_ctx = settings.total_ctx
     params.n_parallel = settings.n_parallel
-    params.n_batch = settings.n_batch
-    params.n_ubatch = settings.n_batch
+    params.n_batch = params.n_ubatch = settings.batch
     params.flash_attn_type = getattr(xllamacpp.llama_flash_attn_type, FLASH[settings.flash_attn])
     params.cache_type_k = getattr(xllamacpp.ggml_type, f"GGML_TYPE_{settings.cache_type_k.upper()}")
     params.cpuparams.n_threads = settings.threads

@@ -32,6 +32,10 @@ DEFAULT_CONTEXT = 2048  # tokens per slot: the app's largest prompt budget fits
 # tokens, medians of 5: 8 0.94x, 168 ms, read 162 ms; 16 0.98x, 631 ms, read 375 ms;
 # 32 532 ms, read 657 ms). Speculative drafts are cut to a batch (engine_child.py).
 DEFAULT_BATCH = 8
+# With speculative decoding a draft must fit one batch, and 7 tokens drafted nothing
+# (tests/cli/test_bench.py's ngram-simple run): speculative engines keep the batch of 32
+# they had, and with it the slower Stop mid-prefill.
+SPEC_BATCH = 32
 FLASH_ATTN = False
 CACHE_TYPE_K = "q8_0"  # llama.cpp's cache type names: f16, q8_0, ...
 DEFAULT_CACHE_RAM_MIB = 256  # host-RAM prompt cache; a 135M model's KV is ~23 KB/token
@@ -56,6 +60,11 @@ class EngineSettings:
     cache_ram_mib: int = DEFAULT_CACHE_RAM_MIB
     sleep_idle_s: int = NO_SLEEP  # unload the model after this long idle; -1 never
     spec: str = ""  # speculative decoding, as `tachy serve-local --spec` spells it
+
+    @property
+    def batch(self) -> int:
+        """Prompt tokens per decode call: the setting's, or SPEC_BATCH with drafts."""
+        return max(self.n_batch, SPEC_BATCH) if self.spec else self.n_batch
 
     @classmethod
     def default(cls) -> EngineSettings:

@@ -192,7 +192,8 @@ def _extras(chunk: dict[str, Any]) -> list[DecodedEvent]:
         events.append(Usage(_int_or_none(prompt), _int_or_none(completion)))
         details = usage.get("prompt_tokens_details")  # vLLM, llama-server: the cache's share
         cached = _int_or_none(details.get("cached_tokens")) if isinstance(details, dict) else None
-        if cached is not None:
+        # Said once: a kind whose own timings come on the chunk (llama.cpp's cache_n) says it.
+        if cached is not None and _TIMINGS_KEYS.isdisjoint(chunk):
             events.append(registry.timings_of("openai", {"cached_tokens": float(cached)}))
     for key, timings in _TIMINGS.items():
         values = _numbers(chunk.get(key))

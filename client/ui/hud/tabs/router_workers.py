@@ -35,6 +35,7 @@ class RouterWorkers(QWidget):
         self.alert = QLabel()  # a worker that turned unhealthy, in one sentence
         self.alert.setWordWrap(True)
         self.table = QTableWidget(0, 6)
+        self.table.setAccessibleName(self.tr("The router's workers"))
         self.table.setHorizontalHeaderLabels(
             [
                 self.tr("worker"),
