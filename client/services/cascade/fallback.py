@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 
 from client.backends.errors import FirstByteTimeout, TachyError
+from client.backends.forwarding import Forwarding
 from client.backends.stream import ChatStream, StreamTimeouts
 from client.core.conversation import ChatRequest
 from client.core.events import (
@@ -32,7 +33,6 @@ from client.core.events import (
     Token,
 )
 from client.services.cascade.cascade import falls_back
-from client.services.cascade.forwarding import Forwarding
 from client.services.cascade.route_record import mark_fallback
 from client.services.fleet.fleet_stream import FleetStream
 from client.services.fleet.pool_backend import answer_stream_of

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from client.backends.base import Backend
 from client.backends.errors import ModelLoading
+from client.backends.forwarding import Forwarding
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatRequest
 from client.core.events import Done, Failed, ServerTimings, Started, StreamEvent, Usage
@@ -108,7 +109,7 @@ def opener_for(
     return PlainOpener(backend)
 
 
-class LoadingRetryStream:
+class LoadingRetryStream(Forwarding[AnswerStream]):
     def __init__(
         self,
         opener: StreamOpener,
@@ -128,34 +129,6 @@ class LoadingRetryStream:
         # A command's printer says the loading state as it changes (the window's turn
         # reads server_loading on its own clock instead).
         self.on_loading: Callable[[bool], None] | None = None
-
-    # ---- the figures: the stream asked now ----------------------------------------------
-    @property
-    def timeline(self) -> RequestTimeline:
-        return self._current.timeline
-
-    @timeline.setter
-    def timeline(self, timeline: RequestTimeline) -> None:
-        self._current.timeline = timeline
-
-    @property
-    def usage(self) -> Usage | None:
-        return self._current.usage
-
-    @property
-    def server_timings(self) -> list[ServerTimings]:
-        return self._current.server_timings
-
-    @property
-    def outcome(self) -> Done | Failed | None:
-        return self._current.outcome
-
-    @property
-    def text(self) -> str:
-        return self._current.text
-
-    def metrics(self) -> RequestMetrics:
-        return self._current.metrics()
 
     # ---- the stream -----------------------------------------------------------------------
     async def __aenter__(self) -> LoadingRetryStream:

@@ -1,5 +1,6 @@
 """What the generation reads of a stream, forwarded to the one answering now: a
-cascade's fallback (fallback.py) puts a stream of its own in front of the route's."""
+cascade's fallback (services/cascade/fallback.py) and the loading retry
+(services/chat/stream_opener.py) each put a stream of their own in front of the route's."""
 
 from __future__ import annotations
 
