@@ -28,11 +28,10 @@ from typing import TYPE_CHECKING, Protocol
 
 from client.backends.base import Backend
 from client.backends.errors import ModelLoading
-from client.backends.forwarding import Forwarding
+from client.backends.forwarding import AnswerParts, Forwarding
 from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatRequest
-from client.core.events import Done, Failed, ServerTimings, Started, StreamEvent, Usage
-from client.core.metrics import RequestMetrics
+from client.core.events import Failed, Started, StreamEvent
 from client.core.timeline import RequestTimeline
 from client.services.cascade.cascade import first_token_limit
 from client.services.cascade.fallback import CascadeOpener
@@ -45,20 +44,9 @@ if TYPE_CHECKING:
 POLL_S = 0.25  # asking again: a server on this machine or network answers a 503 at once
 
 
-class AnswerStream(Protocol):
+class AnswerStream(AnswerParts, Protocol):
     """What a model call reads: a server's ChatStream, a cascade's or a pool's."""
 
-    timeline: RequestTimeline
-
-    @property
-    def usage(self) -> Usage | None: ...
-    @property
-    def server_timings(self) -> list[ServerTimings]: ...
-    @property
-    def outcome(self) -> Done | Failed | None: ...
-    @property
-    def text(self) -> str: ...
-    def metrics(self) -> RequestMetrics: ...
     async def __aenter__(self) -> AnswerStream: ...
     async def __aexit__(self, *exc: object) -> None: ...
     def __aiter__(self) -> AsyncIterator[StreamEvent]: ...
