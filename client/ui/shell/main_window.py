@@ -83,6 +83,8 @@ class MainWindow(ServersWindow):
         self.stage_label.setWordWrap(True)
         TextSizeFollower(self.stage_label, STATUS_PX)  # (the composer follows it too)
         self.composer = Composer(self)
+        if not chat_view_later:
+            self.composer.follow_zoom_in_placeholder()
         self.outcome_bar.focus_home = self.undo_bar.focus_home = self.composer
         self.send_button = _button(self.tr("Send"), "sendButton", self.tr("Send (Enter)"), self)
         stop_tip = self.tr("Stop the answer (Esc)")
@@ -139,6 +141,7 @@ class MainWindow(ServersWindow):
         stand_in = self._chat_stand_in
         if stand_in is None:
             return
+        self.composer.follow_zoom_in_placeholder()
         self._make_chat_view()
         self.centre_layout.replaceWidget(stand_in, self.chat_view)
         QWidget.setTabOrder(stand_in, self.chat_view)
