@@ -9,7 +9,7 @@ resources/style*.qss: tests/ui/common/test_contrast.py measures them all, in bot
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from PySide6.QtGui import QColor, QPalette
 
@@ -18,8 +18,7 @@ LEAST_CONTRAST = 4.5
 TARGET_CONTRAST = 4.6
 
 
-@dataclass(frozen=True)
-class ChatColours:
+class ChatColours(NamedTuple):  # (not a dataclass: ~2 ms of imports before the paint)
     secondary: str  # labels, the code header, quotes: at least 4.5:1 on the background
     thinking: str  # a reasoning model's reasoning
     link: str

@@ -8,15 +8,14 @@ two enabled shortcuts with the same key: Ctrl+Shift+R once did nothing at all).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from PySide6.QtGui import QKeySequence
 
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 
 
-@dataclass(frozen=True, slots=True)
-class Keys:
+class Keys(NamedTuple):  # (not a dataclass: its import costs ~2 ms before the paint)
     keys: tuple[str, ...]  # Qt's portable text; the first is the one shown
     does: str  # in the "Shortcuts" translation context
 
