@@ -8,11 +8,12 @@ two enabled shortcuts with the same key: Ctrl+Shift+R once did nothing at all).
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-from PySide6.QtGui import QKeySequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+
+if TYPE_CHECKING:  # (the window's first paint needs only the text: QKeySequence, ~1 ms)
+    from PySide6.QtGui import QKeySequence
 
 
 class Keys(NamedTuple):  # (not a dataclass: its import costs ~2 ms before the paint)
@@ -63,4 +64,6 @@ def key_of(name: str) -> str:
 
 def sequences(name: str) -> list[QKeySequence]:
     """All the entry's keys, for QAction.setShortcuts."""
+    from PySide6.QtGui import QKeySequence
+
     return [QKeySequence(keys) for keys in SHORTCUTS[name].keys]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QObject, QSettings, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
@@ -20,7 +20,15 @@ from client.ui.common.resources import resource
 
 SchemeListener = Callable[[bool], None]  # called with dark: bool
 THEMES = ("system", "light", "dark")  # View > Theme: the system's scheme, or one kept
+THEME_KEY = "view/theme"  # (QSettings)
 _FOLLOWER: list[SchemeFollower] = []  # the app's one follower, when run_app made it
+
+
+def chosen_theme(settings: QSettings) -> str:
+    """The theme chosen in View > Theme ("system" until one is): read before the first
+    paint, so here and not with the View menu (its actions' modules, ~1 ms)."""
+    stored = settings.value(THEME_KEY, "system")
+    return stored if isinstance(stored, str) and stored in THEMES else "system"
 
 
 def is_dark(palette: QPalette | None = None) -> bool:

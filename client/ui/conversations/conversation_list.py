@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLineEdit,
     QListWidget,
-    QListWidgetItem,
-    QMenu,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
+
+if TYPE_CHECKING:  # (the items and the menu are made after the first paint: ~2 ms)
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QListWidgetItem
 
 UNTITLED = QT_TRANSLATE_NOOP("ConversationPanel", "New conversation")
 SEARCH_DELAY_MS = 150
@@ -74,6 +76,8 @@ class ConversationPanel(QWidget):
 
     def show_conversations(self, conversations: Sequence[Any], current: int | None) -> None:
         """conversations: objects with .id and .title (store.conversations.history.Conversation)."""
+        from PySide6.QtWidgets import QListWidgetItem
+
         self._filling = True
         try:
             self.list.clear()
@@ -117,6 +121,8 @@ class ConversationPanel(QWidget):
         item = self.list.itemAt(position)
         if item is None:
             return
+        from PySide6.QtWidgets import QMenu
+
         conversation_id = int(item.data(Qt.ItemDataRole.UserRole))
         menu = QMenu(self)
         menu.addAction(self.tr("Rename"), lambda: self.list.editItem(item))

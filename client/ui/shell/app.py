@@ -25,10 +25,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 from client import __version__
 from client.ui.common.resources import APP_ID, icon_svg, resource
 from client.ui.common.shortcuts import key_of
-from client.ui.common.theme import SchemeFollower
+from client.ui.common.theme import SchemeFollower, chosen_theme
 from client.ui.shell.main_window import MainWindow
 from client.ui.shell.translations import chosen_language, install_translations
-from client.ui.view.view_menu import chosen_theme
 
 if TYPE_CHECKING:  # client.store loads after the first paint (about 0.1 s of imports)
     import asyncio  # (and asyncio, ~35 ms: imported where used, after the paint)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMenu
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_style import ReadingStyle
 from client.ui.common.shortcuts import key_of, sequences
-from client.ui.common.theme import THEMES, scheme_follower
+from client.ui.common.theme import THEME_KEY, THEMES, scheme_follower
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QDockWidget, QWidget
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 ZOOM_KEY = "view/zoom"
 SMOOTH_KEY = "view/smooth_streaming"
-THEME_KEY = "view/theme"
 THEME_NAMES = {
     "system": QT_TRANSLATE_NOOP("ViewMenu", "System theme"),
     "light": QT_TRANSLATE_NOOP("ViewMenu", "Light"),
@@ -35,12 +34,6 @@ THEME_NAMES = {
 def smooth_streaming(settings: QSettings) -> bool:
     """Whether View > Smooth streaming is on (off until it is switched on)."""
     return str(settings.value(SMOOTH_KEY, "false")).lower() in ("true", "1")
-
-
-def chosen_theme(settings: QSettings) -> str:
-    """The theme chosen in View > Theme ("system" until one is)."""
-    stored = settings.value(THEME_KEY, "system")
-    return stored if isinstance(stored, str) and stored in THEMES else "system"
 
 
 class ViewMenu(QObject):

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication
 
-from client.core.printable import visible
 from client.ui.servers.picker.model_rows import PickerRow, RowKind
 
 if TYPE_CHECKING:
@@ -55,6 +54,8 @@ class ModelLists:
         self, choices: Sequence[ServerChoice], name_of: Callable[[ServerChoice], str]
     ) -> tuple[list[PickerRow], int]:
         """The picker's rows and the current one (-1: none)."""
+        from client.core.printable import visible  # (after the first paint: regexes, ~1 ms)
+
         groups = self.groups(choices)
         headed = len(groups) + (self.cascade is not None) > 1
         rows: list[PickerRow] = []
