@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMenu
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.reading_style import ReadingStyle
 from client.ui.common.shortcuts import key_of, sequences
-from client.ui.common.theme import THEME_KEY, THEMES, scheme_follower
+from client.ui.common.theme import THEME_KEY, THEMES, chosen_theme, scheme_follower
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QDockWidget, QWidget

@@ -191,7 +191,7 @@ def test_the_chat_s_own_colours_read(dark: bool) -> None:
     chosen = colours.text_colours(dark)
     pairs = (
         (f"chat {name} on {back.name()}", value, back)
-        for name, value in vars(chosen).items()
+        for name, value in chosen._asdict().items()
         if name in TEXT_FIELDS
         for back in _chat_backgrounds(dark)
     )
