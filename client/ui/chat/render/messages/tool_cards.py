@@ -93,8 +93,10 @@ def time_words(call: StoredToolCall) -> str:
     if call.status != "done" or call.ms <= 0:
         return ""
     if call.ms < 1000:
-        return _tr("{ms} ms").format(ms=round(call.ms))
-    return _tr("{seconds} s").format(seconds=QLocale().toString(call.ms / 1000, "f", 1))
+        return QCoreApplication.translate("ToolCard", "{ms} ms").format(ms=round(call.ms))
+    return QCoreApplication.translate("ToolCard", "{seconds} s").format(
+        seconds=QLocale().toString(call.ms / 1000, "f", 1)
+    )
 
 
 def header_text(call: StoredToolCall, live: bool) -> str:
@@ -114,10 +116,10 @@ def shown_arguments(call: StoredToolCall) -> str:
 
 def plain_text(call: StoredToolCall, live: bool = False) -> str:
     """The card as Copy gives it: its header, its arguments and its result, whole."""
-    lines = [f"[{_tr('Tool')} {header_text(call, live)}]"]
-    lines.append(f"{_tr('Arguments')}: {shown_arguments(call)}")
+    lines = [f"[{QCoreApplication.translate('ToolCard', 'Tool')} {header_text(call, live)}]"]
+    lines.append(f"{QCoreApplication.translate('ToolCard', 'Arguments')}: {shown_arguments(call)}")
     if call.result is not None:
-        lines.append(f"{_tr('Result')}: {call.result}")
+        lines.append(f"{QCoreApplication.translate('ToolCard', 'Result')}: {call.result}")
     return "\n".join(lines)
 
 
@@ -163,8 +165,11 @@ def insert_card(
     stands = standing(call, live)
     if stands in ("error", "denied", "lost"):
         header.setForeground(QColor(ERROR[dark]))
-    header.setToolTip(_tr("Hide the arguments and the result") if is_open
-                      else _tr("Show the arguments and the result"))  # fmt: skip
+    if is_open:
+        tip = QCoreApplication.translate("ToolCard", "Hide the arguments and the result")
+    else:
+        tip = QCoreApplication.translate("ToolCard", "Show the arguments and the result")
+    header.setToolTip(tip)
     mark = "▾" if is_open else "▸"
     inside.insertText(f"{mark} ⚙ {header_text(call, live)}", header)
     if is_open:
@@ -180,9 +185,9 @@ def _insert_details(cursor: QTextCursor, call: StoredToolCall, look: ChatColours
     code = QTextCharFormat()
     code.setFontFixedPitch(True)
     code.setFontFamilies(["monospace"])
-    parts = [(_tr("Arguments"), shown_arguments(call))]
+    parts = [(QCoreApplication.translate("ToolCard", "Arguments"), shown_arguments(call))]
     if call.result is not None:
-        parts.append((_tr("Result"), call.result))
+        parts.append((QCoreApplication.translate("ToolCard", "Result"), call.result))
     for title, text in parts:
         cursor.insertBlock(QTextBlockFormat(), label)
         cursor.insertText(title, label)
@@ -193,5 +198,7 @@ def _insert_details(cursor: QTextCursor, call: StoredToolCall, look: ChatColours
 def _cut(text: str) -> str:
     if len(text) <= SHOWN_CHARS:
         return text
-    more = _tr("… ({count} more characters: Copy gives them all)")
+    more = QCoreApplication.translate(
+        "ToolCard", "… ({count} more characters: Copy gives them all)"
+    )
     return text[:SHOWN_CHARS] + more.format(count=len(text) - SHOWN_CHARS)
