@@ -116,10 +116,13 @@ def shown_arguments(call: StoredToolCall) -> str:
 
 def plain_text(call: StoredToolCall, live: bool = False) -> str:
     """The card as Copy gives it: its header, its arguments and its result, whole."""
-    lines = [f"[{QCoreApplication.translate('ToolCard', 'Tool')} {header_text(call, live)}]"]
-    lines.append(f"{QCoreApplication.translate('ToolCard', 'Arguments')}: {shown_arguments(call)}")
+    tool = QCoreApplication.translate("ToolCard", "Tool")
+    lines = [f"[{tool} {header_text(call, live)}]"]
+    arguments = QCoreApplication.translate("ToolCard", "Arguments")
+    lines.append(f"{arguments}: {shown_arguments(call)}")
     if call.result is not None:
-        lines.append(f"{QCoreApplication.translate('ToolCard', 'Result')}: {call.result}")
+        result = QCoreApplication.translate("ToolCard", "Result")
+        lines.append(f"{result}: {call.result}")
     return "\n".join(lines)
 
 
