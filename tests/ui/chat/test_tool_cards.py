@@ -204,3 +204,14 @@ def test_the_card_follows_the_theme(view: ChatView, dark: bool) -> None:
     frame = header.currentFrame()
     assert frame.frameFormat().background().color() == QColor(look.code)
     assert header.charFormat().foreground().color() == QColor(look.link)
+
+
+def test_a_card_shown_under_a_temporary_key_folds_after_it_is_stored(view: ChatView) -> None:
+    view.set_messages([ShownMessage(6, "user", "Use add for 2 and 3.")])
+    view.reserve_answer(-3)
+    view.show_tool_calls(-3, [replace(ADD, at=0)])
+    view.append_token(-3, "The sum is 5.")
+    view.end_stream(-3, "complete")
+    view.rekey(-3, 7)
+    view.anchorClicked.emit(QUrl(f"{view.action_scheme}:tool1_0/7"))
+    assert view.tool_call_open(7, 1, 0) and '"a": 2,' in _plain(view)

@@ -195,6 +195,8 @@ class ChatView(ChatMarkers, EarlierMessages, ToolCallsView, ReadingLayout):
         with one_edit(self.document()):
             if block.thinking_frame is not None:
                 self.reasoning.render(block)  # its link names the key
+            if block.message.tool_calls and not block.streaming:
+                self._render_full(block)  # its tool cards' links name it too
             self.labels.render(block)
 
     # --- streaming ---------------------------------------------------------------

@@ -191,8 +191,10 @@ def _insert_details(cursor: QTextCursor, call: StoredToolCall, look: ChatColours
     parts = [(QCoreApplication.translate("ToolCard", "Arguments"), shown_arguments(call))]
     if call.result is not None:
         parts.append((QCoreApplication.translate("ToolCard", "Result"), call.result))
+    room = QTextBlockFormat()
+    room.setTopMargin(4)  # a little air between the header and each part
     for title, text in parts:
-        cursor.insertBlock(QTextBlockFormat(), label)
+        cursor.insertBlock(room, label)
         cursor.insertText(title, label)
         cursor.insertBlock(QTextBlockFormat(), code)
         cursor.insertText(_cut(text) or " ", code)  # plain text: never markup
