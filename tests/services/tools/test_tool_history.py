@@ -99,3 +99,11 @@ def test_the_ollama_wire_carries_the_calls_and_the_results_by_name() -> None:
     assert call["function"]["arguments"] == {"a": 2, "b": 3}  # an object, not text
     assert sent[2]["role"] == "tool" and sent[2]["tool_name"] == "add"
     assert sent[2]["content"] == "5.0"
+
+
+def test_the_prompt_budget_counts_the_calls_sent_again() -> None:
+    from client.core.budget import estimate_tokens
+
+    [asked, *_] = answer_messages(TEXT, [ADD])
+    bare = ChatMessage("assistant", asked.content)
+    assert estimate_tokens(asked) > estimate_tokens(bare)
