@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from client.backends.kinds.ollama.body import chat_body as ollama_body
 from client.backends.kinds.openai.body import chat_body as openai_body
+from client.core.budget import estimate_tokens
 from client.core.conversation import ChatMessage, ChatRequest
 from client.services.chat.turn_store import context_of
 from client.services.tools.tool_history import (
@@ -102,8 +103,6 @@ def test_the_ollama_wire_carries_the_calls_and_the_results_by_name() -> None:
 
 
 def test_the_prompt_budget_counts_the_calls_sent_again() -> None:
-    from client.core.budget import estimate_tokens
-
     [asked, *_] = answer_messages(TEXT, [ADD])
     bare = ChatMessage("assistant", asked.content)
     assert estimate_tokens(asked) > estimate_tokens(bare)
