@@ -37,9 +37,11 @@ def estimate_text_tokens(text: str) -> int:
 
 def estimate_tokens(message: ChatMessage) -> int:
     """ceil(chars / 4) + 4 per message (the template's role header and separators),
-    plus its images' tokens (client.core.images.estimate_image_tokens)."""
+    plus its images' tokens (client.core.images.estimate_image_tokens) and its tool
+    calls' (their names and arguments, as sent again in the history)."""
     images = sum(estimate_image_tokens(i) for i in message.images)
-    return estimate_text_tokens(message.content) + TOKENS_PER_MESSAGE + images
+    calls = sum(estimate_text_tokens(c.name + c.arguments_json()) for c in message.tool_calls)
+    return estimate_text_tokens(message.content) + TOKENS_PER_MESSAGE + images + calls
 
 
 def prompt_budget(

@@ -43,6 +43,11 @@ Schema (version = `PRAGMA user_version`, one step per entry of MIGRATIONS):
       file as attached (NULL when it was sent as it was). client/store/conversations/images.py.
   endpoints(id, name UNIQUE, url, api, created_at)   -- never an API key (keyring only)
   settings(key PRIMARY KEY, value JSON)
+  message_tool_calls(id, message_id -> messages ON DELETE CASCADE, round, position,
+           at_char, call_id, name, arguments, server, status, result, is_error, problem,
+           ms)   (schema 8)
+      An answer's tool calls and their results, where each card sits in its text, so
+      the model's exact transcript can be sent again. client/store/conversations/tool_calls.py.
   message_search: FTS5 trigram index over messages.content (when this SQLite has
       FTS5), kept by triggers; a message is indexed once it stops streaming.
 Times are unix seconds (UTC) as REAL.
@@ -282,6 +287,31 @@ def _request_qoe_7(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE request_metrics ADD COLUMN qoe REAL")
 
 
+_MESSAGE_TOOL_CALLS_8 = [
+    """CREATE TABLE message_tool_calls (
+           id INTEGER PRIMARY KEY,
+           message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+           round INTEGER NOT NULL,
+           position INTEGER NOT NULL,
+           at_char INTEGER NOT NULL,
+           call_id TEXT NOT NULL,
+           name TEXT NOT NULL,
+           arguments TEXT NOT NULL DEFAULT '',
+           server TEXT NOT NULL DEFAULT '',
+           status TEXT NOT NULL DEFAULT 'ready',
+           result TEXT,
+           is_error INTEGER NOT NULL DEFAULT 0,
+           problem TEXT,
+           ms REAL NOT NULL DEFAULT 0,
+           UNIQUE (message_id, round, position))""",
+]
+
+
+def _message_tool_calls_8(conn: sqlite3.Connection) -> None:
+    for statement in _MESSAGE_TOOL_CALLS_8:
+        conn.execute(statement)
+
+
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = [
     _schema_1,
@@ -291,6 +321,7 @@ MIGRATIONS: list[Migration] = [
     _history_summaries_5,
     _message_images_6,
     _request_qoe_7,
+    _message_tool_calls_8,
 ]
 
 

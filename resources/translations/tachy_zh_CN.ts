@@ -3324,6 +3324,69 @@ tokens/s</source>
     </message>
 </context>
 <context>
+    <name>ToolCard</name>
+    <message>
+        <source>Arguments complete</source>
+        <translation>参数已完整</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>出错</translation>
+    </message>
+    <message>
+        <source>Denied</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>No result</source>
+        <translation>没有结果</translation>
+    </message>
+    <message>
+        <source>{ms} ms</source>
+        <translation>{ms} 毫秒</translation>
+    </message>
+    <message>
+        <source>{seconds} s</source>
+        <translation>{seconds} 秒</translation>
+    </message>
+    <message>
+        <source>Tool</source>
+        <translation>工具</translation>
+    </message>
+    <message>
+        <source>Arguments</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Hide the arguments and the result</source>
+        <translation>隐藏参数和结果</translation>
+    </message>
+    <message>
+        <source>Show the arguments and the result</source>
+        <translation>显示参数和结果</translation>
+    </message>
+    <message>
+        <source>… ({count} more characters: Copy gives them all)</source>
+        <translation>…（还有 {count} 个字符：复制可得到全部）</translation>
+    </message>
+</context>
+<context>
     <name>ToolProblems</name>
     <message>
         <source>The command &apos;{command}&apos; of {server} was not found: check that it is installed.</source>

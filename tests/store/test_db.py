@@ -46,7 +46,7 @@ def test_migrates_an_empty_file_to_the_latest_version(data_dir: Path) -> None:
     data_dir.mkdir(parents=True)
     (data_dir / "tachy.sqlite3").write_bytes(b"")  # an empty file is an empty database
     with Database() as database:
-        assert database.version == len(MIGRATIONS) == 7
+        assert database.version == len(MIGRATIONS) == 8
         assert database.query("PRAGMA user_version")[0][0] == len(MIGRATIONS)
         assert {"conversations", "messages", "request_metrics", "endpoints", "settings"} <= (
             tables(database)

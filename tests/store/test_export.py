@@ -12,6 +12,7 @@ from client.store.conversations.export import (
     metrics_line,
 )
 from client.store.conversations.history import HistoryStore
+from client.store.conversations.tool_calls import StoredToolCall, ToolCallStore
 from client.store.metrics_store import MetricsStore
 
 HOSTILE = '<script>alert("x")</script> **bold** `code` \\ "quotes" \u2028 ✓'
@@ -118,3 +119,41 @@ def test_metrics_line_with_nothing_measured() -> None:
 
     line = metrics_line(MetricsRecord(id=1, time=0.0, server="", model="", outcome="failed"))
     assert line == "TTFT – · TTFO – · TPOT – · E2E – · failed"
+
+
+def test_an_answers_tool_calls_are_exported_where_they_were_made(
+    history: HistoryStore, metrics_store: MetricsStore
+) -> None:
+    chat = history.create_conversation("tools")
+    question = history.add_message(chat.id, "user", "Use add for 2 and 3.")
+    answer = history.add_message(
+        chat.id, "assistant", "Adding.The sum is 5.", parent_id=question.id
+    )
+    hostile = "``` <b>not</b> ```` end"
+    ToolCallStore(history.db).save(
+        [
+            StoredToolCall(
+                answer.id,
+                1,
+                0,
+                7,
+                "c1",
+                "add",
+                '{"a": 2}',
+                "demo",
+                "done",
+                hostile,
+                True,
+                "tool",
+                12.0,
+            )
+        ]
+    )
+    [_, exported] = export_data(history, metrics_store, chat.id)["messages"]
+    [call] = exported["tool_calls"]
+    assert (call["name"], call["result"], call["at"], call["is_error"]) == (
+        "add", hostile, 7, True
+    )  # fmt: skip
+    text = export_markdown(history, metrics_store, chat.id)
+    card = '**Tool** `add` · demo · 12 ms · tool\n\n```json\n{"a": 2}\n```\n\n'
+    assert f"Adding.\n\n{card}`````text\n{hostile}\n`````\n\nThe sum is 5.\n" in text

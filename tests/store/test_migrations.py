@@ -38,8 +38,8 @@ def test_a_schema_2_history_opens_migrated_with_its_data(data_dir: Path) -> None
     data_dir.mkdir(parents=True)
     schema_2_file(data_dir / "tachy.sqlite3")
     with Database() as db:
-        assert db.version == len(MIGRATIONS) == 7
-        assert db.query("PRAGMA user_version")[0][0] == 7
+        assert db.version == len(MIGRATIONS) == 8
+        assert db.query("PRAGMA user_version")[0][0] == 8
         history = HistoryStore(db)
         assert [m.content for m in history.active_path(1)] == ["q", "a"]
         assert [c.title for c in history.list_conversations("q")] == ["old"]  # index kept

@@ -4,7 +4,9 @@ end, who answered, and the request's figures and stages (the metrics store).
 Tokens are only added to a buffer on the loop; a timer flushes the buffer to SQLite
 on the database's worker thread at most every `interval_s`, so if the app is killed
 mid-stream at most the last interval of text is lost, and a token is never held
-back by a write. The final flush and the end state go in one last call.
+back by a write. The final flush and the end state go in one last call. A tool call
+(its card: the call, its state, its result) is buffered the same way and written with
+the text, in the same transaction, so a crash keeps the two in step.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from client.core.conversation import ChatRequest
@@ -24,6 +27,7 @@ from client.services.knowledge.retrieval import Retrieval
 from client.services.planning.planner import RequestPlan, Route
 from client.services.storage import full_disk as saving
 from client.store.conversations.history import HistoryStore, MessageState
+from client.store.conversations.tool_calls import StoredToolCall, ToolCallStore
 from client.store.metrics_store import MetricsStore
 from client.store.stage_records import (
     SourcePlace,
@@ -51,6 +55,7 @@ class AnswerWriter:
         self.flushes = 0  # completed intermediate writes (tests and diagnostics)
         self._text: list[str] = []
         self._thinking: list[str] = []
+        self._calls: dict[tuple[int, int], StoredToolCall] = {}  # by (round, place): the last
         self._loop = asyncio.get_running_loop()
         self._last_flush = self._loop.time()
         self._timer: asyncio.TimerHandle | None = None
@@ -64,30 +69,39 @@ class AnswerWriter:
         if self._timer is None and self._flushing is None:
             self._schedule()
 
+    def tool_call(self, call: StoredToolCall) -> None:
+        """Buffer a tool call's latest state (written with the next flush)."""
+        self._calls[(call.round, call.position)] = call
+        if self._timer is None and self._flushing is None:
+            self._schedule()
+
     def _schedule(self) -> None:
         if self._finished or self._timer is not None or self._flushing is not None:
             return  # the running flush reschedules when it ends
         delay = max(0.0, self._last_flush + self.interval_s - self._loop.time())
         self._timer = self._loop.call_later(delay, self._start_flush)
 
-    def _take(self) -> tuple[str, str]:
+    def _take(self) -> tuple[str, str, list[StoredToolCall]]:
         text, thinking = "".join(self._text), "".join(self._thinking)
+        calls = list(self._calls.values())
         self._text.clear()
         self._thinking.clear()
-        return text, thinking
+        self._calls.clear()
+        return text, thinking, calls
 
     def _start_flush(self) -> None:
         self._timer = None
-        text, thinking = self._take()
-        if not text and not thinking:
+        text, thinking, calls = self._take()
+        if not text and not thinking and not calls:
             return
         self._last_flush = self._loop.time()  # the text at risk is counted from here
-        self._flushing = asyncio.ensure_future(self._write(text, thinking))
+        self._flushing = asyncio.ensure_future(self._write(text, thinking, calls))
         self._flushing.add_done_callback(self._flushed)
 
-    async def _write(self, text: str, thinking: str) -> None:
+    async def _write(self, text: str, thinking: str, calls: list[StoredToolCall]) -> None:
         try:
-            await self.history.db.run(self.history.append_text, self.message_id, text, thinking)
+            await self.history.db.run(_append, self.history, self.message_id, text, thinking,
+                                      calls)  # fmt: skip
         except KeyError:
             self.gone = self._finished = True  # the message was deleted: nowhere to save
         except Exception as error:
@@ -98,13 +112,15 @@ class AnswerWriter:
                 log.exception("could not save the streaming answer; will try again")
             self._text.insert(0, text)
             self._thinking.insert(0, thinking)
+            for call in calls:  # a newer state of the same call wins
+                self._calls.setdefault((call.round, call.position), call)
         else:
             self.flushes += 1
             saving.report_saved()
 
     def _flushed(self, _: asyncio.Future[None]) -> None:
         self._flushing = None
-        if self._text or self._thinking:
+        if self._text or self._thinking or self._calls:
             self._schedule()
 
     async def finish(self, state: MessageState, error_message: str = "") -> None:
@@ -122,10 +138,10 @@ class AnswerWriter:
     ) -> None:
         if pending is not None:
             await asyncio.wait({pending})
-        text, thinking = self._take()
+        text, thinking, calls = self._take()
         if self.gone:
             return
-        args = (self.history, self.message_id, text, thinking, state, error_message)
+        args = (self.history, self.message_id, text, thinking, state, error_message, calls)
         try:
             await self.history.db.run(_append_and_set_state, *args)
         except Exception as error:
@@ -136,6 +152,18 @@ class AnswerWriter:
             saving.save_when_possible(self.history.db, _append_and_set_state, *args)
 
 
+def _append(
+    history: HistoryStore,
+    message_id: int,
+    text: str,
+    thinking: str,
+    calls: Sequence[StoredToolCall],
+) -> None:
+    with history.db.transaction():
+        history.append_text(message_id, text, thinking)
+        ToolCallStore(history.db).save(calls)
+
+
 def _append_and_set_state(
     history: HistoryStore,
     message_id: int,
@@ -143,9 +171,11 @@ def _append_and_set_state(
     thinking: str,
     state: MessageState,
     error_message: str,
+    calls: Sequence[StoredToolCall] = (),
 ) -> None:
     with history.db.transaction():
         history.append_text(message_id, text, thinking)
+        ToolCallStore(history.db).save(calls)
         history.set_state(message_id, state, error_message)
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from client.services.chat import turn_store
 from client.store.conversations.history import HistoryStore
 from client.store.conversations.history import StoredMessage as StoredMessage  # for the window
+from client.store.conversations.tool_calls import StoredToolCall, ToolCallStore
 from client.store.metrics_store import MetricsRecord, MetricsStore
 
 
@@ -70,6 +71,12 @@ class ShownHistory:
             return {}
         found = self._metrics.for_messages(message_ids)
         return {key: records for key, records in found.items() if records}
+
+    def tool_calls(self, message_ids: Iterable[int]) -> dict[int, list[StoredToolCall]]:
+        """Each answer's tool calls (their cards), in the order they were made."""
+        if self._history is None:
+            return {}
+        return ToolCallStore(self._history.db).for_messages(message_ids)
 
     def set_paint_ms(self, record_id: int, paint_ms: float) -> None:
         if self._metrics is not None:

@@ -5,11 +5,14 @@ asks the user, runs them and the model is called again, within the same turn.
     session.tools = TurnTools(tachy.tools, settings)   # the root attaches it (tools/turn_tools.py)
     session.tools.approver = window_approver            # the window asks the user
 
-Stored as text in the answer: each tool call and its result is one line of the answer
-(`tool_line`), written like the model's words, so it survives a crash and a restart,
-Continue sends it back as the answer so far and Retry starts the turn afresh. The
-model's exact transcript (the assistant message with its calls, the tool messages)
-lives only while the turn runs.
+Stored with the answer as data: each call, its state and its result is a row of its
+own (client/store/conversations/tool_calls.py) with where its card sits in the answer's
+text, buffered and written by the answer's writer with the words, so it survives a
+crash and a restart like them. Each change is also a `ToolCallShown` for the chat's
+card. The answer's text keeps only the model's words, so the model's exact transcript
+(the assistant message with its calls, the tool messages) is laid out again from the
+two for Continue and every later turn (client/services/tools/tool_history.py); Retry
+starts the turn afresh.
 
 Approval and a tool's run are stages of their own (TurnState.APPROVAL, USING_TOOL): the
 waterfall and the footer show them, and they never count as latency (`tool_ns`).
@@ -18,36 +21,34 @@ waterfall and the footer show them, and they never count as latency (`tool_ns`).
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncGenerator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from client.core.events import Done, Token, TokenKind
 from client.core.timeline import RequestTimeline, TokenStamp, now_ns
-from client.core.tools import ToolResult
+from client.core.tools import ToolCall
 from client.services.chat.answer_writer import AnswerWriter
 from client.services.chat.model_call import AnswerEnded, ModelCallResult
 from client.services.chat.session_events import Outcome, SlowStart, Stage, StageChanged
 from client.services.chat.turn_state import StateChanged
 from client.services.chat.turn_steps import Outgoing, RunSettings, TurnAsk
+from client.services.chat.turn_store import Turn
 from client.services.tools import loop_events as ev
 from client.services.tools.loop import ToolLoop
+from client.services.tools.tool_history import StoredToolCall
 from client.services.tools.turn_tools import TurnTools as TurnTools  # the root's
+from client.store.conversations.tool_calls import DONE, READY, RUNNING, WAITING
 
-RESULT_CHARS = 400  # a result's text kept in the answer's line (the model gets it whole)
+STOPPED = "stopped"  # the problem of a call Stop left unsettled
 
 
-def tool_line(finished: ev.ToolFinished, server: str) -> str:
-    """The answer's line for one call: `⚙ add {"a": 2} → 5 · 12 ms · demo`."""
-    arguments = json.dumps(finished.call.arguments, ensure_ascii=False)
-    result = " ".join(finished.result.content.split())
-    if len(result) > RESULT_CHARS:
-        result = result[:RESULT_CHARS] + "…"
-    mark = "✗" if finished.is_error else "→"
-    where = f" · {server}" if server else ""
-    call = f"`⚙ {finished.call.name} {arguments}`"
-    return f"\n\n{call} {mark} {result} · {finished.ms:.0f} ms{where}\n\n"
+@dataclass(frozen=True, slots=True)
+class ToolCallShown:
+    """A tool call's card changed (made, asked about, running, ended): its latest state,
+    as stored."""
+
+    call: StoredToolCall
 
 
 class ToolTurn:
@@ -60,12 +61,15 @@ class ToolTurn:
     timeline: RequestTimeline
     _text_parts: list[str]
     _writer: AnswerWriter | None
+    _turn: Turn | None
+    assistant_message_id: int | None
 
     tool_loop: ToolLoop | None = None
     tool_name = ""  # the tool running now ("Using add… 1.2 s")
     tool_since_ns = 0  # when the current tool stage began
     tool_ns = 0  # the turn's time in tools and approvals so far
     _tool_stage_is_run = False  # the stage under way runs a tool (else: asks about one)
+    tool_calls: tuple[StoredToolCall, ...] = ()  # this turn's calls, each in its latest state
     tool_spans: tuple[tuple[int, int], ...] = ()  # each approval's and tool run's (start, end)
     # A later model call's own request stamps (written, headers, first byte), its tokens
     # and stages in the turn's: the turn's TTFT stays the first call's.
@@ -134,32 +138,70 @@ class ToolTurn:
 
     async def _tool_step(self, loop: ToolLoop, done: Done) -> AsyncGenerator[Any, None]:
         self._first_output(loop, done)
-        servers: dict[str, str] = {}
-        settled: set[str] = set()
+        cards = {
+            call.id: self._new_card(loop.step, n, call) for n, call in enumerate(done.tool_calls)
+        }
         try:
             async for item in loop.end_call(done):
-                if isinstance(item, ev.ToolCallReady):
-                    servers[item.call.id] = item.server
                 stage = self._tool_stage(item)
                 if stage is not None:
                     yield self._enter(stage)
                     for told in self._restate():
                         yield told
                 yield item
-                if isinstance(item, ev.ToolFinished):
-                    settled.add(item.call.id)
-                    yield self._say(tool_line(item, servers.get(item.call.id, "")))
-        except asyncio.CancelledError:  # Stop: each call not settled is said as stopped
+                shown = self._card_changed(item, cards)
+                if shown is not None:
+                    yield shown
+        except asyncio.CancelledError:  # Stop: each call not settled is kept as stopped
             running = self.tool_since_ns and self._tool_stage_is_run
-            for call in done.tool_calls:
-                if call.id not in settled:
-                    words = ev.STOPPED_WHILE if running else ev.STOPPED_BEFORE
-                    stopped = ToolResult(call.id, call.name, words, True)
-                    finished = ev.ToolFinished(loop.step, call, stopped, 0.0, now_ns())
-                    self._say(tool_line(finished, servers.get(call.id, "")))
+            words = ev.STOPPED_WHILE if running else ev.STOPPED_BEFORE
+            for card in cards.values():
+                if card.status != DONE:
+                    self._keep_card(replace(card, status=DONE, result=words, is_error=True,
+                                            problem=STOPPED))  # fmt: skip
             raise
         finally:
             self._tool_stage_ends()
+
+    def _new_card(self, step: int, position: int, call: ToolCall) -> StoredToolCall:
+        """A call's card, where it sits in the answer's text (not shown nor kept yet)."""
+        turn = self._turn
+        at = len(turn.prior_text if turn else "") + sum(len(part) for part in self._text_parts)
+        rounds = turn.prior_rounds if turn else 0
+        return StoredToolCall(
+            self.assistant_message_id or 0, rounds + step, position, at, call.id, call.name,
+            call.arguments_text or call.arguments_json(), status=READY,
+        )  # fmt: skip
+
+    def _card_changed(self, item: object, cards: dict[str, StoredToolCall]) -> ToolCallShown | None:
+        """The card of the call a loop event is about, in its new state (kept, shown)."""
+        call = getattr(item, "call", None)
+        card = cards.get(call.id) if isinstance(call, ToolCall) else None
+        if card is None:
+            return None
+        if isinstance(item, ev.ToolCallReady):
+            card = replace(card, server=item.server)
+        elif isinstance(item, ev.ApprovalWaiting):
+            card = replace(card, status=WAITING, server=item.server)
+        elif isinstance(item, ev.ToolRunning):
+            card = replace(card, status=RUNNING, server=item.server)
+        elif isinstance(item, ev.ToolFinished):
+            result = item.result
+            card = replace(card, status=DONE, result=result.content, is_error=result.is_error,
+                           problem=item.problem, ms=item.ms)  # fmt: skip
+        else:
+            return None
+        cards[card.call_id] = card
+        return self._keep_card(card)
+
+    def _keep_card(self, card: StoredToolCall) -> ToolCallShown:
+        """The turn's latest state of the call, and the writer's (saved with the words)."""
+        place = (card.round, card.position)
+        kept = [c for c in self.tool_calls if (c.round, c.position) != place]
+        self.tool_calls = tuple(sorted([*kept, card], key=lambda c: (c.round, c.position)))
+        if self._writer is not None:
+            self._writer.tool_call(card)
+        return ToolCallShown(card)
 
     def _hear_tools(self, item: object) -> None:
         """The model call's stream events, for the loop (its words, calls and stamps)."""
@@ -207,7 +249,7 @@ class ToolTurn:
         )  # fmt: skip
 
     def _say(self, text: str) -> Token:
-        """A line of the answer that the model did not write (a tool call, the limit)."""
+        """A line of the answer that the model did not write (the step limit's)."""
         self._text_parts.append(text)
         if self._writer is not None:
             self._writer.add(text, Token(text).kind)

@@ -140,6 +140,7 @@ class Planning:
         *,
         text_id: int | None = None,
         continuing: str = "",
+        continued_steps: Sequence[ChatMessage] = (),
         passages: Sequence[Passage] = (),
         chosen: RouteChoice | None = None,
         summary: HistorySummary | None = None,
@@ -154,6 +155,7 @@ class Planning:
                 history_ids=history_ids,
                 text_id=text_id,
                 continuing=continuing,
+                continued_steps=continued_steps,
                 passages=passages,
                 count=self.count,
                 ttft=self.ttft,
@@ -272,15 +274,16 @@ class TurnSteps:
             turn.question,
             ids,
             text_id=turn.user_message_id,
-            continuing=turn.prior_text,
+            continuing=turn.continuing,
+            continued_steps=turn.prior_steps,
             passages=tuple(as_passages(found.passages)) if found is not None else (),
             chosen=chosen,
             summary=summary,
             images=turn.question_images,
         )
         # Asked by a prompt, small models often start the answer over.
-        prompted = turn.prior_text and plan.continue_mode is ContinueMode.PROMPT
-        answer_filter = prompted_answer_filter(turn.prior_text) if prompted else None
+        prompted = turn.continuing and plan.continue_mode is ContinueMode.PROMPT
+        answer_filter = prompted_answer_filter(turn.continuing) if prompted else None
         return Outgoing(plan, plan.request(), answer_filter)
 
     async def _ask_vision(self, turn: Turn, chosen: RouteChoice) -> None:

@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, cast
 
 from client.core.conversation import ChatMessage, Role
 from client.core.images import Attachment, ImagePart
+from client.services.tools.tool_history import answer_messages, answer_steps, rounds_of
 from client.store.conversations.history import HistoryStore, MessageState, StoredMessage
 from client.store.conversations.images import ImageStore
+from client.store.conversations.tool_calls import StoredToolCall, ToolCallStore
 
 if TYPE_CHECKING:
     from client.services.planning.planner import Route
@@ -36,6 +38,16 @@ class Turn:
     prior_thinking: str = ""
     prior_state: MessageState | None = None  # Continue: the state before it resumed
     origin: Origin | None = None  # who the answer was stored as written by (None: Continue)
+    # Continue of an answer with tools: its tool rounds as the model saw them, the words
+    # after the last one (what the model goes on from) and how many rounds there were.
+    prior_steps: tuple[ChatMessage, ...] = ()
+    prior_tail: str | None = None  # None: the whole prior_text
+    prior_rounds: int = 0
+
+    @property
+    def continuing(self) -> str:
+        """The partial answer the model continues (after its last tool round)."""
+        return self.prior_text if self.prior_tail is None else self.prior_tail
 
     @property
     def _asks(self) -> bool:
@@ -78,24 +90,39 @@ def title_for(question: str) -> str:
 
 
 def context_of(
-    path: list[StoredMessage], images: Mapping[int, tuple[ImagePart, ...]] | None = None
+    path: list[StoredMessage],
+    images: Mapping[int, tuple[ImagePart, ...]] | None = None,
+    tools: Mapping[int, Sequence[StoredToolCall]] | None = None,
 ) -> tuple[list[ChatMessage], list[int | None]]:
-    """Stored messages as the model sees them (with each one's images, as sent), and
-    their ids. Empty messages (an answer that failed before any text) are left out."""
-    images = images or {}
-    kept = [m for m in path if m.content or m.id in images]
-    messages = [ChatMessage(cast(Role, m.role), m.content, images.get(m.id, ())) for m in kept]
-    ids: list[int | None] = [m.id for m in kept]
+    """Stored messages as the model sees them (with each one's images, as sent; an
+    answer with tool calls as its rounds of calls and results: services/tools/
+    tool_history.py), and the stored id of each. Empty messages (an answer that failed
+    before any text) are left out."""
+    images, tools = images or {}, tools or {}
+    messages: list[ChatMessage] = []
+    ids: list[int | None] = []
+    for m in path:
+        if m.id in tools:
+            laid_out = answer_messages(m.content, tools[m.id])
+        elif m.content or m.id in images:
+            laid_out = [ChatMessage(cast(Role, m.role), m.content, images.get(m.id, ()))]
+        else:
+            continue
+        messages += laid_out
+        ids += [m.id] * len(laid_out)
     return messages, ids
 
 
 def read_context(
     history: HistoryStore, path: list[StoredMessage]
 ) -> tuple[list[ChatMessage], list[int | None]]:
-    """context_of with the images of the path's questions read from the store."""
+    """context_of with the images of the path's questions and the tool calls of its
+    answers read from the store."""
     questions = [m.id for m in path if m.role == "user"]
     images = ImageStore(history.db).sent_images(questions) if questions else {}
-    return context_of(path, images)
+    answers = [m.id for m in path if m.role == "assistant"]
+    tools = ToolCallStore(history.db).for_messages(answers) if answers else {}
+    return context_of(path, images, tools)
 
 
 def ask(
@@ -228,6 +255,8 @@ def resume(history: HistoryStore, assistant_message_id: int) -> Turn:
         path = history.active_path(message.conversation_id)
         before = path[: [m.id for m in path].index(message.id)]
         context, context_ids = read_context(history, before)
+        calls = ToolCallStore(history.db).for_message(message.id)
+        steps, tail = answer_steps(message.content, calls) if calls else ([], None)
         return Turn(
             conversation_id=message.conversation_id,
             user_message_id=message.parent_id,
@@ -237,6 +266,9 @@ def resume(history: HistoryStore, assistant_message_id: int) -> Turn:
             prior_text=message.content,
             prior_thinking=message.thinking,
             prior_state=message.state,
+            prior_steps=tuple(steps),
+            prior_tail=tail,
+            prior_rounds=rounds_of(calls),
         )
 
 

@@ -129,6 +129,8 @@ class PlanInput:
     history_ids: Sequence[int | None] = ()  # the stored id of each history message
     text_id: int | None = None  # the stored id of the new text, once stored
     continuing: str = ""  # Continue: the partial answer to go on from
+    # Continue of an answer with tools: its tool rounds (calls and results) before it.
+    continued_steps: Sequence[ChatMessage] = ()
     passages: Sequence[Passage] = ()
     summary: HistorySummary | None = None
     count: TokenCounter = estimate_tokens
@@ -225,6 +227,7 @@ def plan_request(given: PlanInput) -> RequestPlan:
         history = all_unseen(history)
     asked = given.text or given.passages or given.images
     tail = [_question(given.text, given.passages, given.images)] if asked else []
+    tail += given.continued_steps  # what the model already did, as it happened
     if given.continuing:  # counted: it is kept with its question, whatever the budget
         tail.append(ChatMessage("assistant", given.continuing))
     fitted = fit_to_budget([*head, *history, *tail], given.settings.budget, given.count)

@@ -71,7 +71,8 @@ class PromptTokenCounter:
     # -- the synchronous side: budget and composer ---------------------------
     def __call__(self, message: ChatMessage) -> int:
         images = self.image_tokens(message.images)
-        return self.count_text(message.content) + TOKENS_PER_MESSAGE + images
+        calls = sum(self.count_text(c.name + c.arguments_json()) for c in message.tool_calls)
+        return self.count_text(message.content) + TOKENS_PER_MESSAGE + images + calls
 
     def image_tokens(self, images: Iterable[ImagePart]) -> int:
         """The images' prompt tokens: by tiles, at the server's rate once it showed it."""

@@ -1,7 +1,9 @@
 """Export a conversation's active path to Markdown or JSON, with each message's
 latency metrics (the request_metrics rows with its message_id).
 
-Model text goes into Markdown as it is (it is Markdown); JSON escapes everything.
+Model text goes into Markdown as it is (it is Markdown); an answer's tool calls go
+between its words where they were made, their arguments and results in code fences
+(never read as Markdown); JSON escapes everything.
 Nothing here reads the keyring, so an API key cannot end up in an export. Reads a
 whole conversation: the ui calls it through `await db.run(...)`.
 """
@@ -15,6 +17,7 @@ from typing import Any
 from client.core.images import Attachment
 from client.store.conversations.history import HistoryStore, MessageState, StoredMessage
 from client.store.conversations.images import ImageStore
+from client.store.conversations.tool_calls import StoredToolCall, ToolCallStore
 from client.store.metrics_store import MetricsRecord, MetricsStore
 
 EXPORT_FORMAT_VERSION = 1
@@ -39,6 +42,21 @@ def _load(
 
 def _images(history: HistoryStore, path: list[StoredMessage]) -> dict[int, list[Attachment]]:
     return ImageStore(history.db).for_messages(m.id for m in path if m.role == "user")
+
+
+def _tool_calls(
+    history: HistoryStore, path: list[StoredMessage]
+) -> dict[int, list[StoredToolCall]]:
+    return ToolCallStore(history.db).for_messages(m.id for m in path if m.role == "assistant")
+
+
+def _tool_call_dict(call: StoredToolCall) -> dict[str, Any]:
+    return {
+        "round": call.round, "position": call.position, "at": call.at, "id": call.call_id,
+        "name": call.name, "arguments": call.arguments, "server": call.server,
+        "status": call.status, "result": call.result, "is_error": call.is_error,
+        "problem": call.problem, "ms": call.ms,
+    }  # fmt: skip
 
 
 def _image_dict(image: Attachment) -> dict[str, Any]:
@@ -70,6 +88,7 @@ def export_data(
 ) -> dict[str, Any]:
     conversation, path, by_message = _load(history, metrics, conversation_id)
     images = _images(history, path)
+    calls = _tool_calls(history, path)
     return {
         "format": "tachy-conversation",
         "version": EXPORT_FORMAT_VERSION,
@@ -92,6 +111,7 @@ def export_data(
                 "model": message.model,
                 "metrics": [_metrics_dict(r) for r in by_message.get(message.id, [])],
                 "images": [_image_dict(i) for i in images.get(message.id, [])],
+                "tool_calls": [_tool_call_dict(c) for c in calls.get(message.id, [])],
             }
             for message in path
         ],
@@ -118,8 +138,10 @@ def export_markdown(history: HistoryStore, metrics: MetricsStore, conversation_i
     lines.append(f"*Exported from Tachy · started {iso_time(conversation.created_at)}*")
     lines.append("")
     images = _images(history, path)
+    calls = _tool_calls(history, path)
     for message in path:
-        lines.extend(_message_markdown(message, by_message.get(message.id, [])))
+        records = by_message.get(message.id, [])
+        lines.extend(_message_markdown(message, records, calls.get(message.id, [])))
         attached = images.get(message.id, [])
         lines += [image_markdown(n, image) for n, image in enumerate(attached, 1)]
         if attached:
@@ -131,7 +153,9 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _message_markdown(message: StoredMessage, records: list[MetricsRecord]) -> list[str]:
+def _message_markdown(
+    message: StoredMessage, records: list[MetricsRecord], calls: list[StoredToolCall]
+) -> list[str]:
     heading = message.role.capitalize()
     if message.role == "assistant" and message.model:
         heading += f" · {_one_line(message.model)}"
@@ -140,8 +164,15 @@ def _message_markdown(message: StoredMessage, records: list[MetricsRecord]) -> l
         lines += ["> **Thinking**", ">"]
         lines += [f"> {line}" if line else ">" for line in message.thinking.splitlines()]
         lines.append("")
-    if message.content:
-        lines += [message.content, ""]
+    start = 0
+    for call in calls:
+        at = min(max(call.at, start), len(message.content))
+        if message.content[start:at].strip():
+            lines += [message.content[start:at].strip("\n"), ""]
+        lines += tool_call_markdown(call)
+        start = at
+    if message.content[start:]:
+        lines += [message.content[start:], ""]
     if message.state is not MessageState.COMPLETE:
         note = f"*[{message.state.value}]*"
         if message.error_message:
@@ -151,6 +182,32 @@ def _message_markdown(message: StoredMessage, records: list[MetricsRecord]) -> l
     if records:
         lines.append("")
     return lines
+
+
+def tool_call_markdown(call: StoredToolCall) -> list[str]:
+    """**Tool** `add` · demo · 12 ms, then its arguments and result in code fences."""
+    ran = f" · {call.ms:.0f} ms" if call.ms else ""
+    problem = f" · {call.problem}" if call.problem else " · error" if call.is_error else ""
+    where = f" · {_one_line(call.server)}" if call.server else ""
+    lines = [f"**Tool** `{_one_line(call.name)}`{where}{ran}{problem}", ""]
+    lines += _fenced("json", call.arguments or "{}")
+    if call.result is not None:
+        lines += _fenced("text", call.result)
+    return lines
+
+
+def _fenced(language: str, text: str) -> list[str]:
+    """A code fence longer than any run of backticks in the text (it cannot close it)."""
+    fence = "`" * max(3, _longest_backticks(text) + 1)
+    return [f"{fence}{language}", text, fence, ""]
+
+
+def _longest_backticks(text: str) -> int:
+    longest = run = 0
+    for character in text:
+        run = run + 1 if character == "`" else 0
+        longest = max(longest, run)
+    return longest
 
 
 def _ms(value: float | None) -> str:

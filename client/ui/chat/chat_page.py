@@ -26,6 +26,7 @@ from client.ui.chat.generation_runner import GenerationRunner, temporary_key
 from client.ui.chat.render.chat_view import ShownMessage
 from client.ui.chat.render.messages.answer_footer import footer_text
 from client.ui.chat.render.messages.citations import add_stored_citations
+from client.ui.chat.stored_messages import shown_messages
 from client.ui.common.async_errors import report
 from client.ui.common.error_text import error_text
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
@@ -407,9 +408,8 @@ class ChatPage(QObject):
             self.window.chat_view.clear_messages()
             self.conversationShown.emit()
             return
-        versions = self.stored.versions_in(conversation_id)
         path = self.stored.path(conversation_id)
-        shown = [self._shown(message, versions) for message in path]
+        shown = shown_messages(self.stored, path)  # with versions and tool calls
         self._add_footers(shown)
         self.window.chat_view.set_messages(shown)
         if path and path[-1].role == "assistant" and str(path[-1].state) in RESUMABLE:
@@ -423,19 +423,6 @@ class ChatPage(QObject):
         sentence, steps = RESUMABLE[str(last.state)]
         reason = error_text(last.error_message) if last.error_message else self.tr(sentence)
         self.window.outcome_bar.show_steps(reason, steps)
-
-    def _shown(self, message: StoredMessage, versions: dict[int, tuple[int, int]]) -> ShownMessage:
-        return ShownMessage(
-            message.id,
-            message.role,
-            message.content,
-            str(message.state),
-            versions.get(message.id) if message.role != "system" else None,
-            thinking=message.thinking or "",
-            route=message.route or "",
-            model=message.model or "",
-            server=message.server or "",
-        )
 
     def _add_footers(self, shown: list[ShownMessage]) -> None:
         """Each stored answer's footer, from the stored metrics of its requests."""

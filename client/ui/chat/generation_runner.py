@@ -20,6 +20,7 @@ from client.core.events import Token, TokenKind
 from client.core.timeline import now_ns
 from client.services.chat.generation import Generation
 from client.services.chat.session_events import SlowStart, Stage, StageChanged
+from client.services.chat.tool_step import ToolCallShown
 from client.services.chat.turn_state import TurnState
 from client.services.images.cost import reads_image
 from client.services.knowledge.knowledge_stage import Retrieved
@@ -133,6 +134,8 @@ class GenerationRunner(QObject):
             self.slowStart.emit(event)
         elif isinstance(event, Retrieved):
             self.retrieved.emit(generation, event)
+        elif isinstance(event, ToolCallShown):  # a tool call's card, between the words
+            self.view.show_tool_calls(self._ensure_answer_message(generation), [event.call])
 
     async def _let_the_loop_run(self) -> None:
         """After a burst of buffered tokens: paints and timers run (Stop may come here)."""
@@ -193,6 +196,7 @@ class GenerationRunner(QObject):
             ):
                 key = self._ensure_answer_message(generation)
             if key is not None:
+                self.view.show_tool_calls(key, list(generation.tool_calls))  # as they ended
                 shown = self.view.message(key)
                 text = None if shown.text else finished.text
                 thinking = None if shown.thinking else finished.thinking

@@ -1,6 +1,7 @@
 """The window's turn with tools: the session's pipeline offers the conversation's MCP
 tools, runs the loop inside the turn (approval -> tool -> the model again) and stores
-each call and result as a line of the answer (the lab's tool model, the demo server)."""
+each call and result with the answer as data (the lab's tool model, the demo server);
+Continue and later turns send the model the calls and results that happened."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import asyncio
 
 from client.services.chat.session import ChatSession
 from client.services.chat.session_events import Outcome, TurnState
+from client.services.chat.tool_step import ToolCallShown
 from client.services.chat.turn_state import StateChanged
 from client.services.tools.approval import ApprovalChoice
 from client.services.tools.loop import ApprovalAsk
 from client.services.tools.server_settings import demo_tool_server
 from client.services.tools.tool_servers import ToolServers
 from client.services.tools.turn_tools import TurnTools
+from client.store.conversations.tool_calls import ToolCallStore
 from tests.services.tools.loop_parts import MODEL, Approver, Lab
 
 ADD = "Use add for 2 and 3."
@@ -34,15 +37,27 @@ async def test_an_approved_call_runs_in_the_turn_and_is_stored(
     async with Lab("ollama") as lab:
         session = await _session(lab, tool_servers, approver)
         generation = session.generate(None, ADD)
-        states = [e.state async for e in generation if isinstance(e, StateChanged)]
+        events = [e async for e in generation]
+    states = [e.state for e in events if isinstance(e, StateChanged)]
     finished = generation.finished
     assert finished is not None and finished.outcome is Outcome.COMPLETE
-    assert '`⚙ add {"a": 2, "b": 3}` → 5.0' in finished.text
-    assert finished.text.endswith("The tools answered: add gave 5.0.")
+    assert finished.text == "The tools answered: add gave 5.0."  # the model's words only
     assert TurnState.APPROVAL in states and TurnState.USING_TOOL in states
     assert generation.tool_ns > 0
-    stored = session.history.get_message(generation.assistant_message_id)
+    shown = [e.call.status for e in events if isinstance(e, ToolCallShown)]
+    assert shown == ["ready", "waiting", "running", "done"]
+    [call] = generation.tool_calls
+    assert (call.name, call.arguments, call.result, call.is_error) == (
+        "add",
+        '{"a": 2, "b": 3}',
+        "5.0",
+        False,
+    )
+    assert call.server == "Tachy demo tools" and call.ms > 0 and call.at == 0
+    answer = generation.assistant_message_id
+    stored = session.history.get_message(answer)
     assert stored.content == finished.text  # survives a restart like any answer
+    assert ToolCallStore(session.history.db).for_message(answer) == [call]
 
 
 async def test_a_denied_call_tells_the_model(tool_servers: ToolServers) -> None:
@@ -52,7 +67,8 @@ async def test_a_denied_call_tells_the_model(tool_servers: ToolServers) -> None:
         generation = session.generate(None, ADD)
         [_ async for _ in generation]
     assert generation.finished is not None
-    assert "✗ denied by the user" in generation.finished.text
+    [call] = generation.tool_calls
+    assert (call.problem, call.result, call.is_error) == ("denied", "denied by the user", True)
 
 
 async def test_stop_during_approval_keeps_the_words(tool_servers: ToolServers) -> None:
@@ -74,6 +90,8 @@ async def test_stop_during_approval_keeps_the_words(tool_servers: ToolServers) -
     assert approver.taken_away
     assert generation.finished is not None
     assert generation.finished.outcome is Outcome.STOPPED
+    [call] = ToolCallStore(session.history.db).for_message(generation.assistant_message_id)
+    assert (call.problem, call.result) == ("stopped", "stopped by the user before it ran")
 
 
 async def test_without_tools_the_turn_is_plain(tool_servers: ToolServers) -> None:
@@ -83,7 +101,7 @@ async def test_without_tools_the_turn_is_plain(tool_servers: ToolServers) -> Non
         generation = session.generate(None, ADD)
         [_ async for _ in generation]
     assert generation.finished is not None
-    assert "⚙" not in generation.finished.text
+    assert generation.tool_calls == ()
     assert generation.tool_loop is None
 
 
@@ -99,7 +117,9 @@ async def test_retry_and_continue_work_on_a_turn_with_tools(tool_servers: ToolSe
         going_on = session.continue_message(first.assistant_message_id)
         [_ async for _ in going_on]
     assert again.finished is not None and again.finished.outcome is Outcome.COMPLETE
-    assert "`⚙ add" in again.finished.text
+    assert [c.name for c in again.tool_calls] == ["add"]
+    assert again.plan is not None  # afresh: the old answer's calls are not sent
+    assert all(m.role != "tool" for m in again.plan.messages)
     assert going_on.finished is not None
     assert going_on.finished.outcome in (Outcome.COMPLETE, Outcome.STOPPED)
     assert going_on.finished.text.startswith(first.finished.text if first.finished else "")
@@ -142,6 +162,56 @@ async def test_the_step_limit_is_said_plainly(tool_servers: ToolServers) -> None
         [_ async for _ in generation]
     finished = generation.finished
     assert finished is not None and finished.outcome is Outcome.COMPLETE
-    assert "not run: the turn reached its limit of 1 model calls" in finished.text
+    [call] = generation.tool_calls
+    assert call.result == "not run: the turn reached its limit of 1 model calls"
     assert finished.text.rstrip().endswith("after 1 model calls, so Tachy stopped.")
     assert approver.asked == []  # nothing is asked that will not run
+
+
+async def test_a_later_turn_sends_the_calls_and_results_that_happened(
+    tool_servers: ToolServers,
+) -> None:
+    approver = Approver()
+    async with Lab("vllm") as lab:
+        session = await _session(lab, tool_servers, approver)
+        first = session.generate(None, ADD)
+        [_ async for _ in first]
+        later = session.generate(first.conversation_id, "Thanks! And now?")
+        [_ async for _ in later]
+    [call] = first.tool_calls
+    assert later.plan is not None  # its first model call's messages
+    sent = later.plan.messages
+    roles = [m.role for m in sent if m.role != "system"]
+    assert roles[:4] == ["user", "assistant", "tool", "assistant"]
+    asked = next(m for m in sent if m.tool_calls)
+    assert asked.tool_calls[0].id == call.call_id and asked.tool_calls[0].name == "add"
+    result = next(m for m in sent if m.role == "tool")
+    assert (result.tool_call_id, result.content) == (call.call_id, "5.0")
+
+
+async def test_continue_after_a_stop_sends_the_stopped_call(tool_servers: ToolServers) -> None:
+    approver = Approver(hold=True)
+    async with Lab("ollama") as lab:
+        session = await _session(lab, tool_servers, approver)
+        generation = session.generate(None, ADD)
+        asking = asyncio.Event()
+
+        async def consume() -> None:
+            async for event in generation:
+                if isinstance(event, StateChanged) and event.state is TurnState.APPROVAL:
+                    asking.set()
+
+        task = asyncio.create_task(consume())
+        await asking.wait()
+        task.cancel()
+        await asyncio.wait({task})
+        assert generation.assistant_message_id is not None
+        approver.hold = False
+        going_on = session.continue_message(generation.assistant_message_id)
+        [_ async for _ in going_on]
+    assert going_on.plan is not None
+    *_, asked, told = going_on.plan.messages
+    assert asked.role == "assistant" and asked.tool_calls[0].name == "add"
+    assert told.role == "tool" and told.content == "stopped by the user before it ran"
+    assert going_on.finished is not None and going_on.finished.outcome is Outcome.COMPLETE
+    assert going_on.finished.text.startswith("The tools answered: add gave stopped")

@@ -1,7 +1,7 @@
 """A turn with tools in the real window: the lab's tool-calling model (Ollama's whole
 calls) and the demo MCP server over stdio. The approval card asks; Allow runs the tool
 and the model reads its result; Deny tells the model; Esc at the card stops the turn
-and keeps its words."""
+and keeps its words. Each call is a card in the answer, and the same after reopening."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from client.services.tools.approval import ApprovalChoice
 from client.services.tools.loop import ApprovalAsk
 from client.services.tools.server_settings import demo_tool_server
 from client.ui.tools.tool_turn_view import ApprovalCard
-from tests.ui.conftest import LoopRunner, last_answer_text, until
+from tests.ui.conftest import LoopRunner, until
 
 ADD = "Use add for 2 and 3."
 ANSWER = "The tools answered: add gave 5.0."
@@ -31,6 +31,10 @@ def tool_lab(run: LoopRunner) -> Iterator[str]:
     url = run(lab.start())
     yield url
     run(lab.stop())
+
+
+def _last_answer(view: Any) -> Any:
+    return [view.message(k) for k in view.keys() if view.message(k).role == "assistant"][-1]
 
 
 def _app(make_app: Any, run: LoopRunner, url: str) -> Any:
@@ -57,10 +61,19 @@ def test_allow_runs_the_tool_and_the_model_reads_it(
 
     run(ask())
     assert not card.isVisible()
-    text = last_answer_text(app.window.chat_view)
-    assert "⚙ add" in text and "5.0" in text and text.endswith(ANSWER)
+    view = app.window.chat_view
+    answer = _last_answer(view)
+    assert answer.text == ANSWER  # the model's words; the call is a card beside them
+    [call] = answer.tool_calls
+    assert (call.name, call.result, call.status, call.at) == ("add", "5.0", "done", 0)
+    copied = view.copied_text(answer.key)
+    assert copied.startswith("[Tool add · Tachy demo tools · ") and "Result: 5.0" in copied
+    assert copied.endswith(ANSWER)
     generation = app.page.runner.generation
     assert generation.finished.outcome.value == "complete"
+    app.page.show_conversation(app.page.conversation_id)  # reopened: the same card
+    reopened = _last_answer(view)
+    assert reopened.tool_calls == [call] and reopened.text == ANSWER
 
 
 def test_deny_tells_the_model(
@@ -76,7 +89,8 @@ def test_deny_tells_the_model(
         await until(lambda: not app.page.busy, 30)
 
     run(ask())
-    assert "denied by the user" in last_answer_text(app.window.chat_view)
+    [call] = _last_answer(app.window.chat_view).tool_calls
+    assert (call.problem, call.result) == ("denied", "denied by the user")
 
 
 def test_esc_at_the_card_stops_and_keeps_the_words(
@@ -97,7 +111,9 @@ def test_esc_at_the_card_stops_and_keeps_the_words(
     assert generation.finished.outcome.value == "stopped"
     stored = app.stores.history.get_message(generation.assistant_message_id)
     assert stored is not None and stored.content == generation.finished.text
-    assert "✗ stopped by the user before it ran" in stored.content
+    [call] = app.page.stored.tool_calls([stored.id])[stored.id]
+    assert (call.problem, call.result) == ("stopped", "stopped by the user before it ran")
+    assert _last_answer(app.window.chat_view).tool_calls == [call]
 
 
 def test_the_tools_chip_turns_tools_off_for_the_conversation(
@@ -146,8 +162,8 @@ def test_a_running_tool_is_said_with_its_time_and_esc_stops_it(
     assert generation.finished.outcome.value == "stopped"
     assert not label.text().startswith("Using")
     assert generation.tool_ns > 0
-    assert "`⚙ slow_count" in generation.finished.text
-    assert "✗ stopped by the user while it ran" in generation.finished.text
+    [call] = generation.tool_calls
+    assert call.name == "slow_count" and call.result == "stopped by the user while it ran"
 
 
 def test_allow_waits_for_the_arguments(qtbot: Any, run: LoopRunner) -> None:

@@ -50,6 +50,7 @@ from client.ui.chat.render.messages.labels import MessageLabels
 from client.ui.chat.render.messages.markers import ChatMarkers
 from client.ui.chat.render.messages.reasoning import ReasoningFrames
 from client.ui.chat.render.reading_view import ReadingLayout
+from client.ui.chat.render.tool_calls_view import ToolCallsView
 from client.ui.common.reading_style import TextSizeFollower, reading_style
 
 __all__ = ["THINKING_GREY", "ChatView", "ShownMessage"]
@@ -63,7 +64,7 @@ FINAL_RENDER_LATER_CHARS = 4000
 FINAL_RENDER_DELAY_MS = 4 * FRAME_MS
 
 
-class ChatView(ChatMarkers, EarlierMessages, ReadingLayout):
+class ChatView(ChatMarkers, EarlierMessages, ToolCallsView, ReadingLayout):
     actionRequested = Signal(str, int)  # (action, message key): copy, edit, prev, next, ...
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -194,6 +195,8 @@ class ChatView(ChatMarkers, EarlierMessages, ReadingLayout):
         with one_edit(self.document()):
             if block.thinking_frame is not None:
                 self.reasoning.render(block)  # its link names the key
+            if block.message.tool_calls and not block.streaming:
+                self._render_full(block)  # its tool cards' links name it too
             self.labels.render(block)
 
     # --- streaming ---------------------------------------------------------------
@@ -441,6 +444,8 @@ class ChatView(ChatMarkers, EarlierMessages, ReadingLayout):
                 self.toggle_thinking(int(key))
             elif action == "summary":
                 self.toggle_summary()
+            elif action.startswith("tool"):  # a tool card's header: fold, unfold
+                self.toggle_tool_call(int(key), action)
             else:
                 self.actionRequested.emit(action, int(key))
         elif scheme in WEB_SCHEMES:
@@ -448,7 +453,7 @@ class ChatView(ChatMarkers, EarlierMessages, ReadingLayout):
         # file://, javascript:, data: ... stay inert.
 
     def copy_message(self, key: int) -> None:
-        QGuiApplication.clipboard().setText(self.message(key).text)
+        QGuiApplication.clipboard().setText(self.copied_text(key))
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         self._menu.show(event)

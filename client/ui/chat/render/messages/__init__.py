@@ -1,3 +1,3 @@
-"""What each message shows: its frames, speaker and label line, reasoning, footer, sources, markers.
+"""What each message shows: frames, speaker, label, reasoning, tool cards, footer, sources, markers.
 May import: markdown, look, ui.common, ui.chat (a type), client.services, client.core.
 """

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from PySide6.QtGui import QTextFrame
 
+from client.services.tools.tool_history import StoredToolCall
 from client.ui.chat.render.markdown.safe_markdown import SettledPoint
 
 
@@ -27,6 +28,8 @@ class ShownMessage:
     # (client.ui.knowledge.knowledge_controller)
     citations: list[str] = field(default_factory=list)
     citation_targets: list[tuple[str, int]] = field(default_factory=list)  # (path, line)
+    # An answer's tool calls, in order; each a card where it sits in the text (`at`).
+    tool_calls: list[StoredToolCall] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -54,6 +57,11 @@ class MessageBlock:
     reserved: bool = False  # laid out before its first token; no label until text comes
     meta_shown: bool = True  # the label under it matches its state
     final_due: bool = False  # streamed; its final render comes a loop turn later
+    # Its tool cards: the ones unfolded (by round and place), the last card's frame and
+    # where the text after it starts (a stream renders only that segment's tail).
+    cards_open: set[tuple[int, int]] = field(default_factory=set)
+    last_card: QTextFrame | None = None
+    segment_at: int = 0
     # Streamed text not yet joined onto message.text: appending a token is a list append
     # (O(chunk)), joined once per frame (ChatView.flush), not a copy of the whole answer.
     unjoined: list[str] = field(default_factory=list)

@@ -6,6 +6,9 @@ frames of bounded size, held in groups of CHUNKS_PER_GROUP, so appending costs t
 proportion to the new text and Qt's layout and paint walk a few frames, not one per
 1,500 characters of the answer. The user's own
 words are inserted verbatim; model output is Markdown with HTML off (safe_markdown).
+An answer with tool calls is its words cut where each call was made, with the call's
+card between the parts (tool_cards.py); while it streams, only the text after the last
+card (its segment, from `segment_at`) is rendered again.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from client.ui.chat.render.markdown.document import (
 )
 from client.ui.chat.render.markdown.safe_markdown import SettledPoint, insert_markdown
 from client.ui.chat.render.messages.blocks import MessageBlock
+from client.ui.chat.render.messages.tool_cards import card_link, insert_card
 
 CHUNK_CHARS = 1500  # a streaming answer's settled text per chunk frame (see render_tail)
 CHUNKS_PER_GROUP = 16  # chunk frames per group frame (see _new_chunk)
@@ -42,9 +46,12 @@ def render_full(
 ) -> None:
     cursor = clear_frame(document, block.content)
     text = block.message.text
+    block.last_card, block.segment_at = None, 0
     if block.message.role == "user":
         cursor.setBlockFormat(prose_block_format())  # every line of it, as inserted
         cursor.insertText(text, QTextCharFormat())  # the user's own words, verbatim
+    elif block.message.tool_calls:
+        text = _insert_with_cards(document, cursor, block, scheme, look)
     else:
         _insert_markdown(document, cursor, text, scheme, look)
     block.settled = SettledPoint()
@@ -53,10 +60,36 @@ def render_full(
     block.tail_start = -1
 
 
+def _insert_with_cards(
+    document: QTextDocument, cursor: QTextCursor, block: MessageBlock, scheme: str,
+    look: ChatColours,
+) -> str:  # fmt: skip
+    """The answer's words with each tool call's card where it was made; returns the
+    words after the last card (the segment a stream goes on in)."""
+    text, message = block.message.text, block.message
+    live = message.state == "streaming"
+    link = card_link(scheme, message.key, look)
+    start = 0
+    for call in sorted(message.tool_calls, key=lambda c: (c.round, c.position)):
+        at = min(max(call.at, start), len(text))
+        if text[start:at].strip():
+            _insert_markdown(document, cursor, text[start:at], scheme, look)
+        start = at
+        is_open = (call.round, call.position) in block.cards_open
+        block.last_card = insert_card(cursor, call, is_open, live, link, look)
+    block.segment_at = start
+    tail = text[start:]
+    _insert_markdown(document, cursor, tail, scheme, look)
+    hide_empty_blocks_before_frames(document, block.content)
+    if not tail.strip() and not block.streaming:
+        hide(document, cursor.block())  # no blank line under the last card
+    return tail
+
+
 def render_tail(
     document: QTextDocument, block: MessageBlock, scheme: str, look: ChatColours
 ) -> None:
-    text = block.message.text
+    text = block.message.text[block.segment_at :]  # after the last tool card, if any
     settled, fence = block.settled.update(text), block.settled.fence
     if block.tail_start >= 0:
         if settled <= block.rendered_settled:
@@ -65,7 +98,8 @@ def render_tail(
             settled = soft_cut(text, settled)
     if block.tail_start < 0:
         # First flush after the plain first chunk: render everything once.
-        cursor = clear_frame(document, block.content)
+        after_card = block.last_card.lastPosition() + 1 if block.last_card else None
+        cursor = clear_frame(document, block.content, after_card)
         block.rendered_settled, block.rendered_fence = 0, ""
         block.chunk = block.group = None
     else:
