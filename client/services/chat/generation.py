@@ -459,7 +459,9 @@ class Generation(FirstTokenWait, ToolTurn):
             answered_by=self.answered_by,
             cold=self.cold,
             server_answered=timeline.headers_ns is not None or timeline.first_byte_ns is not None,
-            stages=stage_records(timeline, self.retrieval) if self._stream and plan else None,
+            stages=[*stage_records(timeline, self.retrieval), *self.call_records()]
+            if self._stream and plan
+            else None,
         )
         settings = self._settings
         # A full disk: the figures wait for room too (None until then).

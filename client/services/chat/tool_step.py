@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncGenerator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from client.core.events import Done, Token, TokenKind
@@ -32,8 +32,11 @@ from client.services.chat.session_events import Outcome, SlowStart, Stage, Stage
 from client.services.chat.turn_state import StateChanged
 from client.services.chat.turn_steps import Outgoing, RunSettings, TurnAsk
 from client.services.tools import loop_events as ev
+from client.services.tools.call_records import call_records
 from client.services.tools.loop import ToolLoop
+from client.services.tools.tool_types import ToolProgress
 from client.services.tools.turn_tools import TurnTools as TurnTools  # the root's
+from client.store.stage_records import StageRecord
 
 RESULT_CHARS = 400  # a result's text kept in the answer's line (the model gets it whole)
 
@@ -50,6 +53,15 @@ def tool_line(finished: ev.ToolFinished, server: str) -> str:
     return f"\n\n{call} {mark} {result} · {finished.ms:.0f} ms{where}\n\n"
 
 
+@dataclass(frozen=True, slots=True)
+class RunningTool:
+    """A tool call running now, with its server's last progress notification (if any)."""
+
+    call_id: str
+    name: str
+    progress: ToolProgress | None = None
+
+
 class ToolTurn:
     """The Generation's part that repeats the model call while the model asks for tools."""
 
@@ -62,10 +74,13 @@ class ToolTurn:
     _writer: AnswerWriter | None
 
     tool_loop: ToolLoop | None = None
-    tool_name = ""  # the tool running now ("Using add… 1.2 s")
+    tool_name = ""  # the tool asked about, or those running now ("Using add… 1.2 s")
     tool_since_ns = 0  # when the current tool stage began
     tool_ns = 0  # the turn's time in tools and approvals so far
-    _tool_stage_is_run = False  # the stage under way runs a tool (else: asks about one)
+    _tool_stage_is_run = False  # the stage under way runs tools (else: asks about one)
+    # The calls running now, in the order they began (parallel calls run side by side:
+    # the stage lasts until the last of them ends), each with its server's last progress.
+    running_tools: tuple[RunningTool, ...] = ()
     tool_spans: tuple[tuple[int, int], ...] = ()  # each approval's and tool run's (start, end)
     # A later model call's own request stamps (written, headers, first byte), its tokens
     # and stages in the turn's: the turn's TTFT stays the first call's.
@@ -102,6 +117,8 @@ class ToolTurn:
             self._call_ended()
             ended = self.model_calls[-1]
             if isinstance(ended, AnswerEnded) or loop is None:
+                if loop is not None:  # the last call's end (a tool step stamps the others')
+                    loop.figures.model_calls[-1].ended_ns = now_ns()
                 return
             async for event in self._tool_step(loop, ended.done):
                 yield event
@@ -150,7 +167,7 @@ class ToolTurn:
                     settled.add(item.call.id)
                     yield self._say(tool_line(item, servers.get(item.call.id, "")))
         except asyncio.CancelledError:  # Stop: each call not settled is said as stopped
-            running = self.tool_since_ns and self._tool_stage_is_run
+            running = bool(self.tool_since_ns and self._tool_stage_is_run)
             for call in done.tool_calls:
                 if call.id not in settled:
                     words = ev.STOPPED_WHILE if running else ev.STOPPED_BEFORE
@@ -169,19 +186,38 @@ class ToolTurn:
             self.tool_loop.hear(item)  # type: ignore[arg-type]
 
     def _tool_stage(self, item: object) -> Stage | None:
+        """The stage a loop event begins (None: none): an approval is a span of its own;
+        a step's runs are one span, from the first call's start to the last one's end."""
         if isinstance(item, ev.ApprovalWaiting):
             self._tool_stage_ends()
             self.tool_name, self.tool_since_ns = item.call.name, now_ns()
             self._tool_stage_is_run = False
             return Stage.APPROVAL
-        if isinstance(item, ev.ToolRunning):
+        if isinstance(item, ev.ApprovalGiven):
             self._tool_stage_ends()
-            self.tool_name, self.tool_since_ns = item.call.name, now_ns()
-            self._tool_stage_is_run = True
+        elif isinstance(item, ev.ToolRunning):
+            if not self._tool_stage_is_run:
+                self._tool_stage_ends()
+                self.tool_since_ns, self._tool_stage_is_run = item.at_ns, True
+            self._set_running((*self.running_tools, RunningTool(item.call.id, item.call.name)))
             return Stage.USING_TOOL
-        if isinstance(item, ev.ToolFinished | ev.ApprovalGiven):
-            self._tool_stage_ends()
+        elif isinstance(item, ev.ToolProgressed):
+            self._set_running(
+                tuple(
+                    replace(t, progress=item.progress) if t.call_id == item.call.id else t
+                    for t in self.running_tools
+                )
+            )
+        elif isinstance(item, ev.ToolFinished):
+            self._set_running(tuple(t for t in self.running_tools if t.call_id != item.call.id))
+            if not self.running_tools:
+                self._tool_stage_ends()
         return None
+
+    def _set_running(self, running: tuple[RunningTool, ...]) -> None:
+        self.running_tools = running
+        if running:
+            self.tool_name = ", ".join(dict.fromkeys(t.name for t in running))
 
     def _tool_stage_ends(self) -> None:
         if self.tool_since_ns:
@@ -189,6 +225,16 @@ class ToolTurn:
             self.tool_ns += now - self.tool_since_ns
             self.tool_spans = (*self.tool_spans, (self.tool_since_ns, now))
             self.tool_since_ns = 0
+        self._tool_stage_is_run = False
+        self.running_tools = ()
+
+    def call_records(self) -> list[StageRecord]:
+        """The turn's model calls and tool calls as typed records (the waterfall's rows,
+        stored with the stages); none for a turn without tools."""
+        loop, origin = self.tool_loop, self.timeline.request_written_ns
+        if loop is None or origin is None:
+            return []
+        return call_records(loop.figures, origin, self.timeline.tokens)
 
     def _measured(self) -> RequestTimeline:
         """The turn's stamps with its approvals' and tools' time taken out: what its

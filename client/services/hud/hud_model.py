@@ -39,6 +39,7 @@ P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
 COLD_LOAD_MS = 100.0  # a server-reported model load this long marks the request cold
 
 STAT_FIELDS = ("ttft_ms", "tpot_ms", "tokens_per_s")  # what the HUD's table shows
+TOOL_RUN = "tool_run_ms"  # the table's tools column: each tool call's run (ScopeStats)
 
 # A row's figures, named as the {fields} of its label: (("cached", 1400), ("computed", 93)).
 # The label stays a fixed template, so the window can translate it and write the
@@ -79,6 +80,39 @@ class HudRecord(MetricFigures):
     from_history: bool = False
     stages: list[StageSpan] = field(default_factory=list)
     server_timings: dict[str, dict[str, float]] = field(default_factory=dict)
+    # A turn with tools: its model calls and tool calls (stage_records' MODEL_CALL, TOOL_CALL)
+    calls: list[StageRecord] = field(default_factory=list)
+
+    @property
+    def tool_runs_ms(self) -> list[float]:
+        """Each tool call's run, in ms (calls that did not run left out)."""
+        parts = (record.tool_call for record in self.calls)
+        return [ms for part in parts if part is not None and (ms := part.run_ms) is not None]
+
+    @property
+    def tools_ms(self) -> float:
+        """The time while any tool ran (parallel runs counted once)."""
+        runs = sorted(p.run for r in self.calls if (p := r.tool_call) and p.run is not None)
+        total, reached = 0.0, float("-inf")
+        for start, end in runs:
+            total += max(0.0, end - max(start, reached))
+            reached = max(reached, end)
+        return total
+
+    @property
+    def approval_ms(self) -> float:
+        """The user's time deciding (never latency)."""
+        spans = [p.approval for r in self.calls if (p := r.tool_call) and p.approval]
+        return sum(end - start for start, end in spans)
+
+    @property
+    def turn_ms(self) -> float | None:
+        """A turn with tools: from its request to its last model call's end, the
+        approval waits taken out (None: a turn without tools)."""
+        ends = [r.end_ms for r in self.calls if r.model_call is not None and r.end_ms is not None]
+        if not ends:
+            return None
+        return max(0.0, max(ends) - self.approval_ms)
 
     def tier(self, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> Tier | None:
         return thresholds.tier_of(self.ttft_ms) if self.ttft_ms is not None else None
@@ -105,6 +139,7 @@ def record_from_request(
     cold: bool,
     outcome: str,
     message_id: int | None = None,
+    calls: Iterable[StageRecord] = (),
 ) -> HudRecord:
     load = metrics.server.load_ms() or 0.0
     return HudRecord(
@@ -117,6 +152,7 @@ def record_from_request(
         message_id=message_id,
         stages=stages_from_timeline(timeline) if timeline else [],
         server_timings=metrics.server.encode(),
+        calls=list(calls),
     )
 
 
@@ -137,9 +173,15 @@ def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
 
 
 def spans_of(records: Iterable[StageRecord]) -> list[StageSpan]:
-    """The waterfall's rows of typed stages (live or stored): the images first."""
-    listed = list(records)
+    """The waterfall's rows of typed stages (live or stored): the images first; a turn's
+    model and tool calls are not stages (calls_of)."""
+    listed = [r for r in records if r.model_call is None and r.tool_call is None]
     return [*image_spans(listed), *(stage_span(record) for record in listed)]
+
+
+def calls_of(records: Iterable[StageRecord]) -> list[StageRecord]:
+    """A turn's model-call and tool-call records (empty without tools)."""
+    return [r for r in records if r.model_call is not None or r.tool_call is not None]
 
 
 def image_spans(records: Iterable[StageRecord]) -> list[StageSpan]:
@@ -180,6 +222,7 @@ def record_from_stored(stored: object) -> HudRecord:
         return getattr(stored, name, default)
 
     when = get("time", 0.0)
+    stored_records = decode_stages(_json(get("stages")))  # read by the one codec
     if isinstance(when, datetime):
         when = when.timestamp()
     return HudRecord(
@@ -191,8 +234,9 @@ def record_from_stored(stored: object) -> HudRecord:
         outcome=str(get("outcome") or ""),
         message_id=_int(get("message_id")),
         from_history=True,
-        stages=_stored_stages(get("stages")),
+        stages=spans_of(stored_records),
         server_timings=_stored_timings(get("server_timings")),
+        calls=calls_of(stored_records),
     )
 
 
@@ -227,11 +271,6 @@ def _json(value: object) -> object:
     return value
 
 
-def _stored_stages(value: object) -> list[StageSpan]:
-    """Stages as stored, read by the one codec (client/store/stage_records.py)."""
-    return spans_of(decode_stages(_json(value)))
-
-
 def _stored_timings(value: object) -> dict[str, dict[str, float]]:
     value = _json(value)
     if not isinstance(value, Mapping):
@@ -247,6 +286,8 @@ def _stored_timings(value: object) -> dict[str, dict[str, float]]:
 class ScopeStats:
     n: int  # requests in scope (after excluding cold ones, if asked)
     summaries: dict[str, Summary | None]  # by metric name; p99 is NaN below P99_MIN_N
+    tool_turns: int = 0  # the turns in scope that ran tools
+    tools_share: float | None = None  # their time in tools over their time (approvals out)
 
     def shown_p99(self, name: str) -> float | None:
         summary = self.summaries.get(name)
@@ -279,12 +320,13 @@ class RequestBook:
         return [r for r in chosen if not (exclude_cold and r.cold)]
 
     def stats(self, records: list[HudRecord]) -> ScopeStats:
-        return ScopeStats(
-            n=len(records),
-            summaries={
-                name: summarize(getattr(r, name) for r in records) for name in SUMMARY_FIELDS
-            },
-        )
+        summaries = {name: summarize(getattr(r, name) for r in records) for name in SUMMARY_FIELDS}
+        # The tools' row: each tool call's run (a turn may run several), not per request.
+        summaries[TOOL_RUN] = summarize(ms for r in records for ms in r.tool_runs_ms)
+        turns = [(r.tools_ms, whole) for r in records if (whole := r.turn_ms) and r.tool_runs_ms]
+        whole_ms = sum(whole for _, whole in turns)
+        share = sum(ms for ms, _ in turns) / whole_ms if whole_ms > 0 else None
+        return ScopeStats(len(records), summaries, tool_turns=len(turns), tools_share=share)
 
     def ttft_series(
         self, records: list[HudRecord]

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 
 from client.core.timeline import now_ns
 from client.services.chat.generation import Generation
+from client.services.chat.tool_step import RunningTool
 from client.services.chat.turn_state import TurnState
 from client.services.tools.approval import ApprovalChoice
 from client.services.tools.loop import ApprovalAsk
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 
 TICK_MS = 100
 ARGUMENTS_CHARS = 300  # shown on the card; the tooltip has them all
+MESSAGE_CHARS = 60  # of a server's progress message, on the status line
+APPROVAL_SHOWN_MS = 50.0  # a shorter wait for the user's yes goes unsaid (always allowed)
 
 
 class ApprovalCard(QFrame):
@@ -187,15 +190,42 @@ class ToolTurnView(QObject):
 
 
 def tool_state_text(generation: Generation) -> str:
-    """ "Using add… 1.2 s" or "Waiting for your approval"; "" in another state."""
+    """ "Using add… 1.2 s", "Using slow_count… 3 of 10 · 1.2 s" (the server's progress)
+    or "Waiting for your approval"; "" in another state."""
     state = generation.state
     if state is TurnState.APPROVAL:
         return turn_word(state)
     if state is TurnState.USING_TOOL and generation.tool_since_ns:
         seconds = QLocale().toString((now_ns() - generation.tool_since_ns) / 1e9, "f", 1)
+        progress = progress_text(generation.running_tools)
+        if progress:
+            text = QCoreApplication.translate(
+                "ToolTurnView", "Using {tool}… {progress} · {seconds} s"
+            )
+            return text.format(tool=generation.tool_name, progress=progress, seconds=seconds)
         text = QCoreApplication.translate("ToolTurnView", "Using {tool}… {seconds} s")
         return text.format(tool=generation.tool_name, seconds=seconds)
     return ""
+
+
+def progress_text(running: tuple[RunningTool, ...]) -> str:
+    """The running call's last progress notification ("3 of 10", "35%", or the server's
+    message when it gives no total); "" with none, or while several calls run."""
+    if len(running) != 1 or running[0].progress is None:
+        return ""
+    heard = running[0].progress
+    locale, total = QLocale(), heard.total
+    if total is not None and total > 0:
+        if float(heard.progress).is_integer() and float(total).is_integer() and total > 1:
+            text = QCoreApplication.translate("ToolTurnView", "{progress} of {total}")
+            return text.format(
+                progress=locale.toString(int(heard.progress)), total=locale.toString(int(total))
+            )
+        return f"{locale.toString(round(100 * heard.progress / total))}%"
+    if heard.message:  # the server's own words (a tool's, shown as plain text)
+        message = " ".join(heard.message.split())
+        return message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + "…"
+    return locale.toString(heard.progress, "g", 6)
 
 
 def arriving_call(generation: Generation) -> str:
@@ -210,19 +240,28 @@ def arriving_call(generation: Generation) -> str:
 
 
 def tool_share_text(generation: Generation) -> str:
-    """The footer's "2.3 s in all, 0.4 s in tools (17%)" for a turn that used tools."""
-    if generation.tool_loop is None or not generation.tool_ns:
+    """The footer's "2.3 s in all, 0.4 s in tools (17%)" for a turn that called tools,
+    the wait for the user's approval apart (never counted: "· 3.1 s waiting for your
+    approval, not counted")."""
+    loop = generation.tool_loop
+    if loop is None or not loop.figures.tool_calls:
         return ""
-    stages = generation.timeline.stages
-    started = stages[0].start_ns if stages else now_ns() - generation.tool_ns
+    figures, stages = loop.figures, generation.timeline.stages
+    started = stages[0].start_ns if stages else now_ns()
     ended = next((s.end_ns for s in reversed(stages) if s.end_ns), None) or now_ns()
-    whole = max(ended - started, generation.tool_ns, 1)
+    asked_ms, tools_ms = figures.approval_ms, figures.tools_ms
+    whole_ms = max((ended - started) / 1e6 - asked_ms, tools_ms, 1e-3)
     locale = QLocale()
     text = QCoreApplication.translate(
         "ToolTurnView", "{whole} s in all, {seconds} s in tools ({percent}%)"
+    ).format(
+        whole=locale.toString(whole_ms / 1e3, "f", 1),
+        seconds=locale.toString(tools_ms / 1e3, "f", 1),
+        percent=locale.toString(round(100 * tools_ms / whole_ms)),
     )
-    return text.format(
-        whole=locale.toString(whole / 1e9, "f", 1),
-        seconds=locale.toString(generation.tool_ns / 1e9, "f", 1),
-        percent=round(100 * generation.tool_ns / whole),
+    if asked_ms < APPROVAL_SHOWN_MS:
+        return text
+    waited = QCoreApplication.translate(
+        "ToolTurnView", "{seconds} s waiting for your approval, not counted"
     )
+    return f"{text} · {waited.format(seconds=locale.toString(asked_ms / 1e3, 'f', 1))}"

@@ -1,0 +1,87 @@
+"""A turn's model calls and tool calls as typed stage records (client/store/stage_records.py),
+in ms since the turn's request was written: the waterfall's rows, stored with its stages.
+
+    records = call_records(loop.figures, timeline.request_written_ns, timeline.tokens)
+
+One MODEL_CALL record per model call (its first output: after step 1 the model's prefill
+of the results, its second TTFT) and one TOOL_CALL record per tool call, parallel calls
+each their own (its arguments streamed, the approval wait, its run, the result's size).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from client.core.timeline import TokenStamp
+from client.services.tools.loop_events import LoopFigures, ModelCallTiming, ToolCallTiming
+from client.store.stage_records import (
+    MODEL_CALL,
+    TOOL_CALL,
+    ModelCallPart,
+    Span,
+    StageRecord,
+    ToolCallPart,
+)
+
+
+def call_records(
+    figures: LoopFigures, origin_ns: int, tokens: Sequence[TokenStamp] = ()
+) -> list[StageRecord]:
+    """The model calls' records, then the tool calls', each list in order."""
+    models = [_model_record(call, origin_ns, tokens) for call in figures.model_calls]
+    tools = [_tool_record(call, origin_ns) for call in figures.tool_calls]
+    return [*models, *(record for record in tools if record is not None)]
+
+
+def _ms(at_ns: int | None, origin_ns: int) -> float | None:
+    return None if at_ns is None else (at_ns - origin_ns) / 1e6
+
+
+def _model_record(
+    call: ModelCallTiming, origin_ns: int, tokens: Sequence[TokenStamp]
+) -> StageRecord:
+    ended = call.ended_ns
+    last = next(
+        (
+            t.at_ns
+            for t in reversed(tokens)
+            if t.at_ns >= call.started_ns and (ended is None or t.at_ns <= ended)
+        ),
+        call.first_output_ns,
+    )
+    part = ModelCallPart(
+        call.step,
+        _ms(call.written_ns, origin_ns),
+        _ms(call.first_output_ns, origin_ns),
+        _ms(last, origin_ns),
+    )
+    start = _ms(call.started_ns, origin_ns) or 0.0
+    end = _ms(ended if ended is not None else last, origin_ns)  # stopped: its last output
+    return StageRecord(MODEL_CALL, start, end, model_call=part)
+
+
+def _span(start_ns: int | None, end_ns: int | None, origin_ns: int) -> Span | None:
+    if start_ns is None or end_ns is None:
+        return None
+    return ((start_ns - origin_ns) / 1e6, (max(start_ns, end_ns) - origin_ns) / 1e6)
+
+
+def _tool_record(call: ToolCallTiming, origin_ns: int) -> StageRecord | None:
+    arguments = _span(call.opened_ns, call.ready_ns, origin_ns)
+    approval = _span(call.asked_ns, call.answered_ns, origin_ns)
+    run = _span(call.run_started_ns, call.run_ended_ns, origin_ns)
+    stamps = [
+        at
+        for at in (call.opened_ns, call.ready_ns, call.asked_ns, call.answered_ns,
+                   call.run_started_ns, call.run_ended_ns)
+        if at is not None
+    ]  # fmt: skip
+    if not stamps:
+        return None
+    part = ToolCallPart(
+        call.step, call.name, call.server, arguments, approval, run,
+        call.result_chars, call.is_error,
+    )  # fmt: skip
+    start, end = _ms(min(stamps), origin_ns), _ms(max(stamps), origin_ns)
+    assert start is not None
+    return StageRecord(TOOL_CALL, start, end, tool_call=part)
