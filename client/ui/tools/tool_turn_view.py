@@ -225,7 +225,8 @@ def progress_text(running: tuple[RunningTool, ...]) -> str:
     if heard.message:  # the server's own words (a tool's, shown as plain text)
         message = " ".join(heard.message.split())
         return message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + "…"
-    return locale.toString(heard.progress, "g", 6)
+    count = float(heard.progress)
+    return locale.toString(int(count)) if count.is_integer() else locale.toString(count, "f", 1)
 
 
 def arriving_call(generation: Generation) -> str:

@@ -112,7 +112,9 @@ COUNTED_LABELS = (
         "WaterfallView", "question read while typing: {tokens} tokens, saved about {ms} ms"
     ),
     QT_TRANSLATE_NOOP("WaterfallView", "question read while typing: {tokens} tokens"),
-    # A turn with tools (client/services/hud/waterfall.py: call_rows)
+)
+# A turn with tools' rows (client/services/hud/waterfall.py: call_rows), the same text.
+CALL_LABELS = (
     QT_TRANSLATE_NOOP("WaterfallView", "model call {step}"),
     QT_TRANSLATE_NOOP("WaterfallView", "model call {step} · reading the results"),
     QT_TRANSLATE_NOOP("WaterfallView", "{tool} · arguments streamed"),
@@ -217,10 +219,10 @@ def _tools_line(w: Waterfall) -> list[str]:
         return []
     asked = sum(row.end_ms - row.start_ms for row in w.rows if row.side == APPROVAL_SIDE)
     line = QCoreApplication.translate(
-        "WaterfallView", "Tools: %n run(s), {ms} ms running · approval {wait} ms, not latency", "",
-        len(runs),
-    )  # fmt: skip
-    return [line.format(ms=number(_union_ms(runs), 1), wait=number(asked, 1))]
+        "WaterfallView", "Tool runs: {runs} · {ms} ms running · approval {wait} ms, not latency"
+    )
+    ms, wait = number(_union_ms(runs), 1), number(asked, 1)
+    return [line.format(runs=number(len(runs)), ms=ms, wait=wait)]
 
 
 def _union_ms(rows: list[WaterfallRow]) -> float:
