@@ -4127,6 +4127,10 @@ tokens/s</source>
         <translation>服务器（{source}）{ms} 毫秒</translation>
     </message>
     <message>
+        <source>model call {step}: server ({source}) {ms} ms</source>
+        <translation>第 {step} 次模型调用：服务器（{source}）{ms} 毫秒</translation>
+    </message>
+    <message>
         <source>transport + queue {ms} ms</source>
         <translation>传输 + 排队 {ms} 毫秒</translation>
     </message>

@@ -66,6 +66,7 @@ class Waterfall:
     server_name: str | None = None  # as users call it ("vLLM")
     server_ttft_ms: float | None = None  # the server's own time to its first token
     transport_and_queue_ms: float | None = None  # client ttft minus server ttft
+    server_step: int | None = None  # a turn with tools: the model call the server's rows are of
 
 
 def build_waterfall(record: HudRecord) -> Waterfall:
@@ -81,6 +82,7 @@ def build_waterfall(record: HudRecord) -> Waterfall:
     anchor, written = record.ttft_ms, 0.0
     if last is not None and last.first_output_ms is not None and last.written_ms is not None:
         anchor, written = last.first_output_ms, last.written_ms
+        fall.server_step = last.step
     for timings in decode_report(record.server_timings).values():
         server_ttft = timings.first_token_ms()
         phases = timings.phases()

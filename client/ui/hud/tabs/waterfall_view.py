@@ -196,6 +196,10 @@ def _summary(w: Waterfall) -> str:
         source = server_kind_name(
             w.server_source, unknown=w.server_name or ""
         )  # as the Server tab names it
+        if w.server_step is not None:  # a turn with tools: its last call's figures
+            server = QCoreApplication.translate(
+                "WaterfallView", "model call {step}: server ({source}) {ms} ms"
+            ).replace("{step}", number(w.server_step))
         parts.append(server.format(source=source, ms=number(w.server_ttft_ms, 1)))
         transport = QCoreApplication.translate("WaterfallView", "transport + queue {ms} ms")
         parts.append(transport.format(ms=number(w.transport_and_queue_ms, 1)))
