@@ -174,6 +174,7 @@ class ToolTurn:
                     stopped = ToolResult(call.id, call.name, words, True)
                     finished = ev.ToolFinished(loop.step, call, stopped, 0.0, now_ns())
                     self._say(tool_line(finished, servers.get(call.id, "")))
+            loop.stop()  # its figures too: the approval and the runs end now (the waterfall)
             raise
         finally:
             self._tool_stage_ends()

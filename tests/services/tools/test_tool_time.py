@@ -135,3 +135,34 @@ async def test_the_servers_progress_reaches_the_turn(
     assert heard == [("slow_count", step, 4) for step in (1, 2, 3, 4)]
     assert generation.running_tools == ()  # the run ended with the step
     session.close()
+
+
+async def test_a_tool_stopped_while_it_ran_keeps_its_run_in_the_waterfall(
+    db: Database, tool_servers: ToolServers
+) -> None:
+    await tool_servers.save(demo_tool_server())
+    bus = EventBus()
+    feed = HudFeed(bus)
+    async with Lab("ollama") as lab:
+        session = _session(lab, db, tool_servers, Approver())
+        session.events = bus
+        generation = session.generate(None, "Use slow_count for 30 and 300.")
+        counting = asyncio.Event()
+
+        async def consume() -> None:
+            async for event in generation:
+                if isinstance(event, ev.ToolProgressed) and event.progress.progress >= 2:
+                    counting.set()
+
+        task = asyncio.create_task(consume())
+        await counting.wait()
+        task.cancel()
+        await asyncio.wait({task})
+    record = feed.last
+    assert record is not None and record.outcome == "stopped"
+    rows = {row.text: row for row in build_waterfall(record).rows}
+    run = rows[f"slow_count · run · error, {len(ev.STOPPED_WHILE)} characters"]
+    assert run.side == TOOL_SIDE and run.end_ms > run.start_ms  # it ran until Stop
+    assert record.tool_runs_ms == [run.end_ms - run.start_ms]
+    feed.close()
+    session.close()
