@@ -50,6 +50,8 @@ IMAGES, IMAGE_BYTES, IMAGE_PIXELS, IMAGE_PREPARE_MS = (
 )
 EXPECTED_MS = "expected_ms"
 MODEL_CALL, TOOL_CALL = "model call", "tool call"  # the records of a turn with tools
+TOOL_SERVERS = "tool servers"  # the wait for the conversation's tool servers to list
+CALL_RECORDS = (MODEL_CALL, TOOL_CALL, TOOL_SERVERS)  # not stages: a turn's calls
 STEP, WRITTEN_MS, FIRST_OUTPUT_MS, LAST_OUTPUT_MS = (
     "step",
     "written_ms",
@@ -165,6 +167,12 @@ class StageRecord:
     loading: LoadingPart | None = None
     model_call: ModelCallPart | None = None
     tool_call: ToolCallPart | None = None
+
+    @property
+    def is_call(self) -> bool:
+        """A turn with tools' record of a model call, a tool call or the tool servers'
+        start, not one of its stages."""
+        return self.stage in CALL_RECORDS
 
     @property
     def ms(self) -> float | None:

@@ -3550,6 +3550,10 @@ tokens/s</source>
         <translation>在此对话中使用工具</translation>
     </message>
     <message>
+        <source>Starting the tool servers… {seconds} s</source>
+        <translation>正在启动工具服务器… {seconds} 秒</translation>
+    </message>
+    <message>
         <source>Using {tool}… {progress} · {seconds} s</source>
         <translation>正在使用 {tool}… {progress} · {seconds} 秒</translation>
     </message>
@@ -4077,6 +4081,10 @@ tokens/s</source>
     <message>
         <source>question read while typing: {tokens} tokens</source>
         <translation>输入时已读取问题：{tokens} 个词元</translation>
+    </message>
+    <message>
+        <source>tool servers ready</source>
+        <translation>工具服务器就绪</translation>
     </message>
     <message>
         <source>model call {step}</source>

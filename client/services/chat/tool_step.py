@@ -82,6 +82,8 @@ class ToolTurn:
     # the stage lasts until the last of them ends), each with its server's last progress.
     running_tools: tuple[RunningTool, ...] = ()
     tool_spans: tuple[tuple[int, int], ...] = ()  # each approval's and tool run's (start, end)
+    tools_starting_since_ns = 0  # the conversation's tool servers are asked for their tools
+    tool_servers_ns: tuple[int, int] | None = None  # how long that took (start, end)
     # A later model call's own request stamps (written, headers, first byte), its tokens
     # and stages in the turn's: the turn's TTFT stays the first call's.
     _call_timeline: RequestTimeline | None = None
@@ -105,7 +107,7 @@ class ToolTurn:
         tools = self._settings.tools
         most = self._settings.max_model_calls
         new = self.ask.conversation_id is None
-        loop = await tools.loop_for(self.conversation_id, most, new) if tools else None
+        loop = await self._tools_listed(tools, most, new) if tools else None
         self.tool_loop = loop
         for _ in range(most):
             sent = outgoing
@@ -132,6 +134,17 @@ class ToolTurn:
             yield self._enter(Stage.UNDERSTANDING)  # the model reads the results
             for told in self._restate():
                 yield told
+
+    async def _tools_listed(self, tools: TurnTools, most: int, new: bool) -> ToolLoop | None:
+        """The conversation's tools (their servers started the first time): a wait of
+        the tools', said on the status line and drawn in the waterfall."""
+        self.tools_starting_since_ns = now_ns()
+        try:
+            loop = await tools.loop_for(self.conversation_id, most, new)
+        finally:
+            started, self.tools_starting_since_ns = self.tools_starting_since_ns, 0
+        self.tool_servers_ns = (started, now_ns()) if loop is not None else None
+        return loop
 
     def _call_ended(self) -> None:
         """A later call's end is the turn's (its metrics' end of the answer)."""
@@ -235,7 +248,7 @@ class ToolTurn:
         loop, origin = self.tool_loop, self.timeline.request_written_ns
         if loop is None or origin is None:
             return []
-        return call_records(loop.figures, origin, self.timeline.tokens)
+        return call_records(loop.figures, origin, self.timeline.tokens, self.tool_servers_ns)
 
     def _measured(self) -> RequestTimeline:
         """The turn's stamps with its approvals' and tools' time taken out: what its

@@ -175,13 +175,13 @@ def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
 def spans_of(records: Iterable[StageRecord]) -> list[StageSpan]:
     """The waterfall's rows of typed stages (live or stored): the images first; a turn's
     model and tool calls are not stages (calls_of)."""
-    listed = [r for r in records if r.model_call is None and r.tool_call is None]
+    listed = [r for r in records if not r.is_call]
     return [*image_spans(listed), *(stage_span(record) for record in listed)]
 
 
 def calls_of(records: Iterable[StageRecord]) -> list[StageRecord]:
-    """A turn's model-call and tool-call records (empty without tools)."""
-    return [r for r in records if r.model_call is not None or r.tool_call is not None]
+    """A turn's model-call, tool-call and tool-servers records (empty without tools)."""
+    return [r for r in records if r.is_call]
 
 
 def image_spans(records: Iterable[StageRecord]) -> list[StageSpan]:

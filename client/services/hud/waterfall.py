@@ -21,7 +21,7 @@ from client.services.chat.session_events import Stage
 from client.services.chat.turn_state import STATE_WORDS, TurnState, stage_state, wait_parts
 from client.services.hud.hud_model import RETRIEVING_COUNTED, Figures, HudRecord, english
 from client.services.images.cost import IMAGES_COUNTED, IMAGES_WITH_TOKENS
-from client.store.stage_records import ModelCallPart, StageRecord, ToolCallPart
+from client.store.stage_records import TOOL_SERVERS, ModelCallPart, StageRecord, ToolCallPart
 
 # -- waterfall ----------------------------------------------------------------------
 
@@ -181,6 +181,7 @@ def _question_read(v: dict[str, float]) -> list[WaterfallRow]:
 # -- a turn with tools ------------------------------------------------------------------
 
 # The rows' names (templates: {step}, {tool} and the figures; the window translates them).
+TOOL_SERVERS_ROW = "tool servers ready"  # the wait for their tools (a start, the first time)
 MODEL_CALL_ROW = "model call {step}"
 RESULTS_READ_ROW = "model call {step} · reading the results"
 ARGUMENTS_ROW = "{tool} · arguments streamed"
@@ -196,7 +197,9 @@ def call_rows(calls: Iterable[StageRecord]) -> list[WaterfallRow]:
     tool calls it made)."""
     rows: list[WaterfallRow] = []
     for record in sorted(calls, key=lambda r: (r.start_ms, r.model_call is None)):
-        if record.model_call is not None:
+        if record.stage == TOOL_SERVERS and record.end_ms is not None:
+            rows.append(WaterfallRow(TOOL_SERVERS_ROW, record.start_ms, record.end_ms, TOOL_SIDE))
+        elif record.model_call is not None:
             rows.extend(_model_rows(record, record.model_call))
         elif record.tool_call is not None:
             rows.extend(_tool_rows(record, record.tool_call))

@@ -3,7 +3,8 @@ in ms since the turn's request was written: the waterfall's rows, stored with it
 
     records = call_records(loop.figures, timeline.request_written_ns, timeline.tokens)
 
-One MODEL_CALL record per model call (its first output: after step 1 the model's prefill
+The wait for the tool servers (TOOL_SERVERS: starting them, the first time), one
+MODEL_CALL record per model call (its first output: after step 1 the model's prefill
 of the results, its second TTFT) and one TOOL_CALL record per tool call, parallel calls
 each their own (its arguments streamed, the approval wait, its run, the result's size).
 """
@@ -17,6 +18,7 @@ from client.services.tools.loop_events import LoopFigures, ModelCallTiming, Tool
 from client.store.stage_records import (
     MODEL_CALL,
     TOOL_CALL,
+    TOOL_SERVERS,
     ModelCallPart,
     Span,
     StageRecord,
@@ -25,12 +27,20 @@ from client.store.stage_records import (
 
 
 def call_records(
-    figures: LoopFigures, origin_ns: int, tokens: Sequence[TokenStamp] = ()
+    figures: LoopFigures,
+    origin_ns: int,
+    tokens: Sequence[TokenStamp] = (),
+    servers_ns: tuple[int, int] | None = None,
 ) -> list[StageRecord]:
-    """The model calls' records, then the tool calls', each list in order."""
+    """The tool servers' wait (`servers_ns`: from asking for their tools to having them),
+    the model calls' records, then the tool calls', each in order."""
     models = [_model_record(call, origin_ns, tokens) for call in figures.model_calls]
     tools = [_tool_record(call, origin_ns) for call in figures.tool_calls]
-    return [*models, *(record for record in tools if record is not None)]
+    ready = []
+    if servers_ns is not None:
+        start, end = servers_ns
+        ready = [StageRecord(TOOL_SERVERS, (start - origin_ns) / 1e6, (end - origin_ns) / 1e6)]
+    return [*ready, *models, *(record for record in tools if record is not None)]
 
 
 def _ms(at_ns: int | None, origin_ns: int) -> float | None:

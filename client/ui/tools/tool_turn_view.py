@@ -190,9 +190,13 @@ class ToolTurnView(QObject):
 
 
 def tool_state_text(generation: Generation) -> str:
-    """ "Using add… 1.2 s", "Using slow_count… 3 of 10 · 1.2 s" (the server's progress)
-    or "Waiting for your approval"; "" in another state."""
+    """ "Using add… 1.2 s", "Using slow_count… 3 of 10 · 1.2 s" (the server's progress),
+    "Waiting for your approval" or "Starting the tool servers… 2.1 s"; "" otherwise."""
     state = generation.state
+    if generation.tools_starting_since_ns:  # the first turn starts the servers
+        seconds = QLocale().toString((now_ns() - generation.tools_starting_since_ns) / 1e9, "f", 1)
+        text = QCoreApplication.translate("ToolTurnView", "Starting the tool servers… {seconds} s")
+        return text.format(seconds=seconds)
     if state is TurnState.APPROVAL:
         return turn_word(state)
     if state is TurnState.USING_TOOL and generation.tool_since_ns:

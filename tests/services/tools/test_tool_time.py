@@ -107,12 +107,15 @@ def _check_waterfall_rows(record: object, second_ttft_ns: int) -> None:
     assert "slow_count · run · result 21 characters" in texts  # "counted to 3 in 0.3 s"
     asked = [row for row in fall.rows if row.side == APPROVAL_SIDE]
     assert len(asked) == 2 and all(r.end_ms - r.start_ms >= THINK_S * 1000 for r in asked)
-    assert len([row for row in fall.rows if row.side == TOOL_SIDE]) == 2
+    assert len([row for row in fall.rows if " · run · " in row.text]) == 2
     assert ["model call 1", "model call 2"] == [
         t for t in texts if t.startswith("model call") and "·" not in t
     ]
     [read] = [row for row in fall.rows if row.text == "model call 2 · reading the results"]
     assert read.end_ms - read.start_ms == pytest.approx(second_ttft_ns / 1e6, abs=0.01)
+    # The first turn started the demo server: a wait of the tools', before the request.
+    [ready] = [row for row in fall.rows if row.text == "tool servers ready"]
+    assert ready.side == TOOL_SIDE and ready.start_ms < ready.end_ms <= 0
     # The calls' rows say what the turn did after its first call: no state rows for it.
     assert "Waiting for your approval" not in texts and "Using a tool" not in texts
     last = next(row for row in fall.rows if row.text == "last token")

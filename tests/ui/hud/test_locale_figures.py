@@ -24,6 +24,7 @@ from client.services.hud.waterfall import (
     RESULTS_READ_ROW,
     RUN_ERROR_ROW,
     RUN_ROW,
+    TOOL_SERVERS_ROW,
 )
 from client.services.images.cost import IMAGES_COUNTED, IMAGES_WITH_TOKENS
 from client.ui.common.locale_text import clock, number, percent, short_number, size_text
@@ -75,6 +76,7 @@ def test_the_counted_rows_are_the_models_templates() -> None:
         QUESTION_READ_TOKENS,
     )
     assert CALL_LABELS == (
+        TOOL_SERVERS_ROW,
         MODEL_CALL_ROW,
         RESULTS_READ_ROW,
         ARGUMENTS_ROW,

@@ -7,16 +7,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
+from client.core.timeline import now_ns
 from client.lab import LabServer, scenario_from_dict
 from client.services.chat.tool_step import RunningTool
+from client.services.chat.turn_state import TurnState
 from client.services.tools.tool_types import ToolProgress
-from client.ui.tools.tool_turn_view import ApprovalCard, progress_text
+from client.ui.tools.tool_turn_view import ApprovalCard, progress_text, tool_state_text
 from tests.ui.conftest import LoopRunner, until
 from tests.ui.tools.test_tool_turn_window import _app
 
@@ -76,3 +79,10 @@ def test_progress_reads_as_counted_a_share_or_the_servers_words(qtbot: Any) -> N
     assert said(ToolProgress(1500, None)) == "1,500"
     assert said(None) == ""
     assert said(ToolProgress(3, 10), ToolProgress(1, 2)) == ""  # two at once: the names only
+
+
+def test_the_status_line_says_the_tool_servers_start(qtbot: Any) -> None:
+    since = now_ns() - 2_100_000_000
+    starting = SimpleNamespace(state=TurnState.QUEUED, tools_starting_since_ns=since)
+    text = tool_state_text(starting)  # type: ignore[arg-type]
+    assert re.fullmatch(r"Starting the tool servers… 2\.\d s", text), text

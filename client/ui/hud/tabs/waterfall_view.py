@@ -16,7 +16,8 @@ from client.services.hud.hud_model import RETRIEVING_COUNTED
 from client.services.hud.waterfall import (
     APPROVAL_SIDE,
     ROUTE_DECISION,
-    TOOL_SIDE,
+    RUN_ERROR_ROW,
+    RUN_ROW,
     Waterfall,
     WaterfallRow,
 )
@@ -115,6 +116,7 @@ COUNTED_LABELS = (
 )
 # A turn with tools' rows (client/services/hud/waterfall.py: call_rows), the same text.
 CALL_LABELS = (
+    QT_TRANSLATE_NOOP("WaterfallView", "tool servers ready"),
     QT_TRANSLATE_NOOP("WaterfallView", "model call {step}"),
     QT_TRANSLATE_NOOP("WaterfallView", "model call {step} · reading the results"),
     QT_TRANSLATE_NOOP("WaterfallView", "{tool} · arguments streamed"),
@@ -208,6 +210,9 @@ def _summary(w: Waterfall) -> str:
     return " · ".join(parts)
 
 
+RUN_LABELS = (RUN_ROW, RUN_ERROR_ROW)
+
+
 def _brush(side: str) -> QBrush:
     """A side's colour; the wait for the user's approval is hatched (never latency)."""
     brush = pg.mkBrush(*SIDE_COLORS.get(side, (128, 128, 128)))
@@ -218,7 +223,7 @@ def _brush(side: str) -> QBrush:
 
 def _tools_line(w: Waterfall) -> list[str]:
     """A turn with tools: its time in tools and the approval's wait, which is not latency."""
-    runs = [row for row in w.rows if row.side == TOOL_SIDE and row.end_ms > row.start_ms]
+    runs = [row for row in w.rows if row.label in RUN_LABELS and row.end_ms > row.start_ms]
     if not runs:
         return []
     asked = sum(row.end_ms - row.start_ms for row in w.rows if row.side == APPROVAL_SIDE)
