@@ -45,13 +45,14 @@ def _session(lab: Lab, db: Database, servers: ToolServers, approver: Approver) -
     return session
 
 
+@pytest.mark.parametrize("dialect", ["ollama", "vllm-interleaved"])
 async def test_a_parallel_tool_turn_in_the_hud_and_its_waterfall(
-    db: Database, tool_servers: ToolServers
+    db: Database, tool_servers: ToolServers, dialect: str
 ) -> None:
     await tool_servers.save(demo_tool_server())
     bus = EventBus()
     feed = HudFeed(bus)
-    async with Lab("ollama") as lab:
+    async with Lab(dialect) as lab:
         session = _session(lab, db, tool_servers, SlowUser())
         session.events = bus
         generation = session.generate(None, PARALLEL)
@@ -87,6 +88,9 @@ async def test_a_parallel_tool_turn_in_the_hud_and_its_waterfall(
     assert finished.metrics.e2el_ms <= record.turn_ms - record.tools_ms + 1.0
 
     _check_waterfall_rows(record, (second.first_output_ns or 0) - (second.written_ns or 0))
+    if dialect == "vllm-interleaved":  # the arguments came in fragments, the calls' mixed
+        assert add.arguments_ms > 0 and slow.arguments_ms > 0
+        assert add.opened_ns and slow.opened_ns and slow.opened_ns < (add.ready_ns or 0)
     # Stored with the turn's stages and read back the same (the HUD's history).
     [stored] = session.metrics_store.for_messages([finished.message_id])[finished.message_id]
     again = record_from_stored(stored)
