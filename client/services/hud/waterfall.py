@@ -233,9 +233,11 @@ def _tool_rows(record: StageRecord, part: ToolCallPart) -> list[WaterfallRow]:
 
 
 def last_call(calls: Iterable[StageRecord]) -> ModelCallPart | None:
-    """The turn's last model call (whose stream gave the server's timings)."""
+    """The turn's last model call (whose stream gave the server's timings) when it made
+    more than one (None: one call, whose figures are the request's)."""
     parts = [r.model_call for r in calls if r.model_call is not None]
-    return max(parts, key=lambda part: part.step) if parts else None
+    last = max(parts, key=lambda part: part.step) if parts else None
+    return last if last is not None and last.step > 1 else None
 
 
 def first_call_end(calls: Iterable[StageRecord]) -> float | None:

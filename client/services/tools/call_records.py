@@ -51,18 +51,19 @@ def _model_record(
     call: ModelCallTiming, origin_ns: int, tokens: Sequence[TokenStamp]
 ) -> StageRecord:
     ended = call.ended_ns
-    last = next(
-        (
-            t.at_ns
-            for t in reversed(tokens)
-            if t.at_ns >= call.started_ns and (ended is None or t.at_ns <= ended)
-        ),
-        call.first_output_ns,
-    )
+    own = [
+        t.at_ns
+        for t in tokens
+        if t.at_ns >= call.started_ns and (ended is None or t.at_ns <= ended)
+    ]
+    # A token's stamp is when its bytes arrived (the TTFT's clock); the loop's, when it
+    # heard the event: the earlier of the two, as a call of only tool calls has no token.
+    first = min([*own[:1], *([call.first_output_ns] if call.first_output_ns else [])], default=None)
+    last = own[-1] if own else call.first_output_ns
     part = ModelCallPart(
         call.step,
         _ms(call.written_ns, origin_ns),
-        _ms(call.first_output_ns, origin_ns),
+        _ms(first, origin_ns),
         _ms(last, origin_ns),
     )
     start = _ms(call.started_ns, origin_ns) or 0.0

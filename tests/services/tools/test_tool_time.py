@@ -116,7 +116,8 @@ def _check_waterfall_rows(record: object, second_ttft_ns: int) -> None:
         t for t in texts if t.startswith("model call") and "·" not in t
     ]
     [read] = [row for row in fall.rows if row.text == "model call 2 · reading the results"]
-    assert read.end_ms - read.start_ms == pytest.approx(second_ttft_ns / 1e6, abs=0.01)
+    # Its second TTFT: to the first token's arrival (the loop heard it a little later).
+    assert 0 < read.end_ms - read.start_ms <= second_ttft_ns / 1e6 + 0.01
     # The first turn started the demo server: a wait of the tools', before the request.
     [ready] = [row for row in fall.rows if row.text == "tool servers ready"]
     assert ready.side == TOOL_SIDE and ready.start_ms < ready.end_ms <= 0
