@@ -9,6 +9,9 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 
+from client.core.events import TokenKind
+from client.core.timeline import RequestTimeline, now_ns
+from client.services.chat.session_events import Stage
 from client.services.hud.hud_model import HudRecord
 from client.services.hud.waterfall import APPROVAL_SIDE
 from client.store.stage_records import (
@@ -96,3 +99,39 @@ def test_the_tool_rows_in_chinese(chinese: None, hud: LatencyHud) -> None:
     assert "slow_count · 运行 · 结果 21 个字符" in labels
     assert "第 2 次模型调用 · 读取工具结果" in labels
     assert hud.requests.tools_line.text() == "工具用时：在 1 个调用工具的回合中占 75%"
+
+
+def _followed(hud: LatencyHud, written_ns: int) -> RequestTimeline:
+    timeline = RequestTimeline()
+    timeline.request_written_ns = written_ns
+    hud.request_started(timeline, "m", "s")
+    hud.follow(timeline)
+    return timeline
+
+
+def test_the_live_view_leaves_the_tools_time_out_of_its_gaps(hud: LatencyHud) -> None:
+    ms = 1_000_000
+    t0 = now_ns() - 10_000 * ms
+    timeline = _followed(hud, t0)
+    timeline.mark_token(TokenKind.ANSWER, 5, t0 + 10 * ms)
+    timeline.mark_token(TokenKind.ANSWER, 5, t0 + 20 * ms)
+    timeline.enter_stage(Stage.APPROVAL.value, t0 + 30 * ms)  # the user reads the card 2 s
+    timeline.enter_stage(Stage.USING_TOOL.value, t0 + 2030 * ms)  # the tool runs 3 s
+    timeline.enter_stage(Stage.UNDERSTANDING.value, t0 + 5030 * ms)
+    timeline.mark_token(TokenKind.ANSWER, 5, t0 + 5040 * ms)
+    hud.flush_frame()
+    assert list(hud.stream.gap_ms.view) == pytest.approx([10.0, 20.0])
+    assert hud.stream.stalls == 0
+
+
+@pytest.mark.parametrize("tool_runs", [True, False])
+def test_a_running_tool_is_no_stall(hud: LatencyHud, tool_runs: bool) -> None:
+    ms = 1_000_000
+    now = now_ns()
+    timeline = _followed(hud, now - 6000 * ms)
+    timeline.mark_token(TokenKind.ANSWER, 5, now - 5000 * ms)
+    if tool_runs:
+        timeline.enter_stage(Stage.USING_TOOL.value, now - 4990 * ms)
+    hud.flush_frame()  # the token
+    hud.flush_frame()  # a quiet frame, 5 s after it
+    assert hud.stream.stalls == (0 if tool_runs else 1)
