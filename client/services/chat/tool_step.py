@@ -26,11 +26,12 @@ from typing import Any
 from client.core.events import Done, Token, TokenKind
 from client.core.timeline import RequestTimeline, TokenStamp, now_ns
 from client.core.tools import ToolResult
-from client.services.chat.answer_writer import AnswerWriter
+from client.services.chat.answer_writer import AnswerWriter, stage_records
 from client.services.chat.model_call import AnswerEnded, ModelCallResult
 from client.services.chat.session_events import Outcome, SlowStart, Stage, StageChanged
 from client.services.chat.turn_state import StateChanged
 from client.services.chat.turn_steps import Outgoing, RunSettings, TurnAsk
+from client.services.knowledge.retrieval import Retrieval
 from client.services.tools import loop_events as ev
 from client.services.tools.call_records import call_records
 from client.services.tools.loop import ToolLoop
@@ -241,6 +242,10 @@ class ToolTurn:
             self.tool_since_ns = 0
         self._tool_stage_is_run = False
         self.running_tools = ()
+
+    def turn_records(self, retrieval: Retrieval | None) -> list[StageRecord]:
+        """The turn's stages, then its calls' records (what the record step stores)."""
+        return [*stage_records(self.timeline, retrieval), *self.call_records()]
 
     def call_records(self) -> list[StageRecord]:
         """The turn's model calls and tool calls as typed records (the waterfall's rows,
