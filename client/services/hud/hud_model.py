@@ -32,6 +32,7 @@ from client.core.timeline import RequestTimeline
 from client.services.cascade.route_record import RouteNote
 from client.services.chat.session_events import Stage
 from client.services.images.cost import IMAGES_COUNTED
+from client.services.tools.call_records import ToolTime, tool_time
 from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
 from client.store.stage_records import StageRecord, decode_stages, stage_from_counts
 
@@ -82,37 +83,13 @@ class HudRecord(MetricFigures):
     server_timings: dict[str, dict[str, float]] = field(default_factory=dict)
     # A turn with tools: its model calls and tool calls (stage_records' MODEL_CALL, TOOL_CALL)
     calls: list[StageRecord] = field(default_factory=list)
+    tools: ToolTime | None = None  # its time and the part in tools (None: no tool called)
 
     @property
     def tool_runs_ms(self) -> list[float]:
         """Each tool call's run, in ms (calls that did not run left out)."""
         parts = (record.tool_call for record in self.calls)
         return [ms for part in parts if part is not None and (ms := part.run_ms) is not None]
-
-    @property
-    def tools_ms(self) -> float:
-        """The time while any tool ran (parallel runs counted once)."""
-        runs = sorted(p.run for r in self.calls if (p := r.tool_call) and p.run is not None)
-        total, reached = 0.0, float("-inf")
-        for start, end in runs:
-            total += max(0.0, end - max(start, reached))
-            reached = max(reached, end)
-        return total
-
-    @property
-    def approval_ms(self) -> float:
-        """The user's time deciding (never latency)."""
-        spans = [p.approval for r in self.calls if (p := r.tool_call) and p.approval]
-        return sum(end - start for start, end in spans)
-
-    @property
-    def turn_ms(self) -> float | None:
-        """A turn with tools: from its request to its last model call's end, the
-        approval waits taken out (None: a turn without tools)."""
-        ends = [r.end_ms for r in self.calls if r.model_call is not None and r.end_ms is not None]
-        if not ends:
-            return None
-        return max(0.0, max(ends) - self.approval_ms)
 
     def tier(self, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> Tier | None:
         return thresholds.tier_of(self.ttft_ms) if self.ttft_ms is not None else None
@@ -142,6 +119,7 @@ def record_from_request(
     calls: Iterable[StageRecord] = (),
 ) -> HudRecord:
     load = metrics.server.load_ms() or 0.0
+    records, calls = timeline_records(timeline) if timeline else [], list(calls)
     return HudRecord(
         time=at,
         server=server,
@@ -150,17 +128,23 @@ def record_from_request(
         cold=cold or load >= COLD_LOAD_MS,
         outcome=outcome,
         message_id=message_id,
-        stages=stages_from_timeline(timeline) if timeline else [],
+        stages=spans_of(records),
         server_timings=metrics.server.encode(),
-        calls=list(calls),
+        calls=calls,
+        tools=tool_time([*records, *calls]),
     )
 
 
 def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
+    return spans_of(timeline_records(timeline))
+
+
+def timeline_records(timeline: RequestTimeline) -> list[StageRecord]:
+    """A live request's stages, typed (none before its request was written)."""
     origin = timeline.request_written_ns
     if origin is None:
         return []
-    records = [
+    return [
         stage_from_counts(
             s.name,
             (s.start_ns - origin) / NS_PER_MS,
@@ -169,7 +153,6 @@ def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
         )
         for s in timeline.stages
     ]
-    return spans_of(records)
 
 
 def spans_of(records: Iterable[StageRecord]) -> list[StageSpan]:
@@ -237,6 +220,7 @@ def record_from_stored(stored: object) -> HudRecord:
         stages=spans_of(stored_records),
         server_timings=_stored_timings(get("server_timings")),
         calls=calls_of(stored_records),
+        tools=tool_time(stored_records),
     )
 
 
@@ -286,7 +270,7 @@ def _stored_timings(value: object) -> dict[str, dict[str, float]]:
 class ScopeStats:
     n: int  # requests in scope (after excluding cold ones, if asked)
     summaries: dict[str, Summary | None]  # by metric name; p99 is NaN below P99_MIN_N
-    tool_turns: int = 0  # the turns in scope that ran tools
+    tool_turns: int = 0  # the turns in scope that called tools
     tools_share: float | None = None  # their time in tools over their time (approvals out)
 
     def shown_p99(self, name: str) -> float | None:
@@ -323,9 +307,9 @@ class RequestBook:
         summaries = {name: summarize(getattr(r, name) for r in records) for name in SUMMARY_FIELDS}
         # The tools' row: each tool call's run (a turn may run several), not per request.
         summaries[TOOL_RUN] = summarize(ms for r in records for ms in r.tool_runs_ms)
-        turns = [(r.tools_ms, whole) for r in records if (whole := r.turn_ms) and r.tool_runs_ms]
-        whole_ms = sum(whole for _, whole in turns)
-        share = sum(ms for ms, _ in turns) / whole_ms if whole_ms > 0 else None
+        turns = [r.tools for r in records if r.tools is not None]
+        whole_ms = sum(t.whole_ms for t in turns)
+        share = sum(t.tools_ms for t in turns) / whole_ms if whole_ms > 0 else None
         return ScopeStats(len(records), summaries, tool_turns=len(turns), tools_share=share)
 
     def ttft_series(

@@ -2,6 +2,7 @@
 in ms since the turn's request was written: the waterfall's rows, stored with its stages.
 
     records = call_records(loop.figures, timeline.request_written_ns, timeline.tokens)
+    spent = tool_time([*turn_stages, *records])  # the footer's and the HUD's share in tools
 
 The wait for the tool servers (TOOL_SERVERS: starting them, the first time), one
 MODEL_CALL record per model call (its first output: after step 1 the model's prefill
@@ -11,7 +12,8 @@ each their own (its arguments streamed, the approval wait, its run, the result's
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from client.core.timeline import TokenStamp
 from client.services.tools.loop_events import LoopFigures, ModelCallTiming, ToolCallTiming
@@ -96,3 +98,42 @@ def _tool_record(call: ToolCallTiming, origin_ns: int) -> StageRecord | None:
     start, end = _ms(min(stamps), origin_ns), _ms(max(stamps), origin_ns)
     assert start is not None
     return StageRecord(TOOL_CALL, start, end, tool_call=part)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolTime:
+    """A turn's time and the part of it in tools (its tool servers' start and the runs,
+    parallel runs counted once); the wait for the user's approval is in neither."""
+
+    whole_ms: float
+    tools_ms: float
+    approval_ms: float
+
+    @property
+    def share(self) -> float:
+        return self.tools_ms / self.whole_ms if self.whole_ms > 0 else 0.0
+
+
+def tool_time(records: Iterable[StageRecord]) -> ToolTime | None:
+    """From a turn's stages and call records (live or stored); None for a turn that
+    called no tool."""
+    listed = list(records)
+    calls = [r.tool_call for r in listed if r.tool_call is not None]
+    if not calls:
+        return None
+    start = min(r.start_ms for r in listed)
+    end = max((r.end_ms for r in listed if r.end_ms is not None), default=start)
+    busy = [call.run for call in calls if call.run is not None]
+    busy += [(r.start_ms, r.end_ms) for r in listed if r.stage == TOOL_SERVERS and r.end_ms]
+    approval_ms = sum(end - start for start, end in (c.approval for c in calls if c.approval))
+    tools_ms = _union_ms(busy)
+    return ToolTime(max(end - start - approval_ms, tools_ms), tools_ms, approval_ms)
+
+
+def _union_ms(spans: list[Span]) -> float:
+    """The time while any of the spans lasted (overlaps counted once)."""
+    total, reached = 0.0, float("-inf")
+    for start, end in sorted(spans):
+        total += max(0.0, end - max(start, reached))
+        reached = max(reached, end)
+    return total

@@ -23,6 +23,7 @@ from client.services.chat.generation import Generation
 from client.services.chat.tool_step import RunningTool
 from client.services.chat.turn_state import TurnState
 from client.services.tools.approval import ApprovalChoice
+from client.services.tools.call_records import tool_time
 from client.services.tools.loop import ApprovalAsk
 from client.services.tools.turn_tools import TurnTools
 from client.ui.common.turn_words import turn_word
@@ -245,28 +246,25 @@ def arriving_call(generation: Generation) -> str:
 
 
 def tool_share_text(generation: Generation) -> str:
-    """The footer's "2.3 s in all, 0.4 s in tools (17%)" for a turn that called tools,
-    the wait for the user's approval apart (never counted: "· 3.1 s waiting for your
-    approval, not counted")."""
-    loop = generation.tool_loop
-    if loop is None or not loop.figures.tool_calls:
+    """The footer's "2.3 s in all, 0.4 s in tools (17%)" for a turn that called tools
+    (its tool servers' start and the runs: services/tools/call_records.py, the HUD's
+    share too), the wait for the user's approval apart, never counted."""
+    if generation.tool_loop is None:
         return ""
-    figures, stages = loop.figures, generation.timeline.stages
-    started = stages[0].start_ns if stages else now_ns()
-    ended = next((s.end_ns for s in reversed(stages) if s.end_ns), None) or now_ns()
-    asked_ms, tools_ms = figures.approval_ms, figures.tools_ms
-    whole_ms = max((ended - started) / 1e6 - asked_ms, tools_ms, 1e-3)
+    spent = tool_time(generation.turn_records(None))
+    if spent is None:
+        return ""
     locale = QLocale()
     text = QCoreApplication.translate(
         "ToolTurnView", "{whole} s in all, {seconds} s in tools ({percent}%)"
     ).format(
-        whole=locale.toString(whole_ms / 1e3, "f", 1),
-        seconds=locale.toString(tools_ms / 1e3, "f", 1),
-        percent=locale.toString(round(100 * tools_ms / whole_ms)),
+        whole=locale.toString(spent.whole_ms / 1e3, "f", 1),
+        seconds=locale.toString(spent.tools_ms / 1e3, "f", 1),
+        percent=locale.toString(round(100 * spent.share)),
     )
-    if asked_ms < APPROVAL_SHOWN_MS:
+    if spent.approval_ms < APPROVAL_SHOWN_MS:
         return text
     waited = QCoreApplication.translate(
         "ToolTurnView", "{seconds} s waiting for your approval, not counted"
     )
-    return f"{text} · {waited.format(seconds=locale.toString(asked_ms / 1e3, 'f', 1))}"
+    return f"{text} · {waited.format(seconds=locale.toString(spent.approval_ms / 1e3, 'f', 1))}"

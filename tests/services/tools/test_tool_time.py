@@ -17,6 +17,7 @@ from client.services.hud.hud_model import TOOL_RUN, RequestBook, record_from_sto
 from client.services.hud.waterfall import APPROVAL_SIDE, TOOL_SIDE, build_waterfall
 from client.services.tools import loop_events as ev
 from client.services.tools.approval import ApprovalChoice
+from client.services.tools.call_records import ToolTime, tool_time
 from client.services.tools.loop import ApprovalAsk
 from client.services.tools.server_settings import demo_tool_server
 from client.services.tools.tool_servers import ToolServers
@@ -24,6 +25,14 @@ from client.services.tools.turn_tools import TurnTools
 from client.store.conversations.history import HistoryStore
 from client.store.db import Database
 from client.store.metrics_store import MetricsStore
+from client.store.stage_records import (
+    MODEL_CALL,
+    TOOL_CALL,
+    TOOL_SERVERS,
+    ModelCallPart,
+    StageRecord,
+    ToolCallPart,
+)
 from tests.services.tools.loop_parts import MODEL, Approver, Lab
 
 pytestmark = pytest.mark.timeout(120)
@@ -84,8 +93,10 @@ async def test_a_parallel_tool_turn_in_the_hud_and_its_waterfall(
     # Parallel runs are one tool stage until the last one ends: the slow run is out of
     # the model's figures, and so is the approval.
     assert generation.tool_ns / 1e6 >= slow.run_ms + 2 * THINK_S * 1000
-    assert record.turn_ms is not None and finished.metrics.e2el_ms is not None
-    assert finished.metrics.e2el_ms <= record.turn_ms - record.tools_ms + 1.0
+    spent = record.tools
+    assert spent is not None and finished.metrics.e2el_ms is not None
+    assert spent.tools_ms >= slow.run_ms and spent.approval_ms >= 2 * THINK_S * 1000
+    assert finished.metrics.e2el_ms <= spent.whole_ms - spent.tools_ms + 1.0
 
     _check_waterfall_rows(record, (second.first_output_ns or 0) - (second.written_ns or 0))
     if dialect == "vllm-interleaved":  # the arguments came in fragments, the calls' mixed
@@ -174,3 +185,20 @@ async def test_a_tool_stopped_while_it_ran_keeps_its_run_in_the_waterfall(
     assert record.tool_runs_ms == [run.end_ms - run.start_ms]
     feed.close()
     session.close()
+
+
+def test_the_turns_time_in_tools_counts_the_servers_start_and_parallel_runs_once() -> None:
+    run = ToolCallPart(1, "add", "demo", (10.0, 12.0), (12.0, 512.0), (512.0, 612.0), 3)
+    beside = ToolCallPart(1, "slow_count", "demo", None, None, (520.0, 820.0), 21)
+    records = [
+        StageRecord("queued", -1200.0, 0.0),
+        StageRecord(TOOL_SERVERS, -1000.0, -200.0),  # the demo server started: 800 ms
+        StageRecord(MODEL_CALL, -1.0, 12.0, model_call=ModelCallPart(1, 0.0, 10.0, 11.0)),
+        StageRecord(TOOL_CALL, 10.0, 612.0, tool_call=run),
+        StageRecord(TOOL_CALL, 520.0, 820.0, tool_call=beside),
+        StageRecord(MODEL_CALL, 821.0, 900.0, model_call=ModelCallPart(2, 822.0, 850.0, 899.0)),
+    ]
+    spent = tool_time(records)
+    assert spent == ToolTime(whole_ms=1600.0, tools_ms=1108.0, approval_ms=500.0)
+    assert spent.share == pytest.approx(1108 / 1600)
+    assert tool_time(records[:3]) is None  # no tool was called

@@ -14,6 +14,7 @@ from client.core.timeline import RequestTimeline, now_ns
 from client.services.chat.session_events import Stage
 from client.services.hud.hud_model import HudRecord
 from client.services.hud.waterfall import APPROVAL_SIDE
+from client.services.tools.call_records import tool_time
 from client.store.stage_records import (
     MODEL_CALL,
     TOOL_CALL,
@@ -40,8 +41,9 @@ def _tool_turn(at: float = 1_800_000_000.0) -> HudRecord:
         StageRecord(TOOL_CALL, 21.0, 1131.0, tool_call=slow),
     ]  # fmt: skip
     return HudRecord(
-        time=at, model="m", ttft_ms=20.0, e2el_ms=100.0, outcome="complete", calls=calls
-    )
+        time=at, model="m", ttft_ms=20.0, e2el_ms=100.0, outcome="complete", calls=calls,
+        tools=tool_time(calls),
+    )  # fmt: skip
 
 
 @pytest.fixture
@@ -64,7 +66,7 @@ def test_tool_runs_get_their_own_column_beside_the_first_calls_ttft(hud: Latency
     column = [table.item(row, TOOL_COLUMN).text() for row in range(3)]
     assert column == ["2", "210.0", "210.0"]  # n, mean, P50 of the two runs
     assert table.item(0, 0).text() == "1" and table.item(2, 0).text() == "20.0"  # the TTFT's
-    # 300 ms while any tool ran, of 1,200 ms less the 800 ms of approval
+    # 301 ms while any tool ran, of the turn's 1,202 ms less the 800 ms of approval
     assert hud.requests.tools_line.text() == "Time in tools: 75% of 1 turn with tools"
     assert not hud.requests.tools_line.isHidden()
 
