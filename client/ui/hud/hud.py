@@ -328,7 +328,8 @@ class LatencyHud(QWidget):
             stamps = self._following.tokens
             paused = tool_spans(self._following)
             for stamp in stamps[self._told :]:
-                self.stream.add(stamp.at_ns - paused_before(paused, stamp.at_ns))
+                at = stamp.at_ns
+                self.stream.add(at - paused_before(paused, at) if paused else at)
             self._told = len(stamps)
 
     def _now(self) -> int:
