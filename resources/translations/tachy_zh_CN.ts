@@ -2522,6 +2522,18 @@ tokens/s</source>
         </translation>
     </message>
     <message numerus="yes">
+        <source>P99 needs at least %Ln tool runs</source>
+        <translation>
+            <numerusform>P99 至少需要 %Ln 次工具运行</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>these figures are of %Ln tool run(s).</source>
+        <translation>
+            <numerusform>这些数字来自 %Ln 次工具运行。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>P99 needs at least %Ln requests</source>
         <translation>
             <numerusform>P99 至少需要 %Ln 个请求</numerusform>

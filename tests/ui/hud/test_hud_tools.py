@@ -137,3 +137,10 @@ def test_a_running_tool_is_no_stall(hud: LatencyHud, tool_runs: bool) -> None:
     hud.flush_frame()  # the token
     hud.flush_frame()  # a quiet frame, 5 s after it
     assert hud.stream.stalls == (0 if tool_runs else 1)
+
+
+def test_the_tool_columns_p99_waits_for_a_hundred_runs(hud: LatencyHud) -> None:
+    hud.add_reply(_tool_turn())
+    p99 = hud.requests.table.item(4, TOOL_COLUMN)
+    assert p99.text() == "–"
+    assert p99.toolTip() == "P99 needs at least 100 tool runs; these figures are of 2 tool runs."

@@ -239,12 +239,17 @@ class RequestsView(QWidget):
             item = QTableWidgetItem(text)
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             if row == len(values) - 1 and p99 is None:
-                item.setToolTip(self._p99_wait(summary.n if summary else 0))
+                runs = column == COLUMNS.index(TOOL_RUN)  # its n counts tool runs
+                item.setToolTip(self._p99_wait(summary.n if summary else 0, runs))
             self.table.setItem(row, column, item)
 
-    def _p99_wait(self, n: int) -> str:
-        needs = self.tr("P99 needs at least %Ln requests", "", P99_MIN_N)
-        has = self.tr("these figures are of %Ln request(s).", "", n)
+    def _p99_wait(self, n: int, runs: bool = False) -> str:
+        if runs:
+            needs = self.tr("P99 needs at least %Ln tool runs", "", P99_MIN_N)
+            has = self.tr("these figures are of %Ln tool run(s).", "", n)
+        else:
+            needs = self.tr("P99 needs at least %Ln requests", "", P99_MIN_N)
+            has = self.tr("these figures are of %Ln request(s).", "", n)
         return self.tr("{needs}; {has}").format(needs=needs, has=has)
 
     def set_prediction_note(self, text: str) -> None:
