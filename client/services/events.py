@@ -24,6 +24,7 @@ from client.core.conversation import ChatRequest
 from client.core.metrics import RequestMetrics
 from client.core.timeline import RequestTimeline
 from client.services.planning.planner import RequestPlan, Route
+from client.store.stage_records import StageRecord
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +59,8 @@ class AnswerFinished:
     server_answered: bool = False  # a header or a byte came back
     timeline: RequestTimeline | None = None  # its stamps (the HUD's waterfall)
     message_id: int | None = None  # the stored answer (None: not stored)
+    # A turn with tools: its model calls and tool calls (the HUD's tool row, the waterfall)
+    calls: tuple[StageRecord, ...] = ()
 
     @property
     def prompt_tokens(self) -> int | None:

@@ -7,7 +7,10 @@ One StageRecord per stage (its name, and its start and end in ms since the reque
 written; the part before it is negative), with the typed parts the stage carried:
 a cascade's route decision (RoutePart), the retrieving stage's passages (RetrievalPart),
 the images sent and their preparation (ImagesPart), the loading stage's expected time
-(LoadingPart). Tool calls will be one more part. On a live timeline the parts travel
+(LoadingPart). A turn with tools adds a record per model call (MODEL_CALL:
+ModelCallPart, its first output after step 1 being the model's prefill of the results)
+and per tool call (TOOL_CALL: ToolCallPart, its arguments streamed, the approval wait,
+its run and the result's size), in the same ms. On a live timeline the parts travel
 as the stage's counts (client/core/timeline.py: StageStamp.counts); this module is
 the one place that knows their keys: `part_counts` writes them, `stage_from_counts`
 reads them.
@@ -46,6 +49,17 @@ IMAGES, IMAGE_BYTES, IMAGE_PIXELS, IMAGE_PREPARE_MS = (
     "image_prepare_ms",
 )
 EXPECTED_MS = "expected_ms"
+MODEL_CALL, TOOL_CALL = "model call", "tool call"  # the records of a turn with tools
+TOOL_SERVERS = "tool servers"  # the wait for the conversation's tool servers to list
+CALL_RECORDS = (MODEL_CALL, TOOL_CALL, TOOL_SERVERS)  # not stages: a turn's calls
+STEP, WRITTEN_MS, FIRST_OUTPUT_MS, LAST_OUTPUT_MS = (
+    "step",
+    "written_ms",
+    "first_output_ms",
+    "last_output_ms",
+)
+TOOL, TOOL_SERVER, RESULT_CHARS, IS_ERROR = "tool", "tool_server", "result_chars", "is_error"
+TOOL_SPANS = ("arguments", "approval", "run")  # each stored as <name>_start_ms, <name>_end_ms
 OUT_OF_BUDGET = "out_of_budget"  # the classifier ran out of its budget
 
 
@@ -103,6 +117,45 @@ class LoadingPart:
     expected_ms: float  # how long a load of this model took before
 
 
+Span = tuple[float, float]  # (start_ms, end_ms)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCallPart:
+    """One model call of a turn with tools (its record spans the call)."""
+
+    step: int  # 1: the question; later ones read the tools' results
+    written_ms: float | None = None
+    first_output_ms: float | None = None  # a token or a call's name
+    last_output_ms: float | None = None
+
+    @property
+    def ttft_ms(self) -> float | None:
+        """Its own time to first output: after step 1, its prefill of the results."""
+        if self.first_output_ms is None or self.written_ms is None:
+            return None
+        return self.first_output_ms - self.written_ms
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallPart:
+    """One tool call: its arguments streamed, the user's approval (never latency), its
+    run and its result's size; a span is None when that part did not happen."""
+
+    step: int
+    tool: str
+    server: str = ""
+    arguments: Span | None = None
+    approval: Span | None = None
+    run: Span | None = None
+    result_chars: int = 0
+    is_error: bool = False
+
+    @property
+    def run_ms(self) -> float | None:
+        return None if self.run is None else self.run[1] - self.run[0]
+
+
 @dataclass(frozen=True, slots=True)
 class StageRecord:
     stage: str
@@ -112,6 +165,14 @@ class StageRecord:
     retrieval: RetrievalPart | None = None
     images: ImagesPart | None = None
     loading: LoadingPart | None = None
+    model_call: ModelCallPart | None = None
+    tool_call: ToolCallPart | None = None
+
+    @property
+    def is_call(self) -> bool:
+        """A turn with tools' record of a model call, a tool call or the tool servers'
+        start, not one of its stages."""
+        return self.stage in CALL_RECORDS
 
     @property
     def ms(self) -> float | None:
@@ -121,9 +182,14 @@ class StageRecord:
 # ---- writing ---------------------------------------------------------------------------
 
 
-def part_counts(part: RoutePart | RetrievalPart | ImagesPart | LoadingPart) -> Counts:
+Part = RoutePart | RetrievalPart | ImagesPart | LoadingPart | ModelCallPart | ToolCallPart
+
+
+def part_counts(part: Part) -> Counts:
     """A part as a stage's counts (the live timeline) and its stored keys (a retrieval's
     sources are stored only: encode_stage)."""
+    if isinstance(part, ModelCallPart | ToolCallPart):
+        return _call_counts(part)
     if isinstance(part, RoutePart):
         counts: Counts = {ROUTE: part.tier, MODEL: part.model, REASON: part.reason}
         optional = {
@@ -148,6 +214,27 @@ def part_counts(part: RoutePart | RetrievalPart | ImagesPart | LoadingPart) -> C
     return {EXPECTED_MS: round(part.expected_ms, 1)}
 
 
+def _call_counts(part: ModelCallPart | ToolCallPart) -> Counts:
+    if isinstance(part, ModelCallPart):
+        stamps = {
+            WRITTEN_MS: part.written_ms,
+            FIRST_OUTPUT_MS: part.first_output_ms,
+            LAST_OUTPUT_MS: part.last_output_ms,
+        }
+        counts: Counts = {STEP: part.step}
+        counts.update({k: round(v, 3) for k, v in stamps.items() if v is not None})
+        return counts
+    counts = {STEP: part.step, TOOL: part.tool, TOOL_SERVER: part.server}
+    counts.update({RESULT_CHARS: part.result_chars, IS_ERROR: int(part.is_error)})
+    for name, span in zip(TOOL_SPANS, (part.arguments, part.approval, part.run), strict=True):
+        if span is not None:
+            counts[f"{name}_start_ms"], counts[f"{name}_end_ms"] = (
+                round(span[0], 3),
+                round(span[1], 3),
+            )
+    return counts
+
+
 def encode_stages(records: Iterable[StageRecord]) -> list[StoredStage]:
     """The stages as the metrics store keeps them (one JSON object per stage)."""
     return [encode_stage(record) for record in records]
@@ -155,7 +242,8 @@ def encode_stages(records: Iterable[StageRecord]) -> list[StoredStage]:
 
 def encode_stage(record: StageRecord) -> StoredStage:
     row: StoredStage = {"stage": record.stage, "start_ms": record.start_ms, "end_ms": record.end_ms}
-    for part in (record.loading, record.route, record.images, record.retrieval):
+    parts = (record.loading, record.route, record.images, record.retrieval)
+    for part in (*parts, record.model_call, record.tool_call):
         if part is not None:
             row.update(part_counts(part))
     if record.retrieval is not None and record.retrieval.sources:
@@ -187,6 +275,8 @@ def stage_from_counts(
         retrieval=_retrieval(counts),
         images=_images(counts),
         loading=_loading(counts),
+        model_call=_model_call(counts) if name == MODEL_CALL else None,
+        tool_call=_tool_call(counts) if name == TOOL_CALL else None,
     )
 
 
@@ -281,6 +371,39 @@ def _images(counts: Mapping[str, object]) -> ImagesPart | None:
 def _loading(counts: Mapping[str, object]) -> LoadingPart | None:
     expected = _number(counts.get(EXPECTED_MS))
     return LoadingPart(expected) if expected is not None and expected > 0 else None
+
+
+def _model_call(counts: Mapping[str, object]) -> ModelCallPart | None:
+    step = _whole(counts.get(STEP))
+    if step < 1:
+        return None
+    return ModelCallPart(
+        step,
+        _number(counts.get(WRITTEN_MS)),
+        _number(counts.get(FIRST_OUTPUT_MS)),
+        _number(counts.get(LAST_OUTPUT_MS)),
+    )
+
+
+def _tool_call(counts: Mapping[str, object]) -> ToolCallPart | None:
+    step, tool = _whole(counts.get(STEP)), counts.get(TOOL)
+    if step < 1 or not isinstance(tool, str):
+        return None
+    return ToolCallPart(
+        step,
+        tool,
+        _text(counts.get(TOOL_SERVER)),
+        arguments=_span(counts, "arguments"),
+        approval=_span(counts, "approval"),
+        run=_span(counts, "run"),
+        result_chars=_whole(counts.get(RESULT_CHARS)),
+        is_error=bool(_whole(counts.get(IS_ERROR))),
+    )
+
+
+def _span(counts: Mapping[str, object], name: str) -> Span | None:
+    start, end = _number(counts.get(f"{name}_start_ms")), _number(counts.get(f"{name}_end_ms"))
+    return None if start is None or end is None else (start, end)
 
 
 def _text(value: object) -> str:

@@ -82,6 +82,27 @@
 <context>
     <name>RequestsView</name>
     <message numerus="yes">
+        <source>Time in tools: {share}% of %Ln turn(s) with tools</source>
+        <translation>
+            <numerusform>Time in tools: {share}% of %Ln turn with tools</numerusform>
+            <numerusform>Time in tools: {share}% of %Ln turns with tools</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>P99 needs at least %Ln tool runs</source>
+        <translation>
+            <numerusform>P99 needs at least %Ln tool run</numerusform>
+            <numerusform>P99 needs at least %Ln tool runs</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>these figures are of %Ln tool run(s).</source>
+        <translation>
+            <numerusform>these figures are of %Ln tool run.</numerusform>
+            <numerusform>these figures are of %Ln tool runs.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>P99 needs at least %Ln requests</source>
         <translation>
             <numerusform>P99 needs at least %Ln request</numerusform>

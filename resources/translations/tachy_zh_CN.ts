@@ -2492,6 +2492,10 @@ tokens/s</source>
         <translation>每秒词元数</translation>
     </message>
     <message>
+        <source>Tool run (ms)</source>
+        <translation>工具运行（毫秒）</translation>
+    </message>
+    <message>
         <source>time to first token</source>
         <translation>首个词元时间</translation>
     </message>
@@ -2504,8 +2508,30 @@ tokens/s</source>
         <translation>排除冷启动</translation>
     </message>
     <message>
+        <source>Each tool call&apos;s run, and the share of the time of the turns that ran tools spent running them; the wait for your approval is left out.</source>
+        <translation>每次工具调用的运行时间，以及调用了工具的回合中运行工具所占的时间比例；等待您批准的时间不计在内。</translation>
+    </message>
+    <message>
         <source>Scope:</source>
         <translation>范围：</translation>
+    </message>
+    <message numerus="yes">
+        <source>Time in tools: {share}% of %Ln turn(s) with tools</source>
+        <translation>
+            <numerusform>工具用时：在 %Ln 个调用工具的回合中占 {share}%</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>P99 needs at least %Ln tool runs</source>
+        <translation>
+            <numerusform>P99 至少需要 %Ln 次工具运行</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>these figures are of %Ln tool run(s).</source>
+        <translation>
+            <numerusform>这些数字来自 %Ln 次工具运行。</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>P99 needs at least %Ln requests</source>
@@ -3599,12 +3625,28 @@ tokens/s</source>
         <translation>在此对话中使用工具</translation>
     </message>
     <message>
+        <source>Starting the tool servers… {seconds} s</source>
+        <translation>正在启动工具服务器… {seconds} 秒</translation>
+    </message>
+    <message>
+        <source>Using {tool}… {progress} · {seconds} s</source>
+        <translation>正在使用 {tool}… {progress} · {seconds} 秒</translation>
+    </message>
+    <message>
         <source>Using {tool}… {seconds} s</source>
         <translation>正在使用 {tool}… {seconds} 秒</translation>
     </message>
     <message>
+        <source>{progress} of {total}</source>
+        <translation>{progress} / {total}</translation>
+    </message>
+    <message>
         <source>{whole} s in all, {seconds} s in tools ({percent}%)</source>
         <translation>共 {whole} 秒，工具用时 {seconds} 秒（{percent}%）</translation>
+    </message>
+    <message>
+        <source>{seconds} s waiting for your approval, not counted</source>
+        <translation>等待您批准 {seconds} 秒，不计入</translation>
     </message>
 </context>
 <context>
@@ -4116,6 +4158,38 @@ tokens/s</source>
         <translation>输入时已读取问题：{tokens} 个词元</translation>
     </message>
     <message>
+        <source>tool servers ready</source>
+        <translation>工具服务器就绪</translation>
+    </message>
+    <message>
+        <source>model call {step}</source>
+        <translation>第 {step} 次模型调用</translation>
+    </message>
+    <message>
+        <source>model call {step} · reading the results</source>
+        <translation>第 {step} 次模型调用 · 读取工具结果</translation>
+    </message>
+    <message>
+        <source>{tool} · arguments streamed</source>
+        <translation>{tool} · 参数传输</translation>
+    </message>
+    <message>
+        <source>{tool} · waiting for your approval (not latency)</source>
+        <translation>{tool} · 等待您的批准（不计入延迟）</translation>
+    </message>
+    <message>
+        <source>{tool} · run · result {chars} characters</source>
+        <translation>{tool} · 运行 · 结果 {chars} 个字符</translation>
+    </message>
+    <message>
+        <source>{tool} · run · error, {chars} characters</source>
+        <translation>{tool} · 运行 · 出错，{chars} 个字符</translation>
+    </message>
+    <message>
+        <source>{tool} · not run · {chars} characters</source>
+        <translation>{tool} · 未运行 · {chars} 个字符</translation>
+    </message>
+    <message>
         <source>@ {ms} ms</source>
         <translation>@ {ms} 毫秒</translation>
     </message>
@@ -4136,12 +4210,20 @@ tokens/s</source>
         <translation>服务器（{source}）{ms} 毫秒</translation>
     </message>
     <message>
+        <source>model call {step}: server ({source}) {ms} ms</source>
+        <translation>第 {step} 次模型调用：服务器（{source}）{ms} 毫秒</translation>
+    </message>
+    <message>
         <source>transport + queue {ms} ms</source>
         <translation>传输 + 排队 {ms} 毫秒</translation>
     </message>
     <message>
         <source>the server reported no timings</source>
         <translation>服务器未报告计时</translation>
+    </message>
+    <message>
+        <source>Tool runs: {runs} · {ms} ms running · approval {wait} ms, not latency</source>
+        <translation>工具运行：{runs} 次 · 运行 {ms} 毫秒 · 批准 {wait} 毫秒，不计入延迟</translation>
     </message>
     <message>
         <source>route decision</source>

@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 
 from client.store.stage_records import (
+    MODEL_CALL,
+    TOOL_CALL,
     ImagesPart,
     LoadingPart,
+    ModelCallPart,
     RetrievalPart,
     RoutePart,
     SourcePlace,
     StageRecord,
+    ToolCallPart,
     decode_stages,
     encode_stages,
     part_counts,
@@ -69,3 +73,29 @@ def test_damaged_values_are_left_out_not_raised() -> None:
         StageRecord("understanding", 0.0),
         StageRecord("retrieving", 0.0, retrieval=RetrievalPart(2, 0)),
     ]
+
+
+def test_a_turns_model_and_tool_calls_go_through_the_store_and_back() -> None:
+    slow = ToolCallPart(1, "slow_count", "demo", (7.5, 8.0), (8.5, 420.0), (421.0, 750.5), 21)
+    denied = ToolCallPart(1, "add", "demo", (7.6, 8.0), (420.0, 900.0), None, 18, True)
+    records = [
+        StageRecord("understanding", 1.0, 8.2),
+        StageRecord(MODEL_CALL, -3.0, 8.2, model_call=ModelCallPart(1, 0.0, 7.5, 8.0)),
+        StageRecord(MODEL_CALL, 900.5, 960.0, model_call=ModelCallPart(2, 902.0, 931.0, 958.0)),
+        StageRecord(TOOL_CALL, 7.5, 750.5, tool_call=slow),
+        StageRecord(TOOL_CALL, 7.6, 900.0, tool_call=denied),
+    ]
+    stored = json.loads(json.dumps(encode_stages(records)))
+    assert decode_stages(stored) == records
+    assert records[2].model_call is not None and records[2].model_call.ttft_ms == 29.0
+    assert slow.run_ms == 329.5 and denied.run_ms is None
+
+
+def test_a_damaged_call_record_keeps_its_stage_without_the_part() -> None:
+    [model, tool] = decode_stages(
+        [
+            {"stage": MODEL_CALL, "start_ms": 0.0, "end_ms": 5.0, "step": "one"},
+            {"stage": TOOL_CALL, "start_ms": 1.0, "end_ms": 2.0, "step": 1, "tool": 7},
+        ]
+    )
+    assert model.model_call is None and tool.tool_call is None

@@ -213,6 +213,7 @@ class TurnRecord:
             server_answered=self.server_answered,
             timeline=timeline,
             message_id=self.finished.message_id,
+            calls=tuple(r for r in self.stages or () if r.is_call),
         )
 
 

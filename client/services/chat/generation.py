@@ -45,7 +45,6 @@ from client.services.chat.answer_writer import (
     AnswerWriter,
     TurnRecord,
     record_turn,
-    stage_records,
 )
 from client.services.chat.loading_stage import LoadingWatch
 from client.services.chat.model_call import (
@@ -459,7 +458,7 @@ class Generation(FirstTokenWait, ToolTurn):
             answered_by=self.answered_by,
             cold=self.cold,
             server_answered=timeline.headers_ns is not None or timeline.first_byte_ns is not None,
-            stages=stage_records(timeline, self.retrieval) if self._stream and plan else None,
+            stages=self.turn_records(self.retrieval) if self._stream and plan else None,
         )
         settings = self._settings
         # A full disk: the figures wait for room too (None until then).

@@ -28,17 +28,21 @@ from typing import Any
 from client.core.events import Done, Token, TokenKind
 from client.core.timeline import RequestTimeline, TokenStamp, now_ns
 from client.core.tools import ToolCall
-from client.services.chat.answer_writer import AnswerWriter
+from client.services.chat.answer_writer import AnswerWriter, stage_records
 from client.services.chat.model_call import AnswerEnded, ModelCallResult
 from client.services.chat.session_events import Outcome, SlowStart, Stage, StageChanged
 from client.services.chat.turn_state import StateChanged
 from client.services.chat.turn_steps import Outgoing, RunSettings, TurnAsk
 from client.services.chat.turn_store import Turn
+from client.services.knowledge.retrieval import Retrieval
 from client.services.tools import loop_events as ev
+from client.services.tools.call_records import call_records
 from client.services.tools.loop import ToolLoop
 from client.services.tools.tool_history import StoredToolCall
+from client.services.tools.tool_types import ToolProgress
 from client.services.tools.turn_tools import TurnTools as TurnTools  # the root's
 from client.store.conversations.tool_calls import DONE, READY, RUNNING, WAITING
+from client.store.stage_records import StageRecord
 
 STOPPED = "stopped"  # the problem of a call Stop left unsettled
 
@@ -49,6 +53,15 @@ class ToolCallShown:
     as stored."""
 
     call: StoredToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class RunningTool:
+    """A tool call running now, with its server's last progress notification (if any)."""
+
+    call_id: str
+    name: str
+    progress: ToolProgress | None = None
 
 
 class ToolTurn:
@@ -65,12 +78,17 @@ class ToolTurn:
     assistant_message_id: int | None
 
     tool_loop: ToolLoop | None = None
-    tool_name = ""  # the tool running now ("Using add… 1.2 s")
+    tool_name = ""  # the tool asked about, or those running now ("Using add… 1.2 s")
     tool_since_ns = 0  # when the current tool stage began
     tool_ns = 0  # the turn's time in tools and approvals so far
-    _tool_stage_is_run = False  # the stage under way runs a tool (else: asks about one)
+    _tool_stage_is_run = False  # the stage under way runs tools (else: asks about one)
+    # The calls running now, in the order they began (parallel calls run side by side:
+    # the stage lasts until the last of them ends), each with its server's last progress.
+    running_tools: tuple[RunningTool, ...] = ()
     tool_calls: tuple[StoredToolCall, ...] = ()  # this turn's calls, each in its latest state
     tool_spans: tuple[tuple[int, int], ...] = ()  # each approval's and tool run's (start, end)
+    tools_starting_since_ns = 0  # the conversation's tool servers are asked for their tools
+    tool_servers_ns: tuple[int, int] | None = None  # how long that took (start, end)
     # A later model call's own request stamps (written, headers, first byte), its tokens
     # and stages in the turn's: the turn's TTFT stays the first call's.
     _call_timeline: RequestTimeline | None = None
@@ -94,7 +112,7 @@ class ToolTurn:
         tools = self._settings.tools
         most = self._settings.max_model_calls
         new = self.ask.conversation_id is None
-        loop = await tools.loop_for(self.conversation_id, most, new) if tools else None
+        loop = await self._tools_listed(tools, most, new) if tools else None
         self.tool_loop = loop
         for _ in range(most):
             sent = outgoing
@@ -103,6 +121,8 @@ class ToolTurn:
                 sent = replace(outgoing, request=asked)
             async for event in self._model_call(sent):
                 yield event
+                if loop is not None:  # the last call's end (a tool step stamps the others')
+                    loop.figures.model_calls[-1].ended_ns = now_ns()
             self._call_ended()
             ended = self.model_calls[-1]
             if isinstance(ended, AnswerEnded) or loop is None:
@@ -119,6 +139,17 @@ class ToolTurn:
             yield self._enter(Stage.UNDERSTANDING)  # the model reads the results
             for told in self._restate():
                 yield told
+
+    async def _tools_listed(self, tools: TurnTools, most: int, new: bool) -> ToolLoop | None:
+        """The conversation's tools (their servers started the first time): a wait of
+        the tools', said on the status line and drawn in the waterfall."""
+        self.tools_starting_since_ns = now_ns()
+        try:
+            loop = await tools.loop_for(self.conversation_id, most, new)
+        finally:
+            started, self.tools_starting_since_ns = self.tools_starting_since_ns, 0
+        self.tool_servers_ns = (started, now_ns()) if loop is not None else None
+        return loop
 
     def _call_ended(self) -> None:
         """A later call's end is the turn's (its metrics' end of the answer)."""
@@ -153,12 +184,13 @@ class ToolTurn:
                 if shown is not None:
                     yield shown
         except asyncio.CancelledError:  # Stop: each call not settled is kept as stopped
-            running = self.tool_since_ns and self._tool_stage_is_run
+            running = bool(self.tool_since_ns and self._tool_stage_is_run)
             words = ev.STOPPED_WHILE if running else ev.STOPPED_BEFORE
             for card in cards.values():
                 if card.status != DONE:
                     self._keep_card(replace(card, status=DONE, result=words, is_error=True,
                                             problem=STOPPED))  # fmt: skip
+            loop.stop()  # its figures too: the approval and the runs end now (the waterfall)
             raise
         finally:
             self._tool_stage_ends()
@@ -211,19 +243,38 @@ class ToolTurn:
             self.tool_loop.hear(item)  # type: ignore[arg-type]
 
     def _tool_stage(self, item: object) -> Stage | None:
+        """The stage a loop event begins (None: none): an approval is a span of its own;
+        a step's runs are one span, from the first call's start to the last one's end."""
         if isinstance(item, ev.ApprovalWaiting):
             self._tool_stage_ends()
             self.tool_name, self.tool_since_ns = item.call.name, now_ns()
             self._tool_stage_is_run = False
             return Stage.APPROVAL
-        if isinstance(item, ev.ToolRunning):
+        if isinstance(item, ev.ApprovalGiven):
             self._tool_stage_ends()
-            self.tool_name, self.tool_since_ns = item.call.name, now_ns()
-            self._tool_stage_is_run = True
+        elif isinstance(item, ev.ToolRunning):
+            if not self._tool_stage_is_run:
+                self._tool_stage_ends()
+                self.tool_since_ns, self._tool_stage_is_run = item.at_ns, True
+            self._set_running((*self.running_tools, RunningTool(item.call.id, item.call.name)))
             return Stage.USING_TOOL
-        if isinstance(item, ev.ToolFinished | ev.ApprovalGiven):
-            self._tool_stage_ends()
+        elif isinstance(item, ev.ToolProgressed):
+            self._set_running(
+                tuple(
+                    replace(t, progress=item.progress) if t.call_id == item.call.id else t
+                    for t in self.running_tools
+                )
+            )
+        elif isinstance(item, ev.ToolFinished):
+            self._set_running(tuple(t for t in self.running_tools if t.call_id != item.call.id))
+            if not self.running_tools:
+                self._tool_stage_ends()
         return None
+
+    def _set_running(self, running: tuple[RunningTool, ...]) -> None:
+        self.running_tools = running
+        if running:
+            self.tool_name = ", ".join(dict.fromkeys(t.name for t in running))
 
     def _tool_stage_ends(self) -> None:
         if self.tool_since_ns:
@@ -231,6 +282,20 @@ class ToolTurn:
             self.tool_ns += now - self.tool_since_ns
             self.tool_spans = (*self.tool_spans, (self.tool_since_ns, now))
             self.tool_since_ns = 0
+        self._tool_stage_is_run = False
+        self.running_tools = ()
+
+    def turn_records(self, retrieval: Retrieval | None) -> list[StageRecord]:
+        """The turn's stages, then its calls' records (what the record step stores)."""
+        return [*stage_records(self.timeline, retrieval), *self.call_records()]
+
+    def call_records(self) -> list[StageRecord]:
+        """The turn's model calls and tool calls as typed records (the waterfall's rows,
+        stored with the stages); none for a turn without tools."""
+        loop, origin = self.tool_loop, self.timeline.request_written_ns
+        if loop is None or origin is None:
+            return []
+        return call_records(loop.figures, origin, self.timeline.tokens, self.tool_servers_ns)
 
     def _measured(self) -> RequestTimeline:
         """The turn's stamps with its approvals' and tools' time taken out: what its

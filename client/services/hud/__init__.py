@@ -1,4 +1,4 @@
 """What the latency HUD shows, without Qt: live series, statistics, server figures.
-May import: chat, cascade, images, fleet, servers, events, planning, storage, backends, store,
-core.
+May import: chat, cascade, images, fleet, servers, events, planning, tools, storage, backends,
+store, core.
 """

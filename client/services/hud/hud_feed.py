@@ -95,4 +95,5 @@ def record_of(turn: HudTurn, answer: AnswerFinished) -> HudRecord:
         cold=answer.cold or turn.loaded,
         outcome=answer.outcome,
         message_id=answer.message_id,
+        calls=answer.calls,
     )

@@ -32,6 +32,7 @@ from client.core.timeline import RequestTimeline
 from client.services.cascade.route_record import RouteNote
 from client.services.chat.session_events import Stage
 from client.services.images.cost import IMAGES_COUNTED
+from client.services.tools.call_records import ToolTime, tool_time
 from client.store.metrics_store import EXPORT_FIELDS, SUMMARY_FIELDS
 from client.store.stage_records import StageRecord, decode_stages, stage_from_counts
 
@@ -39,6 +40,7 @@ P99_MIN_N = 100  # P99 of fewer requests is one outlier, so it is not shown
 COLD_LOAD_MS = 100.0  # a server-reported model load this long marks the request cold
 
 STAT_FIELDS = ("ttft_ms", "tpot_ms", "tokens_per_s")  # what the HUD's table shows
+TOOL_RUN = "tool_run_ms"  # the table's tools column: each tool call's run (ScopeStats)
 
 # A row's figures, named as the {fields} of its label: (("cached", 1400), ("computed", 93)).
 # The label stays a fixed template, so the window can translate it and write the
@@ -79,6 +81,15 @@ class HudRecord(MetricFigures):
     from_history: bool = False
     stages: list[StageSpan] = field(default_factory=list)
     server_timings: dict[str, dict[str, float]] = field(default_factory=dict)
+    # A turn with tools: its model calls and tool calls (stage_records' MODEL_CALL, TOOL_CALL)
+    calls: list[StageRecord] = field(default_factory=list)
+    tools: ToolTime | None = None  # its time and the part in tools (None: no tool called)
+
+    @property
+    def tool_runs_ms(self) -> list[float]:
+        """Each tool call's run, in ms (calls that did not run left out)."""
+        parts = (record.tool_call for record in self.calls)
+        return [ms for part in parts if part is not None and (ms := part.run_ms) is not None]
 
     def tier(self, thresholds: TierThresholds = DEFAULT_THRESHOLDS) -> Tier | None:
         return thresholds.tier_of(self.ttft_ms) if self.ttft_ms is not None else None
@@ -105,8 +116,10 @@ def record_from_request(
     cold: bool,
     outcome: str,
     message_id: int | None = None,
+    calls: Iterable[StageRecord] = (),
 ) -> HudRecord:
     load = metrics.server.load_ms() or 0.0
+    records, calls = timeline_records(timeline) if timeline else [], list(calls)
     return HudRecord(
         time=at,
         server=server,
@@ -115,16 +128,23 @@ def record_from_request(
         cold=cold or load >= COLD_LOAD_MS,
         outcome=outcome,
         message_id=message_id,
-        stages=stages_from_timeline(timeline) if timeline else [],
+        stages=spans_of(records),
         server_timings=metrics.server.encode(),
+        calls=calls,
+        tools=tool_time([*records, *calls]),
     )
 
 
 def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
+    return spans_of(timeline_records(timeline))
+
+
+def timeline_records(timeline: RequestTimeline) -> list[StageRecord]:
+    """A live request's stages, typed (none before its request was written)."""
     origin = timeline.request_written_ns
     if origin is None:
         return []
-    records = [
+    return [
         stage_from_counts(
             s.name,
             (s.start_ns - origin) / NS_PER_MS,
@@ -133,13 +153,18 @@ def stages_from_timeline(timeline: RequestTimeline) -> list[StageSpan]:
         )
         for s in timeline.stages
     ]
-    return spans_of(records)
 
 
 def spans_of(records: Iterable[StageRecord]) -> list[StageSpan]:
-    """The waterfall's rows of typed stages (live or stored): the images first."""
-    listed = list(records)
+    """The waterfall's rows of typed stages (live or stored): the images first; a turn's
+    model and tool calls are not stages (calls_of)."""
+    listed = [r for r in records if not r.is_call]
     return [*image_spans(listed), *(stage_span(record) for record in listed)]
+
+
+def calls_of(records: Iterable[StageRecord]) -> list[StageRecord]:
+    """A turn's model-call, tool-call and tool-servers records (empty without tools)."""
+    return [r for r in records if r.is_call]
 
 
 def image_spans(records: Iterable[StageRecord]) -> list[StageSpan]:
@@ -180,6 +205,7 @@ def record_from_stored(stored: object) -> HudRecord:
         return getattr(stored, name, default)
 
     when = get("time", 0.0)
+    stored_records = decode_stages(_json(get("stages")))  # read by the one codec
     if isinstance(when, datetime):
         when = when.timestamp()
     return HudRecord(
@@ -191,8 +217,10 @@ def record_from_stored(stored: object) -> HudRecord:
         outcome=str(get("outcome") or ""),
         message_id=_int(get("message_id")),
         from_history=True,
-        stages=_stored_stages(get("stages")),
+        stages=spans_of(stored_records),
         server_timings=_stored_timings(get("server_timings")),
+        calls=calls_of(stored_records),
+        tools=tool_time(stored_records),
     )
 
 
@@ -227,11 +255,6 @@ def _json(value: object) -> object:
     return value
 
 
-def _stored_stages(value: object) -> list[StageSpan]:
-    """Stages as stored, read by the one codec (client/store/stage_records.py)."""
-    return spans_of(decode_stages(_json(value)))
-
-
 def _stored_timings(value: object) -> dict[str, dict[str, float]]:
     value = _json(value)
     if not isinstance(value, Mapping):
@@ -247,6 +270,8 @@ def _stored_timings(value: object) -> dict[str, dict[str, float]]:
 class ScopeStats:
     n: int  # requests in scope (after excluding cold ones, if asked)
     summaries: dict[str, Summary | None]  # by metric name; p99 is NaN below P99_MIN_N
+    tool_turns: int = 0  # the turns in scope that called tools
+    tools_share: float | None = None  # their time in tools over their time (approvals out)
 
     def shown_p99(self, name: str) -> float | None:
         summary = self.summaries.get(name)
@@ -279,12 +304,13 @@ class RequestBook:
         return [r for r in chosen if not (exclude_cold and r.cold)]
 
     def stats(self, records: list[HudRecord]) -> ScopeStats:
-        return ScopeStats(
-            n=len(records),
-            summaries={
-                name: summarize(getattr(r, name) for r in records) for name in SUMMARY_FIELDS
-            },
-        )
+        summaries = {name: summarize(getattr(r, name) for r in records) for name in SUMMARY_FIELDS}
+        # The tools' row: each tool call's run (a turn may run several), not per request.
+        summaries[TOOL_RUN] = summarize(ms for r in records for ms in r.tool_runs_ms)
+        turns = [r.tools for r in records if r.tools is not None]
+        whole_ms = sum(t.whole_ms for t in turns)
+        share = sum(t.tools_ms for t in turns) / whole_ms if whole_ms > 0 else None
+        return ScopeStats(len(records), summaries, tool_turns=len(turns), tools_share=share)
 
     def ttft_series(
         self, records: list[HudRecord]

@@ -377,6 +377,7 @@ class ToolLoop:
                     self._timing(call).run_ended_ns = now
                 words = ev.STOPPED_WHILE if running else ev.STOPPED_BEFORE
                 self._results[call.id] = ToolResult(call.id, call.name, words, True)
+                self._timing(call).result_chars, self._timing(call).is_error = len(words), True
         if self._calls:
             self._give_results()
         self._keep_words("".join(self._words))

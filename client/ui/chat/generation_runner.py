@@ -238,7 +238,8 @@ class GenerationRunner(QObject):
             self._stage = timeline.stages[-1].name
         # What the turn is doing, from its real signals (no byte back: waiting).
         state = self.generation.state if self.generation is not None else self._stage
-        if state in (TurnState.APPROVAL, TurnState.USING_TOOL):
+        tools_starting = self.generation is not None and self.generation.tools_starting_since_ns
+        if state in (TurnState.APPROVAL, TurnState.USING_TOOL) or tools_starting:
             return  # said with the tool's own time (client/ui/tools/tool_turn_view.py)
         now = now_ns()
         elapsed_ms = (now - since) / 1e6

@@ -33,6 +33,7 @@ from client.services.hud.hud_model import (
     record_from_request,
     record_from_stored,
 )
+from client.services.hud.tool_pause import in_tools, paused_before, tool_spans
 from client.services.hud.waterfall import build_waterfall, shown_states
 from client.ui.chat.stage_line import AT_ONCE, STAGE_AFTER_MS
 from client.ui.common.locale_text import clock
@@ -217,7 +218,7 @@ class LatencyHud(QWidget):
         self._following = None
         self.frame_timer.stop()
         if self.frames and not self._clear_live and self.isVisible():
-            self.live.show_summary(self.stream, self.stream.rate_now(now_ns()))  # final numbers
+            self.live.show_summary(self.stream, self.stream.rate_now(self._now()))  # final numbers
         self._last_record = record
         if views_now:
             self.show_last_reply()
@@ -321,21 +322,34 @@ class LatencyHud(QWidget):
             self._draw_live()
 
     def _take_stamps(self) -> None:
-        """The followed timeline's new token stamps into the live stream."""
+        """The followed timeline's new token stamps into the live stream, on the model's
+        clock: a turn's time in tools and approvals is left out (it is not a gap)."""
         if self._following is not None:
             stamps = self._following.tokens
+            paused = tool_spans(self._following)
             for stamp in stamps[self._told :]:
-                self.stream.add(stamp.at_ns)
+                at = stamp.at_ns
+                self.stream.add(at - paused_before(paused, at) if paused else at)
             self._told = len(stamps)
+
+    def _now(self) -> int:
+        """Now on the model's clock of the turn followed (its tools' time left out)."""
+        now = now_ns()
+        if self._following is None:
+            return now
+        return now - paused_before(tool_spans(self._following), now)
 
     def _quiet_frame(self) -> None:
         """No token this frame: an open gap becomes a stall once long enough, and the
-        rate now falls as time passes without tokens, whether or not they resume."""
+        rate now falls as time passes without tokens, whether or not they resume. A
+        tool running or an approval awaited is no stall."""
         if not self.streaming or not self.stream.tokens:
             return  # no token of this reply yet: the Live tab says it waits
-        counted = self.stream.note_silence(now_ns())
+        if self._following is not None and in_tools(self._following):
+            return
+        counted = self.stream.note_silence(self._now())
         if self.isVisible() and not self._clear_live:
-            self.live.show_silence(self.stream, self.stream.rate_now(now_ns()), counted)
+            self.live.show_silence(self.stream, self.stream.rate_now(self._now()), counted)
 
     def _clear_waiting(self) -> None:
         """No first token yet: the live tab shows nothing of the last reply."""
@@ -347,7 +361,7 @@ class LatencyHud(QWidget):
         if self._clear_live:
             self._clear_live = False
             self.live.reset()
-        self.live.show_stream(self.stream, self.stream.rate_now(now_ns()), summary_now)
+        self.live.show_stream(self.stream, self.stream.rate_now(self._now()), summary_now)
 
     def refresh_requests(self) -> None:
         records = self.shown_records()

@@ -79,6 +79,7 @@ class MainWindow(ServersWindow):
         self.undo_bar.setAccessibleName(self.tr("Undo"))
         self.stage_label = QLabel(self)
         self.stage_label.setObjectName("stageLabel")
+        self.stage_label.setTextFormat(Qt.TextFormat.PlainText)  # tools and servers name it
         self.stage_label.setAccessibleName(self.tr("Status"))
         self.stage_label.setWordWrap(True)
         TextSizeFollower(self.stage_label, STATUS_PX)  # (the composer follows it too)

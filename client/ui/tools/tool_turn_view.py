@@ -20,8 +20,10 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 
 from client.core.timeline import now_ns
 from client.services.chat.generation import Generation
+from client.services.chat.tool_step import RunningTool
 from client.services.chat.turn_state import TurnState
 from client.services.tools.approval import ApprovalChoice
+from client.services.tools.call_records import tool_time
 from client.services.tools.loop import ApprovalAsk
 from client.services.tools.turn_tools import TurnTools
 from client.ui.common.turn_words import turn_word
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
 
 TICK_MS = 100
 ARGUMENTS_CHARS = 300  # shown on the card; the tooltip has them all
+MESSAGE_CHARS = 60  # of a server's progress message, on the status line
+APPROVAL_SHOWN_MS = 50.0  # a shorter wait for the user's yes goes unsaid (always allowed)
 
 
 class ApprovalCard(QFrame):
@@ -187,15 +191,47 @@ class ToolTurnView(QObject):
 
 
 def tool_state_text(generation: Generation) -> str:
-    """ "Using add… 1.2 s" or "Waiting for your approval"; "" in another state."""
+    """ "Using add… 1.2 s", "Using slow_count… 3 of 10 · 1.2 s" (the server's progress),
+    "Waiting for your approval" or "Starting the tool servers… 2.1 s"; "" otherwise."""
     state = generation.state
+    if generation.tools_starting_since_ns:  # the first turn starts the servers
+        seconds = QLocale().toString((now_ns() - generation.tools_starting_since_ns) / 1e9, "f", 1)
+        text = QCoreApplication.translate("ToolTurnView", "Starting the tool servers… {seconds} s")
+        return text.format(seconds=seconds)
     if state is TurnState.APPROVAL:
         return turn_word(state)
     if state is TurnState.USING_TOOL and generation.tool_since_ns:
         seconds = QLocale().toString((now_ns() - generation.tool_since_ns) / 1e9, "f", 1)
+        progress = progress_text(generation.running_tools)
+        if progress:
+            text = QCoreApplication.translate(
+                "ToolTurnView", "Using {tool}… {progress} · {seconds} s"
+            )
+            return text.format(tool=generation.tool_name, progress=progress, seconds=seconds)
         text = QCoreApplication.translate("ToolTurnView", "Using {tool}… {seconds} s")
         return text.format(tool=generation.tool_name, seconds=seconds)
     return ""
+
+
+def progress_text(running: tuple[RunningTool, ...]) -> str:
+    """The running call's last progress notification ("3 of 10", "35%", or the server's
+    message when it gives no total); "" with none, or while several calls run."""
+    if len(running) != 1 or running[0].progress is None:
+        return ""
+    heard = running[0].progress
+    locale, total = QLocale(), heard.total
+    if total is not None and total > 0:
+        if float(heard.progress).is_integer() and float(total).is_integer() and total > 1:
+            text = QCoreApplication.translate("ToolTurnView", "{progress} of {total}")
+            return text.format(
+                progress=locale.toString(int(heard.progress)), total=locale.toString(int(total))
+            )
+        return f"{locale.toString(round(100 * heard.progress / total))}%"
+    if heard.message:  # the server's own words (a tool's, shown as plain text)
+        message = " ".join(heard.message.split())
+        return message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + "…"
+    count = float(heard.progress)
+    return locale.toString(int(count)) if count.is_integer() else locale.toString(count, "f", 1)
 
 
 def arriving_call(generation: Generation) -> str:
@@ -210,19 +246,25 @@ def arriving_call(generation: Generation) -> str:
 
 
 def tool_share_text(generation: Generation) -> str:
-    """The footer's "2.3 s in all, 0.4 s in tools (17%)" for a turn that used tools."""
-    if generation.tool_loop is None or not generation.tool_ns:
+    """The footer's "2.3 s in all, 0.4 s in tools (17%)" for a turn that called tools
+    (its tool servers' start and the runs: services/tools/call_records.py, the HUD's
+    share too), the wait for the user's approval apart, never counted."""
+    if generation.tool_loop is None:
         return ""
-    stages = generation.timeline.stages
-    started = stages[0].start_ns if stages else now_ns() - generation.tool_ns
-    ended = next((s.end_ns for s in reversed(stages) if s.end_ns), None) or now_ns()
-    whole = max(ended - started, generation.tool_ns, 1)
+    spent = tool_time(generation.turn_records(None))
+    if spent is None:
+        return ""
     locale = QLocale()
     text = QCoreApplication.translate(
         "ToolTurnView", "{whole} s in all, {seconds} s in tools ({percent}%)"
+    ).format(
+        whole=locale.toString(spent.whole_ms / 1e3, "f", 1),
+        seconds=locale.toString(spent.tools_ms / 1e3, "f", 1),
+        percent=locale.toString(round(100 * spent.share)),
     )
-    return text.format(
-        whole=locale.toString(whole / 1e9, "f", 1),
-        seconds=locale.toString(generation.tool_ns / 1e9, "f", 1),
-        percent=round(100 * generation.tool_ns / whole),
+    if spent.approval_ms < APPROVAL_SHOWN_MS:
+        return text
+    waited = QCoreApplication.translate(
+        "ToolTurnView", "{seconds} s waiting for your approval, not counted"
     )
+    return f"{text} · {waited.format(seconds=locale.toString(spent.approval_ms / 1e3, 'f', 1))}"

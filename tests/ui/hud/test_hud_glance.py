@@ -80,7 +80,7 @@ def test_the_statistics_read_in_words_with_p99_waiting_for_100_requests(
 ) -> None:
     _reply(hud, 120.0)
     table = hud.requests.table
-    metrics = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    metrics = [table.horizontalHeaderItem(c).text() for c in _shown_columns(table)]
     words = ["Time to first token (ms)", "Time per output token (ms)", "Tokens per second"]
     assert metrics == words
     assert table.horizontalHeaderItem(0).toolTip().startswith("ttft_ms")
@@ -114,7 +114,7 @@ def test_the_hud_in_chinese(chinese: None, qtbot: Any) -> None:
     left = hud.requests.plot.getPlotItem().getAxis("left").labelText
     assert left == "首个词元时间"
     table = hud.requests.table
-    metrics = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    metrics = [table.horizontalHeaderItem(c).text() for c in _shown_columns(table)]
     assert metrics == ["首个词元时间（毫秒）", "每个输出词元时间（毫秒）", "每秒词元数"]
     assert table.verticalHeaderItem(1).text() == "均值"
     assert table.item(4, 0).toolTip() == "P99 至少需要 100 个请求；这些数字来自 1 个请求。"
@@ -137,3 +137,8 @@ def test_the_tier_word_takes_the_new_scheme_s_colour(hud: LatencyHud, qapp: Any)
         assert TIER_TEXT_COLORS[True][Tier.INSTANT] in hud.tier.tier_label.styleSheet()
     finally:
         QApplication.setPalette(palette)
+
+
+def _shown_columns(table: Any) -> list[int]:
+    """The table's columns in view (the tools' column only while tools ran)."""
+    return [c for c in range(table.columnCount()) if not table.isColumnHidden(c)]

@@ -14,12 +14,23 @@ from PySide6.QtWidgets import QApplication
 from client.backends.kinds.llamacpp.timings import DRAFTS_ACCEPTED, PROMPT_CACHED
 from client.services.hud.hud_model import RETRIEVING_COUNTED, HudRecord, StageSpan
 from client.services.hud.server_stats import ServerSnapshot
-from client.services.hud.waterfall import QUESTION_READ, QUESTION_READ_TOKENS
+from client.services.hud.waterfall import (
+    APPROVAL_ROW,
+    ARGUMENTS_ROW,
+    MODEL_CALL_ROW,
+    NOT_RUN_ROW,
+    QUESTION_READ,
+    QUESTION_READ_TOKENS,
+    RESULTS_READ_ROW,
+    RUN_ERROR_ROW,
+    RUN_ROW,
+    TOOL_SERVERS_ROW,
+)
 from client.services.images.cost import IMAGES_COUNTED, IMAGES_WITH_TOKENS
 from client.ui.common.locale_text import clock, number, percent, short_number, size_text
 from client.ui.hud import LatencyHud
 from client.ui.hud.tabs.server_view import ServerView
-from client.ui.hud.tabs.waterfall_view import COUNTED_LABELS
+from client.ui.hud.tabs.waterfall_view import CALL_LABELS, COUNTED_LABELS
 from tests.ui.conftest import ENGLISH
 
 
@@ -63,6 +74,16 @@ def test_the_counted_rows_are_the_models_templates() -> None:
         IMAGES_WITH_TOKENS,
         QUESTION_READ,
         QUESTION_READ_TOKENS,
+    )
+    assert CALL_LABELS == (
+        TOOL_SERVERS_ROW,
+        MODEL_CALL_ROW,
+        RESULTS_READ_ROW,
+        ARGUMENTS_ROW,
+        APPROVAL_ROW,
+        RUN_ROW,
+        RUN_ERROR_ROW,
+        NOT_RUN_ROW,
     )
 
 

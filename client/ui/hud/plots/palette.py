@@ -35,4 +35,6 @@ SIDE_COLORS = {
     "client": (88, 166, 255),
     "server": (46, 160, 67),
     "difference": (210, 153, 34),
+    "tool": (163, 113, 247),  # a tool's run (purple)
+    "approval": (150, 150, 150),  # the user's approval: grey and hatched, never latency
 }

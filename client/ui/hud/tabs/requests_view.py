@@ -24,6 +24,7 @@ from client.core.tiers import TierThresholds
 from client.services.hud.hud_model import (
     P99_MIN_N,
     STAT_FIELDS,
+    TOOL_RUN,
     HudRecord,
     RequestBook,
     Scope,
@@ -54,7 +55,9 @@ METRIC_NAMES = {
     "ttft_ms": QT_TRANSLATE_NOOP("RequestsView", "Time to first token (ms)"),
     "tpot_ms": QT_TRANSLATE_NOOP("RequestsView", "Time per output token (ms)"),
     "tokens_per_s": QT_TRANSLATE_NOOP("RequestsView", "Tokens per second"),
+    TOOL_RUN: QT_TRANSLATE_NOOP("RequestsView", "Tool run (ms)"),  # each call; shown with tools
 }
+COLUMNS = (*STAT_FIELDS, TOOL_RUN)
 NAMES_ROOM = 0.15  # of the requests shown, added on the right for the bands' names
 PLOT_LEAST_PX = 160  # the four tier bands stay readable
 HEADER_PADDING = 8  # px around a header's text
@@ -89,6 +92,16 @@ class RequestsView(QWidget):
         self.last_n.setGroupSeparatorShown(True)
         self.exclude_cold = QCheckBox(self.tr("Exclude cold"))
         self.table = self._statistics_table()
+        self.tools_line = QLabel()  # the share of the turns' time in tools (approvals out)
+        self.tools_line.setObjectName("toolsLine")
+        self.tools_line.setWordWrap(True)
+        self.tools_line.setToolTip(
+            self.tr(
+                "Each tool call's run, and the share of the time of the turns that ran "
+                "tools spent running them; the wait for your approval is left out."
+            )
+        )
+        self.tools_line.hide()
         self.qoe_line = QLabel()  # Andes' QoE over the requests shown: P50, P5, n
         self.qoe_line.setObjectName("qoeLine")
         self.qoe_line.setWordWrap(True)
@@ -118,13 +131,14 @@ class RequestsView(QWidget):
         layout.addWidget(self.plot, 1)
         layout.addLayout(controls)
         layout.addWidget(self.table)
+        layout.addWidget(self.tools_line)
         layout.addWidget(self.qoe_line)
 
     def _statistics_table(self) -> QTableWidget:
-        table = QTableWidget(len(STATISTICS), len(STAT_FIELDS))
+        table = QTableWidget(len(STATISTICS), len(COLUMNS))
         table.setVerticalHeaderLabels([self.tr(name) for name in STATISTICS])
-        self.metric_headers = [QTableWidgetItem(self.tr(METRIC_NAMES[n])) for n in STAT_FIELDS]
-        for column, (item, name) in enumerate(zip(self.metric_headers, STAT_FIELDS, strict=True)):
+        self.metric_headers = [QTableWidgetItem(self.tr(METRIC_NAMES[n])) for n in COLUMNS]
+        for column, (item, name) in enumerate(zip(self.metric_headers, COLUMNS, strict=True)):
             item.setToolTip(name)
             table.setHorizontalHeaderItem(column, item)
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -149,6 +163,8 @@ class RequestsView(QWidget):
         flags = int(Qt.AlignmentFlag.AlignCenter) | int(Qt.TextFlag.TextWordWrap)
         lines = 1
         for column, item in enumerate(self.metric_headers):
+            if self.table.isColumnHidden(column):
+                continue
             room = QRect(0, 0, max(header.sectionSize(column) - HEADER_PADDING, 1), 10_000)
             height = metrics.boundingRect(room, flags, item.text()).height()
             lines = max(lines, round(height / metrics.lineSpacing()))
@@ -173,9 +189,21 @@ class RequestsView(QWidget):
         last = float(x.max()) if len(x) else 5.0
         # Room on the right for the bands' names, clear of the last points.
         self.plot.setXRange(0.5, last + 0.5 + NAMES_ROOM * last, padding=0)
-        for column, name in enumerate(STAT_FIELDS):
+        for column, name in enumerate(COLUMNS):
             self._fill_column(column, stats.summaries.get(name), stats.shown_p99(name))
+        self._show_tools(stats)
         self._show_qoe([r.qoe for r in records])
+
+    def _show_tools(self, stats: ScopeStats) -> None:
+        """The tools' column and line, while the requests shown ran tools."""
+        shown = stats.summaries.get(TOOL_RUN) is not None
+        self.table.setColumnHidden(COLUMNS.index(TOOL_RUN), not shown)
+        self.tools_line.setVisible(shown)
+        if shown and stats.tools_share is not None:
+            line = self.tr(
+                "Time in tools: {share}% of %Ln turn(s) with tools", "", stats.tool_turns
+            )
+            self.tools_line.setText(line.format(share=number(round(100 * stats.tools_share))))
 
     def _show_qoe(self, qoes: list[float | None]) -> None:
         spread = qoe_spread(qoes)
@@ -211,12 +239,17 @@ class RequestsView(QWidget):
             item = QTableWidgetItem(text)
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             if row == len(values) - 1 and p99 is None:
-                item.setToolTip(self._p99_wait(summary.n if summary else 0))
+                runs = column == COLUMNS.index(TOOL_RUN)  # its n counts tool runs
+                item.setToolTip(self._p99_wait(summary.n if summary else 0, runs))
             self.table.setItem(row, column, item)
 
-    def _p99_wait(self, n: int) -> str:
-        needs = self.tr("P99 needs at least %Ln requests", "", P99_MIN_N)
-        has = self.tr("these figures are of %Ln request(s).", "", n)
+    def _p99_wait(self, n: int, runs: bool = False) -> str:
+        if runs:
+            needs = self.tr("P99 needs at least %Ln tool runs", "", P99_MIN_N)
+            has = self.tr("these figures are of %Ln tool run(s).", "", n)
+        else:
+            needs = self.tr("P99 needs at least %Ln requests", "", P99_MIN_N)
+            has = self.tr("these figures are of %Ln request(s).", "", n)
         return self.tr("{needs}; {has}").format(needs=needs, has=has)
 
     def set_prediction_note(self, text: str) -> None:

@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from client.services.hud.hud_model import RETRIEVING_COUNTED
-from client.services.hud.waterfall import ROUTE_DECISION, Waterfall, WaterfallRow
+from client.services.hud.waterfall import (
+    APPROVAL_SIDE,
+    ROUTE_DECISION,
+    RUN_ERROR_ROW,
+    RUN_ROW,
+    Waterfall,
+    WaterfallRow,
+)
 from client.ui.common.locale_text import number
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.route_words import decision_reason, stage_route, tier_label
@@ -55,7 +63,7 @@ class WaterfallView(QWidget):
         moment = span * MOMENT_WIDTH_FRACTION
         x0 = np.array([r.start_ms for r in rows])
         width = np.array([max(r.end_ms - r.start_ms, moment) for r in rows])
-        brushes = [pg.mkBrush(*SIDE_COLORS.get(r.side, (128, 128, 128))) for r in rows]
+        brushes = [_brush(r.side) for r in rows]
         tops = np.arange(len(rows)) + BAR_TOP
         self.bars.setOpts(x0=x0, y=tops + BAR_HEIGHT / 2, width=width, brushes=brushes)
         self.plot.setYRange(-0.5, len(rows) - 0.5 + AXIS_AIR, padding=0)
@@ -63,7 +71,7 @@ class WaterfallView(QWidget):
         texts = [f"{_row_text(r)} {_duration(r.start_ms, r.end_ms)}" for r in rows]
         self.labels.show(texts, list(tops))
         self.plot.setAccessibleDescription("\n".join(texts))
-        lines = [title, _summary(waterfall), *_route_lines(waterfall)]
+        lines = [title, _summary(waterfall), *_route_lines(waterfall), *_tools_line(waterfall)]
         self.caption.setText("\n".join(lines))
 
     def row_texts(self) -> list[str]:
@@ -106,12 +114,27 @@ COUNTED_LABELS = (
     ),
     QT_TRANSLATE_NOOP("WaterfallView", "question read while typing: {tokens} tokens"),
 )
+# A turn with tools' rows (client/services/hud/waterfall.py: call_rows), the same text.
+CALL_LABELS = (
+    QT_TRANSLATE_NOOP("WaterfallView", "tool servers ready"),
+    QT_TRANSLATE_NOOP("WaterfallView", "model call {step}"),
+    QT_TRANSLATE_NOOP("WaterfallView", "model call {step} · reading the results"),
+    QT_TRANSLATE_NOOP("WaterfallView", "{tool} · arguments streamed"),
+    QT_TRANSLATE_NOOP("WaterfallView", "{tool} · waiting for your approval (not latency)"),
+    QT_TRANSLATE_NOOP("WaterfallView", "{tool} · run · result {chars} characters"),
+    QT_TRANSLATE_NOOP("WaterfallView", "{tool} · run · error, {chars} characters"),
+    QT_TRANSLATE_NOOP("WaterfallView", "{tool} · not run · {chars} characters"),
+)
 
 
 def row_label(row: WaterfallRow) -> str:
     """A row's name in the window's language, its figures in the window's locale; a
     stage's row is said as the turn's state, with the status line's words."""
     figures = {name: number(value) for name, value in row.figures}
+    if row.tool:  # a tool call's row: the tool's name as the model called it
+        return QCoreApplication.translate("WaterfallView", row.label).format(
+            tool=row.tool, **figures
+        )
     state = row.state
     if state is None:
         label = QCoreApplication.translate("WaterfallView", row.label)
@@ -175,9 +198,46 @@ def _summary(w: Waterfall) -> str:
         source = server_kind_name(
             w.server_source, unknown=w.server_name or ""
         )  # as the Server tab names it
+        if w.server_step is not None:  # a turn with tools: its last call's figures
+            server = QCoreApplication.translate(
+                "WaterfallView", "model call {step}: server ({source}) {ms} ms"
+            ).replace("{step}", number(w.server_step))
         parts.append(server.format(source=source, ms=number(w.server_ttft_ms, 1)))
         transport = QCoreApplication.translate("WaterfallView", "transport + queue {ms} ms")
         parts.append(transport.format(ms=number(w.transport_and_queue_ms, 1)))
     else:
         parts.append(QCoreApplication.translate("WaterfallView", "the server reported no timings"))
     return " · ".join(parts)
+
+
+RUN_LABELS = (RUN_ROW, RUN_ERROR_ROW)
+
+
+def _brush(side: str) -> QBrush:
+    """A side's colour; the wait for the user's approval is hatched (never latency)."""
+    brush = pg.mkBrush(*SIDE_COLORS.get(side, (128, 128, 128)))
+    if side == APPROVAL_SIDE:
+        brush.setStyle(Qt.BrushStyle.BDiagPattern)
+    return brush
+
+
+def _tools_line(w: Waterfall) -> list[str]:
+    """A turn with tools: its time in tools and the approval's wait, which is not latency."""
+    runs = [row for row in w.rows if row.label in RUN_LABELS and row.end_ms > row.start_ms]
+    if not runs:
+        return []
+    asked = sum(row.end_ms - row.start_ms for row in w.rows if row.side == APPROVAL_SIDE)
+    line = QCoreApplication.translate(
+        "WaterfallView", "Tool runs: {runs} · {ms} ms running · approval {wait} ms, not latency"
+    )
+    ms, wait = number(_union_ms(runs), 1), number(asked, 1)
+    return [line.format(runs=number(len(runs)), ms=ms, wait=wait)]
+
+
+def _union_ms(rows: list[WaterfallRow]) -> float:
+    """The time while any of the rows ran (parallel runs counted once)."""
+    total, reached = 0.0, float("-inf")
+    for row in sorted(rows, key=lambda r: r.start_ms):
+        total += max(0.0, row.end_ms - max(row.start_ms, reached))
+        reached = max(reached, row.end_ms)
+    return total
