@@ -66,6 +66,7 @@ class ToolTurn:
     tool_since_ns = 0  # when the current tool stage began
     tool_ns = 0  # the turn's time in tools and approvals so far
     _tool_stage_is_run = False  # the stage under way runs a tool (else: asks about one)
+    _runs: tuple[tuple[str, str], ...] = ()  # the calls running now: (id, tool)
     tool_spans: tuple[tuple[int, int], ...] = ()  # each approval's and tool run's (start, end)
     # A later model call's own request stamps (written, headers, first byte), its tokens
     # and stages in the turn's: the turn's TTFT stays the first call's.
@@ -178,7 +179,13 @@ class ToolTurn:
             self._tool_stage_ends()
             self.tool_name, self.tool_since_ns = item.call.name, now_ns()
             self._tool_stage_is_run = True
+            self._runs = (*self._runs, (item.call.id, item.call.name))
             return Stage.USING_TOOL
+        if isinstance(item, ev.ToolFinished):
+            self._runs = tuple(run for run in self._runs if run[0] != item.call.id)
+            if self._runs and self._tool_stage_is_run:  # parallel calls: one still runs
+                self.tool_name = self._runs[-1][1]
+                return None
         if isinstance(item, ev.ToolFinished | ev.ApprovalGiven):
             self._tool_stage_ends()
         return None

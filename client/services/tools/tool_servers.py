@@ -113,6 +113,12 @@ class ToolServers:
         in the settings, not in the keyring): `tachy chat --mcp FILE`'s servers."""
         self._unsaved[server.name] = server
 
+    async def forget_unsaved(self, name: str) -> None:
+        """No longer use an unsaved server; stop it and wait until it has stopped (a saved
+        one of that name starts again with its own settings when next used)."""
+        if self._unsaved.pop(name, None) is not None and self._thread.running:
+            await self._thread.run(self._forget(name, wait=True))
+
     # --- for the Tools window ---------------------------------------------------------
     def state(self, name: str) -> ServerState:
         return self._states.get(name) or ServerState(name, "idle")
@@ -220,12 +226,14 @@ class ToolServers:
         else:
             self._set_state(ServerState(name, "failed", problem=connection.failure))
 
-    async def _forget(self, name: str) -> None:
+    async def _forget(self, name: str, wait: bool = False) -> None:
         connection = self._connections.pop(name, None)
         self._failed_at.pop(name, None)
         if self._states.pop(name, None) is not None:
             self._tell(ServerState(name, "idle"))
-        if connection is not None:
+        if connection is not None and wait:
+            await connection.close()
+        elif connection is not None:
             connection.stop()  # it winds down on this thread; nobody waits for it
 
     def _set_state(self, state: ServerState) -> None:
