@@ -34,7 +34,6 @@ from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 if TYPE_CHECKING:
     from client.lab import RunningLab
     from client.services.tools.turn_tools import TurnTools
-    from client.ui.chat.chat_page import ChatPage
 
 TOOL_SCENARIO = "fast"
 
@@ -45,6 +44,15 @@ class LabStarter(Protocol):
     menu: QMenu
 
     async def lab_in_use(self, scenario: str) -> RunningLab | None: ...
+
+
+class Chat(Protocol):
+    """What the tool turns use of the chat (client/ui/chat/chat_page.py's ChatPage)."""
+
+    @property
+    def busy(self) -> bool: ...
+
+    def send(self, text: str) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +104,7 @@ TOOL_DEMOS = (
 
 
 class DemoTools(QObject):
-    def __init__(self, host: LabStarter, page: ChatPage, tools: TurnTools, parent: QObject) -> None:
+    def __init__(self, host: LabStarter, page: Chat, tools: TurnTools, parent: QObject) -> None:
         super().__init__(parent)
         self.host, self.page, self.tools = host, page, tools
         self.tasks = KeptTasks()

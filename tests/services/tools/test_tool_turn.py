@@ -145,3 +145,35 @@ async def test_the_step_limit_is_said_plainly(tool_servers: ToolServers) -> None
     assert "not run: the turn reached its limit of 1 model calls" in finished.text
     assert finished.text.rstrip().endswith("after 1 model calls, so Tachy stopped.")
     assert approver.asked == []  # nothing is asked that will not run
+
+
+async def test_a_lent_server_is_offered_everywhere_saved_nowhere_and_taken_back(
+    tool_servers: ToolServers,
+) -> None:
+    """The Demo menu's demo tools: no server saved, yet the turn offers the lent one's
+    tools, run without asking while `for_now` says so; taking it back stops it."""
+    approver = Approver()
+    tools = TurnTools(tool_servers, None)
+    tools.approver = approver
+    demo = demo_tool_server()
+    tools.lend(demo)
+    tool_servers.approval.for_now(demo.name, False)
+    async with Lab("ollama") as lab:
+        session = ChatSession(lab.backend, MODEL)
+        session.tools = tools
+        generation = session.generate(None, ADD)
+        [e async for e in generation]
+    finished = generation.finished
+    assert finished is not None and finished.outcome is Outcome.COMPLETE
+    assert '`⚙ add {"a": 2, "b": 3}` → 5.0' in finished.text and approver.asked == []
+    assert tool_servers.saved.servers() == [] and tools.lent == [demo.name]
+    assert tool_servers.state(demo.name).phase == "ready"
+    tool_servers.approval.for_now(demo.name, True)
+    assert tool_servers.approval.needs_asking(demo.name, "add")
+    tool_servers.approval.always_allow(demo.name, "add")
+    assert tool_servers.approval.needs_asking(demo.name, "add")  # asked, whatever is saved
+    tool_servers.approval.for_now(demo.name, None)
+    assert not tool_servers.approval.needs_asking(demo.name, "add")  # as saved again
+    await tools.take_back(demo.name)
+    assert tools.lent == [] and tool_servers.state(demo.name).phase == "idle"
+    assert await tools.loop_for(None, 8) is None  # nothing offered any more
