@@ -5,7 +5,8 @@ stdio subprocess), so a presenter shows each wait of a turn with tools:
 - "Fast tool": add answers at once;
 - "Slow tool": slow_count takes 3 s, said as "Using slow_count… 1.2 s";
 - "Failing tool": fail's error goes back to the model as an error result, and it answers;
-- "Tool that hangs": hang never returns; Stop ends the turn at once and keeps every word;
+- "Tool that hangs": hang never returns; Stop ends the turn at once and keeps every word
+  (the server, blocked for good, is started afresh before the next entry's question);
 - "Parallel calls": add and slow_count run side by side;
 - "Approval wait": add, asked about first ("Waiting for your approval", never latency).
 
@@ -20,6 +21,7 @@ quitting takes the server back, which ends its process.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -27,6 +29,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
+from client.services.tools.server_errors import ToolServerError
 from client.services.tools.server_settings import DEMO_SERVER_NAME, demo_tool_server
 from client.ui.common.async_errors import KeptTasks
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
@@ -109,6 +112,7 @@ class DemoTools(QObject):
         self.host, self.page, self.tools = host, page, tools
         self.tasks = KeptTasks()
         self.task: asyncio.Task[None] | None = None  # the last entry's (tests wait on it)
+        self._hung = False  # the last entry blocked the demo server (hang)
         self.menu = QMenu(self.tr("Tool turns"), host.menu)
         self.menu.setObjectName("demoToolTurns")
         self.actions: dict[str, QAction] = {}
@@ -121,8 +125,9 @@ class DemoTools(QObject):
         host.menu.addMenu(self.menu)
 
     def run(self, demo: ToolDemo) -> None:
-        if not self.page.busy:  # one turn at a time: a click while one runs does nothing
-            self.task = self.tasks.spawn(self._run(demo), "ask the demo tools")
+        starting = self.task is not None and not self.task.done()
+        if not self.page.busy and not starting:  # one turn at a time: a click meanwhile
+            self.task = self.tasks.spawn(self._run(demo), "ask the demo tools")  # does nothing
 
     async def _run(self, demo: ToolDemo) -> None:
         lab = await self.host.lab_in_use(TOOL_SCENARIO)
@@ -130,10 +135,16 @@ class DemoTools(QObject):
             return  # the lab did not start: its error was shown
         self.tools.lend(demo_tool_server())
         self.tools.servers.approval.for_now(DEMO_SERVER_NAME, demo.asks)
+        if self._hung:  # its server, blocked for good, would fail the next call: a new one
+            self._hung = False
+            with contextlib.suppress(ToolServerError):  # the turn will say why, if it fails
+                await self.tools.servers.restart(DEMO_SERVER_NAME)
         self.page.send(self.tr(demo.question))
+        self._hung = demo.name == "hang"
 
     async def end(self) -> None:
         """The lab stops (or the app quits): the demo server is taken back and stopped."""
         await self.tasks.aclose()
+        self._hung = False
         self.tools.servers.approval.for_now(DEMO_SERVER_NAME, None)
         await self.tools.take_back(DEMO_SERVER_NAME)

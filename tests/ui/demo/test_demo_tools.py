@@ -163,6 +163,14 @@ def test_stop_ends_a_hanging_tool_and_keeps_every_word(app: Any, run: LoopRunner
     assert stored is not None and stored.content == text
     assert not label.text().startswith("Using")
 
+    async def fast_after() -> None:  # the hung server is not the next entry's problem
+        _entry(app, "fast").trigger()
+        await until(lambda: app.demo.tool_turns.task.done(), 60)
+        await until(lambda: not app.page.busy, 60)
+
+    run(fast_after())
+    assert last_answer_text(app.window.chat_view).endswith("The tools answered: add gave 5.0.")
+
 
 def test_parallel_calls_run_side_by_side(app: Any, run: LoopRunner) -> None:
     seen: Seen = []
