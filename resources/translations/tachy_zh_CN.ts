@@ -765,6 +765,61 @@
     </message>
 </context>
 <context>
+    <name>DemoTools</name>
+    <message>
+        <source>Fast tool (answers at once)</source>
+        <translation>快速工具（立即回答）</translation>
+    </message>
+    <message>
+        <source>Use add for 2 and 3.</source>
+        <translation>用 add 计算 2 和 3。</translation>
+    </message>
+    <message>
+        <source>Slow tool (3 s)</source>
+        <translation>慢速工具（3 秒）</translation>
+    </message>
+    <message>
+        <source>Use slow_count for 3 seconds in 10 steps.</source>
+        <translation>用 slow_count 在 3 秒内分 10 步计数。</translation>
+    </message>
+    <message>
+        <source>Failing tool (its error goes to the model)</source>
+        <translation>出错的工具（错误交给模型）</translation>
+    </message>
+    <message>
+        <source>Use fail to show how a tool&apos;s error reaches the model.</source>
+        <translation>用 fail 演示工具的错误如何交给模型。</translation>
+    </message>
+    <message>
+        <source>Tool that hangs (press Stop)</source>
+        <translation>卡住的工具（请按停止）</translation>
+    </message>
+    <message>
+        <source>Use hang, then press Stop.</source>
+        <translation>用 hang，然后按停止。</translation>
+    </message>
+    <message>
+        <source>Parallel calls (a fast and a slow tool)</source>
+        <translation>并行调用（一个快速、一个慢速工具）</translation>
+    </message>
+    <message>
+        <source>Use add for 2 and 3 and slow_count for 2 seconds in 4 steps.</source>
+        <translation>用 add 计算 2 和 3，同时用 slow_count 在 2 秒内分 4 步计数。</translation>
+    </message>
+    <message>
+        <source>Approval wait (not counted as latency)</source>
+        <translation>等待批准（不计入延迟）</translation>
+    </message>
+    <message>
+        <source>Use add for 4 and 5.</source>
+        <translation>用 add 计算 4 和 5。</translation>
+    </message>
+    <message>
+        <source>Tool turns</source>
+        <translation>工具调用回合</translation>
+    </message>
+</context>
+<context>
     <name>Doctor</name>
     <message>
         <source>ok</source>

@@ -106,6 +106,8 @@ def _step_lines(step: StepResult) -> list[str]:
         f"banner:  {seen.banner or '(none)'}",
         f"buttons: {' '.join(f'[{b}]' for b in seen.buttons) or '(none)'}",
     ]
+    if seen.card:
+        lines.append(f"card:    {seen.card}")
     lines += [f"FAILED: {miss}" for miss in step.misses]
     if step.step.expect and not step.misses:
         lines.append(f"ok: {', '.join(sorted(step.step.expect))} as expected")

@@ -30,9 +30,20 @@ class ToolApproval:
     def __init__(self, settings: Settings | None) -> None:
         self._settings = settings
         self._memory: dict[str, list[str]] = {}  # without a store
+        self._for_now: dict[str, bool] = {}  # server -> ask or not, whatever is saved
 
     def needs_asking(self, server: str, tool: str) -> bool:
+        if server in self._for_now:
+            return self._for_now[server]
         return tool not in self.allowed().get(server, [])
+
+    def for_now(self, server: str, ask: bool | None) -> None:
+        """Ask (True) or not (False) about every tool of `server` until set back to None,
+        whatever is saved; nothing is saved (the Demo menu's turns on its demo tools)."""
+        if ask is None:
+            self._for_now.pop(server, None)
+        else:
+            self._for_now[server] = ask
 
     def decide(self, server: str, tool: str, choice: ApprovalChoice) -> bool:
         """Record the user's answer; True when the call may run."""

@@ -71,6 +71,11 @@ class ServerConnection:
     def alive(self) -> bool:
         return self._keeper is not None and not self._keeper.done() and not self._closing.is_set()
 
+    @property
+    def session_open(self) -> bool:
+        """Its session (a stdio server's process) has not ended: alive, or still stopping."""
+        return self._keeper is not None and not self._keeper.done()
+
     # --- start and stop ---------------------------------------------------------------
     async def open(self) -> tuple[ToolInfo, ...]:
         """Start (or reach) the server and list its tools; ToolServerError says why not."""

@@ -61,9 +61,10 @@ class ToolOffer:
 
 
 async def conversation_offer(
-    servers: ToolServers, conversation_id: int | None
+    servers: ToolServers, conversation_id: int | None, also: Iterable[str] = ()
 ) -> tuple[ToolOffer, dict[str, ToolServerError]]:
-    """The tools of the servers a conversation uses (each started if need be), and why
-    each that gave none did not (str() is the sentence)."""
-    listing = await servers.listing(servers.saved.enabled_for(conversation_id))
+    """The tools of the servers a conversation uses (each started if need be), `also`
+    those of the servers lent to every conversation, and why each that gave none did not
+    (str() is the sentence)."""
+    listing = await servers.listing([*servers.saved.enabled_for(conversation_id), *also])
     return ToolOffer.of(listing), listing.problems

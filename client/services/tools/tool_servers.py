@@ -58,6 +58,7 @@ class ToolServers:
         self._unsaved: dict[str, ToolServerSettings] = {}  # used as given (`tachy chat --mcp`)
         # Touched only on the tools thread:
         self._connections: dict[str, ServerConnection] = {}
+        self._left: set[ServerConnection] = set()  # left, maybe still winding down
         self._opening: dict[str, asyncio.Task[ServerConnection]] = {}
         self._failed_at: dict[str, float] = {}
         # Replaced whole on the tools thread, read anywhere:
@@ -112,6 +113,12 @@ class ToolServers:
         """Use a server as given, its env and header values included, saved nowhere (not
         in the settings, not in the keyring): `tachy chat --mcp FILE`'s servers."""
         self._unsaved[server.name] = server
+
+    async def forget_unsaved(self, name: str) -> None:
+        """No longer use an unsaved server; stop it and wait until it has stopped (a saved
+        one of that name starts again with its own settings when next used)."""
+        if self._unsaved.pop(name, None) is not None and self._thread.running:
+            await self._thread.run(self._forget(name, wait=True))
 
     # --- for the Tools window ---------------------------------------------------------
     def state(self, name: str) -> ServerState:
@@ -181,6 +188,9 @@ class ToolServers:
         connection = ServerConnection(
             server, self.connect_timeout_s, self.kill_after_s, on_end=self._ended
         )
+        old = self._connections.get(name)
+        if old is not None and old.session_open:  # stopped after a cancel, still stopping
+            self._left.add(old)
         self._connections[name] = connection
         try:
             filled = server  # an unsaved server has its values
@@ -220,13 +230,16 @@ class ToolServers:
         else:
             self._set_state(ServerState(name, "failed", problem=connection.failure))
 
-    async def _forget(self, name: str) -> None:
+    async def _forget(self, name: str, wait: bool = False) -> None:
         connection = self._connections.pop(name, None)
         self._failed_at.pop(name, None)
         if self._states.pop(name, None) is not None:
             self._tell(ServerState(name, "idle"))
-        if connection is not None:
-            connection.stop()  # it winds down on this thread; nobody waits for it
+        if connection is not None and wait:
+            await connection.close()
+        elif connection is not None:
+            connection.stop()  # it winds down on this thread; nobody waits for it but aclose
+            self._left = {c for c in self._left if c.session_open} | {connection}
 
     def _set_state(self, state: ServerState) -> None:
         self._states[state.name] = state
@@ -238,8 +251,11 @@ class ToolServers:
                 loop.call_soon_threadsafe(listener, state)
 
     async def _close_all(self) -> None:
-        connections = list(self._connections.values())
+        # A server left a moment ago may still be stopping (one that hangs takes seconds):
+        # waited for too, or its process would outlive Tachy.
+        connections = [*self._connections.values(), *self._left]
         self._connections.clear()
+        self._left.clear()
         await asyncio.gather(*(c.close() for c in connections), return_exceptions=True)
 
 

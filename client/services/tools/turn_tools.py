@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from client.services.tools.approval import ApprovalChoice
 from client.services.tools.loop import ApprovalAsk, Approver, ToolLoop, step_limit
+from client.services.tools.server_settings import ToolServerSettings
 from client.services.tools.tool_offer import conversation_offer
 from client.services.tools.tool_servers import ToolServers
 from client.store.settings import Settings
@@ -20,6 +21,20 @@ class TurnTools:
         self.approver: Approver | None = None  # None: every call is denied (nobody to ask)
         # The switch turned for a conversation not stored yet: kept by its first turn.
         self.new_conversation_on: bool | None = None
+        self.lent: list[str] = []  # servers offered in every conversation, saved nowhere
+
+    def lend(self, server: ToolServerSettings) -> None:
+        """Offer `server` in every conversation's turns until it is taken back, saved
+        nowhere (not in the settings, not in the keyring): the Demo menu's demo tools."""
+        self.servers.use_unsaved(server)
+        if server.name not in self.lent:
+            self.lent.append(server.name)
+
+    async def take_back(self, name: str) -> None:
+        """A lent server is offered no more, and stopped."""
+        if name in self.lent:
+            self.lent.remove(name)
+            await self.servers.forget_unsaved(name)
 
     def uses_tools(self, conversation_id: int | None) -> bool:
         if conversation_id is None and self.new_conversation_on is not None:
@@ -43,9 +58,9 @@ class TurnTools:
         if new and conversation_id is not None and self.new_conversation_on is not None:
             self.use_tools(conversation_id, self.new_conversation_on)
             self.new_conversation_on = None
-        if not self.servers.saved.enabled_for(conversation_id):
+        if not self.servers.saved.enabled_for(conversation_id) and not self.lent:
             return None
-        offer, _problems = await conversation_offer(self.servers, conversation_id)
+        offer, _problems = await conversation_offer(self.servers, conversation_id, self.lent)
         if not offer:
             return None
         limit = min(step_limit(self._settings), most_calls)

@@ -24,6 +24,7 @@ from client.ui.common.async_errors import KeptTasks
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.demo.demo_live import DemoLive
 from client.ui.demo.demo_races import DemoRaces
+from client.ui.demo.demo_tools import DemoTools
 
 if TYPE_CHECKING:
     from client.lab import RunningLab
@@ -82,6 +83,7 @@ class DemoMenu(QObject):
             self.scenarios.addAction(action)
             self.scenario_actions[name] = action
         self.live = DemoLive(self, self)  # scenario files and the live control (submenus)
+        self.tool_turns = DemoTools(self, servers.page, servers.tachy.turn_tools, self)
         self.races = DemoRaces(self.menu, self)  # bundled races (Race… is added after them)
         self._show_running(False)
 
@@ -126,6 +128,26 @@ class DemoMenu(QObject):
     def _working(self) -> bool:
         return self.task is not None and not self.task.done()
 
+    async def lab_in_use(self, scenario: str) -> RunningLab | None:
+        """The lab playing `scenario` and the current server, started first if need be
+        (the tool turns' way in); None when it could not start (the error was shown)."""
+        if self._working() and self.task is not None:
+            await asyncio.wait({self.task})  # a start, switch or stop under way ends first
+        if self.lab is None:
+            self.start()
+            if self.task is not None:
+                await asyncio.wait({self.task})
+        if self.lab is None or self.choice is None:
+            return None
+        if self.scenario != scenario:
+            self.pick(scenario)
+            if self.task is not None:
+                await asyncio.wait({self.task})
+        current = self.servers.current
+        if current is None or current.key != self.choice.key:
+            await self.servers.select(self.choice, LAB_MODEL)
+        return self.lab
+
     # --- the work, off the GUI thread ------------------------------------------------
     async def _start(self) -> None:
         from client.lab import run_in_thread  # aiohttp loads only when the lab starts
@@ -154,6 +176,7 @@ class DemoMenu(QObject):
     async def _stop(self, lab: RunningLab) -> None:
         self.servers.page.stop()  # an answer from the lab ends here, its text kept
         self.lab = None  # stopping from here on, even if quitting cancels the wait
+        await self.tool_turns.end()  # the demo tool server's process ends
         await asyncio.get_running_loop().run_in_executor(None, lab.stop)
         choice, self.choice = self.choice, None
         previous, self.previous = self.previous, None
@@ -176,6 +199,7 @@ class DemoMenu(QObject):
         """At quit: cancel what is under way, stop the lab's thread (its sockets too)."""
         await self.tasks.aclose()
         await self.races.aclose()
+        await self.tool_turns.end()
         lab, self.lab = self.lab, None
         if lab is not None:
             await asyncio.get_running_loop().run_in_executor(None, lab.stop)

@@ -11,6 +11,12 @@ ok" and "Send, then Retry" (`tachy lab check FILE` plays it; client/ui/shell/flo
       { press = "Retry", expect = { state = "complete", buttons = [] } },
     ]
 
+A turn with tools: `tools = "ask"` (or "allow") in [flow] offers the bundled demo MCP
+server (client/lab/mcp_demo) to the window's turns, asking before each call (or not); a
+step settles when the approval card asks too, `press` clicks the card's buttons ("Allow
+once", "Deny" ...), `until = "tool"` settles once a tool runs, and `expect.card` checks
+the card's question and arguments.
+
 No Qt here: reading a file and checking what was seen are plain Python.
 """
 
@@ -24,10 +30,12 @@ from pathlib import Path
 from typing import Any
 
 ACTIONS = ("send", "press", "key", "model", "control", "wait")
-UNTIL = ("settled", "answering")
-FLOW_KEYS = {"steps", "model", "api", "warm", "slow_start_after_s", "stall_timeout_s"}
+UNTIL = ("settled", "answering", "tool")
+TOOLS = ("", "ask", "allow")  # the demo MCP server: not offered, each call asked, or run
+FLOW_KEYS = {"steps", "model", "api", "warm", "slow_start_after_s", "stall_timeout_s", "tools"}
 STEP_KEYS = {*ACTIONS, "until", "timeout", "expect"}
-TEXT_CHECKS = ("stage", "banner", "text", "thinking", "saw_stage")  # "" = empty, else contains
+# "" = empty, else contains:
+TEXT_CHECKS = ("stage", "banner", "text", "thinking", "saw_stage", "card")
 EXPECT_KEYS = {
     *TEXT_CHECKS,
     "state",
@@ -81,6 +89,7 @@ class Flow:
     warm: bool = False  # True: the window warms the model as the app does
     slow_start_after_s: float | None = None  # None: the app's own
     stall_timeout_s: float | None = None
+    tools: str = ""  # one of TOOLS
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +107,7 @@ class Seen:
     buttons: tuple[str, ...]  # the choices offered, as labelled
     answers: int  # answers in the conversation
     seconds: float  # how long the step took to settle
+    card: str = ""  # the approval card's question and arguments ("" when it is not shown)
 
     def field(self, name: str) -> object:
         """One of the fields a flow's expectation names (state, text, tier ...)."""
@@ -133,6 +143,9 @@ def flow_from_dict(table: object) -> Flow:
     model = table.get("model")
     if model is not None and not isinstance(model, str):
         raise FlowError("flow.model must be a model's name")
+    tools = table.get("tools", "")
+    if tools not in TOOLS:
+        raise FlowError("flow.tools must be 'ask' or 'allow'")
     return Flow(
         tuple(_step(number, item) for number, item in enumerate(steps, 1)),
         model,
@@ -140,6 +153,7 @@ def flow_from_dict(table: object) -> Flow:
         bool(table.get("warm", False)),
         _seconds(table, "slow_start_after_s"),
         _seconds(table, "stall_timeout_s"),
+        tools,
     )
 
 

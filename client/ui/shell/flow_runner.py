@@ -32,8 +32,12 @@ from PySide6.QtWidgets import QApplication, QPushButton
 
 from client.lab import ScenarioError, load_scenario
 from client.lab.running.live import command
+from client.services.chat.turn_state import TurnState
+from client.services.tools.server_settings import DEMO_SERVER_NAME, demo_tool_server
+from client.ui.common.turn_words import turn_word
 from client.ui.demo.flow_file import Flow, FlowStep, Seen, comparable, read_flow, unmet
 from client.ui.hud.hud_controller import VIEWS_DELAY_MS
+from client.ui.tools.tool_turn_view import ApprovalCard, tool_state_text
 
 if TYPE_CHECKING:
     from client.lab import RunningLab
@@ -132,6 +136,10 @@ async def open_window(url: str, flow: Flow, model: str, data_dir: Path) -> Tachy
     app.window.show()
     app.window.activateWindow()
     await app.start(url, flow.api, model)
+    if flow.tools:  # the Demo menu's demo tools, lent as it lends them (taken back at close)
+        tools = app.tachy.turn_tools
+        tools.lend(demo_tool_server())
+        tools.servers.approval.for_now(DEMO_SERVER_NAME, flow.tools == "ask")
     session = app.page.session
     if session is not None:
         if flow.slow_start_after_s is not None:
@@ -201,6 +209,8 @@ async def _watch(
                 break
             raise StepFailed(f"the window did not settle within {timeout_s:g} s")
         await asyncio.sleep(POLL_S)
+    if label.text():  # the line it settled on (the approval's, as it came)
+        stages[comparable(label.text())] = label.text()
     return list(stages.values())
 
 
@@ -211,8 +221,20 @@ def _settled(app: TachyApp, until: str) -> bool:
         view = app.window.chat_view
         last = view.message(view.keys()[-1]) if view.keys() else None
         return last is not None and last.role == "assistant" and bool(last.text)
+    if until == "tool":
+        generation = app.page.runner.generation  # a tool runs, and the status line says so
+        if generation is None or generation.state is not TurnState.USING_TOOL:
+            return False
+        return comparable(app.window.stage_label.text()) == comparable(tool_state_text(generation))
     bar = app.window.outcome_bar
+    card = _card(app)
+    if card is not None and card.asking:  # the approval card asks, and the status line says so
+        return app.window.stage_label.text() == turn_word(TurnState.APPROVAL)
     return bar.isVisible() and bool(bar.buttons)  # a choice offered while it waits
+
+
+def _card(app: TachyApp) -> ApprovalCard | None:
+    return app.window.findChild(ApprovalCard, "approvalCard")
 
 
 async def _hud_views_shown() -> None:
@@ -250,7 +272,15 @@ def see(app: TachyApp, stages: list[str], seconds: float) -> Seen:
         buttons=tuple(b.text() for b in bar.buttons.values()) if shown else (),
         answers=len(answers),
         seconds=seconds,
+        card=_card_text(app),
     )
+
+
+def _card_text(app: TachyApp) -> str:
+    card = _card(app)
+    if card is None or not card.isVisible():
+        return ""
+    return f"{card.question.text()} {card.arguments.text()}"
 
 
 def _hud_tier(app: TachyApp) -> tuple[str, float | None]:
@@ -271,14 +301,17 @@ def _click(button: QPushButton, name: str) -> None:
 
 
 def _button(app: TachyApp, wanted: str) -> QPushButton:
-    """A button of the bar of choices by its label or name, else Send or Stop."""
+    """A button of the bar of choices by its label or name, else of the approval card,
+    else Send or Stop."""
     w = app.window
     key = wanted.strip().casefold()
     offered = w.outcome_bar.buttons if w.outcome_bar.isVisible() else {}
     for name, button in offered.items():
         if key in (name.casefold(), button.text().casefold()):
             return button
-    for button in (w.send_button, w.stop_button):
+    card = _card(app)
+    asking = (card.allow, card.always, card.deny) if card and card.isVisible() else ()
+    for button in (*asking, w.send_button, w.stop_button):
         if key == button.text().casefold():
             return button
     labels = ", ".join(b.text() for b in offered.values()) or "none"

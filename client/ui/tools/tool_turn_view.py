@@ -92,6 +92,11 @@ class ApprovalCard(QFrame):
             self._pending = None
             self.hide()
 
+    @property
+    def asking(self) -> bool:
+        """A call waits for the user's answer (a click answers it at once)."""
+        return self._pending is not None and not self._pending.done()
+
     def follow(self, arriving: str) -> None:
         """A call whose arguments still stream (`arriving`: its tool's name; "" none):
         shown with every button off until the loop asks (the arguments are complete)."""

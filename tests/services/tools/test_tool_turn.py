@@ -215,3 +215,36 @@ async def test_continue_after_a_stop_sends_the_stopped_call(tool_servers: ToolSe
     assert told.role == "tool" and told.content == "stopped by the user before it ran"
     assert going_on.finished is not None and going_on.finished.outcome is Outcome.COMPLETE
     assert going_on.finished.text.startswith("The tools answered: add gave stopped")
+
+
+async def test_a_lent_server_is_offered_everywhere_saved_nowhere_and_taken_back(
+    tool_servers: ToolServers,
+) -> None:
+    """The Demo menu's demo tools: no server saved, yet the turn offers the lent one's
+    tools, run without asking while `for_now` says so; taking it back stops it."""
+    approver = Approver()
+    tools = TurnTools(tool_servers, None)
+    tools.approver = approver
+    demo = demo_tool_server()
+    tools.lend(demo)
+    tool_servers.approval.for_now(demo.name, False)
+    async with Lab("ollama") as lab:
+        session = ChatSession(lab.backend, MODEL)
+        session.tools = tools
+        generation = session.generate(None, ADD)
+        [e async for e in generation]
+    finished = generation.finished
+    assert finished is not None and finished.outcome is Outcome.COMPLETE
+    [call] = generation.tool_calls
+    assert (call.name, call.result) == ("add", "5.0") and approver.asked == []
+    assert tool_servers.saved.servers() == [] and tools.lent == [demo.name]
+    assert tool_servers.state(demo.name).phase == "ready"
+    tool_servers.approval.for_now(demo.name, True)
+    assert tool_servers.approval.needs_asking(demo.name, "add")
+    tool_servers.approval.always_allow(demo.name, "add")
+    assert tool_servers.approval.needs_asking(demo.name, "add")  # asked, whatever is saved
+    tool_servers.approval.for_now(demo.name, None)
+    assert not tool_servers.approval.needs_asking(demo.name, "add")  # as saved again
+    await tools.take_back(demo.name)
+    assert tools.lent == [] and tool_servers.state(demo.name).phase == "idle"
+    assert await tools.loop_for(None, 8) is None  # nothing offered any more

@@ -55,6 +55,7 @@ def test_menu_lists_start_stop_and_every_preset(make_app, server) -> None:
     app = make_app(server.url)
     texts = [a.text() for a in _menu(app).actions() if not a.isSeparator()]
     submenus = ["Scenario files", "Next answers"]  # tests/ui/demo/test_demo_live.py
+    submenus.append("Tool turns")  # tests/ui/demo/test_demo_tools.py
     races = ["Demo races", "Race…"]  # tests/ui/race/test_race_window.py
     plain = [SCENARIO_NAMES[name] for name in PRESETS]  # "Fast reply (under 300 ms)" ...
     assert texts == ["Start latency lab", "Stop latency lab", *plain, *submenus, *races]

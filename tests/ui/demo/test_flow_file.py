@@ -47,7 +47,8 @@ def test_a_file_without_flow(tmp_path) -> None:
         ({"steps": [{"send": "a", "expect": {"colour": "red"}}]}, "unknown expect key"),
         ({"steps": [{"send": "a", "expect": {"buttons": "Retry"}}]}, "list of labels"),
         ({"steps": [{"wait": "long"}]}, "wait is a number of seconds"),
-        ({"steps": [{"send": "a", "until": "never"}]}, "until must be settled or answering"),
+        ({"steps": [{"send": "a", "until": "never"}]}, "until must be settled or answering or"),
+        ({"steps": [{"send": "a"}], "tools": "always"}, "flow.tools must be 'ask' or 'allow'"),
         ({"steps": [{"send": "a"}], "api": "grpc"}, "flow.api must be"),
         ({"steps": [{"send": "a"}], "speed": 2}, "unknown flow key(s): speed"),
     ],
@@ -78,3 +79,23 @@ def test_keeps_text_means_added_to_what_was_there() -> None:
 
 def test_a_ticking_status_line_is_one_line() -> None:
     assert comparable("Loading model… 1.2 s") == comparable("Loading model… 13.9 s")
+
+
+def test_a_tool_turn_in_a_flow() -> None:
+    flow = flow_from_dict(
+        {
+            "tools": "ask",
+            "steps": [
+                {"send": "Use add for 2 and 3.", "expect": {"card": "Run the tool add"}},
+                {"press": "Allow once", "until": "tool"},
+            ],
+        }
+    )
+    assert flow.tools == "ask" and flow.steps[1].until == "tool"
+    assert flow_from_dict({"steps": [{"send": "a"}]}).tools == ""  # no tools offered
+    asking = replace(SEEN, card='Run the tool add of Tachy demo tools? {"a": 2, "b": 3}')
+    assert unmet({"card": "Run the tool add"}, asking, None) == []
+    assert unmet({"card": ""}, SEEN, None) == []  # no card shown
+    assert unmet({"card": "Run the tool add"}, SEEN, None) == [
+        'expected card containing "Run the tool add", saw ""'
+    ]

@@ -120,3 +120,55 @@ def test_stop_while_answering_keeps_the_words(run, data_dir, tmp_path) -> None:
     assert answering is not None and stopped is not None
     assert answering.state == "streaming" and answering.text
     assert stopped.text.startswith(answering.text) and stopped.buttons == ("Continue", "Retry")
+
+
+TOOL_TURNS = """\
+base = "fast"
+[flow]
+tools = "ask"
+
+[[flow.steps]]
+send = "Use add for 2 and 3."
+expect = { card = 'add of Tachy demo tools? {"a": 2, "b": 3}', saw_stage = "Waiting for your" }
+[[flow.steps]]
+wait = 0.5
+[[flow.steps]]
+press = "Allow once"
+expect = { state = "complete", card = "", tier = "fast", text = "add gave 5.0." }
+
+[[flow.steps]]
+send = "Use fail."
+expect = { card = "Run the tool fail" }
+[[flow.steps]]
+press = "Allow once"
+expect = { state = "complete", text = "✗ Error executing tool fail" }
+
+[[flow.steps]]
+send = "Use add for 1 and 1."
+[[flow.steps]]
+press = "Deny"
+expect = { state = "complete", text = "denied by the user" }
+
+[[flow.steps]]
+send = "Use slow_count for 60 seconds in 60 steps."
+[[flow.steps]]
+press = "Allow once"
+until = "tool"
+expect = { stage = "Using slow_count… " }
+[[flow.steps]]
+press = "Stop"
+expect = { state = "stopped", text = "stopped by the user while it ran" }
+"""
+
+
+def test_a_tool_turns_waits_scripted_in_a_flow(run, data_dir, tmp_path) -> None:
+    """The approval card asks (the step settles there), Allow runs the tool, Deny tells
+    the model, an error result is answered, Stop ends a running tool keeping the words;
+    half a second at the card leaves the reply in the fast tier (not latency)."""
+    path = tmp_path / "tools.toml"
+    path.write_text(TOOL_TURNS, encoding="utf-8")
+    result = play(run, path, data_dir)
+    assert result.passed, report(result)
+    running, stopped = (step.seen for step in result.steps[-2:])
+    assert running is not None and stopped is not None
+    assert stopped.text.startswith(running.text) and stopped.stage == ""
