@@ -1,6 +1,13 @@
 """The tools a turn offers the model: the enabled servers' tools as the model is told of
 them (core ToolSpec), each name leading back to its server and tool.
 
+What the definitions cost in the prompt (`tool_schema_tokens`, for the planner's budget
+and predicted wait): each request with tools carries them all, before the chat. Servers
+put them in the prompt through the chat template as JSON, close to OpenAI's
+`{"type": "function", "function": {name, description, parameters}}`; a template wraps
+each in a few tokens more. Counted with the caller's counter (the server's tokenizer
+where it has one), else 4 characters per token.
+
 Two servers may each have a tool of one name; the model needs one name per tool, so the
 second is offered as `<server>_<tool>` (letters, digits, _ and -, at most 64: what the
 OpenAI API accepts as a function's name).
@@ -8,10 +15,12 @@ OpenAI API accepts as a function's name).
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from client.core.budget import estimate_text_tokens
 from client.core.tools import ToolSpec
 from client.services.tools.server_errors import ToolServerError
 from client.services.tools.tool_servers import ToolServers
@@ -68,3 +77,29 @@ async def conversation_offer(
     (str() is the sentence)."""
     listing = await servers.listing([*servers.saved.enabled_for(conversation_id), *also])
     return ToolOffer.of(listing), listing.problems
+
+
+TOKENS_PER_TOOL = 10  # the template's wrapping of each definition (tags, separators)
+
+
+def tool_definition(tool: ToolInfo) -> dict[str, object]:
+    """The definition as an OpenAI-compatible request body carries it."""
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.input_schema or {"type": "object", "properties": {}},
+        },
+    }
+
+
+def tool_schema_tokens(
+    tools: Iterable[ToolInfo], count_text: Callable[[str], int] = estimate_text_tokens
+) -> int:
+    """Prompt tokens the tools' definitions take (0 without tools)."""
+    total = 0
+    for tool in tools:
+        text = json.dumps(tool_definition(tool), ensure_ascii=False, separators=(",", ":"))
+        total += count_text(text) + TOKENS_PER_TOOL
+    return total

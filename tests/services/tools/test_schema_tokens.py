@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from client.services.tools.schema_tokens import (
+from client.services.tools.tool_offer import (
     TOKENS_PER_TOOL,
     tool_definition,
     tool_schema_tokens,

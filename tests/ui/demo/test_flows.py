@@ -141,7 +141,7 @@ send = "Use fail."
 expect = { card = "Run the tool fail" }
 [[flow.steps]]
 press = "Allow once"
-expect = { state = "complete", text = "✗ Error executing tool fail" }
+expect = { state = "complete", text = "fail gave Error executing tool fail" }
 
 [[flow.steps]]
 send = "Use add for 1 and 1."
@@ -157,7 +157,7 @@ until = "tool"
 expect = { stage = "Using slow_count… " }
 [[flow.steps]]
 press = "Stop"
-expect = { state = "stopped", text = "stopped by the user while it ran" }
+expect = { state = "stopped", stage = "" }
 """
 
 

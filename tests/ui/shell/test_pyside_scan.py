@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-import client.ui  # noqa: F401  (installs the quicker answer)
-from client.ui.common.pyside_scan import FEATURE_MODULE, read_bytes_instead
+import client.ui.shell  # noqa: F401  (installs the quicker answer)
+from client.ui.shell.pyside_scan import ASKS, FEATURE_MODULE, installed, read_bytes_instead
 
 MODULES = (
     "client.ui.shell.main_window",  # says PySide6
@@ -21,18 +21,22 @@ MODULES = (
 
 
 def test_the_launch_uses_the_quicker_answer() -> None:
-    asks = sys.modules[FEATURE_MODULE]._mod_uses_pyside
-    assert getattr(asks, "reads_bytes", False)
+    both = installed()
+    assert both is not None
+    asks = vars(sys.modules[FEATURE_MODULE])[ASKS]
+    assert asks is both[1]
     read_bytes_instead()  # a second call keeps the one wrapper
-    assert sys.modules[FEATURE_MODULE]._mod_uses_pyside is asks
+    assert vars(sys.modules[FEATURE_MODULE])[ASKS] is asks
 
 
 def test_each_module_gets_pysides_own_answer() -> None:
-    asks = sys.modules[FEATURE_MODULE]._mod_uses_pyside
+    both = installed()
+    assert both is not None
+    original, quicker = both
     answers = {}
     for name in MODULES:
         module = importlib.import_module(name)
-        answers[name] = asks(module)
-        assert answers[name] == asks.original(module), name
+        answers[name] = quicker(module)
+        assert answers[name] == original(module), name
     assert answers["client.ui.shell.main_window"] and not answers["client.core.budget"]
     assert not answers["sys"] and not answers["_json"]
