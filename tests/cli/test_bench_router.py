@@ -74,6 +74,36 @@ def test_a_router_in_front_of_other_workers_is_said(
     assert "per worker (router): not known (its metrics were not found)" in err
 
 
+def test_the_routers_retries_are_its_extra_requests(capsys: pytest.CaptureFixture[str]) -> None:
+    """A worker that refuses every request (503) behind the router: the router retries on
+    the other, so no answer fails, and its metrics' count beyond one per answer is said
+    as its extra requests. The pool (failover, the good server first) never asks the
+    refusing one: every request that server saw came from the router."""
+    good = run_in_thread(scenario_from_dict(SCRIPT))
+    refusing = run_in_thread(
+        scenario_from_dict(
+            {**SCRIPT, "random_faults": {"rate": 1.0, "pool": [{"kind": "queue_full"}]}}
+        )
+    )
+    try:
+        with running_router([good.url, refusing.url], "round_robin") as router:
+            given = ["--router", router.url, "--router-metrics", router.metrics_url]
+            pool = ",".join(lab.url for lab in (good, refusing))
+            code = main(
+                ["bench", "--api", "openai", "--pool", pool, "--policy", "failover",
+                 "-m", "tachy-lab", "-n", str(N), "--warmup", "1", "--max-tokens", "4",
+                 *given, "--json", "-"]
+            )  # fmt: skip
+    finally:
+        for lab in (good, refusing):
+            lab.stop()
+    assert code == 0
+    routed = json.loads(capsys.readouterr().out)[-1]
+    assert routed["policy"] == "router (round_robin)" and routed["errors"] == 0
+    retried = round(routed["extra_requests"] * N)
+    assert 0 < retried <= refusing.server.stats.requests  # (its warm-up's retry too)
+
+
 def test_router_options_need_a_pool(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "--router", "http://127.0.0.1:9"]) == 2
     assert "--router is timed beside a pool" in capsys.readouterr().err
