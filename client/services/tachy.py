@@ -94,6 +94,7 @@ class Tachy:
         if self.warming is not None:
             self.warming.subscribe(self.events)
             self.warming.warmer.add_listener(self._publish_server_state)
+            self.warming.warmer.metrics_urls = self.saved_servers.metrics_url  # a router's
         self._knowledge = knowledge
         self._stage: KnowledgeStage | None = None
         self.cascade = SavedCascade(self.stores)

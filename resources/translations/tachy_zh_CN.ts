@@ -86,6 +86,14 @@
         <translation>可选；保存在系统密钥环中</translation>
     </message>
     <message>
+        <source>optional; http://host:29000</source>
+        <translation>可选；http://host:29000</translation>
+    </message>
+    <message>
+        <source>A router&apos;s own metrics (vllm-router&apos;s --prometheus-port): the Server tab then shows the requests each worker served, the routing decisions and each worker&apos;s circuit breaker.</source>
+        <translation>路由器自身的指标（vLLM 路由器的指标端口，默认 29000）：服务器标签页随后会显示每个工作节点处理的请求、路由决策以及每个工作节点的熔断器状态。</translation>
+    </message>
+    <message>
         <source>&amp;Name</source>
         <translation>名称(&amp;N)</translation>
     </message>
@@ -102,6 +110,10 @@
         <translation>接口密钥(&amp;K)</translation>
     </message>
     <message>
+        <source>Router &amp;metrics</source>
+        <translation>路由器指标(&amp;M)</translation>
+    </message>
+    <message>
         <source>Use the key for this session only</source>
         <translation>仅在本次会话中使用此密钥</translation>
     </message>
@@ -112,6 +124,10 @@
     <message>
         <source>A server needs a name and a URL.</source>
         <translation>服务器需要名称和网址。</translation>
+    </message>
+    <message>
+        <source>Router metrics: {sentence}</source>
+        <translation>路由器指标：{sentence}</translation>
     </message>
 </context>
 <context>
@@ -2703,8 +2719,8 @@ tokens/s</source>
         <translation>{policy} 选择了 {worker}：{counted}</translation>
     </message>
     <message>
-        <source>The router&apos;s own metrics were not found: Tachy looks for them on port 29000 of its host (vllm-router --prometheus-port 29000).</source>
-        <translation>未找到路由器自身的指标：Tachy 会在其主机的 29000 端口查找（vllm-router --prometheus-port 29000）。</translation>
+        <source>The router&apos;s own metrics were not found: Tachy looks for them on port 29000 of its host (vllm-router --prometheus-port 29000), or where the server&apos;s settings say (✎ Edit, Router metrics).</source>
+        <translation>未找到路由器自身的指标：Tachy 会在其主机的 29000 端口查找（vllm-router --prometheus-port 29000），或在服务器设置所给的地址查找（✎ 编辑，路由器指标）。</translation>
     </message>
     <message>
         <source>The router spreads requests ({policy}): a warm-up lands on one worker and the question most likely on another, so warming cannot help here.</source>

@@ -28,6 +28,7 @@ from client.cli.bench import cascade as bench_cascade
 from client.cli.bench import fleet as bench_fleet
 from client.cli.bench import modes as bench_modes
 from client.cli.bench import race as bench_race
+from client.cli.bench import router as bench_router
 from client.cli.bench import spec as bench_spec
 from client.cli.bench import tools as bench_tools
 from client.cli.bench import type_ahead as bench_type_ahead
@@ -106,11 +107,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     bench_type_ahead.add_arguments(parser)
     images.add_arguments(parser)
     pool_args.add_arguments(parser, several_policies=True)
+    bench_router.add_arguments(parser)
     chat_tools.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    if problem := bench_modes.conflict(args):
+    if problem := bench_modes.conflict(args) or bench_router.conflict(args):
         print(f"tachy bench: {problem}", file=sys.stderr)
         return EXIT_UNREACHABLE  # a usage error, like argparse's: exit 2
     try:

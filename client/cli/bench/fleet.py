@@ -1,5 +1,6 @@
-"""`tachy bench --pool URL,URL,URL [--policy hedged] [--sweep 1,4,16]`: a pool's time to
-first token beside its first server's alone, with the requests sent twice.
+"""`tachy bench --pool URL,URL,URL [--policy hedged] [--sweep 1,4,16] [--router URL]`: a
+pool's time to first token beside its first server's alone, with the requests sent twice
+(and beside routers in front of the same servers: cli/bench/router.py).
 
     concurrency 4, 100 answers each
     route                 P50 ms    P95 ms    P99 ms  sent twice  extra reqs
@@ -19,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from client.cli.bench import modes as bench_modes
+from client.cli.bench import router as bench_router
 from client.cli.common import pool_args
 from client.cli.common.chat_common import EXIT_FAILED
 from client.services.bench.export import exported
@@ -49,6 +51,13 @@ async def run(args: argparse.Namespace, prompt: str) -> int:
             )
             levels = args.sweep or [args.concurrency]
             runs = await run_fleet(fleet.backends, pool, settings, chosen, levels, ServerLoads)
+            if args.router:
+                routers = await bench_router.open_routers(args, _key(args))
+                try:
+                    runs += await bench_router.run_routers(routers, pool, settings, levels)
+                finally:
+                    for router in routers:
+                        await router.backend.aclose()
     finally:
         await tachy.aclose()
     table = sys.stderr if args.json == "-" else sys.stdout  # stdout: the JSON alone
@@ -82,15 +91,18 @@ def format_fleet(runs: list[FleetRun]) -> str:
         for run in at:
             if run.label == Policy.HEDGED.value:
                 lines.append(_cut_line(runs, run))
+        lines += bench_router.comparison_lines(runs, level)
         for run in at:
-            if run.label != SINGLE:
+            if run.via_router:
+                lines.append(bench_router.workers_line(run))
+            elif run.label != SINGLE:
                 lines.append(_servers_line(run))
     return "\n".join(lines).lstrip("\n") + "\n"
 
 
 def _row(*cells: str) -> str:
     name, *rest = cells
-    return f"{name:<16}" + "".join(f"{cell:>12}" for cell in rest)
+    return f"{name:<22}" + "".join(f"{cell:>12}" for cell in rest)
 
 
 def _run_row(run: FleetRun) -> str:
@@ -100,7 +112,9 @@ def _run_row(run: FleetRun) -> str:
         if ttft is None
         else tuple(f"{v:.1f}" for v in (ttft.median, ttft.p95, ttft.p99))
     )
-    return _row(run.label, *figures, f"{run.sent_twice:.1%}", f"{run.extra_requests:.1%}")
+    twice = "-" if run.via_router else f"{run.sent_twice:.1%}"  # the router's own: not known
+    extra = f"{run.extra_requests:.1%}" if run.extra_known else "-"
+    return _row(run.label, *figures, twice, extra)
 
 
 def _cut_line(runs: list[FleetRun], hedged: FleetRun) -> str:

@@ -38,6 +38,10 @@ class FleetRun:
     report: BenchReport
     servers: list[MemberFigures]  # the pool's per-server figures ([] for SINGLE)
     cut_at_ns: list[list[int]]  # per server: when each of its losing requests was cut
+    # A router's run (services/bench/router_run.py): Tachy sent one request per answer,
+    # and what the router sent beyond that its metrics say (None: they were not found).
+    via_router: bool = False
+    routed_extra: float | None = None
 
     @property
     def ttft(self) -> Summary | None:
@@ -51,9 +55,16 @@ class FleetRun:
 
     @property
     def extra_requests(self) -> float:
-        """Requests sent beyond one per answer, as a share of the answers."""
+        """Requests sent beyond one per answer, as a share of the answers (a router's:
+        0 when its metrics were not found; `extra_known` says which)."""
         results = self.report.warm_results
+        if self.via_router:
+            return (self.routed_extra or 0.0) / len(results) if results else 0.0
         return sum(r.sent - 1 for r in results) / len(results) if results else 0.0
+
+    @property
+    def extra_known(self) -> bool:
+        return not self.via_router or self.routed_extra is not None
 
     def as_dict(self) -> dict[str, Any]:
         ttft = self.ttft
@@ -63,8 +74,9 @@ class FleetRun:
             "n": len(self.report.warm_results),
             "errors": self.report.errors,
             "ttft_ms": ttft.as_dict() if ttft else None,
-            "sent_twice": self.sent_twice,
-            "extra_requests": self.extra_requests,
+            "sent_twice": None if self.via_router else self.sent_twice,
+            "extra_requests": self.extra_requests if self.extra_known else None,
+            "via_router": self.via_router,
             "servers": [
                 {"name": s.name, "wins": s.wins, "p50_ms": s.p50_ms, "p95_ms": s.p95_ms}
                 for s in self.servers

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from client.backends.kinds.registry import kind_named
 from client.services.chat.session_events import Stage
+from client.store.metrics_store import MetricsRecord
 from client.store.stage_records import decode_stages
 
 
@@ -91,3 +93,10 @@ def loading_ms(stages: object) -> float | None:
     total = sum(ms for ms in loads if ms is not None and ms > 0)
     loaded = any(ms is not None and ms > 0 for ms in loads)
     return total if loaded and total >= LOADING_SHOWN_MS else None
+
+
+def via_router(requests: Sequence[MetricsRecord]) -> bool:
+    """Whether a router gave the stored answer: its kind's mark is kept among the
+    request's server timings (a router does not say which worker answered)."""
+    kinds = (kind_named(name) for request in requests for name in request.server_timings)
+    return any(kind is not None and kind.hides_worker for kind in kinds)

@@ -4,10 +4,14 @@
 
 from __future__ import annotations
 
+from client.backends.address import normalize_url
 from client.services.servers.servers import ServerChoice, server_url
 from client.services.storage.stores import Stores
 
 LAST_SERVER = "last_server"  # settings key: [url, api]
+# settings key: {server url: its router's own metrics address (vllm-router's
+# --prometheus-port)}, for the server view; a server without one has none here.
+ROUTER_METRICS = "router_metrics"
 
 
 class SavedServers:
@@ -58,6 +62,23 @@ class SavedServers:
             return False
         return self._endpoints.get(choice.api_key_name) is not None
 
+    def metrics_url(self, url: str) -> str | None:
+        """The router's metrics address the user gave for the server at `url`."""
+        found = self._settings.get(ROUTER_METRICS) if self._settings is not None else None
+        given = found.get(normalize_url(url)) if isinstance(found, dict) else None
+        return given if isinstance(given, str) and given else None
+
+    def set_metrics_url(self, url: str, metrics_url: str) -> None:
+        """Keep (or, with "", forget) a router's metrics address for the server at `url`."""
+        if self._settings is None:
+            return
+        found = self._settings.get(ROUTER_METRICS)
+        known = dict(found) if isinstance(found, dict) else {}
+        known.pop(normalize_url(url), None)
+        if metrics_url:
+            known[normalize_url(url)] = metrics_url
+        self._settings.set(ROUTER_METRICS, known)
+
     def last_used(self) -> tuple[str, str] | None:
         """(url, api) of the server chosen last, in this or an earlier session."""
         value = self._settings.get(LAST_SERVER) if self._settings is not None else None
@@ -68,3 +89,13 @@ class SavedServers:
     def remember(self, choice: ServerChoice) -> None:
         if self._settings is not None:
             self._settings.set(LAST_SERVER, [choice.url, choice.api])
+
+
+def metrics_address(text: str) -> str:
+    """A router's metrics address as typed ("" for none): an http(s) address, without the
+    /metrics the server view adds; InvalidServerAddress (a sentence) otherwise."""
+    text = text.strip()
+    if not text:
+        return ""
+    url = server_url(text)
+    return url.removesuffix("/metrics")

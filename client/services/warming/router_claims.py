@@ -6,7 +6,7 @@ requests (round_robin, random, power_of_two), or one not known, it claims nothin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from client.backends.base import Backend
 from client.backends.kinds.vllm_router.policy import routes_by_prompt, routing_policies
@@ -19,8 +19,10 @@ class RouterClaims:
 
     _backend: Backend | None
     _cached: CachedPrompt | None
-    # A router's own metrics address, when given (else found on its host's port 29000).
+    # A router's own metrics address, when given (else found on its host's port 29000):
+    # set here, or by server address as the server's settings give them.
     router_metrics_url: str | None = None
+    metrics_urls: Callable[[str], str | None] | None = None
     _routes_by_prompt = False  # a router seen routing by the prompt, at the last warm-up
 
     def _mark_used(self) -> None:
@@ -34,7 +36,8 @@ class RouterClaims:
         if backend is None or not backend.kind.hides_worker:
             return True  # one server: the question goes where the warm-up went
         url = getattr(backend, "base_url", "")
-        policies = await routing_policies(url, self.router_metrics_url)
+        given = self.router_metrics_url or (self.metrics_urls(url) if self.metrics_urls else None)
+        policies = await routing_policies(url, given)
         self._routes_by_prompt = routes_by_prompt(policies)
         return self._routes_by_prompt
 

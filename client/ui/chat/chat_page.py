@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QObject, Signal
 
 from client.core.images import Attachment
-from client.services.chat.answer_figures import RequestFigures, loading_ms, whole_answer
+from client.services.chat.answer_figures import RequestFigures, loading_ms, via_router, whole_answer
 from client.services.chat.answer_writer import stage_record
 from client.services.chat.generation import Generation
 from client.services.chat.session import ChatSession
@@ -439,13 +439,11 @@ class ChatPage(QObject):
             whole = whole_answer(requests)
             loaded = loading_ms(requests[0].stages) if requests else None
             figures = footer_text(whole, whole.parts, loaded) if whole is not None else ""
-            # As the live answer showed it: its figures, then a cascade's route or the
-            # server of a pool that gave it.
-            parts = [
-                figures,
-                tier_label(message.route, message.model),
-                pool_label(message.route, message.server),
-            ]
+            # As the live answer showed it: its figures, a cascade's route or the server
+            # of a pool that gave it, "via router".
+            route, model, server = message.route, message.model, message.server
+            parts = [figures, tier_label(route, model), pool_label(route, server)]
+            parts.append(via_label(via_router(requests)))
             message.footer = " · ".join(part for part in parts if part)
             if requests:
                 add_stored_citations(message, requests[-1].stages)

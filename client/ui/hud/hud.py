@@ -239,8 +239,10 @@ class LatencyHud(QWidget):
         self.book.load_history(record_from_stored(r) for r in records)
         self.refresh_requests()
 
-    def set_server(self, url: str, api: str, model: str | None = None) -> None:
-        self.server.set_server(url, api, model)
+    def set_server(
+        self, url: str, api: str, model: str | None = None, metrics_url: str | None = None
+    ) -> None:
+        self.server.set_server(url, api, model, metrics_url)  # a router's, if given
         if model and not self.streaming:
             self.model = model  # "This model" means the chosen one, even before a request
             self.refresh_requests()

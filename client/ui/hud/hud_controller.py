@@ -100,7 +100,9 @@ def attach_hud(hud: LatencyHud, servers: ServerController, dock: QDockWidget) ->
         hud.load_history(past)
         _show_last_n(hud)
     HudController(hud, tachy.hud)  # the root's turns, whoever asked
-    servers.serverChanged.connect(hud.set_server)
+    servers.serverChanged.connect(  # with a router's metrics address, if its settings give one
+        lambda url, api, model: hud.set_server(url, api, model, servers.saved.metrics_url(url))
+    )
     servers.serverChanged.connect(lambda url, *_: _show_engine(tachy, hud, url))
     status = page.window.stage_label
     page.timingRequested.connect(lambda key: _show_timing(dock, status, hud, key))

@@ -341,6 +341,8 @@ class ServerController(QObject):
             return
         if choice is None:
             return
+        if self._dialog is not None:  # a router's metrics address, for the Server tab
+            self.saved.set_metrics_url(choice.url, self._dialog.metrics_address)
         if api_key and session_only:
             use_key_for_session(name, api_key)
         elif api_key:

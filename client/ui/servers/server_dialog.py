@@ -1,4 +1,5 @@
-"""Add a server: name, URL, API type and an optional API key (kept in the keyring only).
+"""Add a server: name, URL, API type, an optional API key (kept in the keyring only) and,
+for a router, its own metrics address (for the Server tab).
 
 When the keyring refuses the key, the dialog says so and offers to use the key for
 this session only (kept in memory by client.services.servers.servers, never written).
@@ -17,6 +18,10 @@ from PySide6.QtWidgets import (
     QPushButton,
     QWidget,
 )
+
+from client.services.errors import InvalidServerAddress
+from client.services.servers.saved_servers import metrics_address
+from client.ui.common.error_text import error_text
 
 
 class AddServerDialog(QDialog):
@@ -49,6 +54,17 @@ class AddServerDialog(QDialog):
         self.key_edit.setObjectName("serverKeyEdit")
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setPlaceholderText(self.tr("optional; stored in the system keyring"))
+        self.metrics_edit = QLineEdit(self)
+        self.metrics_edit.setObjectName("routerMetricsEdit")
+        self.metrics_edit.setPlaceholderText(self.tr("optional; http://host:29000"))
+        self.metrics_edit.setToolTip(
+            self.tr(
+                "A router's own metrics (vllm-router's --prometheus-port): the Server tab "
+                "then shows the requests each worker served, the routing decisions and "
+                "each worker's circuit breaker."
+            )
+        )
+        self.metrics_address = ""  # as checked by Save ("" for none)
         self.error_label = QLabel(self)
         self.error_label.setObjectName("serverDialogError")
         self.error_label.setWordWrap(True)
@@ -56,7 +72,8 @@ class AddServerDialog(QDialog):
         form.addRow(self.tr("&URL"), self.url_edit)
         form.addRow(self.tr("&API"), self.api_picker)
         form.addRow(self.tr("API &key"), self.key_edit)
-        for field in (self.name_edit, self.url_edit, self.api_picker, self.key_edit):
+        form.addRow(self.tr("Router &metrics"), self.metrics_edit)
+        for field in self._fields():
             label = form.labelForField(field)
             if isinstance(label, QLabel):
                 field.setAccessibleName(label.text().replace("&", ""))
@@ -87,8 +104,11 @@ class AddServerDialog(QDialog):
                 edit.fontMetrics().horizontalAdvance(text)
                 + 4 * edit.fontMetrics().averageCharWidth()
             )
-            for field in (self.name_edit, self.url_edit, self.api_picker, self.key_edit):
+            for field in self._fields():
                 field.setMinimumWidth(max(field.minimumWidth(), room))
+
+    def _fields(self) -> tuple[QWidget, ...]:
+        return (self.name_edit, self.url_edit, self.api_picker, self.key_edit, self.metrics_edit)
 
     def show_error(self, sentence: str) -> None:
         self.error_label.setText(sentence)
@@ -118,6 +138,12 @@ class AddServerDialog(QDialog):
         name, url = self.name_edit.text().strip(), self.url_edit.text().strip()
         if not name or not url:
             self.show_error(self.tr("A server needs a name and a URL."))
+            return
+        try:
+            self.metrics_address = metrics_address(self.metrics_edit.text())
+        except InvalidServerAddress as error:
+            said = self.tr("Router metrics: {sentence}")
+            self.show_error(said.format(sentence=error_text(str(error))))
             return
         key = self.key_edit.text()
         self._pending = (name, url, self.api_picker.currentData(), key) if key else None

@@ -1,4 +1,4 @@
-"""Edit or remove a saved server: its name, URL, API and API key.
+"""Edit or remove a saved server: its name, URL, API, API key and router metrics address.
 
 The "✎" button beside the server picker opens the Add server dialog filled in with
 the saved server the picker shows, also one that could not be used (unreachable, its
@@ -89,6 +89,7 @@ class ServerEditor(QObject):
             self.dialog.close()
             self.dialog.deleteLater()
         self.dialog = EditServerDialog(choice, self.servers.window)
+        self.dialog.metrics_edit.setText(self.servers.saved.metrics_url(choice.url) or "")
         self.dialog.saved.connect(
             lambda *a: self.servers.tasks.spawn(self.update(choice, *a), "edit server")
         )
@@ -113,6 +114,9 @@ class ServerEditor(QObject):
             return
         if choice is None:
             return
+        if dialog is not None:  # a router's metrics address, kept under its address
+            self.servers.saved.set_metrics_url(old.url, "")
+            self.servers.saved.set_metrics_url(choice.url, dialog.metrics_address)
         try:
             if key:
                 await save_api_key(choice.name, key)

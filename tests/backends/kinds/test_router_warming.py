@@ -58,7 +58,7 @@ async def _warm_then_ask(router: RunningRouter) -> tuple[KeepAliveWarmer, int]:
         await asyncio.to_thread(_cached_tokens, router.url, [ChatMessage("user", "hello")])
         warmer = KeepAliveWarmer(backend, "tachy-lab")
         warmer.prefix_provider = lambda: PREFIX
-        warmer.router_metrics_url = router.metrics_url
+        warmer.metrics_urls = {router.url: router.metrics_url}.get  # the server settings'
         await warmer.warm_now("typing")
         question = [*PREFIX, ChatMessage("user", QUESTION)]
         cached = await asyncio.to_thread(_cached_tokens, router.url, question)

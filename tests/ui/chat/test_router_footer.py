@@ -1,6 +1,6 @@
 """An answer through the real vLLM router says "via router" under it: the router does not
 say which worker answered (no header of its own, the same system_fingerprint from every
-worker), so the footer never names one."""
+worker), so the footer never names one; a reopened answer says it as the live one did."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def test_the_router_names_no_worker_in_its_answers(router: Any) -> None:
     assert len(fingerprints) == 1  # both workers alike: it tells nothing of which
 
 
-def test_an_answer_through_a_router_says_via_router(
+def test_an_answer_through_a_router_says_via_router_live_and_reopened(
     router: Any, make_app: Any, run: Any, qtbot: Any
 ) -> None:
     running, labs = router
@@ -53,3 +53,8 @@ def test_an_answer_through_a_router_says_via_router(
     footer = w.chat_view.message(w.chat_view.keys()[-1]).footer
     assert footer.endswith(" · via router"), footer
     assert not any(lab.url in footer for lab in labs)
+
+    again = make_app(running.url, "tachy-lab", api="openai")  # a restart, then reopened
+    again.page.show_conversation(app.page.conversation_id)
+    view = again.window.chat_view
+    assert view.message(view.keys()[-1]).footer == footer  # kept with the answer's figures

@@ -79,7 +79,7 @@ class OpenAICompatBackend:
             json=self.kind.body(request),
             headers=self._headers(),
         )
-        return ChatStream(
+        stream = ChatStream(
             self.client,
             call,
             OpenAIStreamDecoder(request.model),
@@ -87,6 +87,9 @@ class OpenAICompatBackend:
             error_mapper(request.model),
             timeouts,
         )
+        if self.kind.hides_worker and self.kind.timings is not None:  # kept with its figures:
+            stream.server_timings.append(self.kind.timings())  # "via router", reopened too
+        return stream
 
     async def list_models(self) -> list[ModelInfo]:
         answer = as_dict(

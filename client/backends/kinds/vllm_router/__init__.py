@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from client.backends.kinds.kind import KindProbe, ServerKind
 from client.backends.kinds.openai.body import chat_body
-from client.backends.kinds.vllm_router.figures import KIND_NAME, RouterFigures
+from client.backends.kinds.vllm_router.figures import RouterFigures
+from client.backends.kinds.vllm_router.timings import KIND_NAME, RouterMark
 from client.backends.kinds.vllm_router.workers import DISPLAY_NAME, router_name
 
 VLLM_ROUTER = ServerKind(
@@ -18,6 +19,7 @@ VLLM_ROUTER = ServerKind(
     figures_path="/workers",
     figures_reader=RouterFigures,
     hides_worker=True,
+    timings=RouterMark,  # added to each answer's timings (its stored figures say "router")
     figures_not_given=frozenset(
         {
             "waiting",

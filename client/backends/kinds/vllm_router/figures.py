@@ -17,9 +17,9 @@ from client.backends.kinds.vllm_router.metrics import (
     is_router_metrics,
     parse_router_metrics,
 )
+from client.backends.kinds.vllm_router.timings import KIND_NAME
 from client.backends.kinds.vllm_router.workers import named, reported_loads, workers
 
-KIND_NAME = "vllm_router"
 RECENT_S = 60.0  # the rates' window: the last minute
 LOOK_AGAIN_S = 30.0  # a router's metrics not found: asked again this much later
 

@@ -133,7 +133,8 @@ class RouterWorkers(QWidget):
         if not lines and snap.workers and snap.metrics_url is None:
             return self.tr(
                 "The router's own metrics were not found: Tachy looks for them on port "
-                "29000 of its host (vllm-router --prometheus-port 29000)."
+                "29000 of its host (vllm-router --prometheus-port 29000), or where the "
+                "server's settings say (✎ Edit, Router metrics)."
             )
         return "\n".join(lines)
 
