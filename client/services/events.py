@@ -58,6 +58,7 @@ class AnswerFinished:
     server_answered: bool = False  # a header or a byte came back
     timeline: RequestTimeline | None = None  # its stamps (the HUD's waterfall)
     message_id: int | None = None  # the stored answer (None: not stored)
+    record_id: int | None = None  # its figures' row in the metrics store (None: not stored)
 
     @property
     def prompt_tokens(self) -> int | None:

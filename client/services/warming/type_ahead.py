@@ -5,6 +5,7 @@
     ahead.readiness(draft, count_text)    # "read 412 of 430 tokens"
     ahead.request_started()               # Enter: a read in flight is cancelled at once
     ahead.request_finished(metrics)       # -> Saving: what the sent request took from it
+    keep_saving(metrics, saving, store, record_id)  # with its figures, stored
 
 A read sends the draft's own plan (`RequestPlan.messages`: the same bytes at the same
 place as the request Enter will send, client/services/planning/planner.py) with one
@@ -44,6 +45,7 @@ from client.core.conversation import ChatRequest
 from client.core.events import Failed, Prefill
 from client.core.metrics import TYPE_AHEAD_SOURCE, RequestMetrics
 from client.core.server_timings import ServerReport
+from client.store.metrics_store import MetricsStore
 from client.store.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -247,6 +249,17 @@ def note_saving(metrics: RequestMetrics, saving: Saving) -> None:
         values["saved_ms"] = float(round(saving.saved_ms))
     kept = [t for t in metrics.server.values() if t.source != TYPE_AHEAD_SOURCE]
     metrics.server = ServerReport([*kept, timings_of(TYPE_AHEAD_SOURCE, values)])
+
+
+def keep_saving(
+    metrics: RequestMetrics, saving: Saving, store: MetricsStore | None, record_id: int | None
+) -> None:
+    """The saving with the request's figures, live and in its stored row (written before
+    the saving was known: AnswerFinished comes after it), so the footer and waterfall of
+    a reopened answer show it too."""
+    note_saving(metrics, saving)
+    if store is not None and record_id is not None:
+        store.set_server_timings(record_id, metrics.server)
 
 
 def _tokens_saved(reads: list[ReadFigures], sent: ReadFigures) -> int | None:

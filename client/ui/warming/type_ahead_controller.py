@@ -18,13 +18,11 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel
 
-from client.services.chat.generation import Generation
 from client.services.events import AnswerFinished
 from client.services.warming.type_ahead import (
     Readiness,
-    Saving,
     TypeAhead,
-    note_saving,
+    keep_saving,
     set_type_ahead,
     type_ahead_on,
 )
@@ -66,7 +64,6 @@ class TypeAheadController(QObject):
         self.window = page.window
         self.type_ahead = TypeAhead(on_change=self._show_readiness)
         self.enabled = False
-        self.last_saving: Saving | None = None
         self._read_in: int | None = None  # the conversation the draft was read in
         self._target: tuple[str, str] | None = None  # the server and model read by
         self._pause = self._timer(PAUSE_MS)
@@ -74,7 +71,6 @@ class TypeAheadController(QObject):
         self._build_widgets(menu)
         self.window.composer.textChanged.connect(self._on_draft_changed)
         self.page.conversationChanged.connect(lambda _: self.conversation_changed())
-        self.page.runner.ended.connect(self._on_ended)
         self.server_changed()
 
     def _timer(self, interval_ms: int) -> QTimer:
@@ -196,29 +192,16 @@ class TypeAheadController(QObject):
 
     def answer_finished(self, event: AnswerFinished) -> None:
         """What the request took from the reads, measured by its server, goes with its
-        figures (the HUD's waterfall hears them after this)."""
+        figures and their stored row (the footer and the HUD's waterfall read it there;
+        the HUD hears this event after this)."""
         metrics = event.metrics
         saving = self.type_ahead.request_finished(metrics)
-        self.last_saving = saving if saving is not None and saving.tokens > 0 else None
-        if self.last_saving is not None and metrics is not None:
-            note_saving(metrics, self.last_saving)
-
-    def _on_ended(self, generation: Generation, key: int) -> None:
-        saving, view = self.last_saving, self.window.chat_view
-        if saving is None or not view.has_message(key):
+        if saving is None or saving.tokens <= 0 or metrics is None:
             return
-        words = self.saving_text(saving)
-        footer = view.message(key).footer
-        view.set_footer(key, " · ".join(part for part in (footer, words) if part))
-
-    def saving_text(self, saving: Saving) -> str:
-        tokens = number(saving.tokens)
-        if saving.saved_ms is None:
-            return self.tr("question read while typing: {tokens} tokens").format(tokens=tokens)
-        seconds = number(saving.saved_ms / 1000, 1)
-        return self.tr("question read while typing: {tokens} tokens, saved about {s} s").format(
-            tokens=tokens, s=seconds
-        )
+        try:
+            keep_saving(metrics, saving, self.tachy.stores.metrics, event.record_id)
+        except Exception as error:  # shown now, but not when the answer is reopened
+            report(error, "storing what reading the question while typing saved")
 
     async def aclose(self) -> None:
         self._pause.stop()
