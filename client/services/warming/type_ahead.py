@@ -51,6 +51,11 @@ from client.store.settings import Settings
 log = logging.getLogger(__name__)
 
 READ_TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=600.0)
+# When the window reads the draft (client/ui/warming/type_ahead_controller.py), and so
+# `tachy bench --type-ahead` too: after a pause in typing this long, and this often while
+# typing goes on without one (from the first change after the last read).
+READ_AFTER_PAUSE_S = 0.4
+READ_WHILE_GROWING_S = 1.5
 # llama-server gives a new request an idle slot: one still reading a read that Enter
 # cancelled is busy for a batch or two, and the request would land in a slot without the
 # question. Reads take turns in two slots (`id_slot`, modulo the server's slots), so the

@@ -20,6 +20,8 @@ from PySide6.QtWidgets import QLabel
 
 from client.services.events import AnswerFinished
 from client.services.warming.type_ahead import (
+    READ_AFTER_PAUSE_S,
+    READ_WHILE_GROWING_S,
     Readiness,
     TypeAhead,
     keep_saving,
@@ -37,8 +39,8 @@ if TYPE_CHECKING:
     from client.services.warming.warming_policy import WarmingPolicy
     from client.ui.chat.chat_page import ChatPage
 
-PAUSE_MS = 400  # a pause in typing this long reads the draft
-GROWING_MS = 1500  # typing without a pause reads it this often
+PAUSE_MS = round(READ_AFTER_PAUSE_S * 1000)  # a pause in typing this long reads the draft
+GROWING_MS = round(READ_WHILE_GROWING_S * 1000)  # typing without a pause reads it this often
 # Ollama notices a closed connection during prompt processing only at the first token
 # (ollama issue #11889) and keeps the read's slot busy till then: there a read is sent
 # only for a short unread part (typing), never a long paste Enter may cut short.
