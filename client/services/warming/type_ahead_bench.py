@@ -30,6 +30,7 @@ from client.services.warming.type_ahead import (
     READ_WHILE_GROWING_S,
     Saving,
     TypeAhead,
+    rough_count,
 )
 
 TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=120.0)
@@ -81,7 +82,7 @@ class Typing:
 
     chars: int = 0  # typed, not pasted
     seconds: float = 0.0  # from the first key to Enter
-    reads: int = 0  # reads asked for (the window's timers)
+    reads: int = 0  # reads asked for (the window's timers, when worth it)
     reading_at_enter: bool = False  # a read was under way when Enter cancelled it
 
     @property
@@ -113,8 +114,9 @@ async def typed(
     began = time.monotonic()
 
     def read(draft: str) -> None:
-        typing.reads += 1
-        ahead.read(backend, question(draft, model, max_tokens), draft)
+        if ahead.worth_reading(draft, rough_count):  # as the window asks
+            typing.reads += 1
+            ahead.read(backend, question(draft, model, max_tokens), draft)
 
     try:
         growing_until: float | None = None  # the window's "read while growing" timer

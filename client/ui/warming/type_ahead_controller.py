@@ -25,6 +25,7 @@ from client.services.warming.type_ahead import (
     Readiness,
     TypeAhead,
     keep_saving,
+    rough_count,
     set_type_ahead,
     type_ahead_on,
 )
@@ -148,6 +149,8 @@ class TypeAheadController(QObject):
         draft = self.window.composer.toPlainText()
         if not self.enabled or session is None or not draft.strip() or self.page.runner.busy:
             return  # an answer being written keeps the server busy: not now
+        if not self.type_ahead.worth_reading(draft, self._count):
+            return  # a few new tokens: a read under way at Enter would cost more
         try:
             plan = self.policy.next_plan(session, conversation, draft)
             if session.backend.api == "ollama" and self._unread(plan, draft) > OLLAMA_MOST_UNREAD:
@@ -160,9 +163,11 @@ class TypeAheadController(QObject):
     def readiness(self, draft: str) -> Readiness | None:
         if not self.enabled:
             return None
+        return self.type_ahead.readiness(draft, self._count)
+
+    def _count(self, text: str) -> int:
         counter = self.policy.counter
-        count = counter.count_text if counter is not None else _rough_count
-        return self.type_ahead.readiness(draft, count)
+        return counter.count_text(text) if counter is not None else rough_count(text)
 
     def _unread(self, plan: RequestPlan, draft: str) -> int:
         """The draft's tokens the server has not read: by the reads, else the plan's."""
@@ -209,7 +214,3 @@ class TypeAheadController(QObject):
         self._pause.stop()
         self._growing.stop()
         await self.type_ahead.aclose()
-
-
-def _rough_count(text: str) -> int:
-    return len(text) // 4 + 1
