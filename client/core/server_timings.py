@@ -51,6 +51,10 @@ class ServerTimings:
         """The server's time processing the prompt."""
         return None
 
+    def cached_tokens(self) -> int | None:
+        """The prompt tokens the server took from its cache, when its timings say."""
+        return None
+
     def load_ms(self) -> float | None:
         """The server's time loading the model for this request."""
         return None

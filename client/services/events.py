@@ -61,6 +61,7 @@ class AnswerFinished:
     message_id: int | None = None  # the stored answer (None: not stored)
     # A turn with tools: its model calls and tool calls (the HUD's tool row, the waterfall)
     calls: tuple[StageRecord, ...] = ()
+    record_id: int | None = None  # its figures' row in the metrics store (None: not stored)
 
     @property
     def prompt_tokens(self) -> int | None:

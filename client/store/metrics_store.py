@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from client.core.metrics import FIGURE_FIELDS, MetricFigures, RequestMetrics, figures_of
+from client.core.server_timings import ServerReport
 from client.store.db import Database
 from client.store.stage_records import (
     StageRecord,
@@ -151,6 +152,14 @@ class MetricsStore:
         """The ui learns paint_ms after the row may be written."""
         self.db.execute(
             "UPDATE request_metrics SET paint_ms = ? WHERE id = ?", (paint_ms, record_id)
+        )
+
+    def set_server_timings(self, record_id: int, server: ServerReport) -> None:
+        """A figure learnt of the request after its row was written (what type-ahead
+        saved it, client/services/warming/type_ahead.py) goes with its server's."""
+        self.db.execute(
+            "UPDATE request_metrics SET server_timings = ? WHERE id = ?",
+            (json.dumps(server.encode()), record_id),
         )
 
     def query(

@@ -149,6 +149,14 @@
         <translation>{n} 个词元</translation>
     </message>
     <message>
+        <source>question read while typing: {tokens} tokens</source>
+        <translation>输入时已读取问题：{tokens} 个词元</translation>
+    </message>
+    <message>
+        <source>question read while typing: {tokens} tokens, saved about {s} s</source>
+        <translation>输入时已读取问题：{tokens} 个词元，节省约 {s} 秒</translation>
+    </message>
+    <message>
         <source>QoE {q}</source>
         <translation>QoE {q}</translation>
     </message>
@@ -3989,14 +3997,6 @@ tokens/s</source>
     <message>
         <source>Question read: {read} of {total} tokens</source>
         <translation>问题已读取：{total} 个词元中的 {read} 个</translation>
-    </message>
-    <message>
-        <source>question read while typing: {tokens} tokens</source>
-        <translation>输入时已读取问题：{tokens} 个词元</translation>
-    </message>
-    <message>
-        <source>question read while typing: {tokens} tokens, saved about {s} s</source>
-        <translation>输入时已读取问题：{tokens} 个词元，节省约 {s} 秒</translation>
     </message>
 </context>
 <context>

@@ -2,11 +2,15 @@
 
 1. A ~500-token question typed with type-ahead on gets its first token after Enter in
    at most 1.25x the time of a 10-token question (pasted at once it takes several
-   times that). Typed at TYPED_CPS characters a second: faster than a person types
-   (3-8 a second), so the reads have less slack than a person gives them, and the run
-   fits in minutes. Asserted: the goal, or on a machine too noisy for it (the short
-   question's rounds vary 2-3x) half the pasted question's TTFT; the figures are printed
-   beside the goal.
+   times that). Typed as a person types (client/services/warming/type_ahead_bench.py):
+   TYPED_CPS keys a second with a pause to think every few words (the mean rate, pauses
+   included, is printed), the draft read as the window reads it, Enter one key after
+   the last character. The question's first part is in the draft when typing begins
+   (pasted, or typed long before: the reads have read it by then), and its last
+   TYPED_CHARS characters are typed: what the server holds at Enter depends on the
+   last few seconds only, and the run fits in minutes. Asserted: the goal, judged on
+   the median of ROUNDS; each round's figures and whether a read was under way at
+   Enter are printed beside it.
 2. Stop mid-prefill of a ~1,500-token question leaves the engine idle (its last CPU
    tick, /proc) within 250 ms, median of 5, and a cancelled read the same; the prefill
    rate (tokens per CPU second) of the default batch against the batch it replaced.
@@ -34,10 +38,11 @@ from tests.perf.test_engine_stop import TIMEOUTS, prefill_rate, start, unseen_pr
 
 pytestmark = [pytest.mark.perf, pytest.mark.engine]
 
-TYPED_CPS = 60.0
+TYPED_CPS = 7.0  # keys a second while typing (people: 3-8)
+TYPED_CHARS = 300  # the question's last characters, typed
 LONG_WORDS = 430  # ~500 prompt tokens with the template
 STOP_WORDS = 1400  # ~1,500 prompt tokens
-ROUNDS = 3
+ROUNDS = 5
 STOPS = 5
 OTHER_BATCHES = (16,)  # beside the default and the 32 it replaced: the dial's figures
 
@@ -64,30 +69,38 @@ async def test_a_typed_long_question_answers_as_fast_as_a_short_one(
     typed: list[float] = []
     pasted: list[float] = []
     saved: list[int] = []
+    rates: list[float] = []
+    busy: list[bool] = []
     try:
         await backend.list_models()  # learns llama.cpp: progress chunks are asked for
         await short_ttft(backend, model)  # first use
         for _ in range(ROUNDS):
             shorts.append(await short_ttft(backend, model))
-            metrics, saving = await bench.typed(
-                backend, model, unseen_prompt(LONG_WORDS), TYPED_CPS
+            prompt = unseen_prompt(LONG_WORDS)
+            start = len(prompt) - TYPED_CHARS
+            metrics, saving, typing = await bench.typed(
+                backend, model, prompt, TYPED_CPS, start=start
             )
-            assert saving is not None
+            assert saving is not None and typing.cps is not None
             typed.append(first_token_ms(metrics))
             saved.append(saving.tokens)
+            rates.append(typing.cps)
+            busy.append(typing.reading_at_enter)
             plain = await bench.pasted(backend, model, unseen_prompt(LONG_WORDS))
             pasted.append(first_token_ms(plain))
     finally:
         await backend.aclose()
     short, ahead, whole = (statistics.median(x) for x in (shorts, typed, pasted))
     print(
-        f"\n10-token question TTFT {short:.0f} ms; ~500-token typed at {TYPED_CPS:.0f} cps "
-        f"{ahead:.0f} ms ({ahead / short:.2f}x, goal <= 1.25x), question read while typing "
-        f"{statistics.median(saved):.0f} tokens; pasted {whole:.0f} ms ({whole / short:.2f}x)"
-        f"\n  short {[round(x) for x in shorts]} typed {[round(x) for x in typed]} "
-        f"pasted {[round(x) for x in pasted]} read while typing {saved}"
+        f"\n10-token question TTFT {short:.0f} ms; ~500-token typed (last {TYPED_CHARS} "
+        f"characters at {TYPED_CPS:.0f} keys/s, {statistics.mean(rates):.1f} characters/s "
+        f"with pauses) {ahead:.0f} ms ({ahead / short:.2f}x, goal <= 1.25x), question read "
+        f"while typing {statistics.median(saved):.0f} tokens; pasted {whole:.0f} ms "
+        f"({whole / short:.2f}x)\n  short {[round(x) for x in shorts]} typed "
+        f"{[round(x) for x in typed]} pasted {[round(x) for x in pasted]} read while typing "
+        f"{saved}, a read under way at Enter {busy}"
     )
-    assert ahead <= 1.25 * short or ahead <= 0.5 * whole, (short, ahead, whole)
+    assert ahead <= 1.25 * short, (short, ahead, whole)
 
 
 async def stop_after(backend: OpenAICompatBackend, engine: LocalEngine, read: bool) -> float:

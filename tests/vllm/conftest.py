@@ -85,11 +85,11 @@ def _started(lines: str) -> dict[str, str]:
     return found
 
 
-def start_vllm() -> VllmServer:
+def start_vllm(options: tuple[str, ...] = OPTIONS) -> VllmServer:
     tool = vllm_cpu()
     try:
         done = subprocess.run(
-            [str(tool), "serve", str(free_port()), *OPTIONS],
+            [str(tool), "serve", str(free_port()), *options],
             capture_output=True, text=True, timeout=START_TIMEOUT_S, stdin=subprocess.DEVNULL,
         )  # fmt: skip
     except subprocess.TimeoutExpired:

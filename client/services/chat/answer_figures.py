@@ -4,16 +4,18 @@ all of its text, not only the last part.
 
     whole_answer([first_request, its_continuation])
     # time to first token and tier: the first request's (the answer's first token);
-    # tokens: all of them; tok/s: all tokens over all decode time; parts: 2
+    # tokens: all of them; tok/s: all tokens over all decode time; parts: 2;
+    # what type-ahead saved: the first request's (the question's)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from client.backends.kinds.registry import kind_named
+from client.core.metrics import TYPE_AHEAD_SOURCE, RequestMetrics
 from client.services.chat.session_events import Stage
 from client.store.metrics_store import MetricsRecord
 from client.store.stage_records import decode_stages
@@ -42,6 +44,28 @@ class RequestFigures(AnswerFigures, Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class QuestionRead:
+    """What type-ahead saved the question's request (client/services/warming/type_ahead.py),
+    kept with its server timings: the prompt tokens the server read while it was typed,
+    and about how long reading them would have taken (None: no rate was measured)."""
+
+    tokens: int
+    saved_ms: float | None = None
+
+
+def question_read(request: RequestFigures) -> QuestionRead | None:
+    """A live request's (RequestMetrics) or a stored one's (MetricsRecord)."""
+    values: Mapping[str, float] = {}
+    if isinstance(request, RequestMetrics):
+        timings = request.server.get(TYPE_AHEAD_SOURCE)
+        values = timings.values if timings is not None else {}
+    elif isinstance(request, MetricsRecord):
+        values = request.server_timings.get(TYPE_AHEAD_SOURCE, {})
+    tokens = values.get("tokens")
+    return QuestionRead(int(tokens), values.get("saved_ms")) if tokens else None
+
+
+@dataclass(frozen=True, slots=True)
 class WholeAnswer:
     ttft_ms: float | None = None
     tokens_per_s: float | None = None
@@ -49,6 +73,7 @@ class WholeAnswer:
     tier: str | None = None
     parts: int = 1  # the requests that wrote some of it
     qoe: float | None = None  # one request's answer only (client/core/qoe.py)
+    question_read: QuestionRead | None = None  # the first request's (the question's)
 
 
 def whole_answer(requests: Sequence[RequestFigures]) -> WholeAnswer | None:
@@ -60,7 +85,12 @@ def whole_answer(requests: Sequence[RequestFigures]) -> WholeAnswer | None:
     if len(writing) <= 1:
         only = writing[0] if writing else first
         return WholeAnswer(
-            first.ttft_ms, only.tokens_per_s, only.output_tokens, first.tier, qoe=only.qoe
+            first.ttft_ms,
+            only.tokens_per_s,
+            only.output_tokens,
+            first.tier,
+            qoe=only.qoe,
+            question_read=question_read(requests[0]),
         )
     return WholeAnswer(
         ttft_ms=first.ttft_ms,
@@ -68,6 +98,7 @@ def whole_answer(requests: Sequence[RequestFigures]) -> WholeAnswer | None:
         output_tokens=sum(r.output_tokens or 0 for r in writing),
         tier=first.tier,
         parts=len(writing),
+        question_read=question_read(requests[0]),
     )
 
 

@@ -198,8 +198,11 @@ class TurnRecord:
     def route(self) -> Route | None:
         return self.plan.route if self.plan is not None else None
 
-    def answer_finished(self, timeline: RequestTimeline | None = None) -> AnswerFinished:
-        """The root's event for it (the TTFT predictor, warming and the HUD hear it)."""
+    def answer_finished(
+        self, timeline: RequestTimeline | None = None, record_id: int | None = None
+    ) -> AnswerFinished:
+        """The root's event for it (the TTFT predictor, warming and the HUD hear it);
+        `record_id`: the row record_turn stored its figures in."""
         plan = self.plan
         return AnswerFinished(
             metrics=self.finished.metrics,
@@ -214,6 +217,7 @@ class TurnRecord:
             timeline=timeline,
             message_id=self.finished.message_id,
             calls=tuple(r for r in self.stages or () if r.is_call),
+            record_id=record_id,
         )
 
 

@@ -465,7 +465,7 @@ class Generation(FirstTokenWait, ToolTurn):
         self.metrics_record_id = await record_turn(
             settings.history, settings.metrics_store, self._writer, record
         )
-        self._publish(record.answer_finished(timeline))
+        self._publish(record.answer_finished(timeline, self.metrics_record_id))
 
     def _publish(self, event: object) -> None:
         if self._settings.bus is not None:

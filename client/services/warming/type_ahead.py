@@ -1,10 +1,12 @@
 """Type-ahead: the server reads the question while it is typed.
 
     ahead = TypeAhead(on_change=show)
-    ahead.read(backend, plan.request(), draft)  # after a pause in typing, and as it grows
+    if ahead.worth_reading(draft, count_text):  # after a pause in typing, and as it grows
+        ahead.read(backend, plan.request(), draft)
     ahead.readiness(draft, count_text)    # "read 412 of 430 tokens"
     ahead.request_started()               # Enter: a read in flight is cancelled at once
     ahead.request_finished(metrics)       # -> Saving: what the sent request took from it
+    keep_saving(metrics, saving, store, record_id)  # with its figures, stored
 
 A read sends the draft's own plan (`RequestPlan.messages`: the same bytes at the same
 place as the request Enter will send, client/services/planning/planner.py) with one
@@ -44,11 +46,24 @@ from client.core.conversation import ChatRequest
 from client.core.events import Failed, Prefill
 from client.core.metrics import TYPE_AHEAD_SOURCE, RequestMetrics
 from client.core.server_timings import ServerReport
+from client.store.metrics_store import MetricsStore
 from client.store.settings import Settings
 
 log = logging.getLogger(__name__)
 
 READ_TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=600.0)
+# When the window reads the draft (client/ui/warming/type_ahead_controller.py), and so
+# `tachy bench --type-ahead` too: after a pause in typing this long, and this often while
+# typing goes on without one (from the first change after the last read).
+READ_AFTER_PAUSE_S = 0.4
+READ_WHILE_GROWING_S = 1.5
+# A read under way when Enter comes costs the request one to two of the server's batches
+# (llama-server stops the cancelled read only then: 8 tokens each on the local engine),
+# and a person's last words before a pause are a few tokens: reading fewer new tokens
+# than this saves less than it risks (a read under way at Enter in 2 rounds of 5, at 1.5
+# and 1.8x a short question's TTFT; tests/perf/test_type_ahead.py). The first read of
+# a draft is always made.
+READ_AT_LEAST_TOKENS = 12
 # llama-server gives a new request an idle slot: one still reading a read that Enter
 # cancelled is busy for a batch or two, and the request would land in a slot without the
 # question. Reads take turns in two slots (`id_slot`, modulo the server's slots), so the
@@ -123,6 +138,7 @@ class TypeAhead:
         self._read_draft: str | None = None  # the draft last read whole
         self._read_tokens = 0  # its request's prompt tokens, as the server counted them
         self._progress: tuple[str, Prefill] | None = None  # a read under way
+        self._reading: str | None = None  # its draft
 
     # --- reading ----------------------------------------------------------------------
     def read(self, backend: Backend, request: ChatRequest, draft: str) -> None:
@@ -132,9 +148,10 @@ class TypeAhead:
         if not draft or draft == self._read_draft:
             return
         if self._task is not None and not self._task.done():
-            self._pending = (backend, request, draft)
+            if draft != self._reading:  # (the one under way is read once)
+                self._pending = (backend, request, draft)
             return
-        self._pending = None
+        self._pending, self._reading = None, draft
         self._task = asyncio.get_running_loop().create_task(self._read(backend, request, draft))
 
     @property
@@ -185,6 +202,12 @@ class TypeAhead:
                 self.on_change()
             except Exception:  # a view's bug must not stop reading
                 log.exception("type-ahead listener failed")
+
+    def worth_reading(self, draft: str, count_text: Callable[[str], int]) -> bool:
+        """Whether the draft holds READ_AT_LEAST_TOKENS the server has not read (or
+        nothing of it was read yet)."""
+        ready = self.readiness(draft, count_text)
+        return ready is None or ready.total - ready.read >= READ_AT_LEAST_TOKENS
 
     # --- what the composer shows ------------------------------------------------------
     def readiness(self, draft: str, count_text: Callable[[str], int]) -> Readiness | None:
@@ -249,6 +272,17 @@ def note_saving(metrics: RequestMetrics, saving: Saving) -> None:
     metrics.server = ServerReport([*kept, timings_of(TYPE_AHEAD_SOURCE, values)])
 
 
+def keep_saving(
+    metrics: RequestMetrics, saving: Saving, store: MetricsStore | None, record_id: int | None
+) -> None:
+    """The saving with the request's figures, live and in its stored row (written before
+    the saving was known: AnswerFinished comes after it), so the footer and waterfall of
+    a reopened answer show it too."""
+    note_saving(metrics, saving)
+    if store is not None and record_id is not None:
+        store.set_server_timings(record_id, metrics.server)
+
+
 def _tokens_saved(reads: list[ReadFigures], sent: ReadFigures) -> int | None:
     """llama-server and vLLM: the sent request's cached tokens less what the cache held
     before the first read; Ollama (no cached count): the reads' computed tokens less the
@@ -267,6 +301,11 @@ def _ms_per_token(reads: list[ReadFigures]) -> float | None:
     new tokens pays a batch's overhead, so the median says the rate better than a sum."""
     rates = [r.prefill_ms / r.computed for r in reads if r.prefill_ms and r.computed]
     return statistics.median(rates) if rates else None
+
+
+def rough_count(text: str) -> int:
+    """About a text's tokens where no tokenizer is at hand (4 characters a token)."""
+    return len(text) // 4 + 1
 
 
 def _count(count_text: Callable[[str], int], text: str) -> int:

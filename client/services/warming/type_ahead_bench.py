@@ -1,11 +1,15 @@
 """`tachy bench --type-ahead CPS`: a question typed with type-ahead on against the same
 question pasted at once (client/services/warming/type_ahead.py).
 
-Typed: the draft grows by CPS characters a second; every `step_s` the draft so far is
-read by the server (as the window does after a pause in typing, and again as it grows,
-one read at a time); Enter comes right after the last character, cancelling a read
-still under way, and the question is sent. Pasted: the same question sent at once. Each
-run asks a question of its own, so no prompt cache holds it from an earlier run.
+Typed: a person types the question at CPS keys a second, stopping to think for
+THINKING_S after every THOUGHT_WORDS words (so the mean rate is lower: `Typing.cps`
+says it); the draft is read as the window reads it (after a READ_AFTER_PAUSE_S pause,
+and every READ_WHILE_GROWING_S while typing goes on; one read at a time, the newest
+next), and Enter comes one key after the last character, cancelling a read still under
+way. `start`: the part of the question already in the draft when typing begins (pasted,
+or typed long before), read after the first pause. Pasted: the same question sent at
+once. Each run asks a question of its own, so no prompt cache holds it from an earlier
+run.
 """
 
 from __future__ import annotations
@@ -21,10 +25,17 @@ from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.metrics import RequestMetrics
 from client.core.stats import percentile
-from client.services.warming.type_ahead import Saving, TypeAhead
+from client.services.warming.type_ahead import (
+    READ_AFTER_PAUSE_S,
+    READ_WHILE_GROWING_S,
+    Saving,
+    TypeAhead,
+    rough_count,
+)
 
 TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=120.0)
-STEP_S = 0.5  # the window reads after a 400 ms pause or every 1.5 s of steady typing
+THOUGHT_WORDS = 8  # a typist stops to think after this many words ...
+THINKING_S = 0.8  # ... for this long
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,25 +76,75 @@ async def send(backend: Backend, request: ChatRequest) -> RequestMetrics:
     return stream.metrics()
 
 
+@dataclass(slots=True)
+class Typing:
+    """What one typed question did: its reads, and how fast it was typed."""
+
+    chars: int = 0  # typed, not pasted
+    seconds: float = 0.0  # from the first key to Enter
+    reads: int = 0  # reads asked for (the window's timers, when worth it)
+    reading_at_enter: bool = False  # a read was under way when Enter cancelled it
+
+    @property
+    def cps(self) -> float | None:
+        """The mean rate, pauses included."""
+        return self.chars / self.seconds if self.seconds > 0 else None
+
+
+def key_gaps(prompt: str, start: int, cps: float) -> list[float]:
+    """Seconds from each typed character to the next key (the last: to Enter)."""
+    gaps, words = [], 0
+    for i in range(start, len(prompt)):
+        gap = 1.0 / cps
+        if prompt[i] == " " and i > start:
+            words += 1
+            if words % THOUGHT_WORDS == 0:
+                gap += THINKING_S
+        gaps.append(gap)
+    return gaps
+
+
 async def typed(
-    backend: Backend, model: str, prompt: str, cps: float, max_tokens: int = 8
-) -> tuple[RequestMetrics, Saving | None]:
-    """Type `prompt` at `cps` characters a second with type-ahead on, then send it."""
+    backend: Backend, model: str, prompt: str, cps: float, max_tokens: int = 8, start: int = 0
+) -> tuple[RequestMetrics, Saving | None, Typing]:
+    """Type `prompt[start:]` after `prompt[:start]` at `cps` keys a second with
+    type-ahead on, reading the draft as the window does; then Enter."""
     ahead = TypeAhead()
-    started = time.monotonic()
-    try:
-        while True:
-            typed_chars = int((time.monotonic() - started) * cps)
-            draft = prompt[:typed_chars]
-            if typed_chars >= len(prompt):
-                break
+    typing = Typing(chars=len(prompt) - start)
+    began = time.monotonic()
+
+    def read(draft: str) -> None:
+        if ahead.worth_reading(draft, rough_count):  # as the window asks
+            typing.reads += 1
             ahead.read(backend, question(draft, model, max_tokens), draft)
-            await asyncio.sleep(min(STEP_S, (len(prompt) - typed_chars) / cps))
+
+    try:
+        growing_until: float | None = None  # the window's "read while growing" timer
+        at = began
+        if start:  # in the draft already: read after the first pause
+            growing_until = at + READ_WHILE_GROWING_S
+        for end, gap in enumerate(key_gaps(prompt, start, cps), start + 1):
+            if growing_until is None:
+                growing_until = at + READ_WHILE_GROWING_S
+            next_key = at + gap
+            read_at = min(growing_until, at + READ_AFTER_PAUSE_S)
+            if read_at < next_key:
+                await _sleep_until(read_at)
+                read(prompt[:end])
+                growing_until = None
+            at = next_key
+            await _sleep_until(at)
+        typing.seconds = time.monotonic() - began
+        typing.reading_at_enter = ahead.reading
         ahead.request_started()  # Enter
         metrics = await send(backend, question(prompt, model, max_tokens))
-        return metrics, ahead.request_finished(metrics)
+        return metrics, ahead.request_finished(metrics), typing
     finally:
         await ahead.aclose()
+
+
+async def _sleep_until(moment: float) -> None:
+    await asyncio.sleep(max(moment - time.monotonic(), 0.0))
 
 
 async def pasted(backend: Backend, model: str, prompt: str, max_tokens: int = 8) -> RequestMetrics:
@@ -99,7 +160,7 @@ async def compare(
     saved: list[int] = []
     pasted_ms: list[float] = []
     for typed_prompt, pasted_prompt in zip(prompts[::2], prompts[1::2], strict=True):
-        metrics, saving = await typed(backend, model, typed_prompt, cps, max_tokens)
+        metrics, saving, _ = await typed(backend, model, typed_prompt, cps, max_tokens)
         if metrics.ttft_ms is not None:
             typed_ms.append(metrics.ttft_ms)
             saved.append(saving.tokens if saving is not None else 0)

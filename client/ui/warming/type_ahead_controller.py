@@ -18,13 +18,14 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QLabel
 
-from client.services.chat.generation import Generation
 from client.services.events import AnswerFinished
 from client.services.warming.type_ahead import (
+    READ_AFTER_PAUSE_S,
+    READ_WHILE_GROWING_S,
     Readiness,
-    Saving,
     TypeAhead,
-    note_saving,
+    keep_saving,
+    rough_count,
     set_type_ahead,
     type_ahead_on,
 )
@@ -39,8 +40,8 @@ if TYPE_CHECKING:
     from client.services.warming.warming_policy import WarmingPolicy
     from client.ui.chat.chat_page import ChatPage
 
-PAUSE_MS = 400  # a pause in typing this long reads the draft
-GROWING_MS = 1500  # typing without a pause reads it this often
+PAUSE_MS = round(READ_AFTER_PAUSE_S * 1000)  # a pause in typing this long reads the draft
+GROWING_MS = round(READ_WHILE_GROWING_S * 1000)  # typing without a pause reads it this often
 # Ollama notices a closed connection during prompt processing only at the first token
 # (ollama issue #11889) and keeps the read's slot busy till then: there a read is sent
 # only for a short unread part (typing), never a long paste Enter may cut short.
@@ -66,7 +67,6 @@ class TypeAheadController(QObject):
         self.window = page.window
         self.type_ahead = TypeAhead(on_change=self._show_readiness)
         self.enabled = False
-        self.last_saving: Saving | None = None
         self._read_in: int | None = None  # the conversation the draft was read in
         self._target: tuple[str, str] | None = None  # the server and model read by
         self._pause = self._timer(PAUSE_MS)
@@ -74,7 +74,6 @@ class TypeAheadController(QObject):
         self._build_widgets(menu)
         self.window.composer.textChanged.connect(self._on_draft_changed)
         self.page.conversationChanged.connect(lambda _: self.conversation_changed())
-        self.page.runner.ended.connect(self._on_ended)
         self.server_changed()
 
     def _timer(self, interval_ms: int) -> QTimer:
@@ -150,6 +149,8 @@ class TypeAheadController(QObject):
         draft = self.window.composer.toPlainText()
         if not self.enabled or session is None or not draft.strip() or self.page.runner.busy:
             return  # an answer being written keeps the server busy: not now
+        if not self.type_ahead.worth_reading(draft, self._count):
+            return  # a few new tokens: a read under way at Enter would cost more
         try:
             plan = self.policy.next_plan(session, conversation, draft)
             if session.backend.api == "ollama" and self._unread(plan, draft) > OLLAMA_MOST_UNREAD:
@@ -162,9 +163,11 @@ class TypeAheadController(QObject):
     def readiness(self, draft: str) -> Readiness | None:
         if not self.enabled:
             return None
+        return self.type_ahead.readiness(draft, self._count)
+
+    def _count(self, text: str) -> int:
         counter = self.policy.counter
-        count = counter.count_text if counter is not None else _rough_count
-        return self.type_ahead.readiness(draft, count)
+        return counter.count_text(text) if counter is not None else rough_count(text)
 
     def _unread(self, plan: RequestPlan, draft: str) -> int:
         """The draft's tokens the server has not read: by the reads, else the plan's."""
@@ -196,35 +199,18 @@ class TypeAheadController(QObject):
 
     def answer_finished(self, event: AnswerFinished) -> None:
         """What the request took from the reads, measured by its server, goes with its
-        figures (the HUD's waterfall hears them after this)."""
+        figures and their stored row (the footer and the HUD's waterfall read it there;
+        the HUD hears this event after this)."""
         metrics = event.metrics
         saving = self.type_ahead.request_finished(metrics)
-        self.last_saving = saving if saving is not None and saving.tokens > 0 else None
-        if self.last_saving is not None and metrics is not None:
-            note_saving(metrics, self.last_saving)
-
-    def _on_ended(self, generation: Generation, key: int) -> None:
-        saving, view = self.last_saving, self.window.chat_view
-        if saving is None or not view.has_message(key):
+        if saving is None or saving.tokens <= 0 or metrics is None:
             return
-        words = self.saving_text(saving)
-        footer = view.message(key).footer
-        view.set_footer(key, " · ".join(part for part in (footer, words) if part))
-
-    def saving_text(self, saving: Saving) -> str:
-        tokens = number(saving.tokens)
-        if saving.saved_ms is None:
-            return self.tr("question read while typing: {tokens} tokens").format(tokens=tokens)
-        seconds = number(saving.saved_ms / 1000, 1)
-        return self.tr("question read while typing: {tokens} tokens, saved about {s} s").format(
-            tokens=tokens, s=seconds
-        )
+        try:
+            keep_saving(metrics, saving, self.tachy.stores.metrics, event.record_id)
+        except Exception as error:  # shown now, but not when the answer is reopened
+            report(error, "storing what reading the question while typing saved")
 
     async def aclose(self) -> None:
         self._pause.stop()
         self._growing.stop()
         await self.type_ahead.aclose()
-
-
-def _rough_count(text: str) -> int:
-    return len(text) // 4 + 1

@@ -15,6 +15,7 @@ from client.core.metrics import RequestMetrics
 from client.lab import LabServer, scenario_from_dict
 from client.services.chat.session import ChatSession
 from client.services.warming.type_ahead import (
+    READ_AT_LEAST_TOKENS,
     Readiness,
     TypeAhead,
     on_this_machine,
@@ -69,6 +70,11 @@ async def test_the_sent_request_takes_the_question_from_the_reads(
         assert ready is not None and ready.read == ready.total > 50
         grown = ahead.readiness(QUESTION + " and more words", words)
         assert grown == Readiness(ready.read, ready.read + 3)
+        # A few words more are not worth a read (it could be under way at Enter) ...
+        assert not ahead.worth_reading(QUESTION + " and more words", words)
+        more = " ".join(["word"] * READ_AT_LEAST_TOKENS)
+        assert ahead.worth_reading(f"{QUESTION} {more}", words)  # ... a dozen are
+        assert TypeAhead().worth_reading("anything", words)  # and a draft's first read
         ahead.request_started()
         generation = session.generate(None, QUESTION)
         async for _event in generation:

@@ -1,6 +1,7 @@
 """Type-ahead in the window, against the lab speaking llama.cpp on loopback (on by
 default there): the draft is read while typed, the composer says how much, and the
-answer's footer says what it saved, from the server's cached count."""
+answer's footer says what it saved, from the server's cached count, live and when the
+conversation is opened again (stored with the request's figures)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 
 from client.core.metrics import TYPE_AHEAD_SOURCE
 from client.lab import LabServer, scenario_from_dict
+from client.services.hud.hud_model import record_from_stored
+from client.services.hud.waterfall import QUESTION_READ, build_waterfall
 from client.services.warming.type_ahead import setting_key
 from tests.ui.conftest import LoopRunner, until
 from tests.ui.warming.test_warming_ui import answered, send, warm_app  # noqa: F401
@@ -61,8 +64,10 @@ def test_the_draft_is_read_while_typed_and_the_footer_says_what_it_saved(
         saved = generation.finished.metrics.server[TYPE_AHEAD_SOURCE]
         assert saved.values["tokens"] > 40  # the question, as the lab counted its cache
         view = app.window.chat_view
-        footer = view.message(view.keys()[-1]).footer
+        key = view.keys()[-1]
+        footer = view.message(key).footer
         assert "question read while typing" in footer, footer
+        await _reopened_shows_the_saving(app, key, int(saved.values["tokens"]))
 
         ahead.action.setChecked(False)  # off for this server, and remembered
         assert app.tachy.stores.settings.get(setting_key(lab.url, False)) is False
@@ -72,3 +77,20 @@ def test_the_draft_is_read_while_typed_and_the_footer_says_what_it_saved(
         assert ahead.type_ahead.reads_sent == reads
 
     run(body())
+
+
+async def _reopened_shows_the_saving(app: Any, key: int, tokens: int) -> None:
+    """The saving was stored with the request's figures: the reopened answer's footer and
+    its waterfall (the HUD's, from the stored row) say it."""
+    page, view = app.page, app.window.chat_view
+    conversation = page.conversation_id
+    page.show_conversation(None)
+    assert "question read while typing" not in view.toPlainText()
+    page.show_conversation(conversation)  # from the stored metrics
+    footer = view.message(key).footer
+    assert f"question read while typing: {tokens} tokens" in footer, footer
+    (stored,) = app.tachy.stores.metrics.for_messages([key])[key]
+    assert stored.server_timings[TYPE_AHEAD_SOURCE]["tokens"] == tokens
+    rows = build_waterfall(record_from_stored(stored)).rows
+    read = [row for row in rows if row.label == QUESTION_READ]
+    assert read and dict(read[0].figures)["tokens"] == tokens, rows

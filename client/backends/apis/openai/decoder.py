@@ -186,19 +186,20 @@ def _prefill(value: Any) -> Prefill | None:
 
 def _extras(chunk: dict[str, Any]) -> list[DecodedEvent]:
     events: list[DecodedEvent] = []
+    kinds = [
+        timings(values) for key, timings in _TIMINGS.items() if (values := _numbers(chunk.get(key)))
+    ]
     usage = chunk.get("usage")
     if isinstance(usage, dict):
         prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
         events.append(Usage(_int_or_none(prompt), _int_or_none(completion)))
         details = usage.get("prompt_tokens_details")  # vLLM, llama-server: the cache's share
         cached = _int_or_none(details.get("cached_tokens")) if isinstance(details, dict) else None
-        # Said once: a kind whose own timings come on the chunk (llama.cpp's cache_n) says it.
-        if cached is not None and _TIMINGS_KEYS.isdisjoint(chunk):
+        # Said once: where a kind's own timings on the chunk count the cache (llama.cpp's
+        # cache_n) they say it; vLLM's per-request `metrics` do not, so the usage's is kept.
+        if cached is not None and all(k.cached_tokens() is None for k in kinds):
             events.append(registry.timings_of("openai", {"cached_tokens": float(cached)}))
-    for key, timings in _TIMINGS.items():
-        values = _numbers(chunk.get(key))
-        if values:
-            events.append(timings(values))
+    events.extend(kinds)
     return events
 
 

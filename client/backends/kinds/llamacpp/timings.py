@@ -47,6 +47,9 @@ class LlamacppTimings(ServerTimings):
     def prompt_ms(self) -> float | None:
         return self._number("prompt_ms")
 
+    def cached_tokens(self) -> int | None:
+        return self.cache_n
+
     def first_token_ms(self) -> float | None:
         return self.prompt_ms()
 
