@@ -26,6 +26,7 @@ class ChatColours(NamedTuple):  # (not a dataclass: ~2 ms of imports before the 
     code: str  # the box behind a code block, and inline code
     rule: str  # table borders
     table_header: str
+    error: str  # a tool card's header when the call failed, was denied or lost
 
 
 LIGHT = ChatColours(
@@ -36,6 +37,7 @@ LIGHT = ChatColours(
     code="#f2f4f7",
     rule="#c9ced6",
     table_header="#e4e9f0",  # a step darker than the code box: it shows on white
+    error="#a4262c",  # 6.6:1 on white
 )
 DARK = ChatColours(
     secondary="#a9b1bc",  # 7.6:1 on #1e2126
@@ -45,6 +47,7 @@ DARK = ChatColours(
     code="#2a2e35",
     rule="#4a505a",
     table_header="#333a45",
+    error="#f1a7a4",  # 7.9:1 on #1e2126
 )
 
 

@@ -15,7 +15,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QTextCursor
 from client.services.tools.tool_history import StoredToolCall
 from client.ui.chat.render.chat_view import ChatView, ShownMessage
 from client.ui.chat.render.look import colours
-from client.ui.chat.render.messages.tool_cards import ERROR
+from client.ui.common.colours import DARK, LIGHT
 from client.ui.common.theme import dark_palette
 
 ADD = StoredToolCall(7, 1, 0, 16, "call_1", "add", '{"a": 2, "b": 3}', "Tachy demo tools",
@@ -107,7 +107,7 @@ def test_an_error_shows_as_one_and_its_result_is_never_html(view: ChatView) -> N
     text = _plain(view)
     assert "⚙ fail · Tachy demo tools · 3 ms · Error" in text
     header = _header_at(view, FAILED).charFormat()
-    assert header.foreground().color() in (QColor(ERROR[False]), QColor(ERROR[True]))
+    assert header.foreground().color() in (QColor(LIGHT.error), QColor(DARK.error))
     assert HOSTILE in text  # the result's text as it came: tags shown, not read
     assert loaded == [] and view.safe_document.refused_resources == []
     assert not any(f.isImageFormat() for f in _formats(view))

@@ -183,7 +183,7 @@ def _chat_backgrounds(dark: bool) -> list[QColor]:
     return [chat, *(_over(QColor(tint), chat) for tint in (chosen.question, chosen.code))]
 
 
-TEXT_FIELDS = ("secondary", "thinking", "link")  # the rest are boxes' and rules' colours
+TEXT_FIELDS = ("secondary", "thinking", "link", "error")  # the rest are boxes' and rules' colours
 
 
 @pytest.mark.parametrize("dark", SCHEMES, ids=["light", "dark"])

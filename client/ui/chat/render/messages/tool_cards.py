@@ -32,12 +32,11 @@ from PySide6.QtGui import (
 
 from client.services.chat.turn_state import TurnState
 from client.services.tools.tool_history import StoredToolCall
-from client.ui.chat.render.look import ChatColours, colours, shrink
+from client.ui.chat.render.look import ChatColours, shrink
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
 from client.ui.common.turn_words import turn_word
 
 SHOWN_CHARS = 4000  # of a result or arguments in an open card (Copy gives them whole)
-ERROR = {False: "#a4262c", True: "#f1a7a4"}  # by dark: 6.6:1 on white, 7.9:1 on #1e2126
 LinkFormat = Callable[[str], QTextCharFormat]  # (action) -> a link of the view's scheme
 
 WORDS = {  # how a call stands (the card's header)
@@ -161,13 +160,12 @@ def insert_card(
 ) -> QTextFrame:
     """The card at the cursor, as a frame of its own; the cursor ends after it."""
     frame = cursor.insertFrame(card_format(look))
-    dark = look == colours(True)
     inside = frame.firstCursorPosition()
     header = link(card_action(call))
     header.setFontWeight(QFont.Weight.DemiBold)
     stands = standing(call, live)
     if stands in ("error", "denied", "lost"):
-        header.setForeground(QColor(ERROR[dark]))
+        header.setForeground(QColor(look.error))
     if is_open:
         tip = QCoreApplication.translate("ToolCard", "Hide the arguments and the result")
     else:
