@@ -27,6 +27,7 @@ from client.ui.chat.render.chat_view import ShownMessage
 from client.ui.chat.render.messages.answer_footer import footer_text
 from client.ui.chat.render.messages.citations import add_stored_citations
 from client.ui.chat.stored_messages import shown_messages
+from client.ui.chat.tool_share import stored_share_text
 from client.ui.common.async_errors import report
 from client.ui.common.error_text import error_text
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP
@@ -443,7 +444,7 @@ class ChatPage(QObject):
             # of a pool that gave it, "via router".
             route, model, server = message.route, message.model, message.server
             parts = [figures, tier_label(route, model), pool_label(route, server)]
-            parts.append(via_label(via_router(requests)))
+            parts += [via_label(via_router(requests)), stored_share_text(requests)]
             message.footer = " · ".join(part for part in parts if part)
             if requests:
                 add_stored_citations(message, requests[-1].stages)
