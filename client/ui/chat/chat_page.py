@@ -24,10 +24,9 @@ from client.services.chat.turn_store import POOL_ROUTE
 from client.services.planning.router import RouteDecision
 from client.ui.chat.generation_runner import GenerationRunner, temporary_key
 from client.ui.chat.render.chat_view import ShownMessage
-from client.ui.chat.render.messages.answer_footer import footer_text
+from client.ui.chat.render.messages.answer_footer import footer_text, stored_share_text
 from client.ui.chat.render.messages.citations import add_stored_citations
 from client.ui.chat.stored_messages import shown_messages
-from client.ui.chat.tool_share import stored_share_text
 from client.ui.common.async_errors import report
 from client.ui.common.error_text import error_text
 from client.ui.common.noop_tr import QT_TRANSLATE_NOOP

@@ -26,7 +26,7 @@ from client.services.tools.approval import ApprovalChoice
 from client.services.tools.call_records import tool_time
 from client.services.tools.loop import ApprovalAsk
 from client.services.tools.turn_tools import TurnTools
-from client.ui.chat.tool_share import tool_share_words
+from client.ui.chat.render.messages.answer_footer import tool_share_words
 from client.ui.common.turn_words import turn_word
 
 if TYPE_CHECKING:
