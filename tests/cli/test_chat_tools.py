@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -200,6 +201,6 @@ def test_the_plan_counts_the_tools_schemas(
     assert with_tools["prompt_tokens"] == without["prompt_tokens"] + tool_schema_tokens(demo)
 
 
-def _plan_line(out: str) -> dict[str, object]:
+def _plan_line(out: str) -> dict[str, Any]:
     lines = [json.loads(line) for line in out.splitlines()]
     return next(line for line in lines if line["event"] == "plan")

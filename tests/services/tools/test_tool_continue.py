@@ -35,7 +35,12 @@ async def test_a_continue_that_calls_tools_sends_one_assistant_message(
     async with Lab(dialect) as lab:
         sent: list[ChatRequest] = []
         chat = lab.backend.chat
-        lab.backend.chat = lambda request, *more: sent.append(request) or chat(request, *more)
+
+        def heard(request: ChatRequest, *more: Any) -> Any:
+            sent.append(request)  # each model call's request, as the backend gets it
+            return chat(request, *more)
+
+        lab.backend.chat = heard
         session = ChatSession(lab.backend, MODEL)
         session.configure(continue_final_message=flag)
         first = session.generate(None, ADD)  # no tools yet: words only
