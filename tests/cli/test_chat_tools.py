@@ -3,6 +3,7 @@ MCP server (client/lab/mcp_demo) started from an mcpServers file, the loop betwe
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -10,12 +11,16 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
 
 from client.cli import main
 from client.lab import run_in_thread, scenario_from_dict
+from client.lab.mcp_demo.server import build_server
+from client.services.tools.tool_offer import tool_schema_tokens
+from client.services.tools.tool_types import ToolInfo
 
 ROOT = Path(__file__).resolve().parents[2]
 ADD = "Use add for 2 and 3."
@@ -181,3 +186,21 @@ def test_ctrl_c_at_the_question_exits_130(lab_url: str, mcp_file: Path) -> None:
     assert chat.returncode == 130 and b"Traceback" not in err
     last = json.loads(out.decode().splitlines()[-1])
     assert (last["event"], last["outcome"], last["approval_ms"] > 0) == ("tools", "stopped", True)
+
+
+def test_the_plan_counts_the_tools_schemas(
+    lab_url: str, mcp_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    listed = asyncio.run(build_server().list_tools())
+    demo = [ToolInfo("demo", t.name, t.description or "", t.input_schema) for t in listed]
+    plain = ["chat", "--url", lab_url, "--api", "openai", "-m", "tachy-lab", "--json", ADD]
+    assert main(plain) == 0
+    without = _plan_line(capsys.readouterr().out)
+    main(_chat(lab_url, mcp_file, "--allow-tools", "all", "--json", ADD))
+    with_tools = _plan_line(capsys.readouterr().out)
+    assert with_tools["prompt_tokens"] == without["prompt_tokens"] + tool_schema_tokens(demo)
+
+
+def _plan_line(out: str) -> dict[str, Any]:
+    lines = [json.loads(line) for line in out.splitlines()]
+    return next(line for line in lines if line["event"] == "plan")

@@ -133,13 +133,17 @@ async def _chat(args: argparse.Namespace) -> int:
         attached = await images.prepare(args, backend, model)
         if isinstance(printer, JsonPrinter):
             printer.images([images.image_record(a) for a in attached])
-        plan = _plan(choice.use(backend, model), args, text, found, attached)
+        # The tools first: their definitions count in the plan's budget and wait.
+        tools = choice.tachy.tools
+        offer = await chat_tools.open_offer(args, tools) if chat_tools.wanted(args) else None
+        tool_tokens = offer.schema_tokens() if offer is not None else 0
+        plan = _plan(choice.use(backend, model), args, text, found, attached, tool_tokens)
         request = plan.request()
         if isinstance(printer, JsonPrinter):  # the wait predicted from earlier answers
             printer.plan(plan)
         limits = timeouts(args, spent_s=choice.waited_s)
-        if chat_tools.wanted(args):  # the tool loop: model calls and tool calls
-            return await chat_tools.run(args, choice.tachy.tools, backend, request, limits)
+        if offer is not None:  # the tool loop: model calls and tool calls
+            return await chat_tools.run(args, choice.tachy.tools, backend, request, limits, offer)
         # A 503 "Loading model" to the request itself is the loading state, waited out.
         stream = LoadingRetryStream(
             PlainOpener(backend), request, limits, limits.first_byte_s or LOAD_WAIT_S
@@ -247,10 +251,11 @@ def _plan(
     text: str,
     found: Retrieval | None = None,
     attached: Sequence[Attachment] = (),
+    tool_tokens: int = 0,
 ) -> RequestPlan:
     """The request's plan, made by the session as the app plans a first message (with
     the wait its model's predictor expects)."""
     passages = as_passages(found.passages) if found is not None else []
     session.configure(system_prompt=args.system or None, options=options(args))
     sent = tuple(a.sent for a in attached)
-    return session.plan_question([], text, passages=passages, images=sent)
+    return session.plan_question([], text, passages=passages, images=sent, tool_tokens=tool_tokens)

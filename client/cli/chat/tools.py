@@ -79,10 +79,13 @@ async def run(
     backend: Backend,
     request: ChatRequest,
     timeouts: StreamTimeouts,
+    offer: ToolOffer | None = None,
 ) -> int:
-    """One turn with tools; its exit code (chat_common's, 130 when stopped)."""
+    """One turn with tools (`offer`: opened before planning, else here); its exit code
+    (chat_common's, 130 when stopped)."""
     settings = read_servers(args.mcp)
-    offer = await open_tools(servers, settings)
+    if offer is None:
+        offer = await open_tools(servers, settings)
     calls = ModelCalls(backend, timeouts)
     approver = TerminalApprover(args.allow_tools)
     loop = ToolLoop(calls.open, offer, servers, approver, step_limit=args.tool_steps)
@@ -95,6 +98,11 @@ async def run(
         end_own_servers(settings)
         raise
     return printer.ended(loop)
+
+
+async def open_offer(args: argparse.Namespace, servers: ToolServers) -> ToolOffer:
+    """The --mcp file's servers started and their tools offered (before planning)."""
+    return await open_tools(servers, read_servers(args.mcp))
 
 
 def read_servers(path: Path) -> list[ToolServerSettings]:

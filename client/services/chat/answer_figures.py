@@ -17,8 +17,9 @@ from typing import Protocol
 from client.backends.kinds.registry import kind_named
 from client.core.metrics import TYPE_AHEAD_SOURCE, RequestMetrics
 from client.services.chat.session_events import Stage
+from client.services.tools.call_records import ToolTime, tool_time
 from client.store.metrics_store import MetricsRecord
-from client.store.stage_records import decode_stages
+from client.store.stage_records import StageRecord, decode_stages
 
 
 class AnswerFigures(Protocol):
@@ -131,3 +132,20 @@ def via_router(requests: Sequence[MetricsRecord]) -> bool:
     request's server timings (a router does not say which worker answered)."""
     kinds = (kind_named(name) for request in requests for name in request.server_timings)
     return any(kind is not None and kind.hides_worker for kind in kinds)
+
+
+class StageRecorded(Protocol):
+    """A stored request (MetricsRecord) as the share in tools reads it."""
+
+    @property
+    def stage_records(self) -> list[StageRecord]: ...
+
+
+def stored_tool_time(requests: Sequence[StageRecorded]) -> ToolTime | None:
+    """A stored answer's time and its share in tools, from the call records kept with
+    each request's stages (a Continue's requests added up); None: it called no tool."""
+    spent = [t for t in (tool_time(r.stage_records) for r in requests) if t is not None]
+    if not spent:
+        return None
+    whole = sum(t.whole_ms for t in spent)
+    return ToolTime(whole, sum(t.tools_ms for t in spent), sum(t.approval_ms for t in spent))

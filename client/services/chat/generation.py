@@ -5,9 +5,9 @@
         ...
 
 The turn is one pipeline of typed steps, in order (client/services/chat/turn_steps.py):
-decide the route -> store the question -> retrieve -> plan -> the model call (open the
-stream -> stream; client/services/chat/model_call.py), repeated while the model asks
-for tools, up to RunSettings.max_model_calls -> record.
+decide the route -> store the question -> retrieve -> offer the tools (with any) -> plan
+-> the model call (open the stream -> stream; client/services/chat/model_call.py),
+repeated while the model asks for tools, up to RunSettings.max_model_calls -> record.
 
 Stop = cancel the task iterating it. The stream is closed (the server stops), the
 partial text is saved as stopped, `generation.finished` is set, and the
@@ -198,7 +198,7 @@ class Generation(FirstTokenWait, ToolTurn):
                 for told in self._restate():
                     yield told
             assert self.chosen is not None  # decided before the turn was stored
-            outgoing = await self._steps.plan(turn, found, self.chosen)
+            outgoing = await self._steps.plan(turn, found, self.chosen, await self._offer_tools())
             # The model call repeats while the model asks for tools (the tools' step
             # runs them between two calls; tool_step.py); else one call ends the turn.
             async for event in self._model_calls(outgoing):

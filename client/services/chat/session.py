@@ -257,12 +257,15 @@ class ChatSession:
         text_id: int | None = None,
         passages: Sequence[Passage] = (),
         images: tuple[ImagePart, ...] = (),
+        tool_tokens: int = 0,
     ) -> RequestPlan:
         """The plan `text` gets after `history`: the warmer's next prefix (a draft not
-        sent yet) and `tachy chat` plan here as a turn's plan step does."""
+        sent yet) and `tachy chat` plan here as a turn's plan step does (`tool_tokens`:
+        the offered tools' definitions)."""
         return self.planning().plan(
-            history, text, history_ids, text_id=text_id, passages=passages, images=images
-        )
+            history, text, history_ids, text_id=text_id, passages=passages, images=images,
+            tool_tokens=tool_tokens,
+        )  # fmt: skip
 
     def plan_of_last_question(self, conversation_id: int) -> RequestPlan | None:
         """The plan the conversation's last question gets with today's settings (a

@@ -25,6 +25,8 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from client.core.budget import estimate_text_tokens
+from client.core.conversation import ChatMessage, ChatRequest
 from client.core.events import Done, Token, TokenKind
 from client.core.timeline import RequestTimeline, TokenStamp, now_ns
 from client.core.tools import ToolCall
@@ -32,9 +34,11 @@ from client.services.chat.answer_writer import AnswerWriter, stage_records
 from client.services.chat.model_call import AnswerEnded, ModelCallResult
 from client.services.chat.session_events import Outcome, SlowStart, Stage, StageChanged
 from client.services.chat.turn_state import StateChanged
-from client.services.chat.turn_steps import Outgoing, RunSettings, TurnAsk
+from client.services.chat.turn_steps import Outgoing, RunSettings, TurnAsk, TurnSteps
 from client.services.chat.turn_store import Turn
 from client.services.knowledge.retrieval import Retrieval
+from client.services.planning.continuation import ContinueMode
+from client.services.planning.tokenize import PromptTokenCounter
 from client.services.tools import loop_events as ev
 from client.services.tools.call_records import call_records
 from client.services.tools.loop import ToolLoop
@@ -68,6 +72,7 @@ class ToolTurn:
     """The Generation's part that repeats the model call while the model asks for tools."""
 
     _settings: RunSettings
+    _steps: TurnSteps
     ask: TurnAsk
     model_calls: list[ModelCallResult]
     conversation_id: int | None
@@ -107,18 +112,34 @@ class ToolTurn:
     ) -> None:
         raise NotImplementedError
 
-    async def _model_calls(self, outgoing: Outgoing) -> AsyncGenerator[Any, None]:
-        """The model call, again after each tool step, up to the turn's limit."""
+    async def _offer_tools(self) -> int:
+        """The turn's tool loop, listed before planning (a plain turn: nothing to do), and
+        its definitions' prompt tokens, which the plan counts in its budget and wait."""
         tools = self._settings.tools
-        most = self._settings.max_model_calls
-        new = self.ask.conversation_id is None
-        loop = await self._tools_listed(tools, most, new) if tools else None
-        self.tool_loop = loop
+        if tools is None:
+            return 0
+        most, new = self._settings.max_model_calls, self.ask.conversation_id is None
+        loop = self.tool_loop = await self._tools_listed(tools, most, new)
+        if loop is None:
+            return 0
+        count = self._steps.planning.count
+        count_text = count.count_text if isinstance(count, PromptTokenCounter) else None
+        return loop.offer.schema_tokens(count_text or estimate_text_tokens)
+
+    async def _model_calls(self, outgoing: Outgoing) -> AsyncGenerator[Any, None]:
+        """The model call, again after each tool step, up to the turn's limit (the
+        tools were offered before planning: `_offer_tools`)."""
+        loop, most = self.tool_loop, self._settings.max_model_calls
+        request = outgoing.request
+        continuing = self._turn.continuing if self._turn is not None else ""
+        if loop is not None:
+            loop.continues = continuing
         for _ in range(most):
             sent = outgoing
             if loop is not None:
-                asked, _starting = loop.start_call(outgoing.request)
+                asked, _starting = loop.start_call(request)
                 sent = replace(outgoing, request=asked)
+                request = later_request(outgoing, continuing)  # what the next call adds to
             async for event in self._model_call(sent):
                 yield event
                 if loop is not None:  # the last call's end (a tool step stamps the others')
@@ -319,3 +340,19 @@ class ToolTurn:
         if self._writer is not None:
             self._writer.add(text, Token(text).kind)
         return Token(text)
+
+
+def later_request(outgoing: Outgoing, continuing: str) -> ChatRequest:
+    """The conversation a Continue's later model calls start from: the partial answer
+    (and the prompt asking to go on, where one was sent) is no longer a message of its
+    own but the start of the first round's assistant message, with its calls
+    (ToolLoop.continues), so each wire gets one assistant message, then the results."""
+    request = outgoing.request
+    if not continuing:
+        return request
+    messages = list(request.messages)
+    if outgoing.plan.continue_mode is ContinueMode.PROMPT and messages[-1].role == "user":
+        messages.pop()  # the prompt to go on
+    if messages and messages[-1] == ChatMessage("assistant", continuing):
+        messages.pop()
+    return replace(request, messages=messages, continue_final_message=False)

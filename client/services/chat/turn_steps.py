@@ -4,9 +4,10 @@
     chosen = await steps.decide_route(ask)               # RouteChoice
     turn = steps.store_question(ask, chosen)             # Turn (on the database thread)
     found = await steps.retrieve(turn)                   # Retrieval | None
-    outgoing = await steps.plan(turn, found, chosen)     # Outgoing: plan + ChatRequest
+    outgoing = await steps.plan(turn, found, chosen, tool_tokens)  # plan + ChatRequest
 
-then client/services/chat/generation.py opens the stream and streams (the model call,
+(`tool_tokens`: the offered tools' definitions, client/services/chat/tool_step.py), then
+client/services/chat/generation.py opens the stream and streams (the model call,
 client/services/chat/model_call.py), and records. Ask, Edit and a race's column enter
 with the text the user typed; Regenerate, Retry and Continue enter one step earlier,
 where the stored question is recalled (`recall_question`). The session makes one
@@ -141,6 +142,7 @@ class Planning:
         text_id: int | None = None,
         continuing: str = "",
         continued_steps: Sequence[ChatMessage] = (),
+        tool_tokens: int = 0,
         passages: Sequence[Passage] = (),
         chosen: RouteChoice | None = None,
         summary: HistorySummary | None = None,
@@ -156,6 +158,7 @@ class Planning:
                 text_id=text_id,
                 continuing=continuing,
                 continued_steps=continued_steps,
+                tool_tokens=tool_tokens,
                 passages=passages,
                 count=self.count,
                 ttft=self.ttft,
@@ -263,8 +266,11 @@ class TurnSteps:
         return await self.knowledge.retrieve(turn.question, self.prompt_budget)
 
     # ---- plan -----------------------------------------------------------------------------
-    async def plan(self, turn: Turn, found: Retrieval | None, chosen: RouteChoice) -> Outgoing:
-        """The request, planned once: what it sends, to whom, and the ChatRequest."""
+    async def plan(
+        self, turn: Turn, found: Retrieval | None, chosen: RouteChoice, tool_tokens: int = 0
+    ) -> Outgoing:
+        """The request, planned once: what it sends, to whom, and the ChatRequest
+        (`tool_tokens`: the offered tools' definitions, counted in its budget and wait)."""
         await self._ask_vision(turn, chosen)
         stored = self.summaries.recall(turn.conversation_id) if self.compressing else None
         ids = turn.history_ids
@@ -276,6 +282,7 @@ class TurnSteps:
             text_id=turn.user_message_id,
             continuing=turn.continuing,
             continued_steps=turn.prior_steps,
+            tool_tokens=tool_tokens,
             passages=tuple(as_passages(found.passages)) if found is not None else (),
             chosen=chosen,
             summary=summary,

@@ -131,6 +131,10 @@ class PlanInput:
     continuing: str = ""  # Continue: the partial answer to go on from
     # Continue of an answer with tools: its tool rounds (calls and results) before it.
     continued_steps: Sequence[ChatMessage] = ()
+    # The offered tools' definitions, in prompt tokens (services/tools tool_offer.py
+    # counts them): every request with tools carries them before the chat, so they take
+    # budget room and are read before the first token. 0: no tools.
+    tool_tokens: int = 0
     passages: Sequence[Passage] = ()
     summary: HistorySummary | None = None
     count: TokenCounter = estimate_tokens
@@ -230,12 +234,14 @@ def plan_request(given: PlanInput) -> RequestPlan:
     tail += given.continued_steps  # what the model already did, as it happened
     if given.continuing:  # counted: it is kept with its question, whatever the budget
         tail.append(ChatMessage("assistant", given.continuing))
-    fitted = fit_to_budget([*head, *history, *tail], given.settings.budget, given.count)
+    budget, tools = given.settings.budget, given.tool_tokens
+    room = max(budget - tools, 0) if budget is not None else None  # the tools come first
+    fitted = fit_to_budget([*head, *history, *tail], room, given.count)
     kept = list(fitted.messages)
     dropped = len(history) - (len(kept) - len(head) - len(tail))
     if mode is ContinueMode.PROMPT:  # asked after the fit, as before: not counted
         kept.append(ChatMessage("user", CONTINUATION_PROMPT))
-    new_tokens = _not_cached_tokens(kept, given.cached, given.count)
+    new_tokens = _not_cached_tokens(kept, given.cached, given.count, tools)
     prefix_length = len(head) + len(history) - dropped
     fallback = _fallback(given, route, sees)
     return RequestPlan(
@@ -247,8 +253,8 @@ def plan_request(given: PlanInput) -> RequestPlan:
         keep_alive=given.settings.keep_alive,
         think=given.settings.think,
         continue_mode=mode,
-        prompt_tokens=fitted.prompt_tokens,
-        budget=given.settings.budget,
+        prompt_tokens=fitted.prompt_tokens + tools,
+        budget=budget,
         cut=_cut(history, [*history_ids, given.text_id], dropped),
         passages=tuple(given.passages),
         summary=given.summary,
@@ -374,7 +380,14 @@ def _continue_mode(given: PlanInput, route: Route) -> ContinueMode:
 
 
 def _not_cached_tokens(
-    messages: Sequence[ChatMessage], cached: CachedPrompt | None, count: TokenCounter
+    messages: Sequence[ChatMessage],
+    cached: CachedPrompt | None,
+    count: TokenCounter,
+    tool_tokens: int = 0,
 ) -> int:
+    """The prompt tokens the server reads anew. The tools' definitions come before the
+    chat: cached when a message of the prompt is (the conversation's last request
+    carried the same tools), else read with the rest."""
     shared = cached.shared(messages) if cached is not None else 0
-    return sum(count(m) for m in messages[shared:])
+    tools = 0 if shared else tool_tokens
+    return tools + sum(count(m) for m in messages[shared:])

@@ -126,6 +126,10 @@ class ToolLoop:
         self.step_limit = max(1, step_limit)
         self.call_timeout_s = call_timeout_s
         self.transcript: list[ChatMessage] = []
+        # A Continue: the partial answer the first call goes on from. The first round's
+        # assistant message starts with it (one message: its words and its calls), and
+        # the caller sends the later calls without it (see ToolTurn's later_request).
+        self.continues = ""
         self.outcome: ev.LoopOutcome | None = None
         self.figures = ev.LoopFigures()
         self.step = 0
@@ -236,7 +240,8 @@ class ToolLoop:
 
     # --- the tools of one step ----------------------------------------------------------
     async def _tool_step(self, done: Done) -> AsyncIterator[ev.LoopEvent]:
-        self.transcript.append(ChatMessage("assistant", done.text, tool_calls=done.tool_calls))
+        words = self.continues + done.text if self.step == 1 else done.text
+        self.transcript.append(ChatMessage("assistant", words, tool_calls=done.tool_calls))
         self._words = []
         self._calls, self._results = done.tool_calls, {}
         if self.step >= self.step_limit:

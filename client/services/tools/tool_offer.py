@@ -62,6 +62,10 @@ class ToolOffer:
     def specs(self) -> tuple[ToolSpec, ...]:
         return tuple(tool.spec for tool in self._by_name.values())
 
+    def schema_tokens(self, count_text: Callable[[str], int] = estimate_text_tokens) -> int:
+        """Prompt tokens the offered definitions take, as each request sends them."""
+        return sum(definition_tokens(spec.wire(), count_text) for spec in self.specs)
+
     def find(self, name: str) -> OfferedTool | None:
         return self._by_name.get(name)
 
@@ -98,8 +102,10 @@ def tool_schema_tokens(
     tools: Iterable[ToolInfo], count_text: Callable[[str], int] = estimate_text_tokens
 ) -> int:
     """Prompt tokens the tools' definitions take (0 without tools)."""
-    total = 0
-    for tool in tools:
-        text = json.dumps(tool_definition(tool), ensure_ascii=False, separators=(",", ":"))
-        total += count_text(text) + TOKENS_PER_TOOL
-    return total
+    return sum(definition_tokens(tool_definition(tool), count_text) for tool in tools)
+
+
+def definition_tokens(definition: dict[str, object], count_text: Callable[[str], int]) -> int:
+    """One definition's tokens: its JSON text and the template's wrapping."""
+    text = json.dumps(definition, ensure_ascii=False, separators=(",", ":"))
+    return count_text(text) + TOKENS_PER_TOOL

@@ -24,7 +24,7 @@ from client.services.chat.turn_store import POOL_ROUTE
 from client.services.planning.router import RouteDecision
 from client.ui.chat.generation_runner import GenerationRunner, temporary_key
 from client.ui.chat.render.chat_view import ShownMessage
-from client.ui.chat.render.messages.answer_footer import footer_text
+from client.ui.chat.render.messages.answer_footer import footer_text, stored_share_text
 from client.ui.chat.render.messages.citations import add_stored_citations
 from client.ui.chat.stored_messages import shown_messages
 from client.ui.common.async_errors import report
@@ -443,7 +443,7 @@ class ChatPage(QObject):
             # of a pool that gave it, "via router".
             route, model, server = message.route, message.model, message.server
             parts = [figures, tier_label(route, model), pool_label(route, server)]
-            parts.append(via_label(via_router(requests)))
+            parts += [via_label(via_router(requests)), stored_share_text(requests)]
             message.footer = " · ".join(part for part in parts if part)
             if requests:
                 add_stored_citations(message, requests[-1].stages)

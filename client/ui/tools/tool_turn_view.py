@@ -26,6 +26,7 @@ from client.services.tools.approval import ApprovalChoice
 from client.services.tools.call_records import tool_time
 from client.services.tools.loop import ApprovalAsk
 from client.services.tools.turn_tools import TurnTools
+from client.ui.chat.render.messages.answer_footer import tool_share_words
 from client.ui.common.turn_words import turn_word
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 TICK_MS = 100
 ARGUMENTS_CHARS = 300  # shown on the card; the tooltip has them all
 MESSAGE_CHARS = 60  # of a server's progress message, on the status line
-APPROVAL_SHOWN_MS = 50.0  # a shorter wait for the user's yes goes unsaid (always allowed)
 
 
 class ApprovalCard(QFrame):
@@ -256,20 +256,4 @@ def tool_share_text(generation: Generation) -> str:
     share too), the wait for the user's approval apart, never counted."""
     if generation.tool_loop is None:
         return ""
-    spent = tool_time(generation.turn_records(None))
-    if spent is None:
-        return ""
-    locale = QLocale()
-    text = QCoreApplication.translate(
-        "ToolTurnView", "{whole} s in all, {seconds} s in tools ({percent}%)"
-    ).format(
-        whole=locale.toString(spent.whole_ms / 1e3, "f", 1),
-        seconds=locale.toString(spent.tools_ms / 1e3, "f", 1),
-        percent=locale.toString(round(100 * spent.share)),
-    )
-    if spent.approval_ms < APPROVAL_SHOWN_MS:
-        return text
-    waited = QCoreApplication.translate(
-        "ToolTurnView", "{seconds} s waiting for your approval, not counted"
-    )
-    return f"{text} · {waited.format(seconds=locale.toString(spent.approval_ms / 1e3, 'f', 1))}"
+    return tool_share_words(tool_time(generation.turn_records(None)))

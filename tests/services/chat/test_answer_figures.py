@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 from client.core.metrics import RequestMetrics
-from client.services.chat.answer_figures import WholeAnswer, whole_answer
+from client.services.chat.answer_figures import WholeAnswer, stored_tool_time, whole_answer
+from client.services.tools.call_records import ToolTime
+from client.store.stage_records import TOOL_CALL, StageRecord, ToolCallPart
 
 
 def request(ttft: float | None, tokens: int | None, tpot: float | None, tier: str | None):
@@ -44,3 +48,26 @@ def test_a_part_without_a_rate_still_counts_its_tokens() -> None:
     whole = whole_answer([one_token, rest])
     assert whole is not None and whole.output_tokens == 22 and whole.parts == 2
     assert whole.tokens_per_s == pytest.approx(50.0)
+
+
+@dataclass
+class Stored:
+    """A stored request as the share in tools reads it (a MetricsRecord's records)."""
+
+    stage_records: list[StageRecord]
+
+
+def _tool_turn(start: float, run: tuple[float, float], end: float) -> Stored:
+    call = ToolCallPart(1, "add", "demo", None, None, run, 3)
+    return Stored([
+        StageRecord("answering", start, end),
+        StageRecord(TOOL_CALL, run[0], run[1], tool_call=call),
+    ])  # fmt: skip
+
+
+def test_a_stored_answers_share_in_tools_adds_up_its_requests() -> None:
+    first = _tool_turn(0.0, (100.0, 400.0), 1000.0)
+    continued = _tool_turn(0.0, (100.0, 200.0), 1000.0)  # a Continue that called again
+    assert stored_tool_time([Stored([StageRecord("answering", 0.0, 9.0)])]) is None
+    assert stored_tool_time([first]) == ToolTime(1000.0, 300.0, 0.0)
+    assert stored_tool_time([first, continued]) == ToolTime(2000.0, 400.0, 0.0)

@@ -222,3 +222,7 @@ def test_the_footer_says_the_turns_time_and_its_share_in_tools(
     key = app.page.last_answer_key()
     footer = app.window.chat_view.message(key).footer
     assert " s in all, " in footer and " s in tools (" in footer
+    share = next(part for part in footer.split(" · ") if " s in tools (" in part)
+    app.page.show_conversation(app.page.conversation_id)  # reopened (as after a restart)
+    reopened = app.window.chat_view.message(key).footer
+    assert share in reopened.split(" · ")  # read from the stored call records

@@ -9,17 +9,34 @@ names), or a continued answer's WholeAnswer (client/services/chat/answer_figures
 whose tokens and rate are the whole message's: "... · 312 tokens in 2 parts · fast".
 A figure the requests did not produce is left out. Last, what type-ahead saved the
 question's request: "... · question read while typing: 1,180 tokens, saved about 0.9 s".
+
+A turn that called tools adds its share in tools, "2.3 s in all, 0.4 s in tools (17%)":
+its tool servers' start and the runs (client/services/tools/call_records.py, the HUD's
+share too), the wait for the user's approval apart, never counted. The live turn's comes
+from its records (client/ui/tools/tool_turn_view.py), a reopened answer's from those
+stored with its stages (services/chat/answer_figures.py stored_tool_time).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QCoreApplication, QLocale
 
 from client.core.tiers import Tier
-from client.services.chat.answer_figures import AnswerFigures, QuestionRead, WholeAnswer
+from client.services.chat.answer_figures import (
+    AnswerFigures,
+    QuestionRead,
+    StageRecorded,
+    WholeAnswer,
+    stored_tool_time,
+)
 from client.services.chat.turn_state import TurnState
+from client.services.tools.call_records import ToolTime
 from client.ui.common.tier_words import tier_name
 from client.ui.common.turn_words import turn_word
+
+APPROVAL_SHOWN_MS = 50.0  # a shorter wait for the user's yes goes unsaid (always allowed)
 
 
 def footer_text(
@@ -75,3 +92,28 @@ def question_read_text(read: QuestionRead) -> str:
         "AnswerFooter", "question read while typing: {tokens} tokens, saved about {s} s"
     )
     return words.format(tokens=tokens, s=locale.toString(saved_ms / 1000, "f", 1))
+
+
+def stored_share_text(requests: Sequence[StageRecorded]) -> str:
+    """A stored answer's share (a reopened conversation), from its requests' records."""
+    return tool_share_words(stored_tool_time(requests))
+
+
+def tool_share_words(spent: ToolTime | None) -> str:
+    """The share's words; "" for a turn that called no tool."""
+    if spent is None:
+        return ""
+    locale = QLocale()
+    text = QCoreApplication.translate(
+        "ToolTurnView", "{whole} s in all, {seconds} s in tools ({percent}%)"
+    ).format(
+        whole=locale.toString(spent.whole_ms / 1e3, "f", 1),
+        seconds=locale.toString(spent.tools_ms / 1e3, "f", 1),
+        percent=locale.toString(round(100 * spent.share)),
+    )
+    if spent.approval_ms < APPROVAL_SHOWN_MS:
+        return text
+    waited = QCoreApplication.translate(
+        "ToolTurnView", "{seconds} s waiting for your approval, not counted"
+    )
+    return f"{text} · {waited.format(seconds=locale.toString(spent.approval_ms / 1e3, 'f', 1))}"
