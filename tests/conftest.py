@@ -37,6 +37,23 @@ settings.register_profile("tachy", deadline=None)
 settings.load_profile("tachy")
 
 
+CORRECTNESS_TIER = "not perf and not vllm"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Two worker processes (addopts' `-n 2`) only for the whole correctness tier, plain
+    `pytest`: the benchmarks measure speeds with nothing of theirs beside them, the vLLM
+    tier shares one vLLM, and a file named on the command line is quicker in one process.
+    An `-n` typed on the command line is kept. (Runs before xdist's own hook.)"""
+    typed = config.invocation_params.args
+    if any(arg.startswith(("-n", "--numprocesses")) for arg in typed):
+        return
+    whole_tier = config.args_source is pytest.Config.ArgsSource.TESTPATHS
+    if config.option.markexpr != CORRECTNESS_TIER or not whole_tier:
+        config.option.numprocesses = 0
+
+
 def _qt_app() -> object | None:
     """The QApplication, when a test made one (a test that never imports Qt gets none)."""
     widgets = sys.modules.get("PySide6.QtWidgets")
