@@ -29,6 +29,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT_S = 600
+# Its tests run on one worker of plain `pytest` (addopts' `--dist loadgroup`): the server
+# is per session, so each worker that ran one would start its own, a minute on a busy
+# machine.
+ONE_WORKER = pytest.mark.xdist_group("vision_server")
 
 
 @dataclass(frozen=True, slots=True)

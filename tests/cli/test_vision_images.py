@@ -16,9 +16,9 @@ from PIL import Image
 
 from client.cli import main
 from client.lab import run_in_thread, scenario_from_dict
-from tests.vision_server import VisionServer, vision_server  # noqa: F401 (the fixture)
+from tests.vision_server import ONE_WORKER, VisionServer, vision_server  # noqa: F401 (the fixture)
 
-pytestmark = [pytest.mark.engine, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.engine, pytest.mark.timeout(900), ONE_WORKER]
 
 SIDE = (320, 256)  # 10 x 8 patches of 32 px: about 80 image tokens on pixtral
 
@@ -42,7 +42,7 @@ def test_bench_encodes_the_image_for_every_request_and_reports_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     photo = _photo(tmp_path)
-    run = ["-n", "2", "--warmup", "1", "--max-tokens", "2", "--image", str(photo)]
+    run = ["-n", "2", "--warmup", "0", "--max-tokens", "2", "--image", str(photo)]
     code = main(["bench", *_server(vision_server), *run, "--json", "-"])
     out, err = capsys.readouterr()
     assert code == 0, err
