@@ -16,6 +16,10 @@ from hypothesis import settings
 
 from tests.memory_keyring import memory_keyring  # noqa: F401  (a fixture for every test)
 
+# Here, not in each test module: a fixture imported into two modules is two fixtures,
+# and each started its own server for the session.
+from tests.vision_server import vision_server  # noqa: F401
+
 if TYPE_CHECKING:
     from PySide6.QtCore import QObject
 

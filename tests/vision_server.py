@@ -11,7 +11,7 @@ needs it never passes without it: when it cannot start, the fixture fails. The t
 pixtral projector is used: one token per 32 px patch, so an image's prompt tokens
 follow its size.
 
-    from tests.vision_server import VisionServer, vision_server  # noqa: F401 (fixture)
+    def test_x(vision_server: VisionServer) -> None:  # tests/conftest.py gives the fixture
 """
 
 from __future__ import annotations
