@@ -16,6 +16,10 @@ from hypothesis import settings
 
 from tests.memory_keyring import memory_keyring  # noqa: F401  (a fixture for every test)
 
+# Here, not in each test module: a fixture imported into two modules is two fixtures,
+# and each started its own server for the session.
+from tests.vision_server import vision_server  # noqa: F401
+
 if TYPE_CHECKING:
     from PySide6.QtCore import QObject
 
@@ -35,6 +39,23 @@ atexit.register(shutil.rmtree, os.environ["TACHY_DATA_DIR"], True)
 # failed a statistics test on a slow CI machine while the rest of the suite ran.
 settings.register_profile("tachy", deadline=None)
 settings.load_profile("tachy")
+
+
+CORRECTNESS_TIER = "not perf and not vllm"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Two worker processes (addopts' `-n 2`) only for the whole correctness tier, plain
+    `pytest`: the benchmarks measure speeds with nothing of theirs beside them, the vLLM
+    tier shares one vLLM, and a file named on the command line is quicker in one process.
+    An `-n` typed on the command line is kept. (Runs before xdist's own hook.)"""
+    typed = config.invocation_params.args
+    if any(arg.startswith(("-n", "--numprocesses")) for arg in typed):
+        return
+    whole_tier = config.args_source is pytest.Config.ArgsSource.TESTPATHS
+    if config.option.markexpr != CORRECTNESS_TIER or not whole_tier:
+        config.option.numprocesses = 0
 
 
 def _qt_app() -> object | None:

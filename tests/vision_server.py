@@ -11,7 +11,7 @@ needs it never passes without it: when it cannot start, the fixture fails. The t
 pixtral projector is used: one token per 32 px patch, so an image's prompt tokens
 follow its size.
 
-    from tests.vision_server import VisionServer, vision_server  # noqa: F401 (fixture)
+    def test_x(vision_server: VisionServer) -> None:  # tests/conftest.py gives the fixture
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 START_TIMEOUT_S = 600
+# Its tests run on one worker of plain `pytest` (addopts' `--dist loadgroup`): the server
+# is per session, so each worker that ran one would start its own, a minute on a busy
+# machine.
+ONE_WORKER = pytest.mark.xdist_group("vision_server")
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,6 +57,19 @@ def _chat_json(url: str, data_dir: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in done.stdout.splitlines()]
 
 
+def _plan_here(
+    url: str, data_dir: Path, monkeypatch: pytest.MonkeyPatch, out: pytest.CaptureFixture[str]
+) -> dict[str, object]:
+    """The plan line of the same `tachy chat --json` in this process (one Python start
+    less; the first test here is the one that starts a new process)."""
+    monkeypatch.setenv("TACHY_DATA_DIR", str(data_dir))
+    out.readouterr()
+    args = ["chat", "--url", url, "--api", "openai", "-m", MODEL, "--json", "And why red?"]
+    assert main(args) == 0
+    lines = [json.loads(line) for line in out.readouterr().out.splitlines()]
+    return next(line for line in lines if line["event"] == "plan")
+
+
 async def test_a_new_chat_process_predicts_from_an_answer_the_app_got(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -83,10 +96,9 @@ def test_tachy_bench_teaches_the_same_predictor(
     try:
         args = ["bench", "--url", running.url, "--api", "openai", "-m", MODEL, "-n", "2"]
         assert main(args) == 0
-        plan = next(line for line in _chat_json(running.url, tmp_path) if line["event"] == "plan")
+        plan = _plan_here(running.url, tmp_path, monkeypatch, capsys)
     finally:
         running.stop()
-    capsys.readouterr()
     predicted = plan["predicted_ttft_ms"]
     assert isinstance(predicted, float) and predicted > 0
 
@@ -99,16 +111,15 @@ def _learns_from(
 ) -> object:
     """The plan line's prediction of a plain `tachy chat` after `command` (a cascade
     or a pool through the same lab server) answered once."""
-    monkeypatch.setenv("TACHY_DATA_DIR", str(tmp_path))
     running = run_in_thread(scenario_from_dict({"ttft": 40, "tpot_ms": 1, "output_tokens": 3}))
     try:
-        before = _chat_json(running.url, tmp_path / "elsewhere")
+        before = _plan_here(running.url, tmp_path / "elsewhere", monkeypatch, out)
+        monkeypatch.setenv("TACHY_DATA_DIR", str(tmp_path))
         assert main([part.format(url=running.url) for part in command]) == 0
-        plan = next(line for line in _chat_json(running.url, tmp_path) if line["event"] == "plan")
+        plan = _plan_here(running.url, tmp_path, monkeypatch, out)
     finally:
         running.stop()
-    out.readouterr()
-    assert next(line for line in before if line["event"] == "plan")["predicted_ttft_ms"] is None
+    assert before["predicted_ttft_ms"] is None
     return plan["predicted_ttft_ms"]
 
 

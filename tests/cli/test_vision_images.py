@@ -16,9 +16,9 @@ from PIL import Image
 
 from client.cli import main
 from client.lab import run_in_thread, scenario_from_dict
-from tests.vision_server import VisionServer, vision_server  # noqa: F401 (the fixture)
+from tests.vision_server import ONE_WORKER, VisionServer
 
-pytestmark = [pytest.mark.engine, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.engine, pytest.mark.timeout(900), ONE_WORKER]
 
 SIDE = (320, 256)  # 10 x 8 patches of 32 px: about 80 image tokens on pixtral
 
@@ -32,17 +32,17 @@ def _photo(tmp_path: Path) -> Path:
     return path
 
 
-def _server(vision_server: VisionServer) -> list[str]:  # noqa: F811
+def _server(vision_server: VisionServer) -> list[str]:
     return ["--url", vision_server.url, "--api", "openai", "-m", vision_server.model]
 
 
 def test_bench_encodes_the_image_for_every_request_and_reports_it(
-    vision_server: VisionServer,  # noqa: F811
+    vision_server: VisionServer,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     photo = _photo(tmp_path)
-    run = ["-n", "2", "--warmup", "1", "--max-tokens", "2", "--image", str(photo)]
+    run = ["-n", "2", "--warmup", "0", "--max-tokens", "2", "--image", str(photo)]
     code = main(["bench", *_server(vision_server), *run, "--json", "-"])
     out, err = capsys.readouterr()
     assert code == 0, err
@@ -61,7 +61,7 @@ def test_bench_encodes_the_image_for_every_request_and_reports_it(
 
 
 def test_chat_json_has_an_image_event(
-    vision_server: VisionServer,  # noqa: F811
+    vision_server: VisionServer,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -79,7 +79,7 @@ def test_chat_json_has_an_image_event(
 
 
 def test_models_says_which_can_see(
-    vision_server: VisionServer,  # noqa: F811
+    vision_server: VisionServer,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["models", "--url", vision_server.url, "--api", "openai"]) == 0

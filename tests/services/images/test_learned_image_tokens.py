@@ -19,9 +19,9 @@ from client.services.images.preparation import prepare_image
 from client.services.warming.warming_policy import WarmingPolicy
 from client.store.conversations.history import HistoryStore
 from client.store.db import Database
-from tests.vision_server import VisionServer, vision_server  # noqa: F401 (the fixture)
+from tests.vision_server import ONE_WORKER, VisionServer
 
-pytestmark = [pytest.mark.engine, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.engine, pytest.mark.timeout(900), ONE_WORKER]
 
 
 def _noise(side: tuple[int, int], seed: int) -> Attachment:
@@ -32,7 +32,7 @@ def _noise(side: tuple[int, int], seed: int) -> Attachment:
 
 async def test_the_first_image_reply_teaches_the_servers_count(
     db: Database,
-    vision_server: VisionServer,  # noqa: F811
+    vision_server: VisionServer,
 ) -> None:
     backend = OpenAICompatBackend(vision_server.url)
     session = ChatSession(backend, vision_server.model, HistoryStore(db), server_name="vision")

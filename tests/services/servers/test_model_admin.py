@@ -13,6 +13,7 @@ import pytest
 from client.backends import make_backend
 from client.backends.base import Backend
 from client.backends.errors import ModelNotFound
+from client.cli import main
 from client.lab import LabServer
 from client.lab.endpoints.pulling import REGISTRY, SMALL_LAYERS
 from client.lab.server import run_in_thread
@@ -92,26 +93,37 @@ async def test_an_openai_server_says_it_does_not_manage_models() -> None:
         await lab.stop()
 
 
-def test_the_command_line_pulls_and_removes() -> None:
+def test_the_command_line_pulls_and_removes(capsys: pytest.CaptureFixture[str]) -> None:
     lab = run_in_thread("fast")
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    words = ["models", "--url", lab.url, "--api", "ollama"]
 
-    def tachy(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "client", "models", "--url", lab.url, "--api", "ollama"]
-        return subprocess.run(
-            [*command, *args], capture_output=True, text=True, env=env, timeout=60
-        )
+    def tachy(*args: str) -> tuple[int, str, str]:
+        """(exit code, stdout, stderr) of the command run in this process."""
+        try:
+            code = main([*words, *args])
+        except SystemExit as exit_:  # argparse's refusal
+            code = int(exit_.code or 0)
+        out, err = capsys.readouterr()
+        return code, out, err
 
     try:
-        pulled = tachy("pull", NAME)
-        assert pulled.returncode == 0, pulled.stderr
-        assert f"pulled {NAME}" in pulled.stdout and "success  100%" in pulled.stderr
-        assert NAME in tachy().stdout
-        assert tachy("rm", NAME).returncode == 0
-        assert NAME not in tachy().stdout
-        again = tachy("rm", NAME)
+        code, out, err = tachy("pull", NAME)
+        assert code == 0, err
+        assert f"pulled {NAME}" in out and "success  100%" in err
+        assert NAME in tachy()[1]
+        assert tachy("rm", NAME)[0] == 0
+        assert NAME not in tachy()[1]
+        # The failure as a process gives it: its exit code, one sentence and no traceback.
+        env = {**os.environ, "PYTHONPATH": os.getcwd()}
+        again = subprocess.run(
+            [sys.executable, "-m", "client", *words, "rm", NAME],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
         assert again.returncode == 1 and "no model named" in again.stderr
         assert "Traceback" not in again.stderr
-        assert tachy("pull").returncode == 2
+        assert tachy("pull")[0] == 2
     finally:
         lab.stop()
