@@ -426,6 +426,15 @@ class Database:
         with self._lock:
             return self._conn.execute(sql, params).fetchall()
 
+    def query_in(self, sql: str, ids: Sequence[int]) -> list[sqlite3.Row]:
+        """`sql` with `{ids}` where its IN list goes, run once per 500 ids (SQLite's
+        limit on bound parameters): every run's rows, in order."""
+        rows: list[sqlite3.Row] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows += self.query(sql.format(ids=", ".join("?" * len(chunk))), chunk)
+        return rows
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """write_transaction() on this database's connection, holding its lock."""

@@ -213,17 +213,14 @@ class MetricsStore:
 
     def for_messages(self, message_ids: Iterable[int]) -> dict[int, list[MetricsRecord]]:
         """Each message's requests, oldest first (a Continue adds a second one)."""
-        ids = list(message_ids)
         found: dict[int, list[MetricsRecord]] = {}
-        for start in range(0, len(ids), 500):  # stay under SQLite's variable limit
-            chunk = ids[start : start + 500]
-            rows = self.db.query(
-                f"SELECT {', '.join(_COLUMNS)} FROM request_metrics WHERE message_id IN "
-                f"({', '.join('?' * len(chunk))}) ORDER BY time, id",
-                chunk,
-            )
-            for row in rows:
-                record = _record(row)
-                assert record.message_id is not None
-                found.setdefault(record.message_id, []).append(record)
+        rows = self.db.query_in(
+            f"SELECT {', '.join(_COLUMNS)} FROM request_metrics WHERE message_id IN ({{ids}}) "
+            "ORDER BY time, id",
+            list(message_ids),
+        )
+        for row in rows:
+            record = _record(row)
+            assert record.message_id is not None
+            found.setdefault(record.message_id, []).append(record)
         return found

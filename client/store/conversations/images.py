@@ -41,36 +41,28 @@ class ImageStore:
 
     def for_messages(self, message_ids: Iterable[int]) -> dict[int, list[Attachment]]:
         """The images of each message that has any, in the order attached."""
-        ids = list(message_ids)
         found: dict[int, list[Attachment]] = {}
-        for start in range(0, len(ids), 500):  # SQLite's limit on bound parameters
-            chunk = ids[start : start + 500]
-            marks = ", ".join("?" * len(chunk))
-            rows = self.db.query(
-                f"SELECT {_COLUMNS} FROM message_images WHERE message_id IN ({marks}) "
-                "ORDER BY message_id, position",
-                chunk,
-            )
-            for row in rows:
-                found.setdefault(row[0], []).append(_attachment(row))
+        rows = self.db.query_in(
+            f"SELECT {_COLUMNS} FROM message_images WHERE message_id IN ({{ids}}) "
+            "ORDER BY message_id, position",
+            list(message_ids),
+        )
+        for row in rows:
+            found.setdefault(row[0], []).append(_attachment(row))
         return found
 
     def sent_images(self, message_ids: Iterable[int]) -> dict[int, tuple[ImagePart, ...]]:
         """What each message sends: its images as sent (the originals are not read)."""
-        ids = list(message_ids)
         found: dict[int, list[ImagePart]] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ", ".join("?" * len(chunk))
-            rows = self.db.query(
-                "SELECT message_id, data, mime, width, height FROM message_images "
-                f"WHERE message_id IN ({marks}) ORDER BY message_id, position",
-                chunk,
+        rows = self.db.query_in(
+            "SELECT message_id, data, mime, width, height FROM message_images "
+            "WHERE message_id IN ({ids}) ORDER BY message_id, position",
+            list(message_ids),
+        )
+        for message_id, data, mime, width, height in rows:
+            found.setdefault(message_id, []).append(
+                ImagePart(bytes(data), str(mime), int(width), int(height))
             )
-            for message_id, data, mime, width, height in rows:
-                found.setdefault(message_id, []).append(
-                    ImagePart(bytes(data), str(mime), int(width), int(height))
-                )
         return {message_id: tuple(parts) for message_id, parts in found.items()}
 
 

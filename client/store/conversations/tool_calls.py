@@ -86,18 +86,14 @@ class ToolCallStore:
 
     def for_messages(self, message_ids: Iterable[int]) -> dict[int, list[StoredToolCall]]:
         """Each message's calls that has any, in the order they were made."""
-        ids = list(message_ids)
         found: dict[int, list[StoredToolCall]] = {}
-        for start in range(0, len(ids), 500):  # SQLite's limit on bound parameters
-            chunk = ids[start : start + 500]
-            marks = ", ".join("?" * len(chunk))
-            rows = self.db.query(
-                f"SELECT {_COLUMNS} FROM message_tool_calls WHERE message_id IN ({marks}) "
-                "ORDER BY message_id, round, position",
-                chunk,
-            )
-            for row in rows:
-                found.setdefault(row[0], []).append(_call(row))
+        rows = self.db.query_in(
+            f"SELECT {_COLUMNS} FROM message_tool_calls WHERE message_id IN ({{ids}}) "
+            "ORDER BY message_id, round, position",
+            list(message_ids),
+        )
+        for row in rows:
+            found.setdefault(row[0], []).append(_call(row))
         return found
 
 
