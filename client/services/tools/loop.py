@@ -143,6 +143,13 @@ class ToolLoop:
         """The turn was cancelled before it ended."""
         return self.outcome is None and self.step > 0
 
+    def will_ask(self, name: str) -> bool:
+        """Whether a call to the tool `name` will wait for the user's yes (an unknown
+        tool is never asked about: its call is answered with an error)."""
+        offered = self.offer.find(name)
+        return offered is not None and self._runner.approval.needs_asking(
+            offered.server, offered.tool)  # fmt: skip
+
     async def run(self, request: ChatRequest) -> AsyncIterator[LoopItem]:
         """The turn's events; the request's messages are the conversation so far."""
         try:

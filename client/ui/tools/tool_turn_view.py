@@ -240,13 +240,14 @@ def progress_text(running: tuple[RunningTool, ...]) -> str:
 
 
 def arriving_call(generation: Generation) -> str:
-    """The tool the model is writing a call to now (its arguments not complete), or ""."""
+    """The tool the model is writing a call to now (its arguments not complete) that
+    will wait for the user's yes, or "": a call that runs without asking shows no card."""
     loop = generation.tool_loop
     if loop is None:
         return ""
     for timing in loop.figures.tool_calls:
         if timing.step == loop.step and timing.opened_ns and timing.ready_ns is None:
-            return timing.name
+            return timing.name if loop.will_ask(timing.name) else ""
     return ""
 
 

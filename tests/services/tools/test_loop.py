@@ -111,6 +111,8 @@ async def test_always_allow_is_not_asked_again(tool_servers: ToolServers) -> Non
     assert second.transcript[1].content == "5.0"
     assert not tool_servers.approval.needs_asking(DEMO_SERVER_NAME, "add")
     assert tool_servers.approval.needs_asking(DEMO_SERVER_NAME, "fail")
+    assert not second.will_ask("add") and second.will_ask("fail")  # the card follows these
+    assert not second.will_ask("no_such_tool")  # answered with an error, never asked
 
 
 async def test_a_tools_error_goes_back_to_the_model_marked(tool_servers: ToolServers) -> None:
