@@ -12,11 +12,15 @@ from PySide6.QtCore import Qt
 import client.ui.servers.server_controller as server_control
 from client.backends.engine.local_engine import LocalEngine
 from client.core.prediction import ModelState
+from client.services.settings.chat_defaults import ChatDefaults
 from tests.ui.conftest import last_answer_text, until
 
 pytestmark = pytest.mark.engine
 
 SLEEP_S = 2  # the keep-alive chosen: the engine sleeps after this long idle
+# The Settings window's "Longest answer": a sampled answer from the small model can
+# ramble to its 2,048-token context, minutes on a busy machine; this test is the wake.
+LONGEST_ANSWER = 24
 
 
 async def _no_servers() -> list[Any]:
@@ -63,6 +67,8 @@ def _scenario(app: Any, engines: list[LocalEngine], run: Any, qtbot: Any) -> Non
 
     run(asleep_after_idle(), timeout_s=60)
     assert "unloads the model after 2 idle" in label.toolTip()
+    tachy = app.tachy
+    tachy.chat_defaults.save(ChatDefaults(max_tokens=LONGEST_ANSWER), tachy.session)
     w.composer.setPlainText("Say hello.")
     qtbot.keyClick(w.composer, Qt.Key.Key_Return)
 
@@ -74,3 +80,4 @@ def _scenario(app: Any, engines: list[LocalEngine], run: Any, qtbot: Any) -> Non
     run(woken(), timeout_s=90)
     assert last_answer_text(w.chat_view).strip()
     assert app.page.runner.generation.cold  # the answer waited for the model to load
+    assert (app.page.runner.generation.finished.metrics.output_tokens or 0) <= LONGEST_ANSWER
