@@ -9,6 +9,7 @@ import signal
 import sys
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -26,6 +27,16 @@ if TYPE_CHECKING:
     from client.backends.engine.local_engine import LocalEngine
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# With PYTHONDONTWRITEBYTECODE set (as in many containers), pytest rewrote the asserts of
+# every test module again in each worker and each in-process collection (25 of a whole
+# collection's 40 s of CPU), and every `python -m client` a test started compiled the
+# client again. Bytecode goes to .pytest_cache/pycache instead, never beside the sources
+# (what the variable asks), for this process and the processes it starts.
+if sys.dont_write_bytecode:
+    _PYCACHE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "pycache"
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"] = str(_PYCACHE)
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # Tests press Ctrl-C (SIGINT) in the commands they start. A shell that starts pytest in the
 # background (`pytest &` in a script, nohup) makes it ignore SIGINT, and every command it
 # starts would inherit that and never stop: the default comes back for them.
