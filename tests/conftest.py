@@ -29,14 +29,13 @@ if TYPE_CHECKING:
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # With PYTHONDONTWRITEBYTECODE set (as in many containers), pytest rewrote the asserts of
 # every test module again in each worker and each in-process collection (25 of a whole
-# collection's 40 s of CPU), and every `python -m client` a test started compiled the
-# client again. Bytecode goes to .pytest_cache/pycache instead, never beside the sources
-# (what the variable asks), for this process and the processes it starts.
+# collection's 40 s of CPU). This process (each xdist worker loads this file too) writes
+# its bytecode to .pytest_cache/pycache, never beside the sources (what the variable asks).
+# The processes tests start keep the variable: a cache of the installed packages' bytecode
+# of their own cost more in a first run (3 s a start until written) than it saved.
 if sys.dont_write_bytecode:
-    _PYCACHE = Path(__file__).resolve().parents[1] / ".pytest_cache" / "pycache"
-    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"] = str(_PYCACHE)
+    sys.pycache_prefix = str(Path(__file__).resolve().parents[1] / ".pytest_cache" / "pycache")
     sys.dont_write_bytecode = False
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 # Tests press Ctrl-C (SIGINT) in the commands they start. A shell that starts pytest in the
 # background (`pytest &` in a script, nohup) makes it ignore SIGINT, and every command it
 # starts would inherit that and never stop: the default comes back for them.
