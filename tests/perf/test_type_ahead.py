@@ -75,6 +75,7 @@ async def test_a_typed_long_question_answers_as_fast_as_a_short_one(
     saved: list[int] = []
     rates: list[float] = []
     busy: list[bool] = []
+    tails: list[tuple[int | None, float | None]] = []  # the sent request's unread, its ms
     try:
         await backend.list_models()  # learns llama.cpp: progress chunks are asked for
         await short_ttft(backend, model)  # first use
@@ -90,6 +91,8 @@ async def test_a_typed_long_question_answers_as_fast_as_a_short_one(
             saved.append(saving.tokens)
             rates.append(typing.cps)
             busy.append(typing.reading_at_enter)
+            sent = typing.sent
+            tails.append((sent.computed, sent.prefill_ms) if sent is not None else (None, None))
             plain = await bench.pasted(backend, model, unseen_prompt(LONG_WORDS))
             pasted.append(first_token_ms(plain))
     finally:
@@ -102,7 +105,8 @@ async def test_a_typed_long_question_answers_as_fast_as_a_short_one(
         f"while typing {statistics.median(saved):.0f} tokens; pasted {whole:.0f} ms "
         f"({whole / short:.2f}x)\n  short {[round(x) for x in shorts]} typed "
         f"{[round(x) for x in typed]} pasted {[round(x) for x in pasted]} read while typing "
-        f"{saved}, a read under way at Enter {busy}"
+        f"{saved}, a read under way at Enter {busy}\n  unread at Enter (tokens, server's ms) "
+        f"{[(n, round(ms) if ms is not None else None) for n, ms in tails]}"
     )
     assert ahead <= 1.25 * short or ahead <= 0.5 * whole, (short, ahead, whole)
 
