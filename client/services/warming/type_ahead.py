@@ -303,6 +303,17 @@ def _ms_per_token(reads: list[ReadFigures]) -> float | None:
     return statistics.median(rates) if rates else None
 
 
+def settled_part(draft: str) -> str:
+    """The draft up to its last whole word, for a read while typing goes on: the word
+    being typed may still grow, and a read of part of it ends in tokens the sent
+    question will not have (" yell" for " yellow"): the request would read them again.
+    A read after a pause takes the whole draft (its last word is likely done)."""
+    if not draft or draft[-1].isspace():
+        return draft
+    cut = max(draft.rfind(" "), draft.rfind("\n"))
+    return draft[:cut] if cut > 0 else draft
+
+
 def rough_count(text: str) -> int:
     """About a text's tokens where no tokenizer is at hand (4 characters a token)."""
     return len(text) // 4 + 1

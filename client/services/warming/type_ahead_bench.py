@@ -28,9 +28,12 @@ from client.core.stats import percentile
 from client.services.warming.type_ahead import (
     READ_AFTER_PAUSE_S,
     READ_WHILE_GROWING_S,
+    ReadFigures,
     Saving,
     TypeAhead,
+    read_figures,
     rough_count,
+    settled_part,
 )
 
 TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=120.0)
@@ -84,6 +87,8 @@ class Typing:
     seconds: float = 0.0  # from the first key to Enter
     reads: int = 0  # reads asked for (the window's timers, when worth it)
     reading_at_enter: bool = False  # a read was under way when Enter cancelled it
+    sent: ReadFigures | None = None  # the sent request's prompt: computed (unread at
+    # Enter), cached, and the server's prefill time (ms)
 
     @property
     def cps(self) -> float | None:
@@ -113,7 +118,9 @@ async def typed(
     typing = Typing(chars=len(prompt) - start)
     began = time.monotonic()
 
-    def read(draft: str) -> None:
+    def read(draft: str, paused: bool) -> None:
+        if not paused:  # typing goes on: the word being typed is left for later
+            draft = settled_part(draft)
         if ahead.worth_reading(draft, rough_count):  # as the window asks
             typing.reads += 1
             ahead.read(backend, question(draft, model, max_tokens), draft)
@@ -130,7 +137,7 @@ async def typed(
             read_at = min(growing_until, at + READ_AFTER_PAUSE_S)
             if read_at < next_key:
                 await _sleep_until(read_at)
-                read(prompt[:end])
+                read(prompt[:end], paused=read_at < growing_until)
                 growing_until = None
             at = next_key
             await _sleep_until(at)
@@ -138,6 +145,7 @@ async def typed(
         typing.reading_at_enter = ahead.reading
         ahead.request_started()  # Enter
         metrics = await send(backend, question(prompt, model, max_tokens))
+        typing.sent = read_figures(metrics)
         return metrics, ahead.request_finished(metrics), typing
     finally:
         await ahead.aclose()

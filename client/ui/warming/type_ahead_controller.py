@@ -27,6 +27,7 @@ from client.services.warming.type_ahead import (
     keep_saving,
     rough_count,
     set_type_ahead,
+    settled_part,
     type_ahead_on,
 )
 from client.ui.common.async_errors import report
@@ -143,10 +144,13 @@ class TypeAheadController(QObject):
         self._show_readiness()
 
     def _read(self) -> None:
+        typing = self._pause.isActive()  # the growing timer's turn: typing goes on
         self._pause.stop()
         self._growing.stop()
         session, conversation = self.tachy.session, self.page.conversation_id
         draft = self.window.composer.toPlainText()
+        if typing:  # the word being typed is left for the next read
+            draft = settled_part(draft)
         if not self.enabled or session is None or not draft.strip() or self.page.runner.busy:
             return  # an answer being written keeps the server busy: not now
         if not self.type_ahead.worth_reading(draft, self._count):

@@ -21,6 +21,7 @@ from client.services.warming.type_ahead import (
     on_this_machine,
     read_figures,
     set_type_ahead,
+    settled_part,
     type_ahead_on,
 )
 from client.store.conversations.history import HistoryStore
@@ -114,6 +115,15 @@ async def test_enter_cancels_a_read_in_flight(db: Database) -> None:
         await ahead.aclose()
         await backend.aclose()
         await lab.stop()
+
+
+def test_a_read_while_typing_leaves_the_word_being_typed() -> None:
+    """Its tokens would not be the sent question's (" yell" for " yellow")."""
+    assert settled_part("the river and the yell") == "the river and the"
+    assert settled_part("the river and the\nyell") == "the river and the"
+    assert settled_part("the river and ") == "the river and "  # the last word is done
+    assert settled_part("yell") == "yell"  # one word: the first read reads it
+    assert settled_part("") == ""
 
 
 def test_figures_come_from_each_servers_counts() -> None:
