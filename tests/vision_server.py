@@ -20,6 +20,8 @@ import os
 import signal
 import socket
 import subprocess
+import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +30,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# Its first start installs it; beside the suite on a busy machine a start took minutes.
+# Within the tests' own timeout (900 s, their pytest.mark.timeout), which counts the
+# session fixture's start in the first test that asks for it.
 START_TIMEOUT_S = 600
 # Its tests run on one worker of plain `pytest` (addopts' `--dist loadgroup`): the server
 # is per session, so each worker that ran one would start its own, a minute on a busy
@@ -60,19 +65,47 @@ def _free_port() -> int:
 
 
 def _start() -> VisionServer:
+    """The tool's server, once the tool says it answers (its `url`, `model`, `pid` lines).
+    The tool runs in its own process group, so a start given up on takes the server it
+    began (nohup'd in the background) with it."""
     command = [str(_tool()), "serve", str(_free_port()), "pixtral"]
-    try:
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=START_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
+    with tempfile.TemporaryFile("w+") as errors:
+        tool = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=errors, text=True,
+            stdin=subprocess.DEVNULL, start_new_session=True,
         )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"The vision server did not start within {START_TIMEOUT_S} s", pytrace=False)
-    found = dict(line.partition(" ")[::2] for line in done.stdout.splitlines() if " " in line)
-    if done.returncode != 0 or "url" not in found or "pid" not in found:
-        tail = (done.stderr or done.stdout)[-2000:]
-        pytest.fail(f"The vision server could not start:\n{tail}", pytrace=False)
-    return VisionServer(found["url"].strip(), found.get("model", "").strip(), int(found["pid"]))
+        said = _ready_lines(tool, START_TIMEOUT_S)
+        if said is None:
+            os.killpg(tool.pid, signal.SIGKILL)
+        tool.wait()
+        errors.seek(0)
+        tail = errors.read()[-3000:]
+    if said is None:
+        why = f"did not say it was ready within {START_TIMEOUT_S} s"
+    elif "url" not in said or "pid" not in said:
+        why = f"could not start (the tool ended with {tool.returncode})"
+    else:
+        return VisionServer(said["url"], said.get("model", ""), int(said["pid"]))
+    pytest.fail(f"The vision server {why}; the tool's stderr:\n{tail}", pytrace=False)
+
+
+def _ready_lines(tool: subprocess.Popen[str], timeout_s: float) -> dict[str, str] | None:
+    """The tool's `name value` lines once it printed url and pid (ready) or ended; None
+    when neither came within timeout_s."""
+    said: dict[str, str] = {}
+    over = threading.Event()
+
+    def read() -> None:
+        assert tool.stdout is not None
+        for line in tool.stdout:
+            name, _, value = line.strip().partition(" ")
+            said[name] = value
+            if "url" in said and "pid" in said:
+                over.set()
+        over.set()  # the tool ended (stdout closed)
+
+    threading.Thread(target=read, daemon=True).start()
+    return dict(said) if over.wait(timeout_s) else None
 
 
 def _stop(pid: int, timeout_s: float = 60.0) -> None:

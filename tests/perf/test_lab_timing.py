@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -176,16 +177,24 @@ def report(label: str, runs: list[Timed], ttft: float, tpot: float) -> dict[str,
     return figures
 
 
+MEDIAN_GOAL_MS = 2.0  # what the lab may add over the same run's bare server
+P95_GOAL_MS = 5.0
+
+
 def bounds_missed(lab: dict[str, float], bare: dict[str, float]) -> list[str]:
-    """What the lab adds over the bare server, printed; the bounds it misses."""
+    """What the lab adds over the bare server, printed beside its goal; the bounds it
+    misses."""
     missed = []
     for metric in ("ttft", "tpot"):
         added_median = lab[f"{metric}_median"] - bare[f"{metric}_median"]
         added_p95 = lab[f"{metric}_p95"] - bare[f"{metric}_p95"]
-        print(f"lab adds to {metric}: median {added_median:+.2f} ms, P95 {added_p95:+.2f} ms")
-        if added_median > 2.0:
+        print(
+            f"lab adds to {metric}: median {added_median:+.2f} ms (goal <= {MEDIAN_GOAL_MS}),"
+            f" P95 {added_p95:+.2f} ms (goal <= {P95_GOAL_MS})"
+        )
+        if added_median > MEDIAN_GOAL_MS:
             missed.append(f"{metric} median {added_median:+.2f} ms")
-        if added_p95 > 5.0:
+        if added_p95 > P95_GOAL_MS:
             missed.append(f"{metric} P95 {added_p95:+.2f} ms")
     return missed
 
@@ -200,6 +209,9 @@ def measure_until_within_bounds(run: Any, label: str, ttft: float, tpot: float) 
     """Run `run()` (lab runs, bare runs) until the bounds hold, at most ATTEMPTS times."""
     misses = []
     for _ in range(ATTEMPTS):
+        # The load beside each run, printed: a miss on a busy machine says so (the tier
+        # missed the 50-stream P95 in 3 runs where the file alone met it).
+        print(f"\nload average before this run: {os.getloadavg()[0]:.2f}")
         lab_runs, bare_runs = asyncio.run(run())
         missed = bounds_missed(
             report(f"lab, {label}", lab_runs, ttft, tpot),

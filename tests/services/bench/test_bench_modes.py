@@ -111,7 +111,11 @@ async def test_export_csv_and_json(quick: Backend, tmp_path: Path) -> None:
 
 
 async def test_sweep_knee_is_the_lab_capacity() -> None:
-    lab, backend = await _backend({"ttft": 40, "tpot_ms": 4, "output_tokens": 15, "capacity": 2})
+    # A first token at 150 ms: the knee is concurrency 2's P95 under 1.5 x concurrency 1's,
+    # so a busy machine's lateness at 2 over 1 may reach 75 ms (at 40 ms, 20 ms of it
+    # moved the knee). A reply of 270 ms: what a request queues behind past 2.
+    dials = {"ttft": 150, "tpot_ms": 8, "output_tokens": 15, "capacity": 2}
+    lab, backend = await _backend(dials)
     try:
         # 30 requests a level, the least the knee is decided on: a P95 of fewer is
         # nearly their slowest, and one pause of the suite's process moved the knee.
@@ -129,9 +133,10 @@ async def test_sweep_knee_is_the_lab_capacity() -> None:
         assert point.ttft_p95_low_ms is not None and point.ttft_p95_ms is not None
         assert point.ttft_p95_low_ms <= point.ttft_p95_ms
     crossings = tier_crossings(points)
-    # 100 ms is crossed by concurrency 4 at the latest, where a request queues behind two
-    # whole replies (earlier on a busy machine)
-    assert crossings and crossings[0][0] == 100.0 and crossings[0][2] in (1, 2, 4)
+    # 100 ms from the first level (the lab's 150 ms); 300 ms by concurrency 8 at the
+    # latest, where a request queues behind whole replies (earlier on a busy machine)
+    assert crossings[0] == (100.0, 1, None)
+    assert crossings[1][0] == 300.0 and crossings[1][2] in (1, 2, 4)
 
 
 async def test_a_sweep_of_few_requests_a_level_names_no_knee(quick: Backend) -> None:

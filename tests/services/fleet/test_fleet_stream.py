@@ -136,6 +136,10 @@ async def test_least_loaded_picks_the_idle_server(labs: Callable[..., Any]) -> N
     fleet = pool_of([busy_url, idle_url], Policy.LEAST_LOADED, read_loads=True)
     try:
         await until(lambda: busy.state.scheduler.running == 2)
+        # The servers' figures read before the pick: its own wait for a first reading is
+        # bounded (loads.READ_WAIT_S, 0.3 s), a busy machine can take longer, and then
+        # the pick goes by the pool's order, to the busy server.
+        await until_read(fleet, [2.0, 0.0])
         stream = fleet.answer(request())
         await read_all(stream)
     finally:
@@ -163,6 +167,14 @@ async def test_least_loaded_counts_its_own_requests_in_flight(labs: Callable[...
         await asyncio.gather(reading, return_exceptions=True)
         await close(fleet)
     assert held.winner_name == "server 1" and stream.winner_name == "server 2"
+
+
+async def until_read(fleet: PoolBackend, loads: list[float], timeout_s: float = 60.0) -> None:
+    """Until the pool's board has read each server's load as `loads` (a safety net only)."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while (read := await fleet.loads.reported(list(range(len(loads))))) != loads:
+        assert asyncio.get_running_loop().time() < deadline, f"the loads read {read}"
+        await asyncio.sleep(0.01)
 
 
 async def read_plain(backend: Backend) -> None:

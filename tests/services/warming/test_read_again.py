@@ -24,7 +24,7 @@ async def test_ollama_restarted_cold_reads_loading_for_the_request(make_server: 
     assert warmer.state is ModelState.WARM and warmer.seconds_left is not None
     server.until = None  # restarted: its memory is empty
     assert warmer.user_request_started() is False  # as far as it knew: warm
-    await until(lambda: warmer.state is ModelState.LOADING, timeout_s=3)
+    await until(lambda: warmer.state is ModelState.LOADING)
     warmer.first_token_received()
     assert warmer.state is ModelState.WARM
     warmer.user_request_finished(ok=True)

@@ -11,6 +11,7 @@ import pytest
 
 from client.lab import LabServer, scenario_from_dict
 from client.services.chat.turn_state import TurnState
+from client.services.hud.hud_live import MIN_GAPS_FOR_MEDIAN
 from tests.ui.conftest import until
 
 SILENCE_S = 3.5
@@ -18,8 +19,13 @@ SILENCE_S = 3.5
 
 @pytest.fixture
 def stalling_lab(run: Any) -> Iterator[str]:
-    dials = {"ttft": 20, "tpot_ms": 5, "output_tokens": 12}
-    fault = {"kind": "stall", "after_tokens": 4, "seconds": SILENCE_S}
+    # Three tokens, the silence, two more: it resumes, and the HUD's running median never
+    # has enough gaps to judge one (hud_live.MIN_GAPS_FOR_MEDIAN), so only the silence
+    # over 2 s is a stall. With more, a busy machine's 50 ms pause in reading the 5 ms
+    # tokens (or before the closing line) is one by that median too: 2-5 were counted
+    # beside two CPU-bound processes, where this test counts the lab's silence alone.
+    dials = {"ttft": 20, "tpot_ms": 5, "output_tokens": MIN_GAPS_FOR_MEDIAN}
+    fault = {"kind": "stall", "after_tokens": 3, "seconds": SILENCE_S}
     lab = LabServer(scenario_from_dict({**dials, "fault": fault}))
     url = run(lab.start())
     yield url
