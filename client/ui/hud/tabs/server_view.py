@@ -172,10 +172,15 @@ class ServerView(QWidget):
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # no asyncio loop runs Qt here (a bare test): nothing to poll with
-        self._last_poll_at = time.monotonic()
         self._in_flight = loop.create_task(self._poll(self.poller))
 
     async def _poll(self, poller: ServerStatsPoller) -> None:
+        # The tick is on time, but its task may start late on a busy loop: a poll started
+        # late and the next on time would be under a second apart.
+        wait = self._last_poll_at + POLL_INTERVAL_MS / 1000.0 - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self._last_poll_at = time.monotonic()
         try:
             snapshot = await poller.poll()
         except RuntimeError:  # httpx: its client was closed under it (the view closing)
