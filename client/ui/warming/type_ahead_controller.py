@@ -36,6 +36,7 @@ from client.ui.common.locale_text import number
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu
 
+    from client.services.chat.session import ChatSession
     from client.services.planning.planner import RequestPlan
     from client.services.tachy import Tachy
     from client.services.warming.warming_policy import WarmingPolicy
@@ -67,6 +68,8 @@ class TypeAheadController(QObject):
         self.policy, self.page, self.tachy = policy, page, tachy
         self.window = page.window
         self.type_ahead = TypeAhead(on_change=self._show_readiness)
+        # The question sent goes to the slot that read its start (TurnSteps asks).
+        tachy.on_session(self._hint_slots)
         self.enabled = False
         self._read_in: int | None = None  # the conversation the draft was read in
         self._target: tuple[str, str] | None = None  # the server and model read by
@@ -97,6 +100,9 @@ class TypeAheadController(QObject):
         self.action.toggled.connect(self.set_enabled)
         menu.addSeparator()
         menu.addAction(self.action)
+
+    def _hint_slots(self, session: ChatSession) -> None:
+        session.slot_hint = self.type_ahead
 
     # --- the setting ----------------------------------------------------------------
     def server_changed(self) -> None:
