@@ -23,7 +23,6 @@ from client.services.warming.type_ahead import (
     READ_AFTER_PAUSE_S,
     READ_WHILE_GROWING_S,
     Readiness,
-    TypeAhead,
     keep_saving,
     rough_count,
     set_type_ahead,
@@ -36,7 +35,6 @@ from client.ui.common.locale_text import number
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMenu
 
-    from client.services.chat.session import ChatSession
     from client.services.planning.planner import RequestPlan
     from client.services.tachy import Tachy
     from client.services.warming.warming_policy import WarmingPolicy
@@ -67,9 +65,9 @@ class TypeAheadController(QObject):
         policy.draft_unread = self.unread
         self.policy, self.page, self.tachy = policy, page, tachy
         self.window = page.window
-        self.type_ahead = TypeAhead(on_change=self._show_readiness)
-        # The question sent goes to the slot that read its start (TurnSteps asks).
-        tachy.on_session(self._hint_slots)
+        # The policy's: the session asks it which slot read the question's start.
+        self.type_ahead = policy.type_ahead
+        self.type_ahead.on_change = self._show_readiness
         self.enabled = False
         self._read_in: int | None = None  # the conversation the draft was read in
         self._target: tuple[str, str] | None = None  # the server and model read by
@@ -100,9 +98,6 @@ class TypeAheadController(QObject):
         self.action.toggled.connect(self.set_enabled)
         menu.addSeparator()
         menu.addAction(self.action)
-
-    def _hint_slots(self, session: ChatSession) -> None:
-        session.slot_hint = self.type_ahead
 
     # --- the setting ----------------------------------------------------------------
     def server_changed(self) -> None:
