@@ -17,7 +17,9 @@
    while typing", 422-452, counts only what the reads added: the ~24 tokens of the
    system prompt were cached before the first read in most rounds), 126-264 ms; the
    round far over the goal had a read under way at Enter (2.5x). Busy machine, later
-   the same day: 0.97x, 0.72x, 1.03x (docs/benchmarks.md, Type-ahead).
+   the same day: 0.97x, 0.72x, 1.03x (docs/benchmarks.md, Type-ahead). The question
+   now goes to the last read's slot (`TypeAhead.slot_for`), so a read under way at
+   Enter is waited out in place and found cached: 0.92x, 0.72x, 0.77x (shared machine).
 2. Stop mid-prefill of a ~1,500-token question leaves the engine idle (its last CPU
    tick, /proc) within 250 ms, median of 5, and a cancelled read the same; the prefill
    rate (tokens per CPU second) of the default batch against the batch it replaced.

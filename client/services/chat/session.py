@@ -33,6 +33,7 @@ from client.services.chat.turn_steps import (
     Classifying,
     Planning,
     RunSettings,
+    SlotHint,
     TurnAsk,
     TurnKind,
     TurnSteps,
@@ -73,6 +74,7 @@ class ChatSession:
         "prompt_cache",
         "routes",
         "settings",
+        "slot_hint",
         "summaries",
         "token_counter",
         "tools",
@@ -115,6 +117,7 @@ class ChatSession:
         self.prompt_cache: Callable[[], CachedPrompt | None] | None = None
         self.events: EventBus | None = None  # the root's: its turns publish there
         self.tools: TurnTools | None = None  # the conversation's MCP tools (tool_step.py)
+        self.slot_hint: SlotHint | None = None  # type-ahead's: the slot that read the question
         # Kept in the store: a reopened conversation sends its summary again.
         self.summaries = ConversationSummaries(SummaryStore(history.db))
 
@@ -315,6 +318,7 @@ class ChatSession:
             classifying=Classifying(own.classify, own.classify_budget_ms),
             knowledge=self.knowledge,
             prompt_budget=own.prompt_budget,
+            slot_hint=self.slot_hint,
         )
         return Generation(self._run_settings(), ask, steps)
 

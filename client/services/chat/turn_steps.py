@@ -18,10 +18,11 @@ while a turn runs is for the next one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from client.backends.base import Backend
 from client.core.budget import TokenCounter
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.images import Attachment, ImagePart
@@ -91,6 +92,13 @@ class TurnAsk:
     def images_prepare_ms(self) -> float:
         """The client's time preparing the question's images."""
         return sum(a.prepare_ms for a in self.images)
+
+
+class SlotHint(Protocol):
+    """Which llama.cpp slot a request should run in (type-ahead: the slot that read the
+    question's start, client/services/warming/type_ahead.py); None: the server picks."""
+
+    def slot_for(self, backend: Backend, request: ChatRequest) -> int | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +198,7 @@ class TurnSteps:
     classifying: Classifying = field(default_factory=Classifying)
     knowledge: KnowledgeStage | None = None
     prompt_budget: int | None = None  # passages get a share of it (knowledge_stage)
+    slot_hint: SlotHint | None = None  # the slot already holding the question's start
 
     @property
     def routes(self) -> tuple[Route, ...]:
@@ -291,7 +300,15 @@ class TurnSteps:
         # Asked by a prompt, small models often start the answer over.
         prompted = turn.continuing and plan.continue_mode is ContinueMode.PROMPT
         answer_filter = prompted_answer_filter(turn.continuing) if prompted else None
-        return Outgoing(plan, plan.request(), answer_filter)
+        return Outgoing(plan, self._in_slot(plan), answer_filter)
+
+    def _in_slot(self, plan: RequestPlan) -> ChatRequest:
+        """The plan's request, sent to the slot that read its start when there is one
+        (llama.cpp's id_slot; the other kinds' bodies leave it out)."""
+        request = plan.request()
+        hint = self.slot_hint
+        slot = hint.slot_for(plan.route.backend, request) if hint is not None else None
+        return replace(request, slot=slot) if slot is not None else request
 
     async def _ask_vision(self, turn: Turn, chosen: RouteChoice) -> None:
         """With images in the turn, whether the route (and a cascade's fallback) can

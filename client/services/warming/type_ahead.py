@@ -5,6 +5,7 @@
         ahead.read(backend, plan.request(), draft)
     ahead.readiness(draft, count_text)    # "read 412 of 430 tokens"
     ahead.request_started()               # Enter: a read in flight is cancelled at once
+    ahead.slot_for(backend, sent_request) # the read's slot, when the read is its start
     ahead.request_finished(metrics)       # -> Saving: what the sent request took from it
     keep_saving(metrics, saving, store, record_id)  # with its figures, stored
 
@@ -14,8 +15,9 @@ token to generate. Every server kind that keeps a prompt cache then holds the wh
 question: llama-server (cache_prompt, on by default), vLLM (automatic prefix caching)
 and Ollama (its runner keeps each slot's inputs and reuses the longest common prefix).
 The request sent on Enter prefills only what the reads did not cover. On llama-server
-the reads take turns in two slots (READ_SLOTS), so a read Enter cancels, whose slot is
-busy a batch or two more, leaves the read before it in an idle slot for the request.
+the reads run in one slot (READ_SLOT) and the request goes there too (`slot_for`, the
+session's slot hint, client/services/chat/turn_steps.py): llama-server holds it until a
+read Enter cancelled stops, then finds the whole read in the slot's cache.
 
 A read never delays the real request: `request_started` cancels it, which closes its
 connection (ChatStream's finally), so the server drops it at its next batch. Only one
@@ -64,11 +66,14 @@ READ_WHILE_GROWING_S = 1.5
 # and 1.8x a short question's TTFT; tests/perf/test_type_ahead.py). The first read of
 # a draft is always made.
 READ_AT_LEAST_TOKENS = 12
-# llama-server gives a new request an idle slot: one still reading a read that Enter
-# cancelled is busy for a batch or two, and the request would land in a slot without the
-# question. Reads take turns in two slots (`id_slot`, modulo the server's slots), so the
-# slot of the read before is idle and holds all but the last few tokens.
-READ_SLOTS = 2
+# The reads' llama.cpp slot (`id_slot`), and the sent request's when the last read is
+# its start (`slot_for`). Without it llama-server gives the request an idle slot: one
+# still reading a read Enter cancelled is busy a batch or two more, so the request
+# landed in another slot, without the question (TTFT 313 ms median, 207-479). Pinned,
+# it waits for the cancelled read to stop and finds it cached (202-219 ms). Reads used
+# to take turns in two slots to leave the request an idle one; pinned, one slot serves:
+# each read extends the one before it in place (docs/benchmarks.md, Type-ahead).
+READ_SLOT = 0
 CACHED_SOURCE = "openai"  # metrics.server[...]: {"cached_tokens": n} from an OpenAI usage
 
 
@@ -127,6 +132,31 @@ class Saving:
     saved_ms: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class SentRead:
+    """Where the last read went and what it read: the sent request's slot hint."""
+
+    base_url: str
+    model: str
+    slot: int
+    request: ChatRequest
+
+    def starts(self, base_url: str, request: ChatRequest) -> bool:
+        """Whether `request` goes to the same server and model and the read's prompt is
+        its start: the same messages but the last, whose text begins with the read's
+        (the draft read is the question's start), and the same tools."""
+        read = self.request
+        if base_url != self.base_url or request.model != self.model:
+            return False
+        if request.tools != read.tools or len(request.messages) != len(read.messages):
+            return False
+        if not read.messages or read.messages[:-1] != request.messages[:-1]:
+            return False
+        mine, theirs = read.messages[-1], request.messages[-1]
+        same_kind = replace(mine, content="") == replace(theirs, content="")
+        return same_kind and bool(mine.content) and theirs.content.startswith(mine.content)
+
+
 class TypeAhead:
     def __init__(self, on_change: Callable[[], None] | None = None) -> None:
         self.on_change = on_change  # a read progressed, ended or was cancelled
@@ -139,6 +169,7 @@ class TypeAhead:
         self._read_tokens = 0  # its request's prompt tokens, as the server counted them
         self._progress: tuple[str, Prefill] | None = None  # a read under way
         self._reading: str | None = None  # its draft
+        self._sent: SentRead | None = None  # the last read sent, till the request ends
 
     # --- reading ----------------------------------------------------------------------
     def read(self, backend: Backend, request: ChatRequest, draft: str) -> None:
@@ -159,8 +190,8 @@ class TypeAhead:
         return self._task is not None and not self._task.done()
 
     async def _read(self, backend: Backend, asked: ChatRequest, draft: str) -> None:
-        slot = self.reads_sent % READ_SLOTS
-        request = replace(asked, options=replace(asked.options, max_tokens=1), slot=slot)
+        request = replace(asked, options=replace(asked.options, max_tokens=1), slot=READ_SLOT)
+        self._sent = SentRead(backend.base_url, asked.model, READ_SLOT, asked)
         self.reads_sent += 1
         epoch, last = self._epoch, None
         try:
@@ -235,11 +266,20 @@ class TypeAhead:
             task.cancel()  # ChatStream closes the response: the connection drops
         self._progress = None
 
+    def slot_for(self, backend: Backend, request: ChatRequest) -> int | None:
+        """The slot of the last read when `request` goes to the server and model read
+        and the read is its start; else None (llama-server picks an idle slot). Holds
+        after Enter cancelled the read, till the request finishes or `forget`."""
+        sent = self._sent
+        if sent is None or not sent.starts(backend.base_url, request):
+            return None
+        return sent.slot
+
     def request_finished(self, metrics: RequestMetrics | None) -> Saving | None:
         """What the sent request took from this draft's reads (None: nothing read, or
         the server reports no counts); then the reads are forgotten."""
         reads, self._reads = self._reads, []
-        self._read_draft, self._read_tokens = None, 0
+        self._read_draft, self._read_tokens, self._sent = None, 0, None
         if not reads or metrics is None:
             return None
         tokens = _tokens_saved(reads, read_figures(metrics))
@@ -253,6 +293,7 @@ class TypeAhead:
         self._epoch += 1
         self.request_started()
         self._reads, self._read_draft, self._read_tokens = [], None, 0
+        self._sent = None
         self._changed()
 
     async def aclose(self) -> None:

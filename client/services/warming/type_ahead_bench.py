@@ -6,8 +6,9 @@ THINKING_S after every THOUGHT_WORDS words (so the mean rate is lower: `Typing.c
 says it); the draft is read as the window reads it (after a READ_AFTER_PAUSE_S pause,
 and every READ_WHILE_GROWING_S while typing goes on; one read at a time, the newest
 next), and Enter comes one key after the last character, cancelling a read still under
-way. `start`: the part of the question already in the draft when typing begins (pasted,
-or typed long before), read after the first pause. Pasted: the same question sent at
+way; the question goes to the last read's slot, as the chat pipeline sends it. `start`:
+the part of the question already in the draft when typing begins (pasted, or typed
+long before), read after the first pause. Pasted: the same question sent at
 once. Each run asks a question of its own, so no prompt cache holds it from an earlier
 run.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from client.backends.base import Backend
@@ -144,7 +145,9 @@ async def typed(
         typing.seconds = time.monotonic() - began
         typing.reading_at_enter = ahead.reading
         ahead.request_started()  # Enter
-        metrics = await send(backend, question(prompt, model, max_tokens))
+        asked = question(prompt, model, max_tokens)
+        # As the chat pipeline sends it: to the read's slot (TurnSteps' slot hint).
+        metrics = await send(backend, replace(asked, slot=ahead.slot_for(backend, asked)))
         typing.sent = read_figures(metrics)
         return metrics, ahead.request_finished(metrics), typing
     finally:

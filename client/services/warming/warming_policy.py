@@ -40,6 +40,7 @@ from client.services.servers.engine_idle import Engine
 from client.services.servers.model_status import DEFAULT_KEEP_ALIVE, WarmSettings
 from client.services.warming.ttft_learning import LEARNED_KEY as LEARNED_KEY
 from client.services.warming.ttft_learning import TtftLearning
+from client.services.warming.type_ahead import TypeAhead
 from client.services.warming.warming import WARM_PROMPT, KeepAliveWarmer
 from client.store.settings import Settings
 
@@ -93,16 +94,20 @@ class WarmingPolicy:
         # Type-ahead (client/ui/warming/type_ahead_controller.py): the draft's request's
         # tokens the server has not read yet; None: no read of it, count them all.
         self.draft_unread: Callable[[str], int | None] = lambda _text: None
+        # The draft's reads (the controller drives them); the session's slot hint too.
+        self.type_ahead = TypeAhead()
 
     # --- the session ----------------------------------------------------------------
     def attach(self, session: ChatSession) -> None:
         """What the session asks of warming: the model's state, its load time, the
-        keep-alive to send, the predicted wait, what the prompt cache holds."""
+        keep-alive to send, the predicted wait, what the prompt cache holds, the slot
+        that read the question."""
         self._session = session
         session.model_state_provider = self.warmer.model_state
         session.load_estimate = lambda: self.predictor.load_ms  # the loading stage's "about"
         session.ttft_estimate = self._predict_ms
         session.prompt_cache = self.warmer.cached_prompt
+        session.slot_hint = self.type_ahead  # the question goes to its reads' slot
         session.configure(keep_alive=self.warmer.request_keep_alive)
 
     def retarget(self, session: ChatSession, engine: Engine | None, reason: str) -> None:

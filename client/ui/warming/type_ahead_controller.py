@@ -23,7 +23,6 @@ from client.services.warming.type_ahead import (
     READ_AFTER_PAUSE_S,
     READ_WHILE_GROWING_S,
     Readiness,
-    TypeAhead,
     keep_saving,
     rough_count,
     set_type_ahead,
@@ -66,7 +65,9 @@ class TypeAheadController(QObject):
         policy.draft_unread = self.unread
         self.policy, self.page, self.tachy = policy, page, tachy
         self.window = page.window
-        self.type_ahead = TypeAhead(on_change=self._show_readiness)
+        # The policy's: the session asks it which slot read the question's start.
+        self.type_ahead = policy.type_ahead
+        self.type_ahead.on_change = self._show_readiness
         self.enabled = False
         self._read_in: int | None = None  # the conversation the draft was read in
         self._target: tuple[str, str] | None = None  # the server and model read by

@@ -42,6 +42,8 @@ def test_the_draft_is_read_while_typed_and_the_footer_says_what_it_saved(
         assert link is not None
         ahead = link.type_ahead
         assert ahead.enabled and ahead.action.isChecked()  # loopback: on by default
+        session = app.tachy.session
+        assert session is not None and session.slot_hint is ahead.type_ahead  # Enter asks it
         # The lab's prompt cache holds one prompt: a start-up warm-up after the read
         # would take its place (llama-server keeps one per slot, and more in RAM).
         await until(lambda: link.state_label.text().startswith("warm"))

@@ -12,6 +12,6 @@ def chat_body(request: ChatRequest) -> dict[str, Any]:
     body = openai_body(request)
     # prompt_progress chunks while it reads the prompt (another server may refuse the field)
     body["return_progress"] = True
-    if request.slot is not None:  # type-ahead's reads alternate between two slots
+    if request.slot is not None:  # type-ahead: its reads' slot, and the question's
         body["id_slot"] = request.slot
     return body
