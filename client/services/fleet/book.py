@@ -5,9 +5,11 @@ the policies read it (the hedge's wait, the failover's health, least-loaded's co
 A request closed because another server answered first never had its first token: it
 waited at least as long as it was open. Those waits are marked as such (`waits`): the
 figures shown are real first tokens only. The hedge's P95 counts a request cut short
-as one slower than every real first token (not by its wait: that wait is the hedge's
-own delay plus the winner's first token, and counting it would push each next P95
-up), so a server whose requests keep losing goes first less often.
+as the slowest real first token, or its own wait when that is shorter. Not by its wait
+alone: that is the hedge's own delay plus the winner's first token, and counting it
+would push each next P95 up; a server whose requests keep losing goes first less often.
+Not as the slowest alone: one real 2 s stall (its hedge stalled too) would count every
+later cut request as 2 s, and once those pass 5 % the P95 is 2 s and no stall is hedged.
 """
 
 from __future__ import annotations
@@ -136,12 +138,14 @@ class FleetBook:
 
 
 def _waits(record: MemberRecord) -> list[float]:
-    """Real first tokens, sorted, with each request cut short as the slowest of them."""
+    """Real first tokens and each request cut short (as the slowest of them, or its own
+    wait when shorter), sorted."""
     real = sorted(record.ttft_ms)
     if not real:
         return []
-    cut = sum(1 for _, cut_short in record.waits if cut_short)
-    return real + [real[-1]] * cut
+    slowest = real[-1]
+    cut = [min(ms, slowest) for ms, cut_short in record.waits if cut_short]
+    return sorted(real + cut)
 
 
 def _percentile(values: list[float], q: float) -> float | None:

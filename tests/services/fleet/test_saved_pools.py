@@ -96,3 +96,13 @@ def test_the_hedge_waits_for_the_p95_and_cut_requests_count_as_the_slowest() -> 
     book.cut_short(0, 5000.0, at_ns=0)  # not its wait: the slowest real one
     assert before < book.hedge_after_ms(0) <= 200.0
     assert [f.n for f in book.figures()] == [20, 20]  # the figures shown: real ones only
+
+
+def test_one_real_stall_does_not_make_every_cut_request_count_as_it() -> None:
+    book = FleetBook(["a", "b"])
+    for _ in range(40):
+        book.first_token(0, 60.0)
+    book.first_token(0, 2000.0)  # its hedge stalled too: a real 2 s first token
+    for _ in range(3):
+        book.cut_short(0, 150.0, at_ns=0)  # hedged stalls: cut at the hedge plus a reply
+    assert book.hedge_after_ms(0) < 200.0  # still hedged well before a stall ends
