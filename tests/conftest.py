@@ -56,7 +56,7 @@ CORRECTNESS_TIER = "not perf and not vllm"
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """Three worker processes (addopts' `-n 3`) only for the whole correctness tier, plain
+    """Four worker processes (addopts' `-n 4`) only for the whole correctness tier, plain
     `pytest`: the benchmarks measure speeds with nothing of theirs beside them, the vLLM
     tier shares one vLLM, and a file named on the command line is quicker in one process.
     An `-n` typed on the command line is kept. (Runs before xdist's own hook.)"""
