@@ -65,6 +65,13 @@ def arrivals(state: LabState) -> Middleware:
         except asyncio.CancelledError:  # the client left (handler_cancellation) or we stop
             state.stats.left_at_ns.append(time.perf_counter_ns())
             raise
+        except ConnectionResetError as exc:
+            if request.transport is not None and not request.transport.is_closing():
+                raise  # not the client's connection (an upstream's)
+            # The client left as the reply was written: a disconnect, as when it leaves
+            # before (aiohttp logs neither), not an error with its traceback.
+            state.stats.left_at_ns.append(time.perf_counter_ns())
+            raise asyncio.CancelledError from exc
 
     return stamp_arrival
 

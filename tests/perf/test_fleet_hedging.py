@@ -112,12 +112,21 @@ def closing_delays(labs: list[RunningLab], before: list[int], run: FleetRun) -> 
     return delays
 
 
+def thrice(run: FleetRun) -> float:
+    """The share of answers whose hedge was hedged in turn."""
+    results = run.report.warm_results
+    return sum(r.sent > 2 for r in results) / len(results) if results else 0.0
+
+
 def by(runs: list[FleetRun], level: int, label: str) -> FleetRun:
     return next(r for r in runs if r.concurrency == level and r.label == label)
 
 
 def report(runs: list[FleetRun], close_ms: list[float]) -> str:
-    lines = [f"{'route':<16}{'conc':>5}{'n':>5}{'P50':>9}{'P95':>9}{'P99':>9}{'sent twice':>12}"]
+    lines = [
+        f"{'route':<16}{'conc':>5}{'n':>5}{'P50':>9}{'P95':>9}{'P99':>9}{'sent twice':>12}"
+        f"{'3 times':>9}"
+    ]
     for run in runs:
         t = run.ttft
         cells = ("-",) * 3 if t is None else (f"{t.median:.0f}", f"{t.p95:.0f}", f"{t.p99:.0f}")
@@ -125,7 +134,7 @@ def report(runs: list[FleetRun], close_ms: list[float]) -> str:
         lines.append(
             f"{run.label:<16}{run.concurrency:>5}{n:>5}"
             + "".join(f"{c:>9}" for c in cells)
-            + f"{run.sent_twice:>12.1%}"
+            + f"{run.sent_twice:>12.1%}{thrice(run):>9.1%}"
         )
     for level in LEVELS:
         single, hedged = by(runs, level, "single server"), by(runs, level, "hedged")

@@ -49,7 +49,7 @@ class FleetRun:
 
     @property
     def sent_twice(self) -> float:
-        """The share of answers for which more than one request was sent."""
+        """The share of answers sent to more than one server (a hedge or a failover)."""
         results = self.report.warm_results
         return sum(r.sent > 1 for r in results) / len(results) if results else 0.0
 

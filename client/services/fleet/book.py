@@ -10,6 +10,11 @@ alone: that is the hedge's own delay plus the winner's first token, and counting
 would push each next P95 up; a server whose requests keep losing goes first less often.
 Not as the slowest alone: one real 2 s stall (its hedge stalled too) would count every
 later cut request as 2 s, and once those pass 5 % the P95 is 2 s and no stall is hedged.
+(Once one real stall is among them its wait does count, and each cut pushes the next
+P95 up; a hedge that stalls too gets one of its own, so a real stall is rare.) Which
+server goes first counts a request cut short at its wait, a lower bound: a server whose
+requests keep losing goes first less often, and one that never answered is not taken
+for fast.
 """
 
 from __future__ import annotations
@@ -105,13 +110,14 @@ class FleetBook:
         return self.records[member].in_flight
 
     def p95_wait_ms(self, member: int) -> float | None:
-        """The server's own P95 wait for a first token (None: not measured yet)."""
-        own = _waits(self.records[member])
+        """The server's own P95 wait for a first token, counting each request cut short
+        at its wait (None: not measured yet)."""
+        own = sorted(ms for ms, _cut in self.records[member].waits)
         return percentile(own, 95) if own else None
 
     def hedge_after_ms(self, member: int) -> float:
-        """How long the first request waits before a second is sent: its server's P95
-        wait, else the pool's, else DEFAULT_HEDGE_MS."""
+        """How long a request waits before another is sent: its server's P95 wait (a
+        request cut short as above), else the pool's, else DEFAULT_HEDGE_MS."""
         own = _waits(self.records[member])
         if len(own) >= MIN_SAMPLES:
             return percentile(own, 95)

@@ -45,7 +45,7 @@ from client.services.fleet.pool import Policy
 if TYPE_CHECKING:
     from client.services.fleet.members import PoolMembers
 
-MAX_IN_FLIGHT = 2  # the first request and one hedge
+MAX_IN_FLIGHT = 3  # the first request and up to two hedges, each after the last one's P95
 
 Report = tuple["Attempt", StreamEvent]
 
@@ -79,7 +79,7 @@ class FleetStream:
         self.timeline = RequestTimeline()  # the answer's (the generation puts its own)
         self.attempts: list[Attempt] = []
         self.winner: Attempt | None = None
-        self.hedged = False  # a second request was sent because the first was slow
+        self.hedged = False  # another request was sent because the first was slow
         self._last: Attempt | None = None  # the one whose figures the answer shows
         self._reports: asyncio.Queue[Report] = asyncio.Queue()
         self._closing: list[asyncio.Task[None]] = []
@@ -157,14 +157,15 @@ class FleetStream:
                     hedge_at_ns = self._hedge_at(self._launch(waiting.pop(0), hedge=False))
                     continue
                 timeout = None
-                if hedging and waiting and not self.hedged and len(live) < MAX_IN_FLIGHT:
+                if hedging and waiting and len(live) < MAX_IN_FLIGHT:
                     timeout = max(hedge_at_ns - now_ns(), 0) / 1e9
                 try:
                     attempt, event = await asyncio.wait_for(self._reports.get(), timeout)
                 except TimeoutError:
-                    self.hedged = True
-                    fleet.book.hedged += 1
-                    self._launch(waiting.pop(0), hedge=True)
+                    if not self.hedged:
+                        fleet.book.hedged += 1
+                        self.hedged = True
+                    hedge_at_ns = self._hedge_at(self._launch(waiting.pop(0), hedge=True))
                     continue
                 for out in self._on_report(attempt, event):
                     yield out
@@ -178,7 +179,7 @@ class FleetStream:
             await self.aclose()
 
     def _hedge_at(self, attempt: Attempt) -> int:
-        """When a second request goes out: after this one's server's P95 wait."""
+        """When the next request goes out: after this one's server's P95 wait."""
         wait_ms = self._fleet.book.hedge_after_ms(attempt.member)
         return attempt.launched_ns + int(wait_ms * 1e6)
 

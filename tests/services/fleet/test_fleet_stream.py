@@ -212,6 +212,27 @@ async def test_hedge_goes_out_after_the_p95_and_closes_the_loser(
     assert stream.text.startswith(first_token.text)
 
 
+async def test_a_hedge_that_stalls_too_is_hedged_in_turn(labs: Callable[..., Any]) -> None:
+    first, first_url = await labs(**STALL)
+    second, second_url = await labs(**STALL)
+    _, third_url = await labs()
+    fleet = pool_of([first_url, second_url, third_url], Policy.HEDGED)
+    for member, ms in enumerate((20.0, 30.0, 40.0)):
+        primed(fleet, member, ms)
+    try:
+        stream = fleet.answer(request())
+        events = await read_all(stream)
+        await until(lambda: first.stats.left_at_ns and second.stats.left_at_ns)
+    finally:
+        await close(fleet)
+    assert [a.member for a in stream.attempts] == [0, 1, 2] and stream.sent == 3
+    _, two, three = stream.attempts
+    assert three.launched_ns - two.launched_ns >= 30e6  # after the second's own P95
+    assert stream.winner_name == "server 3" and isinstance(events[-1], Done)
+    assert fleet.book.hedged == 1  # one answer hedged, whatever its requests
+    assert [f.wins for f in fleet.book.figures()] == [0, 0, 1]
+
+
 async def test_no_hedge_when_the_first_answers_in_time(labs: Callable[..., Any]) -> None:
     _, first_url = await labs()
     second, second_url = await labs()

@@ -92,9 +92,11 @@ def test_the_hedge_waits_for_the_p95_and_cut_requests_count_as_the_slowest() -> 
     assert book.hedge_after_ms(0) == pytest.approx(19.05)  # the pool's, until its own
     for ms in range(1, 21):
         book.first_token(0, float(ms * 10))
-    before = book.hedge_after_ms(0)
+    before, order_before = book.hedge_after_ms(0), book.p95_wait_ms(0)
     book.cut_short(0, 5000.0, at_ns=0)  # not its wait: the slowest real one
     assert before < book.hedge_after_ms(0) <= 200.0
+    # Which goes first counts its wait, a lower bound: a server that loses goes first less.
+    assert order_before is not None and book.p95_wait_ms(0) > order_before
     assert [f.n for f in book.figures()] == [20, 20]  # the figures shown: real ones only
 
 
@@ -106,3 +108,10 @@ def test_one_real_stall_does_not_make_every_cut_request_count_as_it() -> None:
     for _ in range(3):
         book.cut_short(0, 150.0, at_ns=0)  # hedged stalls: cut at the hedge plus a reply
     assert book.hedge_after_ms(0) < 200.0  # still hedged well before a stall ends
+
+
+def test_a_server_that_never_answered_is_not_taken_for_fast() -> None:
+    book = FleetBook(["a", "b"])
+    book.first_token(1, 60.0)
+    book.cut_short(0, 500.0, at_ns=0)
+    assert order(Policy.HEDGED, book, [None, None]) == [1, 0]
