@@ -198,7 +198,7 @@ class Generation(FirstTokenWait, ToolTurn):
                 for told in self._restate():
                     yield told
             assert self.chosen is not None  # decided before the turn was stored
-            outgoing = await self._steps.plan(turn, found, self.chosen, await self._offer_tools())
+            outgoing = await self._steps.plan(turn, found, self.chosen, *await self._offer_tools())
             # The model call repeats while the model asks for tools (the tools' step
             # runs them between two calls; tool_step.py); else one call ends the turn.
             async for event in self._model_calls(outgoing):

@@ -25,11 +25,11 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from client.core.budget import estimate_text_tokens
+from client.core.budget import TokenCounter, estimate_text_tokens
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.events import Done, Token, TokenKind
 from client.core.timeline import RequestTimeline, TokenStamp, now_ns
-from client.core.tools import ToolCall
+from client.core.tools import ToolCall, ToolSpec
 from client.services.chat.answer_writer import AnswerWriter, stage_records
 from client.services.chat.model_call import AnswerEnded, ModelCallResult
 from client.services.chat.session_events import Outcome, SlowStart, Stage, StageChanged
@@ -43,6 +43,7 @@ from client.services.tools import loop_events as ev
 from client.services.tools.call_records import call_records
 from client.services.tools.loop import ToolLoop
 from client.services.tools.tool_history import StoredToolCall
+from client.services.tools.tool_offer import ToolOffer
 from client.services.tools.tool_types import ToolProgress
 from client.services.tools.turn_tools import TurnTools as TurnTools  # the root's
 from client.store.conversations.tool_calls import DONE, READY, RUNNING, WAITING
@@ -112,19 +113,18 @@ class ToolTurn:
     ) -> None:
         raise NotImplementedError
 
-    async def _offer_tools(self) -> int:
-        """The turn's tool loop, listed before planning (a plain turn: nothing to do), and
-        its definitions' prompt tokens, which the plan counts in its budget and wait."""
+    async def _offer_tools(self) -> tuple[int, tuple[ToolSpec, ...]]:
+        """The turn's tool loop, listed before planning (a plain turn: nothing to do): its
+        definitions' prompt tokens, which the plan counts in its budget and wait, and the
+        definitions, which its request carries (type-ahead's read of it carried them too)."""
         tools = self._settings.tools
         if tools is None:
-            return 0
+            return 0, ()
         most, new = self._settings.max_model_calls, self.ask.conversation_id is None
         loop = self.tool_loop = await self._tools_listed(tools, most, new)
         if loop is None:
-            return 0
-        count = self._steps.planning.count
-        count_text = count.count_text if isinstance(count, PromptTokenCounter) else None
-        return loop.offer.schema_tokens(count_text or estimate_text_tokens)
+            return 0, ()
+        return schema_tokens(loop.offer, self._steps.planning.count), loop.offer.specs
 
     async def _model_calls(self, outgoing: Outgoing) -> AsyncGenerator[Any, None]:
         """The model call, again after each tool step, up to the turn's limit (the
@@ -340,6 +340,13 @@ class ToolTurn:
         if self._writer is not None:
             self._writer.add(text, Token(text).kind)
         return Token(text)
+
+
+def schema_tokens(offer: ToolOffer, count: TokenCounter) -> int:
+    """The offered definitions' prompt tokens, by the server's tokenizer where the plan
+    counts with it (also the warmer's and type-ahead's plans: warming_policy.py)."""
+    count_text = count.count_text if isinstance(count, PromptTokenCounter) else None
+    return offer.schema_tokens(count_text or estimate_text_tokens)
 
 
 def later_request(outgoing: Outgoing, continuing: str) -> ChatRequest:

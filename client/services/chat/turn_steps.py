@@ -28,6 +28,7 @@ from client.core.conversation import ChatMessage, ChatRequest
 from client.core.images import Attachment, ImagePart
 from client.core.tiers import DEFAULT_THRESHOLDS, TierThresholds
 from client.core.timeline import RequestTimeline
+from client.core.tools import ToolSpec
 from client.services.cascade.cascade import backend_classifier
 from client.services.chat import turn_store as turns
 from client.services.chat.answer_writer import FLUSH_INTERVAL_S
@@ -276,10 +277,16 @@ class TurnSteps:
 
     # ---- plan -----------------------------------------------------------------------------
     async def plan(
-        self, turn: Turn, found: Retrieval | None, chosen: RouteChoice, tool_tokens: int = 0
+        self,
+        turn: Turn,
+        found: Retrieval | None,
+        chosen: RouteChoice,
+        tool_tokens: int = 0,
+        tools: tuple[ToolSpec, ...] = (),
     ) -> Outgoing:
         """The request, planned once: what it sends, to whom, and the ChatRequest
-        (`tool_tokens`: the offered tools' definitions, counted in its budget and wait)."""
+        (`tools`: the offered tools' definitions, sent with it; `tool_tokens`: theirs,
+        counted in its budget and wait)."""
         await self._ask_vision(turn, chosen)
         stored = self.summaries.recall(turn.conversation_id) if self.compressing else None
         ids = turn.history_ids
@@ -297,6 +304,7 @@ class TurnSteps:
             summary=summary,
             images=turn.question_images,
         )
+        plan = replace(plan, tools=tools)  # (a type-ahead read's slot is matched with them)
         # Asked by a prompt, small models often start the answer over.
         prompted = turn.continuing and plan.continue_mode is ContinueMode.PROMPT
         answer_filter = prompted_answer_filter(turn.continuing) if prompted else None

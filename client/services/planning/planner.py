@@ -32,6 +32,7 @@ from client.backends.base import Backend
 from client.core.budget import FittedPrompt, TokenCounter, estimate_tokens, fit_to_budget
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.images import ImagePart
+from client.core.tools import ToolSpec
 from client.services.planning import router
 from client.services.planning.continuation import (
     CONTINUATION_PROMPT,
@@ -197,6 +198,7 @@ class RequestPlan:
     # What the fallback sends instead of `messages` when it cannot see the history's
     # images and this route can; None: the same messages.
     fallback_messages: tuple[ChatMessage, ...] | None = None
+    tools: tuple[ToolSpec, ...] = ()  # the offered tools' definitions, sent with it
 
     @property
     def prefix(self) -> tuple[ChatMessage, ...]:
@@ -218,6 +220,7 @@ class RequestPlan:
             keep_alive=self.keep_alive,
             think=self.think,
             continue_final_message=self.continue_mode is ContinueMode.CONTINUE_FINAL_MESSAGE,
+            tools=self.tools,
         )
 
 

@@ -82,6 +82,15 @@ class ToolServers:
                 tools += outcome
         return ToolListing(tuple(tools), problems)
 
+    def known_listing(self, names: Iterable[str]) -> ToolListing | None:
+        """The named servers' tools when each is started and listed already, read from
+        their states (no I/O, any thread); None when one is not ready (a listing would
+        start or wait for it, or say why it gave none)."""
+        states = [self.state(name) for name in dict.fromkeys(names)]
+        if any(state.phase != "ready" for state in states):
+            return None
+        return ToolListing(tuple(tool for state in states for tool in state.tools))
+
     async def server_tools(self, name: str) -> tuple[ToolInfo, ...]:
         """One server's tools; ToolServerError says why there are none."""
         server = self._settings(name)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from client.services.tools.approval import ApprovalChoice
 from client.services.tools.loop import ApprovalAsk, Approver, ToolLoop, step_limit
 from client.services.tools.server_settings import ToolServerSettings
-from client.services.tools.tool_offer import conversation_offer
+from client.services.tools.tool_offer import ToolOffer, conversation_offer
 from client.services.tools.tool_servers import ToolServers
 from client.store.settings import Settings
 
@@ -65,6 +65,25 @@ class TurnTools:
             return None
         limit = min(step_limit(self._settings), most_calls)
         return ToolLoop(None, offer, self.servers, self._ask, step_limit=limit)
+
+    def offer_known_now(self, conversation_id: int | None) -> ToolOffer | None:
+        """The tools the conversation's next turn will offer, when known without starting
+        or asking a server (no I/O but the settings' read): empty when it uses none; None
+        when a server of it is not listed yet (its turn starts it). The warmer's and
+        type-ahead's plans carry them, as the turn's first model call will."""
+        names = [*self._servers_of(conversation_id), *self.lent]
+        if not names:
+            return ToolOffer()
+        listing = self.servers.known_listing(names)
+        return ToolOffer.of(listing) if listing is not None else None
+
+    def _servers_of(self, conversation_id: int | None) -> list[str]:
+        """The saved servers the conversation's next turn uses (a conversation not stored
+        yet: the switch turned for it, which its first turn keeps)."""
+        on = self.new_conversation_on if conversation_id is None else None
+        if on is None:
+            return self.servers.saved.enabled_for(conversation_id)
+        return [server.name for server in self.servers.saved.servers()] if on else []
 
     async def _ask(self, ask: ApprovalAsk) -> ApprovalChoice:
         if self.approver is None:

@@ -23,8 +23,8 @@ Per server:
   gone cold.
 
 Prefix warming (OpenAI-compatible servers): a 1-token warm-up carries what the next
-request will start with, the system prompt and the conversation so far as the budget
-will send it (from prefix_provider), followed by a short user message. Servers with a
+request will start with, the tools it offers, the system prompt and the conversation
+so far as the budget will send it (from prefix_provider), then a short user message. Servers with a
 prompt cache (llama.cpp server and so the local engine, vLLM with prefix caching)
 reuse the longest common token prefix of consecutive requests, so the user's first
 message then only prefills its own question (tens of ms instead of seconds). The
@@ -73,9 +73,9 @@ WARM_TIMEOUTS = StreamTimeouts(first_byte_s=600.0, stall_s=600.0)
 WARM_PROMPT = "Hi"
 
 StatusListener = Callable[["ModelStatus"], None]
-# The messages the next user request will start with (everything before its question,
-# fitted to the budget as the request will be); None when not known.
-PrefixProvider = Callable[[], "Sequence[ChatMessage] | None"]
+# The messages the next user request starts with (all before its question, fitted to the
+# budget as it will be), or a request of them and its tools; None when not known.
+PrefixProvider = Callable[[], "Sequence[ChatMessage] | ChatRequest | None"]
 
 
 class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry, RouterClaims):
@@ -297,13 +297,8 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry, RouterClaims):
             await own.aclose()
 
     # -- deciding ---------------------------------------------------------------
-    def _set_target(
-        self,
-        backend: Backend | None,
-        model: str | None,
-        policy: ServerPolicy | None,
-        engine: Engine | None,
-    ) -> None:
+    def _set_target(self, backend: Backend | None, model: str | None,
+                    policy: ServerPolicy | None, engine: Engine | None) -> None:  # fmt: skip
         self._backend = backend
         self._own_backend = None  # made here for an engine's new port
         self._model = model
@@ -324,7 +319,7 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry, RouterClaims):
             return True
         if self._policy is ServerPolicy.KEEPS_LOADED:
             prefix = self._next_prefix()
-            return prefix is not None and not self.holds(prefix)
+            return prefix is not None and not self.holds(prefix.messages)
         if self._policy is not ServerPolicy.OLLAMA or self.settings.keep_alive is None:
             return False  # warm, and nothing to extend
         left = self._status.seconds_left()
@@ -332,7 +327,7 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry, RouterClaims):
         # Typing while warm with time to spare needs nothing; the timer re-warms.
         return reason == "keep-alive" or (left is not None and left <= self._margin(span))
 
-    def _next_prefix(self) -> list[ChatMessage] | None:
+    def _next_prefix(self) -> ChatRequest | None:
         provider = self.prefix_provider
         if provider is None:
             return None
@@ -341,7 +336,9 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry, RouterClaims):
         except Exception:  # reading the conversation failed: warm without it
             log.exception("reading the prefix to warm failed")
             return None
-        return None if prefix is None else list(prefix)
+        if prefix is None or isinstance(prefix, ChatRequest):
+            return prefix
+        return ChatRequest("", [*prefix])
 
     def cached_prompt(self) -> CachedPrompt | None:
         """What the server's prompt cache is known to start with (a session's plan
@@ -397,17 +394,18 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry, RouterClaims):
     async def _warm_one_token(self) -> None:
         if self._status.state is not ModelState.WARM:
             self._set_status(ModelStatus(ModelState.LOADING))
-        prefix = self._next_prefix() or []
+        prefix = self._next_prefix() or ChatRequest("", [])
         # The short question after the prefix keeps the prefix rendered exactly as in
         # the user's request (templates treat the last message differently), and
         # also primes the template's own start when the prefix is empty.
         request = ChatRequest(
             self._model or "",
-            [*prefix, ChatMessage("user", WARM_PROMPT)],
+            [*prefix.messages, ChatMessage("user", WARM_PROMPT)],
             options=GenerationOptions(max_tokens=1),
+            tools=prefix.tools,
         )
         await self._send(request)
-        await self._claim_warm(prefix)  # behind a router, only where it is true
+        await self._claim_warm(prefix.messages)  # behind a router, only where it is true
 
     async def _send(self, request: ChatRequest) -> None:
         assert self._backend is not None  # a pool's: every server of it (pool_warming.py)

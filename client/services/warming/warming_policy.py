@@ -24,14 +24,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from client.backends.base import Backend
 from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
-from client.core.conversation import ChatMessage
+from client.core.conversation import ChatMessage, ChatRequest
 from client.core.images import ImagePart, estimate_image_tokens
 from client.core.prediction import ModelState, Prediction, TtftPredictor
 from client.services.chat.session import ChatSession
+from client.services.chat.tool_step import schema_tokens
 from client.services.chat.turn_state import StateChanged, TurnState
 from client.services.events import AnswerFinished, EventBus, TurnStarted
 from client.services.planning.planner import RequestPlan, Route
@@ -262,24 +263,30 @@ class WarmingPolicy:
     def next_plan(self, session: ChatSession, conversation: int | None, draft: str) -> RequestPlan:
         """The plan the next question will get (the draft, else a short stand-in):
         the session plans it as it will plan the request when it is sent, so the
-        warmed prefix is that request's start. Reads the history only when it changed."""
+        warmed prefix is that request's start. Reads the history only when it changed.
+        The conversation's tools, when known without starting a server, go with it
+        and count in its wait, as they will in the turn's (tool_step.py)."""
         if self._context is None or self._context_for != conversation:
             self._context = session.stored_context(conversation)
             self._context_for = conversation
         history, ids = self._context
-        return session.plan_question(history, draft.strip() or WARM_PROMPT, ids)
+        offer = session.tools.offer_known_now(conversation) if session.tools else None
+        tokens = schema_tokens(offer, session.token_counter) if offer else 0
+        plan = session.plan_question(history, draft.strip() or WARM_PROMPT, ids, tool_tokens=tokens)
+        return replace(plan, tools=offer.specs) if offer else plan
 
     def prefix_provider(
         self, current: Callable[[], tuple[ChatSession | None, int | None, str]]
     ) -> None:
         """The warmer asks `current()` for the session, conversation and draft, and
-        warms the start of the request they would send."""
+        warms the start of the request they would send: its tools and messages."""
 
-        def next_prefix() -> list[ChatMessage] | None:
+        def next_prefix() -> ChatRequest | None:
             session, conversation, draft = current()
             if session is None:
                 return None
-            return list(self.next_plan(session, conversation, draft).prefix)
+            plan = self.next_plan(session, conversation, draft)
+            return ChatRequest(plan.route.model, list(plan.prefix), tools=plan.tools)
 
         self.warmer.prefix_provider = next_prefix
 
