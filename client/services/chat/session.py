@@ -29,6 +29,7 @@ from client.services.chat.generation import Generation, SessionEvent
 from client.services.chat.loading_stage import LoadEstimate
 from client.services.chat.loading_stage import ModelStateProvider as ModelStateProvider
 from client.services.chat.session_settings import SessionSettings
+from client.services.chat.tool_step import schema_tokens
 from client.services.chat.turn_steps import (
     Classifying,
     Planning,
@@ -270,18 +271,36 @@ class ChatSession:
             tool_tokens=tool_tokens,
         )  # fmt: skip
 
+    def plan_ahead(
+        self, history: Sequence[ChatMessage], text: str, history_ids: Sequence[int | None],
+        conversation_id: int | None, *, text_id: int | None = None,
+        images: tuple[ImagePart, ...] = (),
+    ) -> RequestPlan:  # fmt: skip
+        """The plan `text` will get in the conversation's next turn, before it is sent:
+        with the conversation's tools when they are known without starting a server
+        (counted in its budget and wait, and sent, as the turn's first call will)."""
+        offer = self.tools.offer_known_now(conversation_id) if self.tools else None
+        tokens = schema_tokens(offer, self.token_counter) if offer else 0
+        plan = self.plan_question(
+            history, text, history_ids, text_id=text_id, images=images, tool_tokens=tokens
+        )
+        return replace(plan, tools=offer.specs) if offer else plan
+
     def plan_of_last_question(self, conversation_id: int) -> RequestPlan | None:
         """The plan the conversation's last question gets with today's settings (a
         reopened conversation redraws its budget marker from it); None without one."""
         messages, ids = self.stored_context(conversation_id)
-        if messages and messages[-1].role == "assistant":
-            messages, ids = messages[:-1], ids[:-1]  # its request ended with the question
-        if not messages or messages[-1].role != "user":
+        # Its request ended with the question: the answer after it (and a tool turn's
+        # calls and results before that answer) came later.
+        asked = [n for n, message in enumerate(messages) if message.role == "user"]
+        if not asked:
             return None
-        question = messages[-1]
-        return self.plan_question(
-            messages[:-1], question.content, ids[:-1], text_id=ids[-1], images=question.images
-        )
+        last = asked[-1]
+        question = messages[last]
+        return self.plan_ahead(
+            messages[:last], question.content, ids[:last], conversation_id, text_id=ids[last],
+            images=question.images,
+        )  # fmt: skip
 
     def summary_in_use(self, conversation_id: int) -> StoredSummary | None:
         """The summary the conversation's next request sends, if any (the window marks

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from client.backends.base import Backend
 from client.core.budget import TOKENS_PER_MESSAGE, prompt_budget
@@ -32,7 +32,6 @@ from client.core.conversation import ChatMessage, ChatRequest
 from client.core.images import ImagePart, estimate_image_tokens
 from client.core.prediction import ModelState, Prediction, TtftPredictor
 from client.services.chat.session import ChatSession
-from client.services.chat.tool_step import schema_tokens
 from client.services.chat.turn_state import StateChanged, TurnState
 from client.services.events import AnswerFinished, EventBus, TurnStarted
 from client.services.planning.planner import RequestPlan, Route
@@ -270,10 +269,7 @@ class WarmingPolicy:
             self._context = session.stored_context(conversation)
             self._context_for = conversation
         history, ids = self._context
-        offer = session.tools.offer_known_now(conversation) if session.tools else None
-        tokens = schema_tokens(offer, session.token_counter) if offer else 0
-        plan = session.plan_question(history, draft.strip() or WARM_PROMPT, ids, tool_tokens=tokens)
-        return replace(plan, tools=offer.specs) if offer else plan
+        return session.plan_ahead(history, draft.strip() or WARM_PROMPT, ids, conversation)
 
     def prefix_provider(
         self, current: Callable[[], tuple[ChatSession | None, int | None, str]]

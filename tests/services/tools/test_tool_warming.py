@@ -91,3 +91,19 @@ async def test_the_warm_up_sends_the_known_tools_with_the_prefix(
     plan = policy.next_plan(session, None, "")
     assert plan.tools and sent and sent[0].tools == plan.tools
     assert sent[0].messages[:-1] == list(plan.prefix)
+
+
+async def test_a_reopened_conversations_last_question_is_planned_with_its_tools(
+    tool_servers: ToolServers,
+) -> None:
+    await tool_servers.save(demo_tool_server())
+    await tool_servers.listing([DEMO_SERVER_NAME])
+    async with Lab("llamacpp") as lab:
+        session = tooled(lab, tool_servers)
+        sent = recorded(lab.backend)
+        turn = session.generate(None, ASK)
+        [_ async for _ in turn]
+        assert turn.conversation_id is not None and turn.plan is not None
+        again = session.plan_of_last_question(turn.conversation_id)
+    assert again is not None and again.tools == sent[0].tools != ()
+    assert again.prompt_tokens == turn.plan.prompt_tokens  # its budget marker, as sent
