@@ -20,12 +20,14 @@ lab adds on top of that floor (lab percentile minus bare percentile); both are p
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import json
 import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -212,7 +214,7 @@ def measure_until_within_bounds(run: Any, label: str, ttft: float, tpot: float) 
         # The load beside each run, printed: a miss on a busy machine says so (the tier
         # missed the 50-stream P95 in 3 runs where the file alone met it).
         print(f"\nload average before this run: {os.getloadavg()[0]:.2f}")
-        lab_runs, bare_runs = asyncio.run(run())
+        lab_runs, bare_runs = without_collections(run)
         missed = bounds_missed(
             report(f"lab, {label}", lab_runs, ttft, tpot),
             report(f"bare asyncio server, {label}", bare_runs, ttft, tpot),
@@ -220,7 +222,33 @@ def measure_until_within_bounds(run: Any, label: str, ttft: float, tpot: float) 
         misses.append(missed)
         if not missed:
             return
+        print(beside())
     raise AssertionError(f"the lab missed its timing bounds in every run: {misses}")
+
+
+def beside() -> str:
+    """What ran beside a run that missed: this process's threads and the machine's
+    busiest processes (a miss with the load low has had a cause here before)."""
+    threads = ", ".join(sorted(thread.name for thread in threading.enumerate()))
+    busiest = subprocess.run(
+        ["ps", "-eo", "pcpu,etime,args", "--sort=-pcpu"], capture_output=True, text=True
+    ).stdout.splitlines()[:6]
+    return f"threads here: {threads}\nbusiest processes:\n" + "\n".join(
+        line[:160] for line in busiest
+    )
+
+
+def without_collections(run: Any) -> tuple[list[Timed], list[Timed]]:
+    """`asyncio.run(run())` with this process's collector off, as timeit measures: in
+    the tier this process holds every earlier benchmark's objects, and one full
+    collection during a batch stamps all 50 streams in flight late at once (the lab's
+    own process freezes its objects: client/cli/lab)."""
+    gc.collect()
+    gc.disable()
+    try:
+        return asyncio.run(run())
+    finally:
+        gc.enable()
 
 
 def servers(tmp: Path, ttft: float, tpot: float, tokens: int):  # type: ignore[no-untyped-def]
