@@ -95,7 +95,7 @@ def test_the_hedge_waits_for_the_p95_and_cut_requests_count_as_the_slowest() -> 
     before, order_before = book.hedge_after_ms(0), book.p95_wait_ms(0)
     book.cut_short(0, 5000.0, at_ns=0)  # not its wait: the slowest real one
     assert before < book.hedge_after_ms(0) <= 200.0
-    # Which goes first counts its wait, a lower bound: a server that loses goes first less.
+    # Which goes first reads the same P95: a server that loses goes first less.
     assert order_before is not None and book.p95_wait_ms(0) > order_before
     assert [f.n for f in book.figures()] == [20, 20]  # the figures shown: real ones only
 
