@@ -20,6 +20,7 @@ from tests.memory_keyring import memory_keyring  # noqa: F401  (a fixture for ev
 # Here, not in each test module: a fixture imported into two modules is two fixtures,
 # and each started its own server for the session.
 from tests.vision_server import vision_server  # noqa: F401
+from tests.xdist_recovery import install as mend_xdist_crash_recovery
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QObject
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from client.backends.engine.local_engine import LocalEngine
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# A worker that crashes must end the run with its test named, not hang it (see there).
+mend_xdist_crash_recovery()
 # With PYTHONDONTWRITEBYTECODE set (as in many containers), pytest rewrote the asserts of
 # every test module again in each worker and each in-process collection (25 of a whole
 # collection's 40 s of CPU). This process (each xdist worker loads this file too) writes
