@@ -2195,8 +2195,8 @@ tokens/s</source>
         <translation>最少负载：最空闲的服务器</translation>
     </message>
     <message>
-        <source>Hedged: a second server when the first is slow</source>
-        <translation>对冲：第一个慢时再发给第二个服务器</translation>
+        <source>Hedged: another server when one is slow</source>
+        <translation>对冲：某个服务器慢时再发给另一个</translation>
     </message>
     <message>
         <source>Count a llama.cpp server reading the question as started</source>

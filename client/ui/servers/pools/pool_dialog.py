@@ -61,7 +61,7 @@ class PoolDialog(QDialog):
         for policy, shown in (
             (Policy.FAILOVER, self.tr("Failover: the first that answers")),
             (Policy.LEAST_LOADED, self.tr("Least loaded: the least busy server")),
-            (Policy.HEDGED, self.tr("Hedged: a second server when the first is slow")),
+            (Policy.HEDGED, self.tr("Hedged: another server when one is slow")),
         ):
             self.policy_picker.addItem(shown, policy.value)
         if pool is not None:
