@@ -15,6 +15,7 @@ import pytest
 
 from client.core.conversation import ChatRequest
 from client.services.chat.session import ChatSession
+from client.services.events import EventBus
 from client.services.servers.model_status import ServerPolicy
 from client.services.tools import tool_servers as tool_servers_module
 from client.services.tools.server_settings import DEMO_SERVER_NAME, StdioServer, demo_tool_server
@@ -97,6 +98,27 @@ async def test_the_warm_up_sends_the_known_tools_with_the_prefix(
     plan = policy.next_plan(session, None, "")
     assert plan.tools and sent and sent[0].tools == plan.tools
     assert sent[0].messages[:-1] == list(plan.prefix)
+
+
+async def test_the_warmer_knows_the_tools_the_turns_prompt_was_cached_with(
+    tool_servers: ToolServers,
+) -> None:
+    await tool_servers.save(demo_tool_server())
+    await tool_servers.listing([DEMO_SERVER_NAME])
+    policy = WarmingPolicy()
+    bus = EventBus()
+    policy.subscribe(bus)
+    async with Lab("llamacpp") as lab:
+        session = tooled(lab, tool_servers)
+        session.events = bus
+        turn = session.generate(None, ASK)
+        [_ async for _ in turn]
+        await policy.aclose()
+    cached = policy.warmer.cached_prompt()
+    assert turn.plan is not None and turn.plan.tools
+    assert cached is not None and cached.tools == turn.plan.tools
+    assert cached.holds(turn.plan.messages, turn.plan.tools)
+    assert not cached.holds(turn.plan.messages)  # the tools switched off: another start
 
 
 async def test_a_reopened_conversations_last_question_is_planned_with_its_tools(
