@@ -24,6 +24,7 @@ from client.backends.base import Backend
 from client.core.budget import TokenCounter, estimate_tokens
 from client.core.conversation import ChatMessage
 from client.core.images import Attachment, ImagePart
+from client.core.tools import ToolSpec
 from client.services.chat import turn_store as turns
 from client.services.chat.generation import Generation, SessionEvent
 from client.services.chat.loading_stage import LoadEstimate
@@ -262,13 +263,14 @@ class ChatSession:
         passages: Sequence[Passage] = (),
         images: tuple[ImagePart, ...] = (),
         tool_tokens: int = 0,
+        tools: tuple[ToolSpec, ...] = (),
     ) -> RequestPlan:
         """The plan `text` gets after `history`: the warmer's next prefix (a draft not
-        sent yet) and `tachy chat` plan here as a turn's plan step does (`tool_tokens`:
-        the offered tools' definitions)."""
+        sent yet) and `tachy chat` plan here as a turn's plan step does (`tools`: the
+        offered tools' definitions, sent with it; `tool_tokens`: theirs)."""
         return self.planning().plan(
             history, text, history_ids, text_id=text_id, passages=passages, images=images,
-            tool_tokens=tool_tokens,
+            tool_tokens=tool_tokens, tools=tools,
         )  # fmt: skip
 
     def plan_ahead(
@@ -281,10 +283,10 @@ class ChatSession:
         (counted in its budget and wait, and sent, as the turn's first call will)."""
         offer = self.tools.offer_known_now(conversation_id) if self.tools else None
         tokens = schema_tokens(offer, self.token_counter) if offer else 0
-        plan = self.plan_question(
-            history, text, history_ids, text_id=text_id, images=images, tool_tokens=tokens
-        )
-        return replace(plan, tools=offer.specs) if offer else plan
+        return self.plan_question(
+            history, text, history_ids, text_id=text_id, images=images, tool_tokens=tokens,
+            tools=offer.specs if offer else (),
+        )  # fmt: skip
 
     def plan_of_last_question(self, conversation_id: int) -> RequestPlan | None:
         """The plan the conversation's last question gets with today's settings (a

@@ -152,6 +152,7 @@ class Planning:
         continuing: str = "",
         continued_steps: Sequence[ChatMessage] = (),
         tool_tokens: int = 0,
+        tools: tuple[ToolSpec, ...] = (),
         passages: Sequence[Passage] = (),
         chosen: RouteChoice | None = None,
         summary: HistorySummary | None = None,
@@ -168,6 +169,7 @@ class Planning:
                 continuing=continuing,
                 continued_steps=continued_steps,
                 tool_tokens=tool_tokens,
+                tools=tools,
                 passages=passages,
                 count=self.count,
                 ttft=self.ttft,
@@ -299,12 +301,12 @@ class TurnSteps:
             continuing=turn.continuing,
             continued_steps=turn.prior_steps,
             tool_tokens=tool_tokens,
+            tools=tools,  # (a type-ahead read's slot is matched with them)
             passages=tuple(as_passages(found.passages)) if found is not None else (),
             chosen=chosen,
             summary=summary,
             images=turn.question_images,
         )
-        plan = replace(plan, tools=tools)  # (a type-ahead read's slot is matched with them)
         # Asked by a prompt, small models often start the answer over.
         prompted = turn.continuing and plan.continue_mode is ContinueMode.PROMPT
         answer_filter = prompted_answer_filter(turn.continuing) if prompted else None

@@ -82,15 +82,20 @@ class HistorySummary:
 @dataclass(frozen=True, slots=True)
 class CachedPrompt:
     """What a server's prompt cache starts with, as far as this client knows: the
-    messages of the last request sent (a warm-up's prefix, or a user's prompt)."""
+    messages of the last request sent (a warm-up's prefix, or a user's prompt) and the
+    tools' definitions it carried, which chat templates render before the messages."""
 
     messages: tuple[ChatMessage, ...] = ()
     answered: bool = False  # the answer the server wrote after them is cached too
+    tools: tuple[ToolSpec, ...] = ()  # as sent, in their order
 
-    def shared(self, messages: Sequence[ChatMessage]) -> int:
-        """How many leading messages of `messages` the cache holds: their longest
+    def shared(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec] = ()) -> int:
+        """How many leading messages of `messages` (sent with `tools`) the cache holds:
+        none when the tools differ (the prompt starts with them), else their longest
         common message prefix (chat templates render each message on its own, so a
         message prefix is a token prefix), plus the answer written after the prompt."""
+        if tuple(tools) != self.tools:
+            return 0
         count = 0
         for sent, held in zip(messages, self.messages, strict=False):
             if sent != held:
@@ -101,9 +106,9 @@ class CachedPrompt:
             count += 1
         return count
 
-    def holds(self, messages: Sequence[ChatMessage]) -> bool:
-        """True when the cache starts with all of `messages`."""
-        return self.shared(messages) == len(messages)
+    def holds(self, messages: Sequence[ChatMessage], tools: Sequence[ToolSpec] = ()) -> bool:
+        """True when the cache starts with all of `messages`, sent with `tools`."""
+        return tuple(tools) == self.tools and self.shared(messages, tools) == len(messages)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +141,7 @@ class PlanInput:
     # counts them): every request with tools carries them before the chat, so they take
     # budget room and are read before the first token. 0: no tools.
     tool_tokens: int = 0
+    tools: tuple[ToolSpec, ...] = ()  # those definitions, as the request sends them
     passages: Sequence[Passage] = ()
     summary: HistorySummary | None = None
     count: TokenCounter = estimate_tokens
@@ -244,7 +250,7 @@ def plan_request(given: PlanInput) -> RequestPlan:
     dropped = len(history) - (len(kept) - len(head) - len(tail))
     if mode is ContinueMode.PROMPT:  # asked after the fit, as before: not counted
         kept.append(ChatMessage("user", CONTINUATION_PROMPT))
-    new_tokens = _not_cached_tokens(kept, given.cached, given.count, tools)
+    new_tokens = _not_cached_tokens(kept, given, tools)
     prefix_length = len(head) + len(history) - dropped
     fallback = _fallback(given, route, sees)
     return RequestPlan(
@@ -266,6 +272,7 @@ def plan_request(given: PlanInput) -> RequestPlan:
         fallback=fallback,
         decision=decision,
         fallback_messages=_fallback_messages(kept, prefix_length, sees, route, fallback),
+        tools=given.tools,
     )
 
 
@@ -382,15 +389,11 @@ def _continue_mode(given: PlanInput, route: Route) -> ContinueMode:
     return continue_mode(trailing, supported)
 
 
-def _not_cached_tokens(
-    messages: Sequence[ChatMessage],
-    cached: CachedPrompt | None,
-    count: TokenCounter,
-    tool_tokens: int = 0,
-) -> int:
+def _not_cached_tokens(messages: Sequence[ChatMessage], given: PlanInput, tool_tokens: int) -> int:
     """The prompt tokens the server reads anew. The tools' definitions come before the
-    chat: cached when a message of the prompt is (the conversation's last request
-    carried the same tools), else read with the rest."""
-    shared = cached.shared(messages) if cached is not None else 0
+    chat: cached when a message of the prompt is (the cached prompt was sent with the
+    same tools), else read with the rest."""
+    cached = given.cached
+    shared = cached.shared(messages, given.tools) if cached is not None else 0
     tools = 0 if shared else tool_tokens
-    return tools + sum(count(m) for m in messages[shared:])
+    return tools + sum(given.count(m) for m in messages[shared:])

@@ -60,7 +60,6 @@ class ToolServers:
         self._connections: dict[str, ServerConnection] = {}
         self._left: set[ServerConnection] = set()  # left, maybe still winding down
         self._opening: dict[str, asyncio.Task[ServerConnection]] = {}
-        self._failed_at: dict[str, float] = {}
         # Replaced whole on the tools thread, read anywhere:
         self._states: dict[str, ServerState] = {}
         self._watchers: list[tuple[asyncio.AbstractEventLoop, StateListener]] = []
@@ -83,13 +82,18 @@ class ToolServers:
         return ToolListing(tuple(tools), problems)
 
     def known_listing(self, names: Iterable[str]) -> ToolListing | None:
-        """The named servers' tools when each is started and listed already, read from
-        their states (no I/O, any thread); None when one is not ready (a listing would
-        start or wait for it, or say why it gave none)."""
+        """What `listing(names)` would give, when that is known from the servers' states
+        alone (no I/O, any thread): each server ready, or failed to start and not due to
+        be started again (its tools none, its sentence in `problems`). None when one is
+        not started, starting, or due to be tried again (a listing would start or wait
+        for it)."""
+        now = time.monotonic()
         states = [self.state(name) for name in dict.fromkeys(names)]
-        if any(state.phase != "ready" for state in states):
+        if any(state.phase != "ready" and not state.settled(now) for state in states):
             return None
-        return ToolListing(tuple(tool for state in states for tool in state.tools))
+        tools = tuple(tool for state in states if state.phase == "ready" for tool in state.tools)
+        problems = {s.name: s.problem for s in states if s.settled(now) and s.problem}
+        return ToolListing(tools, problems)
 
     async def server_tools(self, name: str) -> tuple[ToolInfo, ...]:
         """One server's tools; ToolServerError says why there are none."""
@@ -181,9 +185,9 @@ class ToolServers:
         connection = self._connections.get(name)
         if connection is not None and connection.alive:
             return connection
-        failed_at = self._failed_at.get(name)
-        if connection is not None and connection.failure and failed_at is not None:
-            if time.monotonic() - failed_at < RETRY_AFTER_S:
+        # One test for the turn and for what is known ahead (known_listing).
+        if connection is not None and connection.failure:
+            if self.state(name).settled(time.monotonic()):
                 raise connection.failure
         opening = self._opening.get(name)
         if opening is None:
@@ -210,10 +214,9 @@ class ToolServers:
         except Exception as error:
             failure = error if isinstance(error, ToolServerError) else _other(name, error)
             connection.failure = failure
-            self._failed_at[name] = time.monotonic()
-            self._set_state(ServerState(name, "failed", problem=failure))
+            retry_at = time.monotonic() + RETRY_AFTER_S
+            self._set_state(ServerState(name, "failed", problem=failure, retry_at=retry_at))
             raise failure from None
-        self._failed_at.pop(name, None)
         self._set_state(ServerState(name, "ready", tools))
         return connection
 
@@ -241,7 +244,6 @@ class ToolServers:
 
     async def _forget(self, name: str, wait: bool = False) -> None:
         connection = self._connections.pop(name, None)
-        self._failed_at.pop(name, None)
         if self._states.pop(name, None) is not None:
             self._tell(ServerState(name, "idle"))
         if connection is not None and wait:

@@ -49,6 +49,14 @@ class ServerState:
     phase: str  # "idle", "starting", "ready" or "failed"
     tools: tuple[ToolInfo, ...] = ()
     problem: ToolServerError | None = None  # failed: why (str() is the sentence)
+    # Failed to start: not started again before this time.monotonic() (None: a failure
+    # after it was ready, which the next use starts again at once).
+    retry_at: float | None = None
+
+    def settled(self, now: float) -> bool:
+        """A failure the next listing gives again without starting the server: its
+        tools are known to be none."""
+        return self.phase == "failed" and self.retry_at is not None and now < self.retry_at
 
 
 @dataclass(frozen=True, slots=True)

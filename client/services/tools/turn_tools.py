@@ -69,8 +69,10 @@ class TurnTools:
     def offer_known_now(self, conversation_id: int | None) -> ToolOffer | None:
         """The tools the conversation's next turn will offer, when known without starting
         or asking a server (no I/O but the settings' read): empty when it uses none; None
-        when a server of it is not listed yet (its turn starts it). The warmer's and
-        type-ahead's plans carry them, as the turn's first model call will."""
+        when a server of it is not listed yet (its turn starts it). A server that failed
+        to start and is not due to be tried again offers nothing, as in the turn (which
+        goes on with the others). The warmer's and type-ahead's plans carry them, as the
+        turn's first model call will."""
         names = [*self._servers_of(conversation_id), *self.lent]
         if not names:
             return ToolOffer()

@@ -10,7 +10,8 @@ from collections.abc import Callable, Sequence
 
 from client.backends.base import Backend
 from client.backends.kinds.vllm_router.policy import routes_by_prompt, routing_policies
-from client.core.conversation import ChatMessage
+from client.core.conversation import ChatMessage, ChatRequest
+from client.core.tools import ToolSpec
 from client.services.planning.planner import CachedPrompt
 
 
@@ -41,19 +42,22 @@ class RouterClaims:
         self._routes_by_prompt = routes_by_prompt(policies)
         return self._routes_by_prompt
 
-    async def _claim_warm(self, prefix: Sequence[ChatMessage]) -> None:
-        """After a warm-up: the prefix cached and the model warm, where that is true."""
+    async def _claim_warm(self, prefix: ChatRequest) -> None:
+        """After a warm-up: the prefix (its messages after its tools) cached and the
+        model warm, where that is true."""
         if await self._lands_where_warmed():
-            self._cached = CachedPrompt(tuple(prefix))
+            self._cached = CachedPrompt(tuple(prefix.messages), tools=tuple(prefix.tools))
             self._mark_used()
         else:  # the question may go to another worker: nothing is claimed
             self._cached = None
             self._unknown()
 
-    def _cached_after(self, prompt: Sequence[ChatMessage]) -> CachedPrompt | None:
-        """After a user's answered request: its prompt cached, unless a router may send
-        the next one elsewhere."""
+    def _cached_after(
+        self, prompt: Sequence[ChatMessage], tools: Sequence[ToolSpec]
+    ) -> CachedPrompt | None:
+        """After a user's answered request: its prompt (sent with `tools`) cached, unless
+        a router may send the next one elsewhere."""
         backend = self._backend
         if backend is not None and backend.kind.hides_worker and not self._routes_by_prompt:
             return None
-        return CachedPrompt(tuple(prompt), answered=True)
+        return CachedPrompt(tuple(prompt), answered=True, tools=tuple(tools))

@@ -5,7 +5,7 @@
     policy.attach(session)             # (WarmingPolicy) its model_state and keep_alive
     warmer.user_request_started()      # before sending: cancels a warm-up in flight
     warmer.first_token_received()      # optional: ends LOADING at the first token
-    warmer.user_request_finished(ok, prompt)  # prompt: the messages it sent
+    warmer.user_request_finished(ok, prompt, tools=tools)  # the messages and tools it sent
     warmer.prefix_provider = next_prefix  # what the next request will start with
 
 Per server:
@@ -29,8 +29,8 @@ prompt cache (llama.cpp server and so the local engine, vLLM with prefix caching
 reuse the longest common token prefix of consecutive requests, so the user's first
 message then only prefills its own question (tens of ms instead of seconds). The
 servers that keep models loaded get it again only when that prefix is not in their
-cache (another conversation, new messages, another cut): the warmer remembers what its
-warm-ups and the user's requests sent. Ollama's warm-up stays its load request.
+cache (another conversation, new messages, another cut, other tools): the warmer
+remembers what its warm-ups and the user's requests sent. Ollama's warm-up stays its load request.
 
 Everything runs as asyncio tasks and timers: warm() never blocks, and a user request
 always goes out at once (the warm-up is cancelled, which closes its connection).
@@ -52,6 +52,7 @@ from client.backends.stream import StreamTimeouts
 from client.core.conversation import ChatMessage, ChatRequest, GenerationOptions
 from client.core.events import Failed
 from client.core.prediction import ModelState
+from client.core.tools import ToolSpec
 from client.services.planning.planner import CachedPrompt
 from client.services.servers.engine_idle import Engine, EngineSleepWatch
 from client.services.servers.model_status import (
@@ -261,15 +262,16 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry, RouterClaims):
         ok: bool = True,
         prompt: Sequence[ChatMessage] | None = None,
         server_answered: bool = True,
+        tools: Sequence[ToolSpec] = (),
     ) -> None:
         """The user's request ended. A success means the model is loaded now, and the
-        server's prompt cache holds `prompt` (the messages it sent) and its answer.
+        server's prompt cache holds `prompt` (the messages sent after `tools`) and its answer.
         `server_answered` False: not a header or a byte came back, so what the server
         holds is not known any more (no "warm · 29 min left" from an older reading)."""
         self.note_activity()
         self._user_requests = max(self._user_requests - 1, 0)
         answered = ok and prompt is not None
-        self._cached = self._cached_after(prompt or ()) if answered else None
+        self._cached = self._cached_after(prompt or (), tools) if answered else None
         self._cancel_warm()  # an /api/ps check still running is moot now
         self._cancel_recheck()
         if not ok:
@@ -319,7 +321,7 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry, RouterClaims):
             return True
         if self._policy is ServerPolicy.KEEPS_LOADED:
             prefix = self._next_prefix()
-            return prefix is not None and not self.holds(prefix.messages)
+            return prefix is not None and not self.holds(prefix.messages, prefix.tools)
         if self._policy is not ServerPolicy.OLLAMA or self.settings.keep_alive is None:
             return False  # warm, and nothing to extend
         left = self._status.seconds_left()
@@ -345,9 +347,9 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry, RouterClaims):
         counts the rest as the prompt tokens the server must process); None: unknown."""
         return self._cached
 
-    def holds(self, prefix: Sequence[ChatMessage]) -> bool:
-        """True when the server's prompt cache is known to start with `prefix`."""
-        return self._cached is not None and self._cached.holds(prefix)
+    def holds(self, prefix: Sequence[ChatMessage], tools: Sequence[ToolSpec] = ()) -> bool:
+        """True when the server's prompt cache is known to start with `tools`, then `prefix`."""
+        return self._cached is not None and self._cached.holds(prefix, tools)
 
     # -- warming ----------------------------------------------------------------
     async def _run_warm(self, reason: str) -> None:
@@ -405,7 +407,7 @@ class KeepAliveWarmer(EngineSleepWatch, OllamaExpiry, RouterClaims):
             tools=prefix.tools,
         )
         await self._send(request)
-        await self._claim_warm(prefix.messages)  # behind a router, only where it is true
+        await self._claim_warm(prefix)  # behind a router, only where it is true
 
     async def _send(self, request: ChatRequest) -> None:
         assert self._backend is not None  # a pool's: every server of it (pool_warming.py)

@@ -309,8 +309,11 @@ class WarmingPolicy:
     def on_answer(self, event: AnswerFinished) -> None:
         """The warmer hears the end (the predictor learns in TtftLearning)."""
         ok = event.metrics.ttft_ms is not None
-        prompt = list(event.plan.messages) if event.plan is not None else None
-        self.warmer.user_request_finished(ok, prompt, server_answered=event.server_answered)
+        plan = event.plan
+        prompt, tools = (list(plan.messages), plan.tools) if plan is not None else (None, ())
+        self.warmer.user_request_finished(
+            ok, prompt, server_answered=event.server_answered, tools=tools
+        )
         if ok:
             self._learn_image_tokens(event)
 

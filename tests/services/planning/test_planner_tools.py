@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from client.core.budget import estimate_tokens
 from client.core.conversation import ChatMessage
+from client.core.tools import ToolSpec
 from client.services.planning.planner import CachedPrompt, PlanSettings, plan_request
 from tests.services.planning.test_planner import HISTORY, plan_for
 
 TOOLS = 120  # the definitions' tokens (services/tools tool_offer.py counts them)
+SPECS = (ToolSpec("add", "Add two numbers."),)  # the definitions as sent
 
 
 def ttft(tokens: int) -> float:
@@ -38,6 +40,26 @@ def test_the_budget_cuts_the_history_with_the_tools_counted() -> None:
 
 
 def test_a_cached_prompt_holds_the_tools_sent_before_it() -> None:
-    cold = plan_request(plan_for(tool_tokens=TOOLS))
-    cached = plan_request(plan_for(tool_tokens=TOOLS, cached=CachedPrompt(cold.prefix)))
+    cold = plan_request(plan_for(tool_tokens=TOOLS, tools=SPECS))
+    assert cold.tools == SPECS and cold.request().tools == SPECS
+    held = CachedPrompt(cold.prefix, tools=SPECS)
+    cached = plan_request(plan_for(tool_tokens=TOOLS, tools=SPECS, cached=held))
     assert cached.new_prompt_tokens == estimate_tokens(ChatMessage("user", "And the sun?"))
+
+
+def test_a_prompt_cached_with_other_tools_holds_none_of_it() -> None:
+    """Templates put the definitions before the chat: other tools, another start."""
+    prefix = plan_request(plan_for()).prefix
+    with_tools = CachedPrompt(prefix, tools=SPECS)
+    assert with_tools.holds(prefix, SPECS)
+    assert not with_tools.holds(prefix) and with_tools.shared(prefix) == 0  # turned off
+    assert CachedPrompt(prefix).shared(prefix, SPECS) == 0  # turned on
+    changed = (ToolSpec("add", "Add two numbers, exactly."),)  # a server listed it anew
+    assert with_tools.shared(prefix, changed) == 0
+    plain = plan_request(plan_for())
+    switched_off = plan_request(plan_for(cached=with_tools))
+    assert switched_off.new_prompt_tokens == plain.prompt_tokens  # all of it read anew
+    switched_on = plan_request(
+        plan_for(tool_tokens=TOOLS, tools=SPECS, cached=CachedPrompt(prefix))
+    )
+    assert switched_on.new_prompt_tokens == plain.prompt_tokens + TOOLS

@@ -10,6 +10,7 @@ from typing import Any
 from client.backends import OllamaBackend, OpenAICompatBackend
 from client.core.conversation import ChatMessage, ChatRequest
 from client.core.prediction import ModelState
+from client.core.tools import ToolSpec
 from client.services.servers.model_status import ServerPolicy
 from client.services.warming.warming import WARM_PROMPT, KeepAliveWarmer
 from tests.services.warming.test_warming import MODEL, FakeEngine, make_server, until
@@ -26,21 +27,32 @@ MORE = [*FIRST, ChatMessage("user", "Why?"), ChatMessage("assistant", "The moon 
 OTHER = [SYSTEM, ChatMessage("user", "Name a fish."), ChatMessage("assistant", "Cod.")]
 
 
+TOOLS = (ToolSpec("add", "Add two numbers."),)
+
+
 class Prefix:
-    """A prefix provider whose conversation the test changes."""
+    """A prefix provider whose conversation (and tools) the test changes."""
 
     def __init__(self, messages: list[ChatMessage] | None) -> None:
         self.messages = messages
+        self.tools: tuple[ToolSpec, ...] = ()
         self.calls = 0
 
-    def __call__(self) -> list[ChatMessage] | None:
+    def __call__(self) -> list[ChatMessage] | ChatRequest | None:
         self.calls += 1
+        if self.tools and self.messages is not None:
+            return ChatRequest(MODEL, list(self.messages), tools=self.tools)
         return self.messages
 
 
 def sent_messages(server: Any, index: int = -1) -> list[ChatMessage]:
     body = server.posts("/v1/chat/completions")[index].body or {}
     return [ChatMessage(m["role"], m["content"]) for m in body["messages"]]
+
+
+def sent_tools(server: Any) -> list[str]:
+    body = server.posts("/v1/chat/completions")[-1].body or {}
+    return [tool["function"]["name"] for tool in body.get("tools", [])]
 
 
 def warm_ups(server: Any) -> int:
@@ -119,6 +131,37 @@ async def test_the_users_own_request_primes_the_cache(make_server: Any) -> None:
     warmer.user_request_finished(ok=False, prompt=None)
     await warmer.warm_now("typing")
     assert warm_ups(server) == 4
+    await warmer.aclose()
+    await backend.aclose()
+
+
+async def test_switching_the_tools_warms_the_prefix_again(make_server: Any) -> None:
+    """Chat templates put the tools' definitions before the conversation: the same
+    messages after other tools are another prompt start."""
+    server = await make_server("openai", owned_by="llamacpp")
+    backend = OpenAICompatBackend(server.url)
+    warmer = KeepAliveWarmer(backend, MODEL)
+    prefix = Prefix(FIRST)
+    warmer.prefix_provider = prefix
+    await warmer.warm_now("app start")
+    prefix.tools = TOOLS  # the conversation's tools turned on
+    await warmer.warm_now("typing")
+    assert warm_ups(server) == 2 and sent_tools(server) == ["add"]
+    assert warmer.holds(FIRST, TOOLS) and not warmer.holds(FIRST)
+    assert warmer.warm("typing") is None
+    prefix.tools = ()  # and off again
+    await warmer.warm_now("typing")
+    assert warm_ups(server) == 3 and sent_tools(server) == []
+    # The user's request with tools: its prompt is cached with them.
+    prompt = [*FIRST, ChatMessage("user", "Why?")]
+    warmer.user_request_started()
+    await user_request(backend, prompt)
+    warmer.user_request_finished(ok=True, prompt=prompt, tools=TOOLS)
+    prefix.messages, prefix.tools = MORE, TOOLS
+    assert warmer.warm("typing") is None
+    prefix.tools = ()
+    await warmer.warm_now("typing")
+    assert warm_ups(server) == 5 and sent_messages(server)[:-1] == MORE
     await warmer.aclose()
     await backend.aclose()
 
