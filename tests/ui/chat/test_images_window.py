@@ -32,6 +32,10 @@ def paste(window: Any, qtbot: Any, data: bytes) -> None:
     QGuiApplication.clipboard().setMimeData(mime)
     window.composer.setFocus()
     qtbot.keyClick(window.composer, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    # The window copied the bytes in the key press. Left on the clipboard, this mime
+    # data (made here, in Python) was deleted by Qt's clipboard at the process's exit,
+    # after Python had finalized: a segfault of the worker that ran this test.
+    QGuiApplication.clipboard().clear()
 
 
 def test_paste_send_and_see_what_the_image_cost(make_app: Any, run: Any, qtbot: Any) -> None:
