@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import gc
 import os
 import shutil
 import signal
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # A worker that crashes must end the run with its test named, not hang it (see there).
 mend_xdist_crash_recovery()
+# Cycles are freed on this (the main) thread only, after each test and, in a window
+# test, on the loop's timer as in the app (client/ui/common/gui_thread_gc.py): a lab or
+# executor thread's collection freed earlier tests' Qt objects off the GUI thread.
+gc.disable()
 # With PYTHONDONTWRITEBYTECODE set (as in many containers), pytest rewrote the asserts of
 # every test module again in each worker and each in-process collection (25 of a whole
 # collection's 40 s of CPU). This process (each xdist worker loads this file too) writes
@@ -69,6 +74,13 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     whole_tier = config.args_source is pytest.Config.ArgsSource.TESTPATHS
     if config.option.markexpr != CORRECTNESS_TIER or not whole_tier:
         config.option.numprocesses = 0
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    from client.ui.common.gui_thread_gc import collect_if_due
+
+    collect_if_due()
 
 
 def _qt_app() -> object | None:

@@ -244,11 +244,13 @@ def without_collections(run: Any) -> tuple[list[Timed], list[Timed]]:
     collection during a batch stamps all 50 streams in flight late at once (the lab's
     own process freezes its objects: client/cli/lab)."""
     gc.collect()
+    collecting = gc.isenabled()  # (off in the suite: tests/conftest.py collects after)
     gc.disable()
     try:
         return asyncio.run(run())
     finally:
-        gc.enable()
+        if collecting:
+            gc.enable()
 
 
 def servers(tmp: Path, ttft: float, tpot: float, tokens: int):  # type: ignore[no-untyped-def]

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QApplication
 
 from client.backends.engine.engine_settings import EngineSettings
 from client.services.storage.stores import open_stores
+from client.ui.common.gui_thread_gc import GuiThreadCollector
 from client.ui.shell.app import TachyApp, track_async_generators
 from tests.ui.scripted_server import ScriptedOllama
 
@@ -149,9 +150,12 @@ def run(qapp: Any) -> Iterator[LoopRunner]:
     hooks = sys.get_asyncgen_hooks()
     track_async_generators(loop)
     runner = LoopRunner(loop)
+    collector = GuiThreadCollector()  # as the app collects: on this thread, on a timer
+    collector.start()
     try:
         yield runner
     finally:
+        collector.stop()
         pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
         for task in pending:
             task.cancel()

@@ -23,6 +23,7 @@ from PySide6.QtCore import QDir, QEvent, QLocale, QObject, QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
 from client import __version__
+from client.ui.common.gui_thread_gc import GuiThreadCollector
 from client.ui.common.resources import APP_ID, icon_svg, resource
 from client.ui.common.shortcuts import key_of
 from client.ui.common.theme import SchemeFollower, chosen_theme
@@ -425,6 +426,8 @@ def run_app(
     if on_ready is not None:
         on_ready(tachy)
     freeze_start_up_heap()
+    # Cycles are freed on this thread only: a Qt object freed off it crashes Qt.
+    GuiThreadCollector(app).start()
 
     async def main() -> None:
         starting = spawn(tachy.start(url, api, model), "start")
