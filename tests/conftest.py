@@ -32,7 +32,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # A worker that crashes must end the run with its test named, not hang it (see there).
 mend_xdist_crash_recovery()
 # Cycles are freed on this (the main) thread only, after each test and, in a window
-# test, on the loop's timer as in the app (client/ui/common/gui_thread_gc.py): a lab or
+# test, on the loop's timer as in the app (client/ui/shell/gui_thread_gc.py): a lab or
 # executor thread's collection freed earlier tests' Qt objects off the GUI thread.
 gc.disable()
 # With PYTHONDONTWRITEBYTECODE set (as in many containers), pytest rewrote the asserts of
@@ -78,7 +78,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item: pytest.Item) -> None:
-    from client.ui.common.gui_thread_gc import collect_if_due
+    from client.ui.shell.gui_thread_gc import collect_if_due
 
     collect_if_due()
 

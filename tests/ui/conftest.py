@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QApplication
 
 from client.backends.engine.engine_settings import EngineSettings
 from client.services.storage.stores import open_stores
-from client.ui.common.gui_thread_gc import GuiThreadCollector
 from client.ui.shell.app import TachyApp, track_async_generators
+from client.ui.shell.gui_thread_gc import GuiThreadCollector
 from tests.ui.scripted_server import ScriptedOllama
 
 # Safety nets, not speeds: a wait ends the moment its event comes, and fails only after

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 
 from client.backends.stream import StreamTimeouts
 from client.core.budget import FittedPrompt
@@ -201,8 +202,9 @@ class Generation(FirstTokenWait, ToolTurn):
             outgoing = await self._steps.plan(turn, found, self.chosen, *await self._offer_tools())
             # The model call repeats while the model asks for tools (the tools' step
             # runs them between two calls; tool_step.py); else one call ends the turn.
-            async for event in self._model_calls(outgoing):
-                yield event
+            async with aclosing(self._model_calls(outgoing)) as events:
+                async for event in events:
+                    yield event
         except (asyncio.CancelledError, GeneratorExit):
             self._conclude_cancelled()
             raise

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -140,16 +141,20 @@ class ToolTurn:
                 asked, _starting = loop.start_call(request)
                 sent = replace(outgoing, request=asked)
                 request = later_request(outgoing, continuing)  # what the next call adds to
-            async for event in self._model_call(sent):
-                yield event
-                if loop is not None:  # the last call's end (a tool step stamps the others')
-                    loop.figures.model_calls[-1].ended_ns = now_ns()
+            async with aclosing(self._model_call(sent)) as events:
+                async for event in events:
+                    yield event
+                    if loop is not None:  # the last call's end (a tool step stamps the others')
+                        loop.figures.model_calls[-1].ended_ns = now_ns()
             self._call_ended()
             ended = self.model_calls[-1]
             if isinstance(ended, AnswerEnded) or loop is None:
                 return
-            async for event in self._tool_step(loop, ended.done):
-                yield event
+            # Closed with this one (aclosing): a Stop that lands between two events closes
+            # the turn at its yield, and the step keeps its calls as stopped then.
+            async with aclosing(self._tool_step(loop, ended.done)) as steps:
+                async for event in steps:
+                    yield event
             if loop.outcome is not None:  # the step limit: said, and the turn ends
                 assert isinstance(loop.outcome, ev.StepLimitReached)
                 yield self._say(f"\n\n{loop.outcome.sentence}\n")
@@ -204,7 +209,10 @@ class ToolTurn:
                 shown = self._card_changed(item, cards)
                 if shown is not None:
                     yield shown
-        except asyncio.CancelledError:  # Stop: each call not settled is kept as stopped
+        except (
+            asyncio.CancelledError,
+            GeneratorExit,
+        ):  # Stop: each call not settled is kept as stopped
             running = bool(self.tool_since_ns and self._tool_stage_is_run)
             words = ev.STOPPED_WHILE if running else ev.STOPPED_BEFORE
             for card in cards.values():

@@ -23,10 +23,10 @@ from PySide6.QtCore import QDir, QEvent, QLocale, QObject, QSettings
 from PySide6.QtWidgets import QApplication, QWidget
 
 from client import __version__
-from client.ui.common.gui_thread_gc import GuiThreadCollector
 from client.ui.common.resources import APP_ID, icon_svg, resource
 from client.ui.common.shortcuts import key_of
 from client.ui.common.theme import SchemeFollower, chosen_theme
+from client.ui.shell.gui_thread_gc import GuiThreadCollector
 from client.ui.shell.main_window import MainWindow
 from client.ui.shell.translations import chosen_language, install_translations
 

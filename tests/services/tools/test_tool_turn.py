@@ -13,6 +13,7 @@ from client.services.chat.tool_step import ToolCallShown
 from client.services.chat.turn_state import StateChanged
 from client.services.tools.approval import ApprovalChoice
 from client.services.tools.loop import ApprovalAsk
+from client.services.tools.loop_events import STOPPED_WHILE
 from client.services.tools.server_settings import demo_tool_server
 from client.services.tools.tool_servers import ToolServers
 from client.services.tools.turn_tools import TurnTools
@@ -92,6 +93,42 @@ async def test_stop_during_approval_keeps_the_words(tool_servers: ToolServers) -
     assert generation.finished.outcome is Outcome.STOPPED
     [call] = ToolCallStore(session.history.db).for_message(generation.assistant_message_id)
     assert (call.problem, call.result) == ("stopped", "stopped by the user before it ran")
+
+
+async def test_stop_between_two_events_of_a_running_tool_keeps_it_stopped(
+    tool_servers: ToolServers,
+) -> None:
+    """Stop lands while the consumer paints the running card, not while it waits on the
+    turn: the tool step is closed with the turn, and its call kept as stopped."""
+    async with Lab("ollama") as lab:
+        session = await _session(lab, tool_servers, Approver())
+        generation = session.generate(None, "Use slow_count for 30 and 300.")
+        running = asyncio.Event()
+
+        async def consume() -> None:  # as the window's runner consumes a turn
+            try:
+                async for event in generation:
+                    if isinstance(event, ToolCallShown) and event.call.status == "running":
+                        running.set()
+                        await asyncio.Event().wait()  # (busy with it when Stop comes)
+            except asyncio.CancelledError:
+                await generation.abandon()
+                raise
+
+        task = asyncio.create_task(consume())
+        await running.wait()
+        task.cancel()
+        await asyncio.wait({task})
+    assert generation.finished is not None
+    assert generation.finished.outcome is Outcome.STOPPED
+    [call] = generation.tool_calls
+    assert (call.problem, call.result) == ("stopped", STOPPED_WHILE)
+    [stored] = ToolCallStore(session.history.db).for_message(generation.assistant_message_id)
+    assert (stored.problem, stored.result) == ("stopped", STOPPED_WHILE)
+    assert generation.running_tools == ()
+    assert generation.tool_loop is not None  # its waterfall: the run ended at Stop
+    [timing] = generation.tool_loop.figures.tool_calls
+    assert timing.run_ended_ns is not None
 
 
 async def test_without_tools_the_turn_is_plain(tool_servers: ToolServers) -> None:

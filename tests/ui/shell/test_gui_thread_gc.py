@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QObject
 
-from client.ui.common.gui_thread_gc import GuiThreadCollector, collect_if_due
+from client.ui.shell.gui_thread_gc import GuiThreadCollector, collect_if_due
 
 
 class Window:
