@@ -60,6 +60,7 @@ def test_a_file_from_the_menu_and_one_question_through_the_tiers(
     app = make_app(server.url)
     w = app.window
     view = w.chat_view
+    book = app.hud.book
 
     async def flow() -> None:
         _by_name(app, "startLab").trigger()
@@ -86,6 +87,7 @@ def test_a_file_from_the_menu_and_one_question_through_the_tiers(
             _by_name(app, f"live-{tier}").trigger()
             await until(lambda: app.demo.task.done())
             assert [a.objectName() for a in _checked(app)] == [f"live-{tier}"]
+            replies = len(book.records)
             w.shortcuts["regenerate"].activated.emit()
             if seen is None:
                 await until(lambda: STAGE_WITH_TIME.match(w.stage_label.text()) is not None)
@@ -95,7 +97,10 @@ def test_a_file_from_the_menu_and_one_question_through_the_tiers(
             assert [key for key in view.keys() if view.message(key).role == "user"] == asked
             last = view.message(view.keys()[-1])
             assert last.state == "complete", tier
-            await until(lambda t=tier: str(app.hud.tier.shown_tier()) == t)
+            # The HUD shows the tier of the TTFT measured (the lab's dial's tier on a
+            # quiet machine; a busy one pushed an instant reply past 100 ms).
+            await until(lambda n=replies: len(book.records) > n)
+            await until(lambda: app.hud.tier.shown_tier() == _measured_tier(book))
             timing = app.demo.lab.server.state.live.describe()
             assert timing["ttft_ms"] == PRESETS[tier].ttft.p50_ms
 
@@ -121,3 +126,8 @@ def test_a_file_from_the_menu_and_one_question_through_the_tiers(
         assert _checked(app) == []
 
     run(flow(), 90)
+
+
+def _measured_tier(book: Any) -> object:
+    ttft_ms = book.records[-1].ttft_ms
+    return None if ttft_ms is None else book.thresholds.tier_of(ttft_ms)
