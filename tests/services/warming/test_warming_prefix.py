@@ -81,13 +81,21 @@ async def test_warm_up_carries_the_conversation_and_one_token(make_server: Any) 
     await backend.aclose()
 
 
-async def test_warm_up_is_sent_only_when_the_prefix_changed(make_server: Any) -> None:
+async def _warmed_at_start(
+    make_server: Any,
+) -> tuple[Any, OpenAICompatBackend, KeepAliveWarmer, Prefix]:
+    """A llama.cpp-like server whose warmer warmed FIRST at the app's start."""
     server = await make_server("openai", owned_by="llamacpp")
     backend = OpenAICompatBackend(server.url)
     warmer = KeepAliveWarmer(backend, MODEL)
     prefix = Prefix(FIRST)
     warmer.prefix_provider = prefix
     await warmer.warm_now("app start")
+    return server, backend, warmer, prefix
+
+
+async def test_warm_up_is_sent_only_when_the_prefix_changed(make_server: Any) -> None:
+    server, backend, warmer, prefix = await _warmed_at_start(make_server)
     for _key in range(20):  # typing on in the same conversation: nothing sent
         assert warmer.warm("typing") is None
     assert warm_ups(server) == 1 and prefix.calls >= 20
@@ -109,12 +117,7 @@ async def test_warm_up_is_sent_only_when_the_prefix_changed(make_server: Any) ->
 
 
 async def test_the_users_own_request_primes_the_cache(make_server: Any) -> None:
-    server = await make_server("openai", owned_by="llamacpp")
-    backend = OpenAICompatBackend(server.url)
-    warmer = KeepAliveWarmer(backend, MODEL)
-    prefix = Prefix(FIRST)
-    warmer.prefix_provider = prefix
-    await warmer.warm_now("app start")
+    server, backend, warmer, prefix = await _warmed_at_start(make_server)
     prompt = [*FIRST, ChatMessage("user", "Why?")]
     warmer.user_request_started()
     await user_request(backend, prompt)
@@ -138,12 +141,7 @@ async def test_the_users_own_request_primes_the_cache(make_server: Any) -> None:
 async def test_switching_the_tools_warms_the_prefix_again(make_server: Any) -> None:
     """Chat templates put the tools' definitions before the conversation: the same
     messages after other tools are another prompt start."""
-    server = await make_server("openai", owned_by="llamacpp")
-    backend = OpenAICompatBackend(server.url)
-    warmer = KeepAliveWarmer(backend, MODEL)
-    prefix = Prefix(FIRST)
-    warmer.prefix_provider = prefix
-    await warmer.warm_now("app start")
+    server, backend, warmer, prefix = await _warmed_at_start(make_server)
     prefix.tools = TOOLS  # the conversation's tools turned on
     await warmer.warm_now("typing")
     assert warm_ups(server) == 2 and sent_tools(server) == ["add"]
